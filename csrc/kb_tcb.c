@@ -1,0 +1,296 @@
+/* kb_tcb.c -- Kochanek-Bartels tangents, end conditions and Hermite segments. */
+#include "kb_internal.h"
+
+#include <stdlib.h>
+
+/*
+ * Every timing convention makes the per-time tangents linear in the two
+ * chords: out = w_out_m d_im1 + w_out_p d_i, in = w_in_m d_im1 + w_in_p d_i.
+ * Only the four weights differ (SPEC section 4).
+ */
+void kb_key_tangents(kb_timing timing, double tension, double continuity,
+                     double bias, const double *d_im1, double dt_im1,
+                     const double *d_i, double dt_i, ptrdiff_t dim,
+                     double *tan_in, double *tan_out)
+{
+    double omt = 1.0 - tension;
+    double a = omt * (1.0 + continuity) * (1.0 + bias);
+    double b = omt * (1.0 - continuity) * (1.0 - bias);
+    double c = omt * (1.0 - continuity) * (1.0 + bias);
+    double d = omt * (1.0 + continuity) * (1.0 - bias);
+    double sum = dt_im1 + dt_i;
+    double w_out_m, w_out_p, w_in_m, w_in_p;
+
+    switch (timing) {
+    case KB_TIMING_3DS: {
+        /* Per-u multipliers 2 dt_i / sum (out) and 2 dt_im1 / sum (in),
+         * pulled towards 1 by |continuity| as 3D Studio's CompDeriv does. */
+        double ac = fabs(continuity);
+        double f_out = 2.0 * dt_i / sum, f_in = 2.0 * dt_im1 / sum;
+        f_out = f_out + ac - ac * f_out;
+        f_in = f_in + ac - ac * f_in;
+        w_out_m = 0.5 * f_out * a / dt_i;
+        w_out_p = 0.5 * f_out * b / dt_i;
+        w_in_m = 0.5 * f_in * c / dt_im1;
+        w_in_p = 0.5 * f_in * d / dt_im1;
+        break;
+    }
+    case KB_TIMING_PARABOLIC:
+        w_out_m = a * dt_i / (dt_im1 * sum);
+        w_out_p = b * dt_im1 / (dt_i * sum);
+        w_in_m = c * dt_i / (dt_im1 * sum);
+        w_in_p = d * dt_im1 / (dt_i * sum);
+        break;
+    case KB_TIMING_AVERAGE:
+        w_out_m = 0.5 * a / dt_im1;
+        w_out_p = 0.5 * b / dt_i;
+        w_in_m = 0.5 * c / dt_im1;
+        w_in_p = 0.5 * d / dt_i;
+        break;
+    default: /* KB_TIMING_KB: per-u 2 dt_i / sum * (a d_im1 + b d_i) / 2 */
+        w_out_m = a / sum;
+        w_out_p = b / sum;
+        w_in_m = c / sum;
+        w_in_p = d / sum;
+        break;
+    }
+    for (ptrdiff_t j = 0; j < dim; j++) {
+        tan_out[j] = w_out_m * d_im1[j] + w_out_p * d_i[j];
+        tan_in[j] = w_in_m * d_im1[j] + w_in_p * d_i[j];
+    }
+}
+
+static int timing_ok(kb_timing t)
+{
+    return t == KB_TIMING_KB || t == KB_TIMING_3DS || t == KB_TIMING_PARABOLIC ||
+           t == KB_TIMING_AVERAGE;
+}
+
+static int ends_ok(kb_ends e)
+{
+    return e == KB_ENDS_NATURAL || e == KB_ENDS_PHANTOM || e == KB_ENDS_REFLECT ||
+           e == KB_ENDS_CLAMPED || e == KB_ENDS_CLOSED;
+}
+
+/* Index of the first non-finite (or, with lo <= hi, out-of-range) entry of
+ * a per-key parameter, or -1. */
+static ptrdiff_t bad_param(kb_param p, ptrdiff_t track, ptrdiff_t n, double lo,
+                           double hi, kb_status *why)
+{
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double v = kb_param_at(p, track, i);
+        if (!isfinite(v)) {
+            *why = KB_ENONFINITE;
+            return i;
+        }
+        if (lo <= hi && (v < lo || v > hi)) {
+            *why = KB_ERANGE;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
+{
+    const ptrdiff_t K = k->n_keys, D = k->dim;
+    const double *x = k->values + tr * K * D;
+    kb_status why = KB_OK;
+    ptrdiff_t i;
+
+    if (tr == 0 || k->times.stride != 0) {
+        for (i = 0; i < K; i++) {
+            double t = kb_param_at(k->times, tr, i);
+            if (!isfinite(t))
+                return kb_fail(err, KB_ENONFINITE, KB_ARG_TIMES, tr, i);
+            if (i > 0 && !(t > kb_param_at(k->times, tr, i - 1)))
+                return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, tr, i);
+        }
+    }
+    for (i = 0; i < K * D; i++)
+        if (!isfinite(x[i]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, tr, i / D);
+
+    const struct { kb_param p; kb_arg arg; double lo, hi; } params[] = {
+        {k->tension, KB_ARG_TENSION, 1.0, 0.0},
+        {k->continuity, KB_ARG_CONTINUITY, 1.0, 0.0},
+        {k->bias, KB_ARG_BIAS, 1.0, 0.0},
+        {k->ease_from, KB_ARG_EASE_FROM, 0.0, 1.0},
+        {k->ease_to, KB_ARG_EASE_TO, 0.0, 1.0},
+    };
+    for (size_t j = 0; j < sizeof params / sizeof params[0]; j++) {
+        if (tr > 0 && params[j].p.stride == 0)
+            continue;
+        i = bad_param(params[j].p, tr, K, params[j].lo, params[j].hi, &why);
+        if (i >= 0)
+            return kb_fail(err, why, params[j].arg, tr, i);
+    }
+    if (k->ends == KB_ENDS_CLAMPED) {
+        const kb_param ends[2] = {k->start_tangent, k->end_tangent};
+        for (int j = 0; j < 2; j++) {
+            if (!ends[j].data || (tr > 0 && ends[j].stride == 0))
+                continue;
+            i = bad_param(ends[j], tr, D, 1.0, 0.0, &why);
+            if (i >= 0)
+                return kb_fail(err, why, j ? KB_ARG_END_TANGENT : KB_ARG_START_TANGENT,
+                               tr, i);
+        }
+    }
+    if (k->ends == KB_ENDS_CLOSED) {
+        double scale = 0.0;
+        for (i = 0; i < K * D; i++)
+            scale = fmax(scale, fabs(x[i]));
+        for (i = 0; i < D; i++)
+            if (fabs(x[(K - 1) * D + i] - x[i]) > 1e-9 * scale)
+                return kb_fail(err, KB_ENOTCLOSED, KB_ARG_VALUES, tr, K - 1);
+        const kb_param p[5] = {k->tension, k->continuity, k->bias, k->ease_from,
+                               k->ease_to};
+        const kb_arg a[5] = {KB_ARG_TENSION, KB_ARG_CONTINUITY, KB_ARG_BIAS,
+                             KB_ARG_EASE_FROM, KB_ARG_EASE_TO};
+        for (int j = 0; j < 5; j++)
+            if (fabs(kb_param_at(p[j], tr, K - 1) - kb_param_at(p[j], tr, 0)) > 1e-9)
+                return kb_fail(err, KB_ENOTCLOSED, a[j], tr, K - 1);
+    }
+    return KB_OK;
+}
+
+kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
+{
+    if (!k || !k->times.data || !k->values || !k->tension.data ||
+        !k->continuity.data || !k->bias.data || !k->ease_from.data || !k->ease_to.data)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    if (!timing_ok(k->timing) || !ends_ok(k->ends))
+        return kb_fail(err, KB_EBADOPTION, KB_ARG_NONE, -1, -1);
+    if (k->n_tracks < 0 || k->dim < 1)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
+    if (k->n_keys < kb_min_keys(k->ends))
+        return kb_fail(err, KB_ETOOFEW, KB_ARG_VALUES, -1, k->n_keys);
+    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+        kb_status s = validate_track(k, tr, err);
+        if (s != KB_OK)
+            return s;
+    }
+    return kb_ok(err);
+}
+
+/* Tangents of one track.  chord (n_keys - 1, dim) and dt (n_keys - 1,)
+ * hold the key-to-key differences; tin / tout are (n_keys, dim). */
+static void track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
+                           const double *dt, double *tin, double *tout)
+{
+    const ptrdiff_t K = k->n_keys, D = k->dim, S = K - 1;
+    double T, C, B;
+    ptrdiff_t i, j;
+
+#define TCB_AT(n) (T = kb_param_at(k->tension, tr, n), \
+                   C = kb_param_at(k->continuity, tr, n), \
+                   B = kb_param_at(k->bias, tr, n))
+    for (i = 1; i < K - 1; i++) {
+        TCB_AT(i);
+        kb_key_tangents(k->timing, T, C, B, chord + (i - 1) * D, dt[i - 1],
+                        chord + i * D, dt[i], D, tin + i * D, tout + i * D);
+    }
+    double *tin0 = tin, *tout0 = tout;
+    double *tinN = tin + (K - 1) * D, *toutN = tout + (K - 1) * D;
+    const double *d0 = chord, *dN = chord + (S - 1) * D;
+
+    switch (k->ends) {
+    case KB_ENDS_NATURAL:
+        /* Zero second derivative: out(0) = 3/2 d0/dt0 - in(1) / 2, and the
+         * mirror image at the end; with two keys both are the chord slope. */
+        for (j = 0; j < D; j++) {
+            if (K == 2) {
+                tout0[j] = tinN[j] = d0[j] / dt[0];
+            } else {
+                tout0[j] = 1.5 * d0[j] / dt[0] - 0.5 * tin[D + j];
+                tinN[j] = 1.5 * dN[j] / dt[S - 1] - 0.5 * tout[(K - 2) * D + j];
+            }
+        }
+        break;
+    case KB_ENDS_PHANTOM:
+        for (j = 0; j < D; j++)
+            tin0[j] = tout0[j] = tinN[j] = toutN[j] = NAN;
+        return;
+    case KB_ENDS_REFLECT:
+        /* The mirrored key repeats the end chord and its duration. */
+        TCB_AT(0);
+        kb_key_tangents(k->timing, T, C, B, d0, dt[0], d0, dt[0], D, tin0, tout0);
+        TCB_AT(K - 1);
+        kb_key_tangents(k->timing, T, C, B, dN, dt[S - 1], dN, dt[S - 1], D, tinN,
+                        toutN);
+        break;
+    case KB_ENDS_CLAMPED:
+        for (j = 0; j < D; j++) {
+            tout0[j] = k->start_tangent.data ? kb_param_at(k->start_tangent, tr, j) : 0.0;
+            tinN[j] = k->end_tangent.data ? kb_param_at(k->end_tangent, tr, j) : 0.0;
+        }
+        break;
+    case KB_ENDS_CLOSED:
+        /* The seam key sees the last chord before it and the first after. */
+        TCB_AT(0);
+        kb_key_tangents(k->timing, T, C, B, dN, dt[S - 1], d0, dt[0], D, tin0, tout0);
+        for (j = 0; j < D; j++) {
+            tinN[j] = tin0[j];
+            toutN[j] = tout0[j];
+        }
+        return;
+    }
+#undef TCB_AT
+    /* An end key has one segment: its unused side repeats the used one. */
+    for (j = 0; j < D; j++) {
+        tin0[j] = tout0[j];
+        toutN[j] = tinN[j];
+    }
+}
+
+kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
+                       double *coef, double *ease, kb_error *err)
+{
+    kb_status s = kb_tcb_validate(k, err);
+    if (s != KB_OK)
+        return s;
+    if (!tan_in || !tan_out || !coef)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+
+    const ptrdiff_t K = k->n_keys, D = k->dim;
+    const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
+    /* workspace: chords (K - 1, D) then durations (K - 1,) */
+    double *work = malloc((size_t)((K - 1) * (D + 1)) * sizeof(double));
+    if (!work)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    double *chord = work, *dt = work + (K - 1) * D;
+
+    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+        const double *x = k->values + tr * K * D;
+        double *tin = tan_in + tr * K * D, *tout = tan_out + tr * K * D;
+        for (ptrdiff_t n = 0; n < K - 1; n++) {
+            /* closed: key K-1 is key 0 exactly, so the loop has no gap */
+            const double *x_ip1 = (k->ends == KB_ENDS_CLOSED && n == K - 2)
+                                      ? x : x + (n + 1) * D;
+            for (ptrdiff_t j = 0; j < D; j++)
+                chord[n * D + j] = x_ip1[j] - x[n * D + j];
+            dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
+        }
+        track_tangents(k, tr, chord, dt, tin, tout);
+
+        for (ptrdiff_t s_ = 0; s_ < S; s_++) {
+            const ptrdiff_t n = first + s_;
+            double *c = coef + (tr * S + s_) * 4 * D;
+            for (ptrdiff_t j = 0; j < D; j++) {
+                double d = chord[n * D + j];
+                double m0 = tout[n * D + j] * dt[n];
+                double m1 = tin[(n + 1) * D + j] * dt[n];
+                c[j] = x[n * D + j];
+                c[D + j] = m0;
+                c[2 * D + j] = 3.0 * d - 2.0 * m0 - m1;
+                c[3 * D + j] = -2.0 * d + m0 + m1;
+            }
+            if (ease) {
+                ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
+                ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
+            }
+        }
+    }
+    free(work);
+    return kb_ok(err);
+}

@@ -1,0 +1,193 @@
+/*
+ * kbspline.h -- the one public header of the kbspline C core.
+ *
+ * Kochanek-Bartels (tension / continuity / bias) splines for batches of
+ * vector tracks.  Pure C11: no Python, no allocation during evaluation,
+ * no globals, thread-safe.  Every array is C-contiguous float64 and its
+ * shape is written with named axes, e.g. values (n_tracks, n_keys, dim).
+ *
+ * Derivatives are d/dt in global time (per unit of t), never d/du.
+ */
+#ifndef KBSPLINE_H
+#define KBSPLINE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    KB_OK = 0,
+    KB_EBADSHAPE,   /* a count or size is out of range */
+    KB_ENOTSORTED,  /* times not strictly increasing */
+    KB_ENONFINITE,  /* NaN or infinity */
+    KB_ENOMEM,
+    KB_EBADOPTION,  /* unknown timing / ends / extrapolation code */
+    KB_ETOOFEW,     /* too few keys for the end condition */
+    KB_ENOTCLOSED,  /* ends=closed but the last key does not repeat the first */
+    KB_EDOMAIN,     /* a query outside the domain under extrapolate=error */
+    KB_ERANGE       /* a parameter outside its allowed range (ease) */
+} kb_status;
+
+/* Which argument an error is about (the Python names). */
+typedef enum {
+    KB_ARG_NONE = 0,
+    KB_ARG_TIMES,
+    KB_ARG_VALUES,
+    KB_ARG_TENSION,
+    KB_ARG_CONTINUITY,
+    KB_ARG_BIAS,
+    KB_ARG_EASE_FROM,
+    KB_ARG_EASE_TO,
+    KB_ARG_START_TANGENT,
+    KB_ARG_END_TANGENT,
+    KB_ARG_T
+} kb_arg;
+
+/* An error: its status, the argument, and the offending track and index
+ * (key or query index; -1 where it does not apply). */
+typedef struct {
+    kb_status status;
+    kb_arg arg;
+    ptrdiff_t track;
+    ptrdiff_t index;
+} kb_error;
+
+typedef enum {
+    KB_TIMING_KB = 0,     /* Kochanek-Bartels 1984, Eberly's code */
+    KB_TIMING_3DS,        /* 3D Studio: multipliers corrected by |continuity| */
+    KB_TIMING_PARABOLIC,  /* exact for parabolas (the splines package) */
+    KB_TIMING_AVERAGE     /* mean of the slopes, KB-weighted */
+} kb_timing;
+
+typedef enum {
+    KB_ENDS_NATURAL = 0,  /* zero second derivative at both ends */
+    KB_ENDS_PHANTOM,      /* keys 0 and K-1 only shape tangents */
+    KB_ENDS_REFLECT,      /* a virtual key mirrored through each end key */
+    KB_ENDS_CLAMPED,      /* end tangents given */
+    KB_ENDS_CLOSED        /* a loop: key K-1 repeats key 0 */
+} kb_ends;
+
+typedef enum {
+    KB_EXTRAP_CLAMP = 0,
+    KB_EXTRAP_LINEAR,
+    KB_EXTRAP_PERIODIC,
+    KB_EXTRAP_ERROR
+} kb_extrap;
+
+/* A per-key parameter: element (track, key) is data[track * stride + key],
+ * so stride 0 shares one row (n_keys,) across all tracks. */
+typedef struct {
+    const double *data;
+    ptrdiff_t stride;
+} kb_param;
+
+const char *kb_strerror(kb_status status);
+
+/* Fewest keys an end condition accepts (2, or 4 for phantom, 3 for closed). */
+ptrdiff_t kb_min_keys(kb_ends ends);
+
+/* Number of segments of a spline with n_keys keys under `ends`. */
+ptrdiff_t kb_num_segments(kb_ends ends, ptrdiff_t n_keys);
+
+/* Index of the first key that starts a segment (1 for phantom, else 0). */
+ptrdiff_t kb_first_segment_key(kb_ends ends);
+
+/* ------------------------------------------------------------------ */
+/* Building: tangents and per-segment cubic coefficients.              */
+/* ------------------------------------------------------------------ */
+
+/* The keys of a batch of position-like tracks. */
+typedef struct {
+    ptrdiff_t n_tracks, n_keys, dim;
+    kb_param times;        /* (n_tracks | 1, n_keys), strictly increasing */
+    const double *values;  /* (n_tracks, n_keys, dim) */
+    kb_param tension, continuity, bias;   /* (n_tracks | 1, n_keys) */
+    kb_param ease_from, ease_to;          /* (n_tracks | 1, n_keys), in [0, 1] */
+    kb_param start_tangent, end_tangent;  /* (n_tracks | 1, dim) per time;
+                                             clamped only; data may be NULL (zero) */
+    kb_timing timing;
+    kb_ends ends;
+} kb_tcb_keys;
+
+/*
+ * Checks every input of kb_tcb_build once: counts, option codes, finite and
+ * strictly increasing times, finite values and parameters, ease in [0, 1],
+ * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
+ * the track's largest magnitude; parameters within 1e-9).
+ */
+kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
+
+/*
+ * Builds a batch of KB splines.  S = kb_num_segments(ends, n_keys).
+ *   @param[in]  keys
+ *   @param[out] tan_in    (n_tracks, n_keys, dim) incoming tangents, per time
+ *   @param[out] tan_out   (n_tracks, n_keys, dim) outgoing tangents, per time
+ *                         (NaN at the two phantom keys, which have none)
+ *   @param[out] coef      (n_tracks, S, 4, dim): segment n is
+ *                         c0 + c1 u + c2 u^2 + c3 u^3, u in [0, 1]
+ *   @param[out] ease      (n_tracks, S, 2): (ease_from of the segment's first
+ *                         key, ease_to of its last), or NULL to skip
+ *   @param[out] err       filled when the result is not KB_OK
+ * Validates first; writes nothing unless the keys are valid.  Allocates one
+ * workspace of n_keys * dim doubles.
+ */
+kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
+                       double *coef, double *ease, kb_error *err);
+
+/*
+ * Tangents at one key from the chords on its two sides (the building block
+ * shared by positions and, on the logs, rotations).
+ *   @param[in] d_im1, d_i  (dim,) chord into the key and chord out of it
+ *   @param[in] dt_im1, dt_i  durations of those two segments (> 0)
+ *   @param[out] tan_in, tan_out  (dim,) per-time tangents
+ */
+void kb_key_tangents(kb_timing timing, double tension, double continuity,
+                     double bias, const double *d_im1, double dt_im1,
+                     const double *d_i, double dt_i, ptrdiff_t dim,
+                     double *tan_in, double *tan_out);
+
+/* Seed 002's Ease(u, a, b) with its first and second derivatives in u.
+ * Robust where the seed divides by zero (b == 0 at u == 1). */
+void kb_ease(double u, double a, double b, double *e, double *de, double *dde);
+
+/* ------------------------------------------------------------------ */
+/* Evaluation.                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A built batch of piecewise cubics, ready to evaluate. */
+typedef struct {
+    ptrdiff_t n_tracks, n_seg, dim;
+    const double *knots;   /* (n_tracks | 1, n_seg + 1), strictly increasing */
+    ptrdiff_t knots_stride;/* 0 (shared) or n_seg + 1 */
+    const double *coef;    /* (n_tracks, n_seg, 4, dim) */
+    const double *ease;    /* (n_tracks, n_seg, 2) or NULL (no ease) */
+    kb_extrap extrap;
+} kb_curve;
+
+/* Checks the curve and the queries: finite t, and under KB_EXTRAP_ERROR
+ * every t within the domain (a t beyond it by at most 1e-12 of its span
+ * counts as inside).  t is (n_tracks | 1, n_eval) with t_stride 0 or n_eval. */
+kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
+                            ptrdiff_t n_eval, ptrdiff_t t_stride, kb_error *err);
+
+/*
+ * Evaluates the nu-th time derivative (0, 1 or 2) for tracks
+ * [track_begin, track_end).  Validates first; writes nothing on error.
+ *   @param[in]  t      (n_tracks | 1, n_eval) query times, t_stride 0 or n_eval,
+ *                      sorted or not
+ *   @param[out] out64  (n_tracks, n_eval, dim) float64, or NULL
+ *   @param[out] out32  (n_tracks, n_eval, dim) float32, or NULL (exactly one
+ *                      of out64 / out32 is given)
+ * Never allocates.
+ */
+kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
+                        ptrdiff_t n_eval, ptrdiff_t t_stride,
+                        ptrdiff_t track_begin, ptrdiff_t track_end,
+                        double *out64, float *out32, kb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KBSPLINE_H */

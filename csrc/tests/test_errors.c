@@ -1,0 +1,88 @@
+/* test_errors.c -- invalid input is reported by status, argument and index,
+ * and nothing is written. */
+#include "kb_test.h"
+#include "test_helpers.h"
+
+static const double T4[4] = {0.0, 1.0, 2.0, 3.0};
+static const double X4[4] = {0.0, 1.0, 0.5, 2.0};
+
+static kb_status build_error(track *tr, kb_error *err)
+{
+    return kb_tcb_build(&tr->keys, tr->tin, tr->tout, tr->coef, NULL, err);
+}
+
+KB_TEST(test_errors_unsorted_and_repeated_times)
+{
+    track tr;
+    kb_error err;
+    double t[4] = {0.0, 1.0, 1.0, 3.0};
+    track_init(&tr, 4, 1, t, X4, KB_TIMING_KB, KB_ENDS_NATURAL);
+    tr.tout[0] = 42.0;
+    KB_ASSERT(build_error(&tr, &err) == KB_ENOTSORTED);
+    KB_ASSERT(err.arg == KB_ARG_TIMES && err.track == 0 && err.index == 2);
+    KB_ASSERT(tr.tout[0] == 42.0);
+}
+
+KB_TEST(test_errors_non_finite)
+{
+    track tr;
+    kb_error err;
+    double x[4] = {0.0, 1.0, NAN, 2.0};
+    track_init(&tr, 4, 1, T4, x, KB_TIMING_KB, KB_ENDS_NATURAL);
+    KB_ASSERT(build_error(&tr, &err) == KB_ENONFINITE);
+    KB_ASSERT(err.arg == KB_ARG_VALUES && err.index == 2);
+    track_init(&tr, 4, 1, T4, X4, KB_TIMING_KB, KB_ENDS_NATURAL);
+    tr.bias[3] = INFINITY;
+    KB_ASSERT(build_error(&tr, &err) == KB_ENONFINITE);
+    KB_ASSERT(err.arg == KB_ARG_BIAS && err.index == 3);
+}
+
+KB_TEST(test_errors_too_few_keys)
+{
+    track tr;
+    kb_error err;
+    track_init(&tr, 3, 1, T4, X4, KB_TIMING_KB, KB_ENDS_PHANTOM);
+    KB_ASSERT(build_error(&tr, &err) == KB_ETOOFEW);
+    track_init(&tr, 1, 1, T4, X4, KB_TIMING_KB, KB_ENDS_NATURAL);
+    KB_ASSERT(build_error(&tr, &err) == KB_ETOOFEW);
+}
+
+KB_TEST(test_errors_open_loop_as_closed)
+{
+    track tr;
+    kb_error err;
+    track_init(&tr, 4, 1, T4, X4, KB_TIMING_KB, KB_ENDS_CLOSED);
+    KB_ASSERT(build_error(&tr, &err) == KB_ENOTCLOSED);
+    KB_ASSERT(err.arg == KB_ARG_VALUES && err.index == 3);
+}
+
+KB_TEST(test_errors_bad_options_and_ease)
+{
+    track tr;
+    kb_error err;
+    track_init(&tr, 4, 1, T4, X4, (kb_timing)9, KB_ENDS_NATURAL);
+    KB_ASSERT(build_error(&tr, &err) == KB_EBADOPTION);
+    track_init(&tr, 4, 1, T4, X4, KB_TIMING_KB, KB_ENDS_NATURAL);
+    tr.ease_to[1] = -0.1;
+    KB_ASSERT(build_error(&tr, &err) == KB_ERANGE);
+    KB_ASSERT(err.arg == KB_ARG_EASE_TO && err.index == 1);
+}
+
+KB_TEST(test_errors_queries)
+{
+    track tr;
+    kb_error err;
+    track_init(&tr, 4, 1, T4, X4, KB_TIMING_KB, KB_ENDS_NATURAL);
+    KB_ASSERT(track_build(&tr, KB_EXTRAP_ERROR, 0) == KB_OK);
+    double t[3] = {0.5, 3.0 + 1e-13, 3.1}, out[3] = {7, 7, 7};
+    KB_ASSERT(kb_curve_eval(&tr.curve, 0, t, 3, 0, 0, 1, out, NULL, &err) == KB_EDOMAIN);
+    KB_ASSERT(err.arg == KB_ARG_T && err.index == 2);
+    KB_ASSERT(out[0] == 7 && out[1] == 7 && out[2] == 7);
+    /* within 1e-12 of the span: inside, evaluated at the end */
+    KB_ASSERT(kb_curve_eval(&tr.curve, 0, t, 2, 0, 0, 1, out, NULL, &err) == KB_OK);
+    KB_ASSERT_NEAR(out[1], 2.0, 1e-15);
+    t[0] = NAN;
+    KB_ASSERT(kb_curve_eval(&tr.curve, 0, t, 1, 0, 0, 1, out, NULL, &err) == KB_ENONFINITE);
+    KB_ASSERT(kb_curve_eval(&tr.curve, 3, t + 1, 1, 0, 0, 1, out, NULL, &err) ==
+              KB_EBADOPTION);
+}
