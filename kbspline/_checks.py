@@ -1,0 +1,169 @@
+"""Argument checks shared by the spline classes: options, arrays, shapes,
+query times, ``out=`` arrays, and rewording core errors in the user's terms."""
+import math
+
+import numpy as np
+
+from . import _kbspline as _core
+
+TIMINGS = {
+    "kb": _core.TIMING_KB,
+    "3ds": _core.TIMING_3DS,
+    "parabolic": _core.TIMING_PARABOLIC,
+    "average": _core.TIMING_AVERAGE,
+}
+ENDS = {
+    "natural": _core.ENDS_NATURAL,
+    "phantom": _core.ENDS_PHANTOM,
+    "reflect": _core.ENDS_REFLECT,
+    "clamped": _core.ENDS_CLAMPED,
+    "closed": _core.ENDS_CLOSED,
+}
+MIN_KEYS = {"natural": 2, "phantom": 4, "reflect": 2, "clamped": 2, "closed": 3}
+EXTRAPOLATIONS = {
+    "clamp": _core.EXTRAP_CLAMP,
+    "linear": _core.EXTRAP_LINEAR,
+    "periodic": _core.EXTRAP_PERIODIC,
+    "error": _core.EXTRAP_ERROR,
+}
+
+_NUMERIC_KINDS = "biuf"
+
+
+def _check_option(name, value, choices):
+    """The core code of option string `value`, or a clear error."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, one of {sorted(choices)}, "
+                        f"not {type(value).__name__}")
+    try:
+        return choices[value]
+    except KeyError:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, not {value!r}") from None
+
+
+def _check_float_array(name, obj):
+    """`obj` as a float64 array; complex, object, string and other
+    non-numeric input is a TypeError naming the argument."""
+    try:
+        arr = np.asarray(obj)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(f"{name} must be real numbers, not an array of dtype {arr.dtype}")
+    return arr.astype(np.float64, copy=False)
+
+
+def _check_broadcast(name, arr, shape):
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(f"{name} of shape {arr.shape} does not broadcast to "
+                         f"{tuple(shape)}") from None
+
+
+def _per_row(name, obj, batch_shape, n):
+    """A per-key (or per-dimension) parameter as the core takes it: a
+    contiguous (n,) row shared by every track, or (B, n) one per track."""
+    arr = _check_float_array(name, obj)
+    if arr.ndim <= 1:
+        return np.ascontiguousarray(_check_broadcast(name, arr, (n,)))
+    full = _check_broadcast(name, arr, tuple(batch_shape) + (n,))
+    return np.ascontiguousarray(full).reshape(math.prod(batch_shape), n)
+
+
+def _check_scalar(name, value, low=-math.inf):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, not {type(value).__name__}") from None
+    if not math.isfinite(value) or value < low:
+        raise ValueError(f"{name} must be a finite number >= {low}, not {value}")
+    return value
+
+
+def _index_text(batch_shape, track, index, per_track):
+    """'[i, j, k]' for entry `index` of flat `track` of a batch."""
+    parts = []
+    if per_track and track >= 0 and batch_shape:
+        parts += [int(i) for i in np.unravel_index(track, batch_shape)]
+    if index >= 0:
+        parts.append(int(index))
+    return "[" + ", ".join(map(str, parts)) + "]" if parts else ""
+
+
+def _reword_build_error(exc, batch_shape, per_track, names):
+    """A core build error as a ValueError naming the user's argument and index.
+
+    `per_track[arg]` says whether that argument had one row per track;
+    `names` maps core argument names to the class's own."""
+    reason, arg, track, index, _ = exc.args
+    if reason == "out of range":
+        reason = "must be in [0, 1]"
+    name = names.get(arg, arg)
+    where = _index_text(batch_shape, track, index, per_track.get(arg, True))
+    return ValueError(f"{name}{where} {reason}")
+
+
+class Queries:
+    """Query times shaped for the core, and the shape of the result.
+
+    ``t`` scalar gives ``batch + tail``; ``(M,)`` the same times for every
+    track, ``batch + (M,) + tail``; ``(..., M)`` whose leading shape
+    broadcasts to the batch shape, each track its own times."""
+
+    def __init__(self, name, t, batch_shape):
+        arr = _check_float_array(name, t)
+        self.name = name
+        self.scalar = arr.ndim == 0
+        batch_shape = tuple(batch_shape)
+        n_tracks = math.prod(batch_shape)
+        if arr.ndim <= 1:
+            self.values = np.ascontiguousarray(arr.reshape(-1))
+            self.per_track = False
+            self.lead = batch_shape if self.scalar else batch_shape + (arr.shape[0],)
+        else:
+            lead = arr.shape[:-1]
+            try:
+                ok = np.broadcast_shapes(lead, batch_shape) == batch_shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"{name} of shape {arr.shape}: its leading shape {lead} "
+                                 f"must broadcast to the batch shape {batch_shape}")
+            full = np.broadcast_to(arr, batch_shape + arr.shape[-1:])
+            self.values = np.ascontiguousarray(full).reshape(n_tracks, arr.shape[-1])
+            self.per_track = True
+            self.lead = batch_shape + arr.shape[-1:]
+        self.n_eval = self.values.shape[-1]
+        self.batch_shape = batch_shape
+
+    def reword(self, exc, domain):
+        """A core error about these queries as a ValueError with the value."""
+        reason, _, track, index, _ = exc.args
+        row = self.values[track] if self.per_track and track >= 0 else self.values
+        where = _index_text(self.batch_shape, track, index, self.per_track)
+        if self.scalar:
+            where = ""
+        value = float(row[index])
+        if reason == "outside the domain":
+            lo, hi = domain(track)
+            return ValueError(f"{self.name}{where} = {value!r} is outside the domain "
+                              f"[{lo!r}, {hi!r}] (extrapolate='error')")
+        return ValueError(f"{self.name}{where} {reason}, not {value!r}")
+
+
+def _prepare_out(out, shape):
+    """A new float64 array of `shape`, or the user's `out` after checking
+    that the core can write into it."""
+    if out is None:
+        return np.empty(shape)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, not {type(out).__name__}")
+    if out.dtype not in (np.float64, np.float32):
+        raise TypeError(f"out must have dtype float64 or float32, not {out.dtype}")
+    if out.shape != tuple(shape):
+        raise ValueError(f"out has shape {out.shape}, expected {tuple(shape)}")
+    if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable
+            and out.dtype.isnative):
+        raise ValueError("out must be a writeable, C-contiguous, aligned, native-endian array")
+    return out

@@ -1,0 +1,292 @@
+/*
+ * _kbspline_module.c -- the CPython binding of the kbspline C core.
+ *
+ * Thin on purpose: the Python layer shapes and broadcasts arguments; this
+ * file checks that every array it is handed is what the core expects
+ * (float64, C-contiguous, aligned, the right shape), allocates results,
+ * releases the GIL around the core, and turns a core error into
+ * kbspline._kbspline.CoreError(status, argument, track, index), which the
+ * Python layer rewords with the user's own names and indices.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_25_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include "kbspline.h"
+
+static PyObject *CoreError;
+
+static const char *arg_names[] = {
+    [KB_ARG_NONE] = "",           [KB_ARG_TIMES] = "times",
+    [KB_ARG_VALUES] = "values",   [KB_ARG_TENSION] = "tension",
+    [KB_ARG_CONTINUITY] = "continuity", [KB_ARG_BIAS] = "bias",
+    [KB_ARG_EASE_FROM] = "ease_from", [KB_ARG_EASE_TO] = "ease_to",
+    [KB_ARG_START_TANGENT] = "start_tangent", [KB_ARG_END_TANGENT] = "end_tangent",
+    [KB_ARG_T] = "t",
+};
+
+static PyObject *raise_core_error(kb_status status, const kb_error *err)
+{
+    if (status == KB_ENOMEM)
+        return PyErr_NoMemory();
+    const char *arg = (err->arg >= KB_ARG_NONE && err->arg <= KB_ARG_T)
+                          ? arg_names[err->arg] : "";
+    PyObject *args = Py_BuildValue("(ssnni)", kb_strerror(status), arg,
+                                   (Py_ssize_t)err->track, (Py_ssize_t)err->index,
+                                   (int)status);
+    if (args) {
+        PyErr_SetObject(CoreError, args);
+        Py_DECREF(args);
+    }
+    return NULL;
+}
+
+/* Checks that obj is a float64, C-contiguous, aligned array of ndim
+ * dimensions (or None when allowed); returns its data or NULL with an
+ * exception set.  Shapes are compared by the callers. */
+static int check_array(PyObject *obj, const char *name, int ndim, int allow_none,
+                       int writeable, int float32_ok, PyArrayObject **arr)
+{
+    *arr = NULL;
+    if (obj == Py_None && allow_none)
+        return 1;
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array", name);
+        return 0;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    int type = PyArray_TYPE(a);
+    if (!(type == NPY_DOUBLE || (float32_ok && type == NPY_FLOAT))) {
+        PyErr_Format(PyExc_TypeError, "%s must be float64%s", name,
+                     float32_ok ? " or float32" : "");
+        return 0;
+    }
+    if (PyArray_NDIM(a) != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d dimensions, not %d", name, ndim,
+                     PyArray_NDIM(a));
+        return 0;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+        !PyArray_ISNOTSWAPPED(a)) {
+        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous, aligned, native-endian",
+                     name);
+        return 0;
+    }
+    if (writeable && !PyArray_ISWRITEABLE(a)) {
+        PyErr_Format(PyExc_ValueError, "%s must be writeable", name);
+        return 0;
+    }
+    *arr = a;
+    return 1;
+}
+
+static int expect_dim(PyArrayObject *a, int axis, npy_intp n, const char *name)
+{
+    if (PyArray_DIM(a, axis) != n) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries along axis %d, expected %zd",
+                     name, (Py_ssize_t)PyArray_DIM(a, axis), axis, (Py_ssize_t)n);
+        return 0;
+    }
+    return 1;
+}
+
+/* A per-key or per-track row parameter: shape (n,) shared or (n_tracks, n). */
+static int as_param(PyObject *obj, const char *name, npy_intp n_tracks, npy_intp n,
+                    int allow_none, kb_param *p)
+{
+    PyArrayObject *a;
+    p->data = NULL;
+    p->stride = 0;
+    if (obj == Py_None && allow_none)
+        return 1;
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array", name);
+        return 0;
+    }
+    int ndim = PyArray_NDIM((PyArrayObject *)obj) == 1 ? 1 : 2;
+    if (!check_array(obj, name, ndim, 0, 0, 0, &a))
+        return 0;
+    if (!expect_dim(a, ndim - 1, n, name) || (ndim == 2 && !expect_dim(a, 0, n_tracks, name)))
+        return 0;
+    p->data = (const double *)PyArray_DATA(a);
+    p->stride = ndim == 2 ? n : 0;
+    return 1;
+}
+
+static PyObject *new_array(int ndim, npy_intp *dims)
+{
+    return PyArray_SimpleNew(ndim, dims, NPY_DOUBLE);
+}
+
+PyDoc_STRVAR(tcb_build_doc,
+"tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"
+"          start_tangent, end_tangent, timing, ends, with_ease)\n"
+"-> (tan_in, tan_out, coef, ease or None)\n\n"
+"values (B, K, D); times and the per-key parameters (K,) or (B, K);\n"
+"start/end tangents None, (D,) or (B, D).  Private: use PositionSpline.");
+
+static PyObject *tcb_build(PyObject *self, PyObject *args)
+{
+    PyObject *o_times, *o_values, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
+    int timing, ends, with_ease;
+    PyArrayObject *values;
+    PyObject *tan_in = NULL, *tan_out = NULL, *coef = NULL, *ease = NULL;
+    kb_tcb_keys k;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiip", &o_times, &o_values, &o_t, &o_c, &o_b,
+                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease))
+        return NULL;
+    if (!check_array(o_values, "values", 3, 0, 0, 0, &values))
+        return NULL;
+    const npy_intp B = PyArray_DIM(values, 0), K = PyArray_DIM(values, 1),
+                   D = PyArray_DIM(values, 2);
+    k.n_tracks = B;
+    k.n_keys = K;
+    k.dim = D;
+    k.values = (const double *)PyArray_DATA(values);
+    k.timing = (kb_timing)timing;
+    k.ends = (kb_ends)ends;
+    if (!as_param(o_times, "times", B, K, 0, &k.times) ||
+        !as_param(o_t, "tension", B, K, 0, &k.tension) ||
+        !as_param(o_c, "continuity", B, K, 0, &k.continuity) ||
+        !as_param(o_b, "bias", B, K, 0, &k.bias) ||
+        !as_param(o_ef, "ease_from", B, K, 0, &k.ease_from) ||
+        !as_param(o_et, "ease_to", B, K, 0, &k.ease_to) ||
+        !as_param(o_st, "start_tangent", B, D, 1, &k.start_tangent) ||
+        !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent))
+        return NULL;
+
+    status = kb_tcb_validate(&k, &err);
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+
+    const npy_intp S = kb_num_segments(k.ends, K);
+    npy_intp dims_keys[3] = {B, K, D}, dims_coef[4] = {B, S, 4, D}, dims_ease[3] = {B, S, 2};
+    tan_in = new_array(3, dims_keys);
+    tan_out = new_array(3, dims_keys);
+    coef = new_array(4, dims_coef);
+    ease = with_ease ? new_array(3, dims_ease) : (Py_INCREF(Py_None), Py_None);
+    if (!tan_in || !tan_out || !coef || !ease)
+        goto fail;
+
+    double *p_in = PyArray_DATA((PyArrayObject *)tan_in);
+    double *p_out = PyArray_DATA((PyArrayObject *)tan_out);
+    double *p_coef = PyArray_DATA((PyArrayObject *)coef);
+    double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_tcb_build(&k, p_in, p_out, p_coef, p_ease, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        raise_core_error(status, &err);
+        goto fail;
+    }
+    return Py_BuildValue("(NNNN)", tan_in, tan_out, coef, ease);
+
+fail:
+    Py_XDECREF(tan_in);
+    Py_XDECREF(tan_out);
+    Py_XDECREF(coef);
+    Py_XDECREF(ease);
+    return NULL;
+}
+
+PyDoc_STRVAR(curve_eval_doc,
+"curve_eval(knots, coef, ease, extrap, nu, t, out) -> None\n\n"
+"knots (S+1,) or (B, S+1); coef (B, S, 4, D); ease None or (B, S, 2);\n"
+"t (M,) or (B, M); out (B, M, D) float64 or float32, written in place.\n"
+"Private: use PositionSpline.");
+
+static PyObject *curve_eval(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_coef, *o_ease, *o_t, *o_out;
+    int extrap, nu;
+    PyArrayObject *coef, *ease, *out;
+    kb_param knots, t;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOiiOO", &o_knots, &o_coef, &o_ease, &extrap, &nu, &o_t,
+                          &o_out))
+        return NULL;
+    if (!check_array(o_coef, "coef", 4, 0, 0, 0, &coef) ||
+        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease) ||
+        !check_array(o_out, "out", 3, 0, 1, 1, &out))
+        return NULL;
+    const npy_intp B = PyArray_DIM(coef, 0), S = PyArray_DIM(coef, 1),
+                   D = PyArray_DIM(coef, 3);
+    if (!expect_dim(coef, 2, 4, "coef") ||
+        (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
+                  !expect_dim(ease, 2, 2, "ease"))) ||
+        !as_param(o_knots, "knots", B, S + 1, 0, &knots))
+        return NULL;
+    if (!PyArray_Check(o_t)) {
+        PyErr_SetString(PyExc_TypeError, "t must be a NumPy array");
+        return NULL;
+    }
+    const int t_ndim = PyArray_NDIM((PyArrayObject *)o_t);
+    const npy_intp M = t_ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, t_ndim - 1) : 0;
+    if (!as_param(o_t, "t", B, M, 0, &t))
+        return NULL;
+    if (!expect_dim(out, 0, B, "out") || !expect_dim(out, 1, M, "out") ||
+        !expect_dim(out, 2, D, "out"))
+        return NULL;
+
+    kb_curve c = {B, S, D, knots.data, knots.stride, (const double *)PyArray_DATA(coef),
+                  ease ? (const double *)PyArray_DATA(ease) : NULL, (kb_extrap)extrap};
+    const int f32 = PyArray_TYPE(out) == NPY_FLOAT;
+    double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
+    float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_curve_eval(&c, nu, t.data, M, t.stride, 0, B, out64, out32, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
+    {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "kbspline._kbspline",
+    "The CPython binding of the kbspline C core (private).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kbspline(void)
+{
+    import_array();
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    CoreError = PyErr_NewException("kbspline._kbspline.CoreError", PyExc_ValueError, NULL);
+    Py_XINCREF(CoreError);
+    if (!CoreError || PyModule_AddObject(m, "CoreError", CoreError) < 0) {
+        Py_XDECREF(CoreError);
+        Py_DECREF(m);
+        return NULL;
+    }
+    static const struct { const char *name; int value; } codes[] = {
+        {"TIMING_KB", KB_TIMING_KB}, {"TIMING_3DS", KB_TIMING_3DS},
+        {"TIMING_PARABOLIC", KB_TIMING_PARABOLIC}, {"TIMING_AVERAGE", KB_TIMING_AVERAGE},
+        {"ENDS_NATURAL", KB_ENDS_NATURAL}, {"ENDS_PHANTOM", KB_ENDS_PHANTOM},
+        {"ENDS_REFLECT", KB_ENDS_REFLECT}, {"ENDS_CLAMPED", KB_ENDS_CLAMPED},
+        {"ENDS_CLOSED", KB_ENDS_CLOSED}, {"EXTRAP_CLAMP", KB_EXTRAP_CLAMP},
+        {"EXTRAP_LINEAR", KB_EXTRAP_LINEAR}, {"EXTRAP_PERIODIC", KB_EXTRAP_PERIODIC},
+        {"EXTRAP_ERROR", KB_EXTRAP_ERROR},
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    return m;
+}
