@@ -1,0 +1,131 @@
+"""PositionSpline's shapes, out=, properties, pickling and repr."""
+import pickle
+
+import numpy as np
+import pytest
+
+from kbspline import PositionSpline
+
+
+@pytest.fixture
+def batch():
+    rng = np.random.default_rng(1)
+    return PositionSpline(None, rng.normal(size=(2, 3, 5, 4)), 0.2, -0.1, 0.3)
+
+
+@pytest.mark.parametrize("t, shape", [
+    (1.5, (2, 3, 4)),
+    ([0.5, 1.0, 2.5], (2, 3, 3, 4)),
+    (np.zeros((2, 3, 7)), (2, 3, 7, 4)),
+    (np.zeros((3, 7)), (2, 3, 7, 4)),
+    (np.zeros((1, 1, 7)), (2, 3, 7, 4)),
+    (np.zeros((2, 1, 7)), (2, 3, 7, 4)),
+    (np.zeros(0), (2, 3, 0, 4)),
+])
+def test_query_shapes(batch, t, shape):
+    for method in (batch, batch.velocity, batch.acceleration):
+        assert method(t).shape == shape
+
+
+def test_per_track_queries_equal_shared_ones(batch):
+    t = np.linspace(-0.5, 4.5, 11)
+    shared = batch(t)
+    rows = batch(np.broadcast_to(t, (2, 3, 11)).copy())
+    assert np.array_equal(shared, rows)
+    assert np.array_equal(batch(t[::-1]), shared[..., ::-1, :])
+
+
+def test_scalar_track_drops_the_dimension_axis():
+    s = PositionSpline([0.0, 1.0, 3.0], [0.0, 2.0, 1.0])
+    assert s.dim == 1 and s.batch_shape == ()
+    assert s([0.5, 1.5]).shape == (2,)
+    assert isinstance(s(0.5), float)
+    assert s.coefficients.shape == (2, 4)
+    assert s.tangents[0].shape == (3,)
+    assert s(1.0) == 2.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_out_is_written_and_returned(batch, dtype):
+    t = np.linspace(0, 4, 9)
+    out = np.empty((2, 3, 9, 4), dtype)
+    assert batch.velocity(t, out=out) is out
+    expected = batch.velocity(t)
+    if dtype == np.float32:
+        assert np.array_equal(out, expected.astype(np.float32))
+    else:
+        assert np.array_equal(out, expected)
+
+
+def test_properties(batch):
+    assert batch.batch_shape == (2, 3)
+    assert (batch.dim, batch.num_keys) == (4, 5)
+    assert batch.domain == (0.0, 4.0)
+    assert np.array_equal(batch.breakpoints, np.arange(5.0))
+    assert batch.coefficients.shape == (2, 3, 4, 4, 4)
+    tin, tout = batch.tangents
+    assert tin.shape == tout.shape == (2, 3, 5, 4)
+    assert (batch.timing, batch.ends, batch.extrapolate) == ("kb", "natural", "clamp")
+    with pytest.raises(ValueError):
+        batch.coefficients[0, 0, 0, 0, 0] = 1.0
+
+
+def test_per_track_times_give_per_track_domain():
+    times = np.array([[0.0, 1, 2, 3], [1.0, 2, 4, 8]])
+    s = PositionSpline(times, np.zeros((2, 4, 1)))
+    start, end = s.domain
+    assert np.array_equal(start, [0.0, 1.0]) and np.array_equal(end, [3.0, 8.0])
+    assert s.breakpoints.shape == (2, 4)
+
+
+def test_phantom_domain_and_breakpoints():
+    s = PositionSpline([0.0, 1.0, 2.0, 4.0, 5.0], np.arange(10.0).reshape(5, 2),
+                       ends="phantom")
+    assert s.domain == (1.0, 4.0)
+    assert np.array_equal(s.breakpoints, [1.0, 2.0, 4.0])
+    tin, tout = s.tangents
+    assert np.isnan(tin[0]).all() and np.isnan(tout[-1]).all()
+    assert np.isfinite(tin[1:-1]).all()
+
+
+def test_closed_defaults_to_periodic():
+    s = PositionSpline(None, [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], ends="closed")
+    assert s.extrapolate == "periodic"
+    np.testing.assert_allclose(s(0.4), s(3.4), atol=1e-14)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(),
+    dict(timing="3ds", ends="reflect", ease_from=0.3, ease_to=[0, 0.2, 0.5, 0.1, 0.0]),
+    dict(ends="clamped", start_velocity=[1.0, 2.0], extrapolate="linear"),
+    dict(times=None, alpha=0.5, ends="phantom"),
+])
+def test_pickle_round_trip(kw):
+    rng = np.random.default_rng(2)
+    args = dict(times=np.cumsum(rng.uniform(0.5, 1, 5)), values=rng.normal(size=(3, 5, 2)),
+                tension=0.3)
+    args.update(kw)
+    s = PositionSpline(**args)
+    clone = pickle.loads(pickle.dumps(s))
+    t = np.linspace(-1, 5, 31)
+    assert np.array_equal(clone(t), s(t))
+    assert np.array_equal(clone.acceleration(t), s.acceleration(t))
+    assert repr(clone) == repr(s)
+
+
+def test_repr(batch):
+    assert repr(batch) == ("PositionSpline(batch_shape=(2, 3), dim=4, num_keys=5, "
+                           "timing='kb', ends='natural')")
+
+
+def test_empty_batch():
+    s = PositionSpline(None, np.zeros((0, 4, 3)))
+    assert s([0.5, 1.0]).shape == (0, 2, 3)
+
+
+def test_two_keys_natural_is_a_straight_line():
+    s = PositionSpline([1.0, 3.0], [[0.0, 1.0], [4.0, -1.0]])
+    t = np.linspace(1, 3, 9)
+    np.testing.assert_allclose(s(t), np.outer((t - 1) / 2, [4.0, -2.0]) + [0.0, 1.0],
+                               atol=1e-14)
+    np.testing.assert_allclose(s.velocity(t), np.tile([2.0, -1.0], (9, 1)), atol=1e-14)
