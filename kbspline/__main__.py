@@ -1,0 +1,33 @@
+"""Command line: ``python -m kbspline demo``."""
+import argparse
+import sys
+
+from . import demo
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m kbspline",
+                                     description="Kochanek-Bartels keyframe splines.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("demo", help="the keyframed leg of Eberly's paper")
+    run.add_argument("--frames", type=int, default=9, help="rows of the table (default 9)")
+    run.add_argument("--plot", default="kbspline-demo.png",
+                     help="where to write the PNG (default kbspline-demo.png)")
+    run.add_argument("--no-plot", action="store_true", help="print the table only")
+    args = parser.parse_args(argv)
+
+    if args.frames < 2:
+        parser.error("--frames must be at least 2")
+    demo.print_table(args.frames)
+    if args.no_plot:
+        return 0
+    if demo.plot(args.plot):
+        print(f"wrote {args.plot}")
+    else:
+        print("matplotlib is not installed, so no plot was drawn "
+              "(pip install 'kbspline[plot]' for it)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The keyframe animation of Eberly's paper (seed 000, section 4): a leg.
+
+The hip follows a PositionSpline; the hip, knee and ankle angles are
+interpolated as three scalar tracks of one batched spline (rotation splines
+will take this over), and inverse kinematics places knee, ankle and foot.
+Like the seed, keys 0 and 6 repeat their neighbours and only shape the
+tangents (ends='phantom'), so the animation runs over t in [0, 4].
+"""
+import numpy as np
+
+from .position import PositionSpline
+
+TIMES = np.arange(7.0) - 1.0
+HIP = np.array([[50.0, 34.0], [50.0, 34.0], [80.0, 33.0], [110.0, 33.0], [140.0, 34.0],
+                [207.0, 34.0], [207.0, 34.0]])
+ANGLES = np.array([  # hip, knee, ankle (radians), one row per track
+    [0.0, 0.0, 0.392699, 0.589049, 0.490874, 0.0, 0.0],
+    [2.748894, 2.748894, 1.963495, 2.356194, 2.748894, 2.748894, 2.748894],
+    [-1.178097, -1.178097, -1.178097, -1.570796, -1.963495, -1.178097, -1.178097],
+])
+THIGH, CALF, FOOT = 70.0, 70.0, 15.0
+
+
+def inverse_kinematics(hip, hip_angle, knee_angle, ankle_angle):
+    """Knee, ankle and foot positions (..., 2) from the seed's equation (6),
+    in screen coordinates (y points down)."""
+    knee = hip + THIGH * np.stack([np.sin(hip_angle), np.cos(hip_angle)], axis=-1)
+
+    def turn(origin, towards, angle, length, unit):
+        d = (towards - origin) / unit
+        c, s = np.cos(angle)[..., None], np.sin(angle)[..., None]
+        rotated = np.concatenate([c * d[..., :1] + s * d[..., 1:],
+                                  -s * d[..., :1] + c * d[..., 1:]], axis=-1)
+        return origin + length * rotated
+
+    ankle = turn(knee, hip, knee_angle, CALF, THIGH)
+    foot = turn(ankle, knee, ankle_angle, FOOT, CALF)
+    return knee, ankle, foot
+
+
+def leg_splines():
+    """(hip spline, angle spline) as in the seed: KB timing, phantom ends."""
+    hip = PositionSpline(TIMES, HIP, timing="kb", ends="phantom")
+    angles = PositionSpline(TIMES, ANGLES[..., None], timing="kb", ends="phantom")
+    return hip, angles
+
+
+def animate(times):
+    """Hip, knee, ankle, foot positions (M, 2) each, and the hip velocity."""
+    hip_spline, angle_spline = leg_splines()
+    hip = hip_spline(times)
+    angles = angle_spline(times)[..., 0]
+    return (hip, *inverse_kinematics(hip, *angles)), hip_spline.velocity(times)
+
+
+def print_table(frames, write=print):
+    times = np.linspace(0.0, 4.0, frames)
+    (hip, knee, ankle, foot), velocity = animate(times)
+    angles = leg_splines()[1](times)[..., 0]
+    write("Eberly's leg (seed 000 section 4): hip by PositionSpline, angles as scalar tracks")
+    write(f"{'t':>5} {'hip x':>8} {'hip y':>7} {'vx':>7} {'vy':>7} {'hip°':>7} "
+          f"{'knee°':>7} {'ankle°':>7} {'foot x':>8} {'foot y':>7}")
+    for i, t in enumerate(times):
+        deg = np.degrees(angles[:, i])
+        write(f"{t:5.2f} {hip[i, 0]:8.2f} {hip[i, 1]:7.2f} {velocity[i, 0]:7.2f} "
+              f"{velocity[i, 1]:7.2f} {deg[0]:7.2f} {deg[1]:7.2f} {deg[2]:7.2f} "
+              f"{foot[i, 0]:8.2f} {foot[i, 1]:7.2f}")
+
+
+def plot(path):
+    """Writes a PNG of the key poses, interpolated poses, and the hip path
+    with velocity arrows.  Returns False when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 5))
+    t_path = np.linspace(0.0, 4.0, 200)
+    (hip, *_), _ = animate(t_path)
+    ax.plot(hip[:, 0], hip[:, 1], color="tab:blue", lw=2, label="hip path")
+    t_pose = np.linspace(0.0, 4.0, 17)
+    (p_hip, knee, ankle, foot), velocity = animate(t_pose)
+    for i in range(len(t_pose)):
+        chain = np.stack([p_hip[i], knee[i], ankle[i], foot[i]])
+        ax.plot(chain[:, 0], chain[:, 1], color="tab:red", alpha=0.35, lw=1)
+    ax.quiver(p_hip[:, 0], p_hip[:, 1], velocity[:, 0], velocity[:, 1], color="tab:green",
+              angles="xy", scale_units="xy", scale=2.0, width=0.004, label="hip velocity / 2")
+    key_hip, key_angles = HIP[1:-1], ANGLES[:, 1:-1]
+    k_knee, k_ankle, k_foot = inverse_kinematics(key_hip, *key_angles)
+    for i in range(len(key_hip)):
+        chain = np.stack([key_hip[i], k_knee[i], k_ankle[i], k_foot[i]])
+        ax.plot(chain[:, 0], chain[:, 1], color="black", lw=2.2,
+                label="key frames" if i == 0 else None)
+    ax.plot(key_hip[:, 0], key_hip[:, 1], "ko")
+    ax.set_aspect("equal")
+    ax.invert_yaxis()  # screen coordinates, as in the seed
+    ax.set_title("kbspline demo: Eberly's keyframed leg (red: interpolated poses)")
+    ax.legend(loc="center left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
