@@ -1,0 +1,45 @@
+"""python -m kbspline demo: the seed's leg, its table and its plot."""
+import numpy as np
+import pytest
+
+from kbspline import __main__ as cli
+from kbspline import demo
+
+
+def test_leg_passes_through_the_key_frames():
+    key_times = demo.TIMES[1:-1]
+    (hip, knee, ankle, foot), _ = demo.animate(key_times)
+    np.testing.assert_allclose(hip, demo.HIP[1:-1], atol=1e-12)
+    expected = demo.inverse_kinematics(demo.HIP[1:-1], *demo.ANGLES[:, 1:-1])
+    for got, want in zip((knee, ankle, foot), expected):
+        np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_inverse_kinematics_keeps_segment_lengths():
+    rng = np.random.default_rng(0)
+    hip = rng.normal(size=(10, 2)) * 50
+    knee, ankle, foot = demo.inverse_kinematics(hip, *rng.uniform(-3, 3, (3, 10)))
+    np.testing.assert_allclose(np.linalg.norm(knee - hip, axis=1), demo.THIGH)
+    np.testing.assert_allclose(np.linalg.norm(ankle - knee, axis=1), demo.CALF)
+    np.testing.assert_allclose(np.linalg.norm(foot - ankle, axis=1), demo.FOOT)
+
+
+def test_demo_prints_a_table(capsys):
+    assert cli.main(["demo", "--frames", "5", "--no-plot"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 + 5
+    first = lines[2].split()
+    assert [float(v) for v in first[:3]] == [0.0, 50.0, 34.0]
+
+
+def test_demo_writes_a_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "leg.png"
+    assert cli.main(["demo", "--plot", str(path)]) == 0
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"wrote {path}" in capsys.readouterr().out
+
+
+def test_demo_rejects_too_few_frames():
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--frames", "1"])
