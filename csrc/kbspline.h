@@ -148,6 +148,18 @@ void kb_key_tangents(kb_timing timing, double tension, double continuity,
                      const double *d_i, double dt_i, ptrdiff_t dim,
                      double *tan_in, double *tan_out);
 
+/*
+ * Key times from the keys: t(0) = 0, t(n) = t(n-1) + |x(n) - x(n-1)|^alpha
+ * (alpha 0.5 centripetal, 1 chordal, 0 uniform).
+ *   @param[in]  values     (n_tracks, n_keys, dim), finite
+ *   @param[out] times_out  (n_tracks, n_keys)
+ * KB_ENOTSORTED (argument values, index n) where alpha > 0 and key n
+ * repeats key n-1, since the two would share a time.
+ */
+kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
+                         const double *values, double alpha, double *times_out,
+                         kb_error *err);
+
 /* Seed 002's Ease(u, a, b) with its first and second derivatives in u.
  * Robust where the seed divides by zero (b == 0 at u == 1). */
 void kb_ease(double u, double a, double b, double *e, double *de, double *dde);

@@ -194,6 +194,38 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(alpha_times_doc,
+"alpha_times(values, alpha) -> times\n\n"
+"values (B, K, D) -> times (B, K): cumulative key distances ** alpha.  Private.");
+
+static PyObject *alpha_times(PyObject *self, PyObject *args)
+{
+    PyObject *o_values, *times;
+    PyArrayObject *values;
+    double alpha;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "Od", &o_values, &alpha) ||
+        !check_array(o_values, "values", 3, 0, 0, 0, &values))
+        return NULL;
+    npy_intp dims[2] = {PyArray_DIM(values, 0), PyArray_DIM(values, 1)};
+    times = new_array(2, dims);
+    if (!times)
+        return NULL;
+    const double *x = PyArray_DATA(values);
+    double *t = PyArray_DATA((PyArrayObject *)times);
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_alpha_times(dims[0], dims[1], PyArray_DIM(values, 2), x, alpha, t, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        Py_DECREF(times);
+        return raise_core_error(status, &err);
+    }
+    return times;
+}
+
 PyDoc_STRVAR(curve_eval_doc,
 "curve_eval(knots, coef, ease, extrap, nu, t, out) -> None\n\n"
 "knots (S+1,) or (B, S+1); coef (B, S, 4, D); ease None or (B, S, 2);\n"
@@ -251,6 +283,7 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
+    {"alpha_times", alpha_times, METH_VARARGS, alpha_times_doc},
     {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -4,25 +4,27 @@ import math
 import numpy as np
 
 from . import _kbspline as _core
-from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_broadcast,
-                      _check_float_array, _check_option, _check_scalar, _per_row,
-                      _prepare_out, _reword_build_error)
+from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_float_array,
+                      _check_option, _check_scalar, _index_text, _per_row, _prepare_out,
+                      _reword_build_error)
 
 _BUILD_NAMES = {"start_tangent": "start_velocity", "end_tangent": "end_velocity"}
 
 
-def _alpha_times(values, alpha):
-    """Key times from key-to-key distances raised to `alpha` (0.5
-    centripetal, 1 chordal), starting at 0, per track: (..., K)."""
-    steps = np.linalg.norm(np.diff(values, axis=-2), axis=-1) ** alpha
-    if alpha > 0 and np.any(steps == 0):
-        where = np.argwhere(steps == 0)[0]
-        raise ValueError(f"values{list(map(int, where[:-1])) + [int(where[-1]) + 1]} "
-                         f"repeats the key before it, so alpha={alpha} gives two keys "
-                         f"the same time; pass times= instead")
-    times = np.zeros(values.shape[:-1])
-    np.cumsum(steps, axis=-1, out=times[..., 1:])
-    return times
+def _alpha_times(keys, alpha, batch_shape):
+    """Key times (B, K) from key-to-key distances raised to `alpha` (0.5
+    centripetal, 1 chordal), starting at 0, one row per track."""
+    K, D = keys.shape[-2:]
+    flat = np.ascontiguousarray(np.reshape(keys, (-1, K, D)))
+    try:
+        return _core.alpha_times(flat, alpha)
+    except _core.CoreError as exc:
+        reason, _, track, index, _ = exc.args
+        where = _index_text(batch_shape, track, index, True)
+        if reason == "must be strictly increasing":
+            reason = (f"repeats the key before it, so alpha={alpha} gives two keys the "
+                      f"same time; pass times= instead")
+        raise ValueError(f"values{where} {reason}") from None
 
 
 class PositionSpline:
@@ -111,7 +113,9 @@ class PositionSpline:
                 key_times = np.arange(K, dtype=np.float64)
             else:
                 alpha = _check_scalar("alpha", alpha, low=0.0)
-                key_times = _per_row("times", _alpha_times(keys, alpha), batch_shape, K)
+                key_times = _alpha_times(keys, alpha, batch_shape)
+                if not batch_shape:
+                    key_times = key_times[0]
         else:
             if alpha is not None:
                 raise TypeError("pass times or alpha, not both")

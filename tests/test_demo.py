@@ -43,3 +43,11 @@ def test_demo_writes_a_png(tmp_path, capsys):
 def test_demo_rejects_too_few_frames():
     with pytest.raises(SystemExit):
         cli.main(["demo", "--frames", "1"])
+
+
+def test_demo_without_matplotlib_still_prints(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
+    assert cli.main(["demo", "--plot", str(tmp_path / "x.png")]) == 0
+    out = capsys.readouterr().out
+    assert "matplotlib is not installed" in out and "50.00" in out
+    assert not (tmp_path / "x.png").exists()

@@ -78,3 +78,20 @@ KB_TEST(test_tangents_full_tension_is_zero)
         KB_ASSERT_NEAR(tout, 0.0, 1e-15);
     }
 }
+
+/* Centripetal times: cumulative square roots of the key distances. */
+KB_TEST(test_alpha_times_centripetal)
+{
+    const double x[8] = {0, 0, 3, 4, 3, 4, 3, 13};  /* (4, 2): distances 5, 0, 9 */
+    double t[4];
+    kb_error err;
+    KB_ASSERT(kb_alpha_times(1, 4, 2, x, 0.5, t, &err) == KB_ENOTSORTED);
+    KB_ASSERT(err.index == 2);
+    const double y[6] = {0, 0, 3, 4, 3, 13};  /* distances 5, 9 */
+    KB_ASSERT(kb_alpha_times(1, 3, 2, y, 0.5, t, &err) == KB_OK);
+    KB_ASSERT_NEAR(t[0], 0.0, 0);
+    KB_ASSERT_NEAR(t[1], sqrt(5.0), 1e-15);
+    KB_ASSERT_NEAR(t[2], sqrt(5.0) + 3.0, 1e-15);
+    KB_ASSERT(kb_alpha_times(1, 4, 2, x, 0.0, t, &err) == KB_OK);
+    KB_ASSERT_NEAR(t[3], 3.0, 0);
+}
