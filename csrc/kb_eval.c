@@ -89,37 +89,85 @@ static inline void locate(const double *k, ptrdiff_t n_seg, kb_extrap extrap, do
         loc->u = 1.0;
 }
 
-/* The nu-th time derivative of one segment at one location, written to
- * out64[off + j] or out32[off + j] for j < dim. */
-static inline void eval_segment(const double *cf, ptrdiff_t dim, const double *ease,
-                                const kb_loc *loc, int nu, double *out64, float *out32,
-                                ptrdiff_t off)
+/*
+ * Every result is linear in the segment's coefficients: out = sum_k w[k] c_k.
+ * The weights depend only on where the query falls (and the track's ease),
+ * so with shared knots and times they are computed once per query for all
+ * tracks.  With e = Ease(u): position (1, e, e^2, e^3); velocity
+ * de/dt (0, 1, 2e, 3e^2); acceleration (de/dt)^2 (0, 0, 2, 6e) +
+ * d2e/dt2 (0, 1, 2e, 3e^2).  Linear extrapolation adds excess * velocity.
+ */
+static inline void segment_weights(const kb_loc *loc, const double *ease, int nu,
+                                   double w[4])
 {
     double e = loc->u, de = 1.0, dde = 0.0;
     if (ease)
         kb_ease(loc->u, ease[0], ease[1], &e, &de, &dde);
-    const double s1 = de * loc->inv_dt;  /* d(e)/dt */
+    const double s1 = de * loc->inv_dt;  /* de/dt */
     const double s2 = dde * loc->inv_dt * loc->inv_dt;
+    const double d1[4] = {0.0, 1.0, 2.0 * e, 3.0 * e * e};
+    if (nu == 0) {
+        const double x = loc->outside ? loc->excess * s1 : 0.0;
+        w[0] = 1.0;
+        w[1] = e + x * d1[1];
+        w[2] = e * e + x * d1[2];
+        w[3] = e * e * e + x * d1[3];
+    } else if (nu == 1) {
+        for (int k = 0; k < 4; k++)
+            w[k] = s1 * d1[k];
+    } else {
+        const double d2[4] = {0.0, 0.0, 2.0, 6.0 * e};
+        for (int k = 0; k < 4; k++)
+            w[k] = loc->outside ? 0.0 : s1 * s1 * d2[k] + s2 * d1[k];
+    }
+}
+
+/* out[off + j] = sum_k w[k] cf[k * dim + j] for j < dim, into whichever of
+ * out64 / out32 is given.  Called with constant dim and output type so that
+ * each instance compiles to straight-line code. */
+static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
+                           double *out64, float *out32, ptrdiff_t off)
+{
     for (ptrdiff_t j = 0; j < dim; j++) {
-        const double c0 = cf[j], c1 = cf[dim + j], c2 = cf[2 * dim + j],
-                     c3 = cf[3 * dim + j];
-        const double dp = c1 + e * (2.0 * c2 + 3.0 * e * c3);
-        double v;
-        if (nu == 0) {
-            v = c0 + e * (c1 + e * (c2 + e * c3));
-            if (loc->outside)
-                v += loc->excess * dp * s1;
-        } else if (nu == 1) {
-            v = dp * s1;
-        } else {
-            const double ddp = 2.0 * c2 + 6.0 * e * c3;
-            v = loc->outside ? 0.0 : ddp * s1 * s1 + dp * s2;
-        }
+        const double v = w[0] * cf[j] + w[1] * cf[dim + j] + w[2] * cf[2 * dim + j] +
+                         w[3] * cf[3 * dim + j];
         if (out64)
             out64[off + j] = v;
         else
             out32[off + j] = (float)v;
     }
+}
+
+/* Shared knots, times and no ease: one block of located queries, with
+ * their weights, swept over tracks [tb, te). */
+static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
+                               ptrdiff_t n, ptrdiff_t q0, ptrdiff_t n_eval, ptrdiff_t tb,
+                               ptrdiff_t te, ptrdiff_t dim, double *out64, float *out32)
+{
+    const ptrdiff_t seg_size = 4 * dim;
+    for (ptrdiff_t tr = tb; tr < te; tr++) {
+        const double *cf = c->coef + tr * c->n_seg * seg_size;
+        const ptrdiff_t base = (tr * n_eval + q0) * dim;
+        for (ptrdiff_t i = 0; i < n; i++)
+            combine(cf + locs[i].seg * seg_size, dim, w[i], out64, out32, base + i * dim);
+    }
+}
+
+static void sweep_dispatch(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
+                           ptrdiff_t n, ptrdiff_t q0, ptrdiff_t n_eval, ptrdiff_t tb,
+                           ptrdiff_t te, double *out64, float *out32)
+{
+#define KB_SWEEP(D)                                                                   \
+    (out64 ? sweep_block(c, locs, w, n, q0, n_eval, tb, te, D, out64, NULL)          \
+           : sweep_block(c, locs, w, n, q0, n_eval, tb, te, D, NULL, out32))
+    switch (c->dim) {
+    case 1: KB_SWEEP(1); break;
+    case 2: KB_SWEEP(2); break;
+    case 3: KB_SWEEP(3); break;
+    case 4: KB_SWEEP(4); break;
+    default: KB_SWEEP(c->dim); break;
+    }
+#undef KB_SWEEP
 }
 
 kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
@@ -169,25 +217,21 @@ kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
 
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
+    kb_loc locs[KB_CHUNK];
+    double w[KB_CHUNK][4];
 
-    if (c->knots_stride == 0 && t_stride == 0) {
+    if (c->knots_stride == 0 && t_stride == 0 && !c->ease) {
         /* Shared knots and times: locate a block of queries once, then
          * sweep every track over it. */
-        kb_loc locs[KB_CHUNK];
         ptrdiff_t hint = 0;
         for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
             const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
-            for (ptrdiff_t i = 0; i < n; i++)
+            for (ptrdiff_t i = 0; i < n; i++) {
                 locate(c->knots, S, c->extrap, t[q0 + i], &hint, &locs[i]);
-            for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
-                const double *cf = c->coef + tr * S * seg_size;
-                const double *ez = c->ease ? c->ease + tr * S * 2 : NULL;
-                for (ptrdiff_t i = 0; i < n; i++) {
-                    const kb_loc *L = &locs[i];
-                    eval_segment(cf + L->seg * seg_size, D, ez ? ez + 2 * L->seg : NULL,
-                                 L, nu, out64, out32, (tr * n_eval + q0 + i) * D);
-                }
+                segment_weights(&locs[i], NULL, nu, w[i]);
             }
+            sweep_dispatch(c, locs, (const double (*)[4])w, n, q0, n_eval, track_begin,
+                           track_end, out64, out32);
         }
         return kb_ok(err);
     }
@@ -200,9 +244,10 @@ kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_
         ptrdiff_t hint = 0;
         for (ptrdiff_t i = 0; i < n_eval; i++) {
             kb_loc L;
+            double wi[4];
             locate(k, S, c->extrap, tt[i], &hint, &L);
-            eval_segment(cf + L.seg * seg_size, D, ez ? ez + 2 * L.seg : NULL, &L, nu,
-                         out64, out32, (tr * n_eval + i) * D);
+            segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
+            combine(cf + L.seg * seg_size, D, wi, out64, out32, (tr * n_eval + i) * D);
         }
     }
     return kb_ok(err);

@@ -1,0 +1,18 @@
+"""A quick smoke run of benchmarks/run.py: it runs and its peers agree with
+kbspline (the script asserts that).  No timing is checked."""
+import importlib.util
+import pathlib
+
+import pytest
+
+pytest.importorskip("scipy")
+SCRIPT = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+
+
+def test_benchmarks_quick(capsys):
+    spec = importlib.util.spec_from_file_location("kbspline_benchmarks", SCRIPT)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--quick"])
+    assert {row[0] for row in rows} == {"W1 positions", "W4 construction"}
+    assert "| W1 positions |" in capsys.readouterr().out
