@@ -162,11 +162,14 @@ class PositionSpline:
         self._batch_shape, self._dim, self._num_keys = tuple(batch_shape), D, K
         self._timing, self._ends, self._extrapolate = timing, ends, extrapolate
         self._extrap_code = extrap_code
-        self._state = dict(times=times, values=values, tension=tension,
-                           continuity=continuity, bias=bias, timing=timing, ends=ends,
-                           start_velocity=start_velocity, end_velocity=end_velocity,
-                           ease_from=ease_from, ease_to=ease_to, extrapolate=extrapolate,
-                           alpha=alpha)
+        # Constructor arguments for pickling, copied so that later changes to
+        # the caller's arrays cannot change what a pickle rebuilds.
+        copy = lambda a: None if a is None else np.array(a, dtype=np.float64)
+        self._state = dict(times=copy(times), values=values.copy(), tension=copy(tension),
+                           continuity=copy(continuity), bias=copy(bias), timing=timing,
+                           ends=ends, start_velocity=copy(start_velocity),
+                           end_velocity=copy(end_velocity), ease_from=copy(ease_from),
+                           ease_to=copy(ease_to), extrapolate=extrapolate, alpha=alpha)
 
     # -- evaluation ---------------------------------------------------------
 

@@ -129,3 +129,13 @@ def test_two_keys_natural_is_a_straight_line():
     np.testing.assert_allclose(s(t), np.outer((t - 1) / 2, [4.0, -2.0]) + [0.0, 1.0],
                                atol=1e-14)
     np.testing.assert_allclose(s.velocity(t), np.tile([2.0, -1.0], (9, 1)), atol=1e-14)
+
+
+def test_changing_the_inputs_later_changes_nothing():
+    times, values = np.array([0.0, 1.0, 2.0]), np.array([[0.0], [1.0], [0.0]])
+    tension = np.array([0.0, 0.5, 0.0])
+    s = PositionSpline(times, values, tension)
+    before = s(np.linspace(0, 2, 7))
+    times[1], values[1], tension[1] = 1.5, 9.0, -1.0
+    assert np.array_equal(s(np.linspace(0, 2, 7)), before)
+    assert np.array_equal(pickle.loads(pickle.dumps(s))(np.linspace(0, 2, 7)), before)
