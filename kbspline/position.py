@@ -152,7 +152,8 @@ class PositionSpline:
 
         first = 1 if ends == "phantom" else 0
         n_seg = coef.shape[1]
-        self._knots = np.ascontiguousarray(key_times[..., first:first + n_seg + 1])
+        # a copy: key_times may share memory with the caller's array
+        self._knots = np.array(key_times[..., first:first + n_seg + 1], order="C")
         self._coef, self._ease = coef, ease
         self._tan_in, self._tan_out = tan_in, tan_out
         for arr in (self._knots, coef, ease, tan_in, tan_out):
