@@ -27,4 +27,19 @@ static inline double kb_param_at(kb_param p, ptrdiff_t track, ptrdiff_t key)
     return p.data[track * p.stride + key];
 }
 
+int kb_timing_ok(kb_timing timing);
+int kb_ends_ok(kb_ends ends);
+
+/* Checks a track's times, per-key parameters and clamped end tangents
+ * (k->dim each); for closed splines, that key K-1's parameters repeat key 0's.
+ * Values are the caller's to check. */
+kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err);
+
+/* Per-time tangents of track tr under k's timing and end condition, from
+ * its chords (n_keys - 1, dim) and segment durations dt (n_keys - 1,):
+ * tin, tout (n_keys, dim).  Chords are value differences for positions and
+ * logs of relative rotations for quaternions. */
+void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
+                       const double *dt, double *tin, double *tout);
+
 #endif /* KB_INTERNAL_H */

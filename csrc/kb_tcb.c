@@ -60,13 +60,13 @@ void kb_key_tangents(kb_timing timing, double tension, double continuity,
     }
 }
 
-static int timing_ok(kb_timing t)
+int kb_timing_ok(kb_timing t)
 {
     return t == KB_TIMING_KB || t == KB_TIMING_3DS || t == KB_TIMING_PARABOLIC ||
            t == KB_TIMING_AVERAGE;
 }
 
-static int ends_ok(kb_ends e)
+int kb_ends_ok(kb_ends e)
 {
     return e == KB_ENDS_NATURAL || e == KB_ENDS_PHANTOM || e == KB_ENDS_REFLECT ||
            e == KB_ENDS_CLAMPED || e == KB_ENDS_CLOSED;
@@ -91,10 +91,11 @@ static ptrdiff_t bad_param(kb_param p, ptrdiff_t track, ptrdiff_t n, double lo,
     return -1;
 }
 
-static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
+/* Times, per-key parameters, end tangents (k->dim of them), and for
+ * closed splines that the last key's parameters repeat the first's. */
+kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
 {
     const ptrdiff_t K = k->n_keys, D = k->dim;
-    const double *x = k->values + tr * K * D;
     kb_status why = KB_OK;
     ptrdiff_t i;
 
@@ -107,10 +108,6 @@ static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *er
                 return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, tr, i);
         }
     }
-    for (i = 0; i < K * D; i++)
-        if (!isfinite(x[i]))
-            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, tr, i / D);
-
     const struct { kb_param p; kb_arg arg; double lo, hi; } params[] = {
         {k->tension, KB_ARG_TENSION, 1.0, 0.0},
         {k->continuity, KB_ARG_CONTINUITY, 1.0, 0.0},
@@ -124,6 +121,9 @@ static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *er
         i = bad_param(params[j].p, tr, K, params[j].lo, params[j].hi, &why);
         if (i >= 0)
             return kb_fail(err, why, params[j].arg, tr, i);
+        if (k->ends == KB_ENDS_CLOSED &&
+            fabs(kb_param_at(params[j].p, tr, K - 1) - kb_param_at(params[j].p, tr, 0)) > 1e-9)
+            return kb_fail(err, KB_ENOTCLOSED, params[j].arg, tr, K - 1);
     }
     if (k->ends == KB_ENDS_CLAMPED) {
         const kb_param ends[2] = {k->start_tangent, k->end_tangent};
@@ -136,6 +136,20 @@ static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *er
                                tr, i);
         }
     }
+    return KB_OK;
+}
+
+static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
+{
+    const ptrdiff_t K = k->n_keys, D = k->dim;
+    const double *x = k->values + tr * K * D;
+    ptrdiff_t i;
+    kb_status s = kb_validate_common(k, tr, err);
+    if (s != KB_OK)
+        return s;
+    for (i = 0; i < K * D; i++)
+        if (!isfinite(x[i]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, tr, i / D);
     if (k->ends == KB_ENDS_CLOSED) {
         double scale = 0.0;
         for (i = 0; i < K * D; i++)
@@ -143,13 +157,6 @@ static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *er
         for (i = 0; i < D; i++)
             if (fabs(x[(K - 1) * D + i] - x[i]) > 1e-9 * scale)
                 return kb_fail(err, KB_ENOTCLOSED, KB_ARG_VALUES, tr, K - 1);
-        const kb_param p[5] = {k->tension, k->continuity, k->bias, k->ease_from,
-                               k->ease_to};
-        const kb_arg a[5] = {KB_ARG_TENSION, KB_ARG_CONTINUITY, KB_ARG_BIAS,
-                             KB_ARG_EASE_FROM, KB_ARG_EASE_TO};
-        for (int j = 0; j < 5; j++)
-            if (fabs(kb_param_at(p[j], tr, K - 1) - kb_param_at(p[j], tr, 0)) > 1e-9)
-                return kb_fail(err, KB_ENOTCLOSED, a[j], tr, K - 1);
     }
     return KB_OK;
 }
@@ -159,7 +166,7 @@ kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
     if (!k || !k->times.data || !k->values || !k->tension.data ||
         !k->continuity.data || !k->bias.data || !k->ease_from.data || !k->ease_to.data)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    if (!timing_ok(k->timing) || !ends_ok(k->ends))
+    if (!kb_timing_ok(k->timing) || !kb_ends_ok(k->ends))
         return kb_fail(err, KB_EBADOPTION, KB_ARG_NONE, -1, -1);
     if (k->n_tracks < 0 || k->dim < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
@@ -173,9 +180,7 @@ kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
     return kb_ok(err);
 }
 
-/* Tangents of one track.  chord (n_keys - 1, dim) and dt (n_keys - 1,)
- * hold the key-to-key differences; tin / tout are (n_keys, dim). */
-static void track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
+void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                            const double *dt, double *tin, double *tout)
 {
     const ptrdiff_t K = k->n_keys, D = k->dim, S = K - 1;
@@ -271,7 +276,7 @@ kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
                 chord[n * D + j] = x_ip1[j] - x[n * D + j];
             dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
         }
-        track_tangents(k, tr, chord, dt, tin, tout);
+        kb_track_tangents(k, tr, chord, dt, tin, tout);
 
         for (ptrdiff_t s_ = 0; s_ < S; s_++) {
             const ptrdiff_t n = first + s_;

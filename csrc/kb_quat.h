@@ -1,0 +1,192 @@
+/*
+ * kb_quat.h -- private inline quaternion operations of the kbspline core.
+ *
+ * IMPORTANT: quaternions here are double[4] in (w, x, y, z) order, scalar
+ * first.  Hamilton product; a unit q rotates v as q v q*.  "Pure" 3-vectors
+ * v stand for the quaternion (0, v).  log(cos a + sin a n) = a n, so a log
+ * is half the rotation vector.
+ *
+ * Near the identity nothing divides by a small sine: log divides by |v|
+ * only after atan2 (exact as |v| -> 0), exp by the angle, not its sine.
+ *
+ * Jets: a value with its first and second derivatives along one parameter,
+ * j[0], j[1], j[2]; they carry the analytic derivatives of squad.
+ */
+#ifndef KB_QUAT_H
+#define KB_QUAT_H
+
+#include <math.h>
+
+static inline void kb_qmul(const double *a, const double *b, double *out)
+{
+    double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    double y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+    out[0] = w;
+    out[1] = x;
+    out[2] = y;
+    out[3] = z;
+}
+
+/* a* b without forming a*. */
+static inline void kb_qmul_conj_left(const double *a, const double *b, double *out)
+{
+    const double ac[4] = {a[0], -a[1], -a[2], -a[3]};
+    kb_qmul(ac, b, out);
+}
+
+static inline double kb_qdot(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
+/* log of a unit quaternion: theta n with theta = atan2(|v|, w) in [0, pi]. */
+static inline void kb_qlog(const double *q, double *v)
+{
+    const double n = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double c;
+    if (n > 0.0)
+        c = atan2(n, q[0]) / n;
+    else
+        c = q[0] >= 0.0 ? 1.0 : 0.0; /* identity: 0; -1: no axis, take 0 */
+    v[0] = c * q[1];
+    v[1] = c * q[2];
+    v[2] = c * q[3];
+}
+
+/* exp of a pure quaternion: (cos a, sin a / a * v), a = |v|. */
+static inline void kb_qexp(const double *v, double *q)
+{
+    const double a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    const double s = a > 0.0 ? sin(a) / a : 1.0;
+    q[0] = cos(a);
+    q[1] = s * v[0];
+    q[2] = s * v[1];
+    q[3] = s * v[2];
+}
+
+/* p exp(t L) with L = log(p* q): slerp along the arc p and q span, without
+ * choosing the shorter one (squad's inner slerps must not flip). */
+static inline void kb_qslerp_log(double t, const double *p, const double *L, double *out)
+{
+    const double tl[3] = {t * L[0], t * L[1], t * L[2]};
+    double e[4];
+    kb_qexp(tl, e);
+    kb_qmul(p, e, out);
+}
+
+static inline void kb_qslerp(double t, const double *p, const double *q, double *out)
+{
+    double r[4], L[3];
+    kb_qmul_conj_left(p, q, r);
+    kb_qlog(r, L);
+    kb_qslerp_log(t, p, L, out);
+}
+
+/* ---- jets ------------------------------------------------------------- */
+
+/* (ab)' = a'b + ab', (ab)'' = a''b + 2a'b' + ab'' */
+static inline void kb_qjet_mul(const double a[3][4], const double b[3][4], double out[3][4])
+{
+    double t1[4], t2[4];
+    kb_qmul(a[0], b[0], out[0]);
+    kb_qmul(a[1], b[0], t1);
+    kb_qmul(a[0], b[1], t2);
+    for (int i = 0; i < 4; i++)
+        out[1][i] = t1[i] + t2[i];
+    double t3[4];
+    kb_qmul(a[2], b[0], t1);
+    kb_qmul(a[1], b[1], t2);
+    kb_qmul(a[0], b[2], t3);
+    for (int i = 0; i < 4; i++)
+        out[2][i] = t1[i] + 2.0 * t2[i] + t3[i];
+}
+
+static inline void kb_qjet_conj(const double a[3][4], double out[3][4])
+{
+    for (int k = 0; k < 3; k++) {
+        out[k][0] = a[k][0];
+        out[k][1] = -a[k][1];
+        out[k][2] = -a[k][2];
+        out[k][3] = -a[k][3];
+    }
+}
+
+/*
+ * Jet of log(q) for a unit-quaternion jet q = (w, v): log = g(w) v with
+ * g(w) = acos(w) / sqrt(1 - w^2) = theta / sin(theta).  g_w and g_ww in
+ * closed form, or by their series in theta near the identity where the
+ * closed forms cancel.
+ */
+static inline void kb_qjet_log(const double q[3][4], double out[3][3])
+{
+    const double n = sqrt(q[0][1] * q[0][1] + q[0][2] * q[0][2] + q[0][3] * q[0][3]);
+    const double th = atan2(n, q[0][0]);
+    double g, gw, gww;
+    if (th < 0.1) {
+        const double t2 = th * th;
+        g = 1 + t2 * (1.0 / 6 + t2 * (7.0 / 360 + t2 * (31.0 / 15120 + t2 * (127.0 / 604800 +
+                t2 * (73.0 / 3421440)))));
+        gw = -1.0 / 3 - t2 * (2.0 / 15 + t2 * (2.0 / 63 + t2 * (4.0 / 675 + t2 * (2.0 / 2079 +
+                t2 * (2764.0 / 19348875)))));
+        gww = 4.0 / 15 + t2 * (6.0 / 35 + t2 * (13.0 / 210 + t2 * (1153.0 / 69300 +
+                t2 * (187619.0 / 50450400 + t2 * (3325549.0 / 4540536000)))));
+    } else {
+        const double s = n, c = q[0][0], s2 = s * s;
+        g = th / s;
+        gw = (th * c - s) / (s2 * s);
+        gww = (th * s2 + 3.0 * c * (th * c - s)) / (s2 * s2 * s);
+    }
+    const double w1 = q[1][0], w2 = q[2][0];
+    const double g1 = gw * w1, g2 = gww * w1 * w1 + gw * w2;
+    for (int i = 0; i < 3; i++) {
+        const double v0 = q[0][i + 1], v1 = q[1][i + 1], v2 = q[2][i + 1];
+        out[0][i] = g * v0;
+        out[1][i] = g1 * v0 + g * v1;
+        out[2][i] = g2 * v0 + 2.0 * g1 * v1 + g * v2;
+    }
+}
+
+/*
+ * Jet of exp(v) for a pure-quaternion jet v: exp = (C(s), Sn(s) v) with
+ * s = |v|^2, C = cos(sqrt s), Sn = sin(sqrt s) / sqrt s, both entire in s.
+ */
+static inline void kb_qjet_exp(const double v[3][3], double out[3][4])
+{
+    const double s = v[0][0] * v[0][0] + v[0][1] * v[0][1] + v[0][2] * v[0][2];
+    const double s1 = 2.0 * (v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2]);
+    const double s2 = 2.0 * (v[1][0] * v[1][0] + v[1][1] * v[1][1] + v[1][2] * v[1][2] +
+                             v[0][0] * v[2][0] + v[0][1] * v[2][1] + v[0][2] * v[2][2]);
+    const double a = sqrt(s);
+    double C = cos(a), Sn, Sn_s, Sn_ss;
+    if (s < 0.25) {
+        /* Sn = sum_k (-s)^k / (2k+1)!, and its derivatives term by term */
+        static const double c[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
+                                    -1.0 / 39916800, 1.0 / 6227020800.0,
+                                    -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+        Sn = Sn_s = Sn_ss = 0.0;
+        for (int k = 8; k >= 0; k--)
+            Sn = Sn * s + c[k];
+        for (int k = 8; k >= 1; k--)
+            Sn_s = Sn_s * s + k * c[k];
+        for (int k = 8; k >= 2; k--)
+            Sn_ss = Sn_ss * s + k * (k - 1) * c[k];
+    } else {
+        Sn = sin(a) / a;
+        Sn_s = (C - Sn) / (2.0 * s);
+        Sn_ss = (-0.5 * Sn - 3.0 * Sn_s) / (2.0 * s);
+    }
+    const double C_s = -0.5 * Sn, C_ss = -0.5 * Sn_s;
+    out[0][0] = C;
+    out[1][0] = C_s * s1;
+    out[2][0] = C_ss * s1 * s1 + C_s * s2;
+    const double d1 = Sn_s * s1, d2 = Sn_ss * s1 * s1 + Sn_s * s2;
+    for (int i = 0; i < 3; i++) {
+        out[0][i + 1] = Sn * v[0][i];
+        out[1][i + 1] = d1 * v[0][i] + Sn * v[1][i];
+        out[2][i + 1] = d2 * v[0][i] + 2.0 * d1 * v[1][i] + Sn * v[2][i];
+    }
+}
+
+#endif /* KB_QUAT_H */
