@@ -10,7 +10,8 @@
  * only after atan2 (exact as |v| -> 0), exp by the angle, not its sine.
  *
  * Jets: a value with its first and second derivatives along one parameter,
- * j[0], j[1], j[2]; they carry the analytic derivatives of squad.
+ * j[0], j[1], j[2]; they carry the analytic derivatives of squad.  Their
+ * parameters are not const: C11 will not pass double[3][4] as const.
  */
 #ifndef KB_QUAT_H
 #define KB_QUAT_H
@@ -87,7 +88,7 @@ static inline void kb_qslerp(double t, const double *p, const double *q, double 
 /* ---- jets ------------------------------------------------------------- */
 
 /* (ab)' = a'b + ab', (ab)'' = a''b + 2a'b' + ab'' */
-static inline void kb_qjet_mul(const double a[3][4], const double b[3][4], double out[3][4])
+static inline void kb_qjet_mul(double a[3][4], double b[3][4], double out[3][4])
 {
     double t1[4], t2[4];
     kb_qmul(a[0], b[0], out[0]);
@@ -103,7 +104,7 @@ static inline void kb_qjet_mul(const double a[3][4], const double b[3][4], doubl
         out[2][i] = t1[i] + 2.0 * t2[i] + t3[i];
 }
 
-static inline void kb_qjet_conj(const double a[3][4], double out[3][4])
+static inline void kb_qjet_conj(double a[3][4], double out[3][4])
 {
     for (int k = 0; k < 3; k++) {
         out[k][0] = a[k][0];
@@ -119,7 +120,7 @@ static inline void kb_qjet_conj(const double a[3][4], double out[3][4])
  * closed form, or by their series in theta near the identity where the
  * closed forms cancel.
  */
-static inline void kb_qjet_log(const double q[3][4], double out[3][3])
+static inline void kb_qjet_log(double q[3][4], double out[3][3])
 {
     const double n = sqrt(q[0][1] * q[0][1] + q[0][2] * q[0][2] + q[0][3] * q[0][3]);
     const double th = atan2(n, q[0][0]);
@@ -152,7 +153,7 @@ static inline void kb_qjet_log(const double q[3][4], double out[3][3])
  * Jet of exp(v) for a pure-quaternion jet v: exp = (C(s), Sn(s) v) with
  * s = |v|^2, C = cos(sqrt s), Sn = sin(sqrt s) / sqrt s, both entire in s.
  */
-static inline void kb_qjet_exp(const double v[3][3], double out[3][4])
+static inline void kb_qjet_exp(double v[3][3], double out[3][4])
 {
     const double s = v[0][0] * v[0][0] + v[0][1] * v[0][1] + v[0][2] * v[0][2];
     const double s1 = 2.0 * (v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2]);

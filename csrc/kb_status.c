@@ -14,6 +14,7 @@ const char *kb_strerror(kb_status status)
     case KB_ENOTCLOSED: return "the last key must repeat the first for ends='closed'";
     case KB_EDOMAIN: return "outside the domain";
     case KB_ERANGE: return "out of range";
+    case KB_EZERONORM: return "must have a nonzero norm";
     }
     return "unknown error";
 }

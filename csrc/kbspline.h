@@ -27,7 +27,8 @@ typedef enum {
     KB_ETOOFEW,     /* too few keys for the end condition */
     KB_ENOTCLOSED,  /* ends=closed but the last key does not repeat the first */
     KB_EDOMAIN,     /* a query outside the domain under extrapolate=error */
-    KB_ERANGE       /* a parameter outside its allowed range (ease) */
+    KB_ERANGE,      /* a parameter outside its allowed range (ease) */
+    KB_EZERONORM    /* a quaternion of zero norm */
 } kb_status;
 
 /* Which argument an error is about (the Python names). */
@@ -42,7 +43,8 @@ typedef enum {
     KB_ARG_EASE_TO,
     KB_ARG_START_TANGENT,
     KB_ARG_END_TANGENT,
-    KB_ARG_T
+    KB_ARG_T,
+    KB_ARG_QUATERNIONS
 } kb_arg;
 
 /* An error: its status, the argument, and the offending track and index
@@ -198,6 +200,69 @@ kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t n_eval, ptrdiff_t t_stride,
                         ptrdiff_t track_begin, ptrdiff_t track_end,
                         double *out64, float *out32, kb_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Rotations: squad with Kochanek-Bartels tangents on the logs.         */
+/*                                                                      */
+/* IMPORTANT: quaternions are (w, x, y, z), scalar first, inside the    */
+/* core; kb_rot_eval can write (x, y, z, w).  Hamilton product; a unit   */
+/* q rotates v as q v q*.  Angular velocity w: dq/dt = w q / 2 (world)   */
+/* or q w / 2 (body), in radians per unit time.                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    ptrdiff_t n_tracks, n_keys;
+    kb_param times;            /* (n_tracks | 1, n_keys), strictly increasing */
+    const double *quats;       /* (n_tracks, n_keys, 4), any nonzero norm */
+    kb_param tension, continuity, bias;   /* (n_tracks | 1, n_keys) */
+    kb_param ease_from, ease_to;          /* (n_tracks | 1, n_keys), in [0, 1] */
+    kb_param start_omega, end_omega;      /* (n_tracks | 1, 3) world angular velocity
+                                             for clamped ends; data may be NULL (zero) */
+    kb_timing timing;
+    kb_ends ends;
+} kb_rot_keys;
+
+/* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions
+ * finite and of nonzero norm, and for closed splines key K-1 the same
+ * rotation as key 0 (|dot| of the unit keys >= 1 - 1e-9). */
+kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
+
+/*
+ * Builds squad segments.  Keys are normalised and sign-aligned (each key
+ * on the side of its predecessor), L_n = log(q_n* q_(n+1)) are the chords,
+ * tangents come from kb_key_tangents on them, and
+ * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2).
+ *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
+ *   @param[out] ctrl   (n_tracks, S, 4, 4): (q_n, a_n, b_(n+1), q_(n+1))
+ *   @param[out] logs   (n_tracks, S, 2, 3): (L_n, log(a_n* b_(n+1)))
+ *   @param[out] ease   (n_tracks, S, 2) or NULL
+ * Allocates one workspace of 7 n_keys doubles.
+ */
+kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
+                       double *ctrl, double *logs, double *ease, kb_error *err);
+
+typedef struct {
+    ptrdiff_t n_tracks, n_seg;
+    const double *knots;    /* (n_tracks | 1, n_seg + 1) */
+    ptrdiff_t knots_stride; /* 0 or n_seg + 1 */
+    const double *ctrl;     /* (n_tracks, n_seg, 4, 4) */
+    const double *logs;     /* (n_tracks, n_seg, 2, 3) */
+    const double *ease;     /* (n_tracks, n_seg, 2) or NULL */
+    kb_extrap extrap;
+} kb_rot_curve;
+
+/*
+ * nu = 0: unit quaternions, out (n_tracks, n_eval, 4), (w, x, y, z) or with
+ * scalar_first = 0 (x, y, z, w); nu = 1: angular velocity, nu = 2: angular
+ * acceleration, out (n_tracks, n_eval, 3), in the world frame or with
+ * body = 1 the body frame.  Derivatives are analytic (jets through squad).
+ * Linear extrapolation rotates on at the end angular velocity.  Tracks
+ * [track_begin, track_end); validates first; never allocates.
+ */
+kb_status kb_rot_eval(const kb_rot_curve *curve, int nu, int body, int scalar_first,
+                      const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                      ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
+                      float *out32, kb_error *err);
 
 #ifdef __cplusplus
 }

@@ -23,14 +23,14 @@ static const char *arg_names[] = {
     [KB_ARG_CONTINUITY] = "continuity", [KB_ARG_BIAS] = "bias",
     [KB_ARG_EASE_FROM] = "ease_from", [KB_ARG_EASE_TO] = "ease_to",
     [KB_ARG_START_TANGENT] = "start_tangent", [KB_ARG_END_TANGENT] = "end_tangent",
-    [KB_ARG_T] = "t",
+    [KB_ARG_T] = "t",                 [KB_ARG_QUATERNIONS] = "quaternions",
 };
 
 static PyObject *raise_core_error(kb_status status, const kb_error *err)
 {
     if (status == KB_ENOMEM)
         return PyErr_NoMemory();
-    const char *arg = (err->arg >= KB_ARG_NONE && err->arg <= KB_ARG_T)
+    const char *arg = (err->arg >= KB_ARG_NONE && err->arg <= KB_ARG_QUATERNIONS)
                           ? arg_names[err->arg] : "";
     PyObject *args = Py_BuildValue("(ssnni)", kb_strerror(status), arg,
                                    (Py_ssize_t)err->track, (Py_ssize_t)err->index,
@@ -281,10 +281,149 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(rot_build_doc,
+"rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
+"          start_omega, end_omega, timing, ends, with_ease)\n"
+"-> (tan_in, tan_out, ctrl, logs, ease or None)\n\n"
+"quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
+"start/end omega None, (3,) or (B, 3).  Private: use RotationSpline.");
+
+static PyObject *rot_build(PyObject *self, PyObject *args)
+{
+    PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
+    int timing, ends, with_ease;
+    PyArrayObject *quats;
+    PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *ease = NULL;
+    kb_rot_keys k;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiip", &o_times, &o_quats, &o_t, &o_c, &o_b,
+                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease))
+        return NULL;
+    if (!check_array(o_quats, "quaternions", 3, 0, 0, 0, &quats) ||
+        !expect_dim(quats, 2, 4, "quaternions"))
+        return NULL;
+    const npy_intp B = PyArray_DIM(quats, 0), K = PyArray_DIM(quats, 1);
+    k.n_tracks = B;
+    k.n_keys = K;
+    k.quats = (const double *)PyArray_DATA(quats);
+    k.timing = (kb_timing)timing;
+    k.ends = (kb_ends)ends;
+    if (!as_param(o_times, "times", B, K, 0, &k.times) ||
+        !as_param(o_t, "tension", B, K, 0, &k.tension) ||
+        !as_param(o_c, "continuity", B, K, 0, &k.continuity) ||
+        !as_param(o_b, "bias", B, K, 0, &k.bias) ||
+        !as_param(o_ef, "ease_from", B, K, 0, &k.ease_from) ||
+        !as_param(o_et, "ease_to", B, K, 0, &k.ease_to) ||
+        !as_param(o_st, "start_angular_velocity", B, 3, 1, &k.start_omega) ||
+        !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega))
+        return NULL;
+
+    status = kb_rot_validate(&k, &err);
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+
+    const npy_intp S = kb_num_segments(k.ends, K);
+    npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
+    npy_intp dims_logs[4] = {B, S, 2, 3}, dims_ease[3] = {B, S, 2};
+    tan_in = new_array(3, dims_tan);
+    tan_out = new_array(3, dims_tan);
+    ctrl = new_array(4, dims_ctrl);
+    logs = new_array(4, dims_logs);
+    ease = with_ease ? new_array(3, dims_ease) : (Py_INCREF(Py_None), Py_None);
+    if (!tan_in || !tan_out || !ctrl || !logs || !ease)
+        goto fail;
+
+    double *p_in = PyArray_DATA((PyArrayObject *)tan_in);
+    double *p_out = PyArray_DATA((PyArrayObject *)tan_out);
+    double *p_ctrl = PyArray_DATA((PyArrayObject *)ctrl);
+    double *p_logs = PyArray_DATA((PyArrayObject *)logs);
+    double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_rot_build(&k, p_in, p_out, p_ctrl, p_logs, p_ease, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        raise_core_error(status, &err);
+        goto fail;
+    }
+    return Py_BuildValue("(NNNNN)", tan_in, tan_out, ctrl, logs, ease);
+
+fail:
+    Py_XDECREF(tan_in);
+    Py_XDECREF(tan_out);
+    Py_XDECREF(ctrl);
+    Py_XDECREF(logs);
+    Py_XDECREF(ease);
+    return NULL;
+}
+
+PyDoc_STRVAR(rot_eval_doc,
+"rot_eval(knots, ctrl, logs, ease, extrap, nu, body, scalar_first, t, out) -> None\n\n"
+"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 2, 3); ease None or\n"
+"(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
+"float64 or float32, written in place.  Private: use RotationSpline.");
+
+static PyObject *rot_eval(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
+    int extrap, nu, body, scalar_first;
+    PyArrayObject *ctrl, *logs, *ease, *out;
+    kb_param knots, t;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOOiippOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
+                          &nu, &body, &scalar_first, &o_t, &o_out))
+        return NULL;
+    if (!check_array(o_ctrl, "ctrl", 4, 0, 0, 0, &ctrl) ||
+        !check_array(o_logs, "logs", 4, 0, 0, 0, &logs) ||
+        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease) ||
+        !check_array(o_out, "out", 3, 0, 1, 1, &out))
+        return NULL;
+    const npy_intp B = PyArray_DIM(ctrl, 0), S = PyArray_DIM(ctrl, 1);
+    if (!expect_dim(ctrl, 2, 4, "ctrl") || !expect_dim(ctrl, 3, 4, "ctrl") ||
+        !expect_dim(logs, 0, B, "logs") || !expect_dim(logs, 1, S, "logs") ||
+        !expect_dim(logs, 2, 2, "logs") || !expect_dim(logs, 3, 3, "logs") ||
+        (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
+                  !expect_dim(ease, 2, 2, "ease"))) ||
+        !as_param(o_knots, "knots", B, S + 1, 0, &knots))
+        return NULL;
+    if (!PyArray_Check(o_t)) {
+        PyErr_SetString(PyExc_TypeError, "t must be a NumPy array");
+        return NULL;
+    }
+    const int t_ndim = PyArray_NDIM((PyArrayObject *)o_t);
+    const npy_intp M = t_ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, t_ndim - 1) : 0;
+    if (!as_param(o_t, "t", B, M, 0, &t))
+        return NULL;
+    if (!expect_dim(out, 0, B, "out") || !expect_dim(out, 1, M, "out") ||
+        !expect_dim(out, 2, nu == 0 ? 4 : 3, "out"))
+        return NULL;
+
+    kb_rot_curve c = {B, S, knots.data, knots.stride, (const double *)PyArray_DATA(ctrl),
+                      (const double *)PyArray_DATA(logs),
+                      ease ? (const double *)PyArray_DATA(ease) : NULL, (kb_extrap)extrap};
+    const int f32 = PyArray_TYPE(out) == NPY_FLOAT;
+    double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
+    float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_rot_eval(&c, nu, body, scalar_first, t.data, M, t.stride, 0, B, out64, out32,
+                         &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
     {"alpha_times", alpha_times, METH_VARARGS, alpha_times_doc},
     {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
+    {"rot_build", rot_build, METH_VARARGS, rot_build_doc},
+    {"rot_eval", rot_eval, METH_VARARGS, rot_eval_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,11 +4,8 @@ import math
 import numpy as np
 
 from . import _kbspline as _core
-from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_float_array,
-                      _check_option, _check_scalar, _index_text, _per_row, _prepare_out,
-                      _reword_build_error)
-
-_BUILD_NAMES = {"start_tangent": "start_velocity", "end_tangent": "end_velocity"}
+from ._checks import _check_float_array, _check_scalar, _index_text, _per_row
+from ._keyed import KeyedSpline
 
 
 def _alpha_times(keys, alpha, batch_shape):
@@ -27,7 +24,7 @@ def _alpha_times(keys, alpha, batch_shape):
         raise ValueError(f"values{where} {reason}") from None
 
 
-class PositionSpline:
+class PositionSpline(KeyedSpline):
     """Kochanek-Bartels (tension / continuity / bias) spline through keys.
 
     Evaluates a batch of tracks at once: ``values`` holds K keys of
@@ -86,44 +83,31 @@ class PositionSpline:
     (2, 2)
     """
 
+    _end_names = {"start_tangent": "start_velocity", "end_tangent": "end_velocity"}
+
     def __init__(self, times, values, tension=0.0, continuity=0.0, bias=0.0, *,
                  timing="kb", ends="natural", start_velocity=None, end_velocity=None,
                  ease_from=0.0, ease_to=0.0, extrapolate=None, alpha=None):
-        timing_code = _check_option("timing", timing, TIMINGS)
-        ends_code = _check_option("ends", ends, ENDS)
-        if extrapolate is None:
-            extrapolate = "periodic" if ends == "closed" else "clamp"
-        extrap_code = _check_option("extrapolate", extrapolate, EXTRAPOLATIONS)
-
+        self._parse_options(timing, ends, extrapolate)
         values = _check_float_array("values", values)
         if values.ndim == 0:
             raise ValueError("values must have shape (K,) or (..., K, D), not ()")
-        scalar = values.ndim == 1
-        keys = values[:, None] if scalar else values
+        self._scalar = values.ndim == 1
+        keys = values[:, None] if self._scalar else values
         batch_shape, (K, D) = keys.shape[:-2], keys.shape[-2:]
         if D < 1:
             raise ValueError(f"values of shape {values.shape} has no dimensions (D = 0)")
-        if K < MIN_KEYS[ends]:
-            raise ValueError(f"values has {K} keys; ends={ends!r} needs at least "
-                             f"{MIN_KEYS[ends]}")
-        n_tracks = math.prod(batch_shape)
+        self._check_key_count("values", K)
 
-        if times is None:
-            if alpha is None:
-                key_times = np.arange(K, dtype=np.float64)
-            else:
-                alpha = _check_scalar("alpha", alpha, low=0.0)
-                key_times = _alpha_times(keys, alpha, batch_shape)
-                if not batch_shape:
-                    key_times = key_times[0]
+        if times is None and alpha is not None:
+            alpha = _check_scalar("alpha", alpha, low=0.0)
+            key_times = _alpha_times(keys, alpha, batch_shape)
+            if not batch_shape:
+                key_times = key_times[0]
+        elif alpha is not None:
+            raise TypeError("pass times or alpha, not both")
         else:
-            if alpha is not None:
-                raise TypeError("pass times or alpha, not both")
-            times = _check_float_array("times", times)
-            if times.ndim == 0 or times.shape[-1] != K:
-                raise ValueError(f"times of shape {times.shape} must have K = {K} "
-                                 f"entries along its last axis, as values has keys")
-            key_times = _per_row("times", times, batch_shape, K)
+            key_times = self._key_times(times, batch_shape, K)
 
         if ends != "clamped" and (start_velocity is not None or end_velocity is not None):
             raise ValueError(f"start_velocity and end_velocity need ends='clamped', "
@@ -131,62 +115,27 @@ class PositionSpline:
         end_tangents = [None if v is None else _per_row(name, v, batch_shape, D)
                         for name, v in (("start_velocity", start_velocity),
                                         ("end_velocity", end_velocity))]
-        params = {name: _per_row(name, value, batch_shape, K)
-                  for name, value in (("tension", tension), ("continuity", continuity),
-                                      ("bias", bias), ("ease_from", ease_from),
-                                      ("ease_to", ease_to))}
-        with_ease = bool(np.any(params["ease_from"]) or np.any(params["ease_to"]))
-        flat = np.ascontiguousarray(np.reshape(keys, (n_tracks, K, D)))
-
-        try:
-            tan_in, tan_out, coef, ease = _core.tcb_build(
-                key_times, flat, params["tension"], params["continuity"], params["bias"],
-                params["ease_from"], params["ease_to"], *end_tangents, timing_code,
-                ends_code, with_ease)
-        except _core.CoreError as exc:
-            per_track = {name: arr.ndim == 2 for name, arr in params.items()}
-            per_track["times"] = key_times.ndim == 2
-            per_track["start_tangent"] = end_tangents[0] is not None and end_tangents[0].ndim == 2
-            per_track["end_tangent"] = end_tangents[1] is not None and end_tangents[1].ndim == 2
-            raise _reword_build_error(exc, batch_shape, per_track, _BUILD_NAMES) from None
-
-        first = 1 if ends == "phantom" else 0
-        n_seg = coef.shape[1]
-        # a copy: key_times may share memory with the caller's array
-        self._knots = np.array(key_times[..., first:first + n_seg + 1], order="C")
+        params = self._key_params(batch_shape, K, tension=tension, continuity=continuity,
+                                  bias=bias, ease_from=ease_from, ease_to=ease_to)
+        flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, D)))
+        tan_in, tan_out, coef, ease = self._build(_core.tcb_build, key_times, flat, params,
+                                                  end_tangents, batch_shape)
+        self._set_knots(key_times, coef.shape[1])
         self._coef, self._ease = coef, ease
         self._tan_in, self._tan_out = tan_in, tan_out
-        for arr in (self._knots, coef, ease, tan_in, tan_out):
+        for arr in (coef, ease, tan_in, tan_out):
             if arr is not None:
                 arr.flags.writeable = False
-        self._scalar = scalar
         self._batch_shape, self._dim, self._num_keys = tuple(batch_shape), D, K
-        self._timing, self._ends, self._extrapolate = timing, ends, extrapolate
-        self._extrap_code = extrap_code
-        # Constructor arguments for pickling, copied so that later changes to
-        # the caller's arrays cannot change what a pickle rebuilds.
-        copy = lambda a: None if a is None else np.array(a, dtype=np.float64)
-        self._state = dict(times=copy(times), values=values.copy(), tension=copy(tension),
-                           continuity=copy(continuity), bias=copy(bias), timing=timing,
-                           ends=ends, start_velocity=copy(start_velocity),
-                           end_velocity=copy(end_velocity), ease_from=copy(ease_from),
-                           ease_to=copy(ease_to), extrapolate=extrapolate, alpha=alpha)
+        self._remember(times=times, values=values, tension=tension, continuity=continuity,
+                       bias=bias, timing=timing, ends=ends, start_velocity=start_velocity,
+                       end_velocity=end_velocity, ease_from=ease_from, ease_to=ease_to,
+                       extrapolate=extrapolate, alpha=alpha)
 
-    # -- evaluation ---------------------------------------------------------
-
-    def _evaluate(self, t, nu, out):
-        queries = Queries("t", t, self._batch_shape)
+    def _eval(self, t, nu, out):
         tail = () if self._scalar else (self._dim,)
-        result = _prepare_out(out, queries.lead + tail)
-        flat = result.reshape(math.prod(self._batch_shape), queries.n_eval, self._dim)
-        try:
-            _core.curve_eval(self._knots, self._coef, self._ease, self._extrap_code, nu,
-                             queries.values, flat)
-        except _core.CoreError as exc:
-            raise queries.reword(exc, self._track_domain) from None
-        if out is None and result.ndim == 0:
-            return result[()]
-        return result
+        return self._evaluate(_core.curve_eval, t, out, tail, self._dim, self._knots,
+                              self._coef, self._ease, self._extrap_code, nu)
 
     def position(self, t, out=None):
         """Position at times `t`.
@@ -203,47 +152,26 @@ class PositionSpline:
         -------
         ndarray (..., D), (..., M, D) or without D for a scalar track.
         """
-        return self._evaluate(t, 0, out)
+        return self._eval(t, 0, out)
 
     __call__ = position
 
     def velocity(self, t, out=None):
         """First derivative with respect to t (per unit time); see `position`."""
-        return self._evaluate(t, 1, out)
+        return self._eval(t, 1, out)
 
     def acceleration(self, t, out=None):
         """Second derivative with respect to t; see `position`.
 
         Ease makes the acceleration jump where the ease curve changes piece."""
-        return self._evaluate(t, 2, out)
+        return self._eval(t, 2, out)
 
     # -- properties ---------------------------------------------------------
-
-    def _track_domain(self, track):
-        row = self._knots[track] if self._knots.ndim == 2 and track >= 0 else self._knots
-        if row.ndim == 2:
-            row = row[0]
-        return float(row[0]), float(row[-1])
 
     def _batched(self, arr, inner):
         """A (B, ...) core array in the user's shape (without D for scalars)."""
         shaped = arr.reshape(self._batch_shape + inner)
         return shaped[..., 0] if self._scalar else shaped
-
-    @property
-    def domain(self):
-        """(start, end): floats, or arrays of the batch shape for per-track times."""
-        if self._knots.ndim == 1:
-            return float(self._knots[0]), float(self._knots[-1])
-        k = self._knots.reshape(self._batch_shape + self._knots.shape[-1:])
-        return k[..., 0].copy(), k[..., -1].copy()
-
-    @property
-    def breakpoints(self):
-        """Segment boundaries: (S+1,) or (..., S+1) for per-track times."""
-        if self._knots.ndim == 1:
-            return self._knots
-        return self._knots.reshape(self._batch_shape + self._knots.shape[-1:])
 
     @property
     def coefficients(self):
@@ -258,20 +186,9 @@ class PositionSpline:
         inner = (self._num_keys, self._dim)
         return self._batched(self._tan_in, inner), self._batched(self._tan_out, inner)
 
-    batch_shape = property(lambda self: self._batch_shape, doc="Leading shape of the tracks.")
     dim = property(lambda self: self._dim, doc="D, the dimension of each key.")
-    num_keys = property(lambda self: self._num_keys, doc="K, the number of keys.")
-    timing = property(lambda self: self._timing, doc="The timing convention.")
-    ends = property(lambda self: self._ends, doc="The end condition.")
-    extrapolate = property(lambda self: self._extrapolate, doc="Behaviour outside the domain.")
 
     # -- protocol -----------------------------------------------------------
-
-    def __getstate__(self):
-        return self._state
-
-    def __setstate__(self, state):
-        self.__init__(**state)
 
     def __repr__(self):
         return (f"PositionSpline(batch_shape={self._batch_shape}, dim={self._dim}, "

@@ -1,0 +1,325 @@
+/* kb_rot.c -- squad rotation splines with Kochanek-Bartels tangents:
+ * building control points, and evaluating rotations and their analytic
+ * angular velocity and acceleration. */
+#include <stdlib.h>
+
+#include "kb_internal.h"
+#include "kb_locate.h"
+#include "kb_quat.h"
+
+/* The position-key view of a rotation track: 3-vector chords (the logs)
+ * with the same times, parameters and options. */
+static kb_tcb_keys log_view(const kb_rot_keys *k)
+{
+    kb_tcb_keys v = {k->n_tracks, k->n_keys, 3, k->times, NULL, k->tension,
+                     k->continuity, k->bias, k->ease_from, k->ease_to,
+                     k->start_omega, k->end_omega, k->timing, k->ends};
+    return v;
+}
+
+static double norm4(const double *q)
+{
+    return sqrt(kb_qdot(q, q));
+}
+
+kb_status kb_rot_validate(const kb_rot_keys *k, kb_error *err)
+{
+    if (!k || !k->times.data || !k->quats || !k->tension.data || !k->continuity.data ||
+        !k->bias.data || !k->ease_from.data || !k->ease_to.data)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    if (!kb_timing_ok(k->timing) || !kb_ends_ok(k->ends))
+        return kb_fail(err, KB_EBADOPTION, KB_ARG_NONE, -1, -1);
+    if (k->n_tracks < 0)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_QUATERNIONS, -1, -1);
+    if (k->n_keys < kb_min_keys(k->ends))
+        return kb_fail(err, KB_ETOOFEW, KB_ARG_QUATERNIONS, -1, k->n_keys);
+    const kb_tcb_keys view = log_view(k);
+    const ptrdiff_t K = k->n_keys;
+    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+        kb_status s = kb_validate_common(&view, tr, err);
+        if (s != KB_OK)
+            return s;
+        const double *q = k->quats + tr * K * 4;
+        for (ptrdiff_t i = 0; i < K; i++) {
+            for (int j = 0; j < 4; j++)
+                if (!isfinite(q[4 * i + j]))
+                    return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, tr, i);
+            if (norm4(q + 4 * i) == 0.0)
+                return kb_fail(err, KB_EZERONORM, KB_ARG_QUATERNIONS, tr, i);
+        }
+        if (k->ends == KB_ENDS_CLOSED) {
+            const double *last = q + 4 * (K - 1);
+            double c = kb_qdot(q, last) / (norm4(q) * norm4(last));
+            if (fabs(c) < 1.0 - 1e-9)
+                return kb_fail(err, KB_ENOTCLOSED, KB_ARG_QUATERNIONS, tr, K - 1);
+        }
+    }
+    return kb_ok(err);
+}
+
+/* v rotated by q* (into q's body frame), halved: the log-space tangent of
+ * a world angular velocity at q. */
+static void omega_to_log_tangent(const double *q, const double *omega, double *out)
+{
+    const double w[4] = {0.0, omega[0], omega[1], omega[2]};
+    double t[4], r[4];
+    kb_qmul_conj_left(q, w, t);
+    kb_qmul(t, q, r);
+    for (int j = 0; j < 3; j++)
+        out[j] = 0.5 * r[j + 1];
+}
+
+kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
+                       double *logs, double *ease, kb_error *err)
+{
+    kb_status s = kb_rot_validate(k, err);
+    if (s != KB_OK)
+        return s;
+    if (!tan_in || !tan_out || !ctrl || !logs)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+
+    const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
+    const ptrdiff_t first = kb_first_segment_key(k->ends);
+    /* workspace: unit aligned keys (K, 4), chords (K - 1, 3), durations (K - 1,) */
+    double *work = malloc((size_t)(4 * K + 4 * (K - 1)) * sizeof(double));
+    if (!work)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    double *q = work, *chord = work + 4 * K, *dt = chord + 3 * (K - 1);
+    kb_tcb_keys view = log_view(k);
+
+    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+        const double *src = k->quats + tr * K * 4;
+        for (ptrdiff_t i = 0; i < K; i++) {
+            const double n = norm4(src + 4 * i);
+            /* each key on the side of its predecessor: q and -q are one rotation */
+            const double sign = (i > 0 && kb_qdot(src + 4 * i, q + 4 * (i - 1)) < 0.0) ? -1.0
+                                                                                      : 1.0;
+            for (int j = 0; j < 4; j++)
+                q[4 * i + j] = sign * src[4 * i + j] / n;
+        }
+        if (k->ends == KB_ENDS_CLOSED) {
+            /* the last key is the first rotation exactly, on its own side */
+            const double sign = kb_qdot(q + 4 * (K - 1), q) < 0.0 ? -1.0 : 1.0;
+            for (int j = 0; j < 4; j++)
+                q[4 * (K - 1) + j] = sign * q[j];
+        }
+        for (ptrdiff_t n = 0; n < K - 1; n++) {
+            double r[4];
+            kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
+            kb_qlog(r, chord + 3 * n);
+            dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
+        }
+        double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
+        if (k->ends == KB_ENDS_CLAMPED) {
+            if (k->start_omega.data)
+                omega_to_log_tangent(q, k->start_omega.data + tr * k->start_omega.stride,
+                                     start);
+            if (k->end_omega.data)
+                omega_to_log_tangent(q + 4 * (K - 1),
+                                     k->end_omega.data + tr * k->end_omega.stride, end);
+        }
+        view.start_tangent.data = start;
+        view.start_tangent.stride = 0;
+        view.end_tangent.data = end;
+        view.end_tangent.stride = 0;
+        double *tin = tan_in + tr * K * 3, *tout = tan_out + tr * K * 3;
+        kb_track_tangents(&view, tr, chord, dt, tin, tout);
+
+        for (ptrdiff_t s_ = 0; s_ < S; s_++) {
+            const ptrdiff_t n = first + s_;
+            const double *L = chord + 3 * n, *q0 = q + 4 * n, *q1 = q + 4 * (n + 1);
+            double *c = ctrl + (tr * S + s_) * 16, *lg = logs + (tr * S + s_) * 6;
+            double ha[3], hb[3], ea[4], eb[4], r[4];
+            for (int j = 0; j < 3; j++) {
+                ha[j] = 0.5 * (tout[3 * n + j] * dt[n] - L[j]);
+                hb[j] = 0.5 * (L[j] - tin[3 * (n + 1) + j] * dt[n]);
+            }
+            kb_qexp(ha, ea);
+            kb_qexp(hb, eb);
+            for (int j = 0; j < 4; j++) {
+                c[j] = q0[j];
+                c[12 + j] = q1[j];
+            }
+            kb_qmul(q0, ea, c + 4);
+            kb_qmul(q1, eb, c + 8);
+            for (int j = 0; j < 3; j++)
+                lg[j] = L[j];
+            kb_qmul_conj_left(c + 4, c + 8, r);
+            kb_qlog(r, lg + 3);
+            if (ease) {
+                ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
+                ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
+            }
+        }
+    }
+    free(work);
+    return kb_ok(err);
+}
+
+/* squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)),
+ * with the two inner slerps from their precomputed logs. */
+static void squad_value(const double *c, const double *lg, double e, double *out)
+{
+    double p[4], qq[4], r[4], m[3];
+    kb_qslerp_log(e, c, lg, p);
+    kb_qslerp_log(e, c + 4, lg + 3, qq);
+    kb_qmul_conj_left(p, qq, r);
+    kb_qlog(r, m);
+    kb_qslerp_log(2.0 * e * (1.0 - e), p, m, out);
+}
+
+/* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */
+static void slerp_jet(const double *p, const double *L, double e, double out[3][4])
+{
+    const double Lq[4] = {0.0, L[0], L[1], L[2]};
+    const double L2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
+    kb_qslerp_log(e, p, L, out[0]);
+    kb_qmul(out[0], Lq, out[1]);
+    for (int j = 0; j < 4; j++)
+        out[2][j] = -L2 * out[0][j];
+}
+
+/* Jet of squad along e: S = P exp(h M), M = log(P* Q), h = 2e(1 - e). */
+static void squad_jet(const double *c, const double *lg, double e, double S[3][4])
+{
+    double P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
+    slerp_jet(c, lg, e, P);
+    slerp_jet(c + 4, lg + 3, e, Q);
+    kb_qjet_conj(P, Pc);
+    kb_qjet_mul(Pc, Q, R);
+    kb_qjet_log(R, M);
+    const double h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e, h2 = -4.0;
+    for (int j = 0; j < 3; j++) {
+        hM[0][j] = h * M[0][j];
+        hM[1][j] = h1 * M[0][j] + h * M[1][j];
+        hM[2][j] = h2 * M[0][j] + 2.0 * h1 * M[1][j] + h * M[2][j];
+    }
+    kb_qjet_exp(hM, X);
+    kb_qjet_mul(P, X, S);
+}
+
+/* 2 vec(a b) */
+static void twice_vec_mul(const double *a, const double *b, double *out)
+{
+    double r[4];
+    kb_qmul(a, b, r);
+    out[0] = 2.0 * r[1];
+    out[1] = 2.0 * r[2];
+    out[2] = 2.0 * r[3];
+}
+
+static void store(double *out64, float *out32, ptrdiff_t off, const double *v, int n)
+{
+    for (int j = 0; j < n; j++) {
+        if (out64)
+            out64[off + j] = v[j];
+        else
+            out32[off + j] = (float)v[j];
+    }
+}
+
+/* One query: rotation (4 values) or angular velocity / acceleration (3). */
+static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
+                       int body, int scalar_first, double *out64, float *out32,
+                       ptrdiff_t off)
+{
+    const ptrdiff_t S = c->n_seg;
+    const double *cp = c->ctrl + (tr * S + L->seg) * 16;
+    const double *lg = c->logs + (tr * S + L->seg) * 6;
+    const double *ez = c->ease ? c->ease + (tr * S + L->seg) * 2 : NULL;
+    double e = L->u, de = 1.0, dde = 0.0, v[4];
+    if (ez)
+        kb_ease(L->u, ez[0], ez[1], &e, &de, &dde);
+
+    if (nu == 0 && !L->outside) {
+        double q[4];
+        squad_value(cp, lg, e, q);
+        if (scalar_first) {
+            store(out64, out32, off, q, 4);
+        } else {
+            const double xyzw[4] = {q[1], q[2], q[3], q[0]};
+            store(out64, out32, off, xyzw, 4);
+        }
+        return;
+    }
+    double J[3][4], qd[4], qdd[4], qc[4];
+    const double s1 = de * L->inv_dt, s2 = dde * L->inv_dt * L->inv_dt;
+    squad_jet(cp, lg, e, J);
+    for (int j = 0; j < 4; j++) {
+        qd[j] = J[1][j] * s1;
+        qdd[j] = J[2][j] * s1 * s1 + J[1][j] * s2;
+        qc[j] = j ? -J[0][j] : J[0][j];
+    }
+    double omega[3];
+    twice_vec_mul(qd, qc, omega);  /* world: 2 q' q* */
+    if (nu == 0) {
+        /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
+        const double half[3] = {0.5 * L->excess * omega[0], 0.5 * L->excess * omega[1],
+                                0.5 * L->excess * omega[2]};
+        double r[4], q[4];
+        kb_qexp(half, r);
+        kb_qmul(r, J[0], q);
+        if (scalar_first) {
+            store(out64, out32, off, q, 4);
+        } else {
+            const double xyzw[4] = {q[1], q[2], q[3], q[0]};
+            store(out64, out32, off, xyzw, 4);
+        }
+        return;
+    }
+    if (nu == 1) {
+        if (body)
+            twice_vec_mul(qc, qd, v);  /* 2 q* q' */
+        else
+            for (int j = 0; j < 3; j++)
+                v[j] = omega[j];
+    } else if (L->outside) {
+        v[0] = v[1] = v[2] = 0.0;
+    } else {
+        /* d/dt (2 q' q*) = 2 (q'' q* + q' q'*); body: 2 (q'* q' + q* q'') */
+        double a[3], b[3];
+        const double qdc[4] = {qd[0], -qd[1], -qd[2], -qd[3]};
+        if (body) {
+            twice_vec_mul(qdc, qd, a);
+            twice_vec_mul(qc, qdd, b);
+        } else {
+            twice_vec_mul(qdd, qc, a);
+            twice_vec_mul(qd, qdc, b);
+        }
+        for (int j = 0; j < 3; j++)
+            v[j] = a[j] + b[j];
+    }
+    store(out64, out32, off, v, 3);
+}
+
+kb_status kb_rot_eval(const kb_rot_curve *c, int nu, int body, int scalar_first,
+                      const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                      ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
+                      float *out32, kb_error *err)
+{
+    if (!c || !c->ctrl || !c->logs)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    /* the query checks are the position curve's */
+    const kb_curve view = {c->n_tracks, c->n_seg, 1, c->knots, c->knots_stride, c->ctrl,
+                           c->ease, c->extrap};
+    kb_status s = kb_curve_validate(&view, nu, t, n_eval, t_stride, err);
+    if (s != KB_OK)
+        return s;
+    if ((out64 == NULL) == (out32 == NULL) || track_begin < 0 ||
+        track_end > c->n_tracks || track_begin > track_end)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+
+    const ptrdiff_t width = nu == 0 ? 4 : 3;
+    for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
+        const double *k = c->knots + tr * c->knots_stride;
+        const double *tt = t + tr * t_stride;
+        ptrdiff_t hint = 0;
+        for (ptrdiff_t i = 0; i < n_eval; i++) {
+            kb_loc L;
+            locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
+            rot_sample(c, tr, &L, nu, body, scalar_first, out64, out32,
+                       (tr * n_eval + i) * width);
+        }
+    }
+    return kb_ok(err);
+}

@@ -1,0 +1,119 @@
+"""What position and rotation splines share: options, key times, per-key
+parameters, the segment knots, query handling, properties and pickling."""
+import math
+
+import numpy as np
+
+from . import _kbspline as _core
+from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_float_array,
+                      _check_option, _per_row, _prepare_out, _reword_build_error)
+
+PARAMS = ("tension", "continuity", "bias", "ease_from", "ease_to")
+
+
+class KeyedSpline:
+    """Base of PositionSpline and RotationSpline (not public)."""
+
+    _end_names = {}  # the core's start/end tangent names -> the class's own
+
+    def _parse_options(self, timing, ends, extrapolate):
+        self._timing_code = _check_option("timing", timing, TIMINGS)
+        self._ends_code = _check_option("ends", ends, ENDS)
+        if extrapolate is None:
+            extrapolate = "periodic" if ends == "closed" else "clamp"
+        self._extrap_code = _check_option("extrapolate", extrapolate, EXTRAPOLATIONS)
+        self._timing, self._ends, self._extrapolate = timing, ends, extrapolate
+
+    def _check_key_count(self, name, n_keys):
+        if n_keys < MIN_KEYS[self._ends]:
+            raise ValueError(f"{name} has {n_keys} keys; ends={self._ends!r} needs at least "
+                             f"{MIN_KEYS[self._ends]}")
+
+    @staticmethod
+    def _key_times(times, batch_shape, n_keys):
+        """Times as the core takes them: (K,) shared or (B, K) per track."""
+        if times is None:
+            return np.arange(n_keys, dtype=np.float64)
+        times = _check_float_array("times", times)
+        if times.ndim == 0 or times.shape[-1] != n_keys:
+            raise ValueError(f"times of shape {times.shape} must have K = {n_keys} entries "
+                             f"along its last axis, one per key")
+        return _per_row("times", times, batch_shape, n_keys)
+
+    @staticmethod
+    def _key_params(batch_shape, n_keys, **params):
+        return {name: _per_row(name, value, batch_shape, n_keys)
+                for name, value in params.items()}
+
+    def _build(self, build, key_times, keys, params, end_tangents, batch_shape):
+        """Calls a core builder, rewording its errors in the user's terms."""
+        with_ease = bool(np.any(params["ease_from"]) or np.any(params["ease_to"]))
+        try:
+            return build(key_times, keys, *(params[p] for p in PARAMS), *end_tangents,
+                         self._timing_code, self._ends_code, with_ease)
+        except _core.CoreError as exc:
+            per_track = {name: arr.ndim == 2 for name, arr in params.items()}
+            per_track["times"] = key_times.ndim == 2
+            for name, arr in zip(("start_tangent", "end_tangent"), end_tangents):
+                per_track[name] = arr is not None and arr.ndim == 2
+            raise _reword_build_error(exc, batch_shape, per_track, self._end_names) from None
+
+    def _set_knots(self, key_times, n_seg):
+        first = 1 if self._ends == "phantom" else 0
+        # a copy: key_times may share memory with the caller's array
+        self._knots = np.array(key_times[..., first:first + n_seg + 1], order="C")
+        self._knots.flags.writeable = False
+
+    def _evaluate(self, evaluate, t, out, tail, width, *args):
+        """Runs a core evaluator over queries `t` into `out` (or a new array)
+        of shape batch + query + tail; the core sees (B, M, width)."""
+        queries = Queries("t", t, self._batch_shape)
+        result = _prepare_out(out, queries.lead + tail)
+        flat = result.reshape(math.prod(self._batch_shape), queries.n_eval, width)
+        try:
+            evaluate(*args, queries.values, flat)
+        except _core.CoreError as exc:
+            raise queries.reword(exc, self._track_domain) from None
+        if out is None and result.ndim == 0:
+            return result[()]
+        return result
+
+    def _track_domain(self, track):
+        row = self._knots[track] if self._knots.ndim == 2 and track >= 0 else self._knots
+        if row.ndim == 2:
+            row = row[0]
+        return float(row[0]), float(row[-1])
+
+    @property
+    def domain(self):
+        """(start, end): floats, or arrays of the batch shape for per-track times."""
+        if self._knots.ndim == 1:
+            return float(self._knots[0]), float(self._knots[-1])
+        k = self._knots.reshape(self._batch_shape + self._knots.shape[-1:])
+        return k[..., 0].copy(), k[..., -1].copy()
+
+    @property
+    def breakpoints(self):
+        """Segment boundaries: (S+1,) or (..., S+1) for per-track times."""
+        if self._knots.ndim == 1:
+            return self._knots
+        return self._knots.reshape(self._batch_shape + self._knots.shape[-1:])
+
+    batch_shape = property(lambda self: self._batch_shape, doc="Leading shape of the tracks.")
+    num_keys = property(lambda self: self._num_keys, doc="K, the number of keys.")
+    timing = property(lambda self: self._timing, doc="The timing convention.")
+    ends = property(lambda self: self._ends, doc="The end condition.")
+    extrapolate = property(lambda self: self._extrapolate, doc="Behaviour outside the domain.")
+
+    def _remember(self, **kwargs):
+        """Keeps the constructor's arguments for pickling, arrays copied so
+        that later changes to the caller's arrays change nothing."""
+        self._state = {k: (np.array(v, dtype=np.float64)
+                           if v is not None and not isinstance(v, (str, bool)) else v)
+                       for k, v in kwargs.items()}
+
+    def __getstate__(self):
+        return self._state
+
+    def __setstate__(self, state):
+        self.__init__(**state)
