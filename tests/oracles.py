@@ -186,3 +186,167 @@ def random_keys(rng, n_keys, dim, uniform=False):
 def interior_times(rng, times, n, lo=1, hi=-2):
     return np.sort(rng.uniform(times[lo], times[hi], n))
 
+
+
+# -- Seed 000: Wild Magic 2 RotSpline with its quaternion functions ----------
+# Quaternions are numpy arrays (w, x, y, z).  Wild Magic's epsilon guards
+# are kept, at a float64 size.
+
+WM_EPSILON = 1e-12
+
+
+def wm_mul(p, q):
+    w0, x0, y0, z0 = p
+    w1, x1, y1, z1 = q
+    return np.array([w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1,
+                     w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
+                     w0 * y1 + y0 * w1 + z0 * x1 - x0 * z1,
+                     w0 * z1 + z0 * w1 + x0 * y1 - y0 * x1])
+
+
+def wm_conjugate(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def wm_log(q):
+    """log(cos A + sin A n) = A n."""
+    result = np.zeros(4)
+    if abs(q[0]) < 1.0:
+        angle = np.arccos(q[0])
+        sn = np.sin(angle)
+        if abs(sn) >= WM_EPSILON:
+            result[1:] = angle / sn * q[1:]
+            return result
+    result[1:] = q[1:]
+    return result
+
+
+def wm_exp(q):
+    """exp(A n) = cos A + sin A n."""
+    angle = np.sqrt(q[1] ** 2 + q[2] ** 2 + q[3] ** 2)
+    sn = np.sin(angle)
+    result = np.array([np.cos(angle), 0.0, 0.0, 0.0])
+    if abs(sn) >= WM_EPSILON:
+        result[1:] = sn / angle * q[1:]
+    else:
+        result[1:] = q[1:]
+    return result
+
+
+def wm_slerp(t, p, q):
+    cs = np.clip(np.dot(p, q), -1.0, 1.0)
+    angle = np.arccos(cs)
+    if abs(angle) < WM_EPSILON:
+        return p
+    sn = np.sin(angle)
+    return (np.sin((1 - t) * angle) * p + np.sin(t * angle) * q) / sn
+
+
+def wm_squad(t, p, a, b, q):
+    return wm_slerp(2 * t * (1 - t), wm_slerp(t, p, q), wm_slerp(t, a, b))
+
+
+def wm_from_axis_angle(axis, angle):
+    axis = np.asarray(axis, float)
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+
+
+class SeedRotSpline:
+    """RotSpline.cpp: keys 0 and K-1 only shape tangents; clamps t."""
+
+    def __init__(self, times, quats, tension, continuity, bias):
+        t = np.asarray(times, float)
+        Q = [np.asarray(q, float) for q in quats]
+        for i in range(1, len(Q)):
+            if np.dot(Q[i], Q[i - 1]) < 0.0:
+                Q[i] = -Q[i]
+        self.polys = []
+        for i0 in range(len(t) - 3):
+            i1, i2, i3 = i0 + 1, i0 + 2, i0 + 3
+            log10 = wm_log(wm_mul(wm_conjugate(Q[i0]), Q[i1]))
+            log21 = wm_log(wm_mul(wm_conjugate(Q[i1]), Q[i2]))
+            log32 = wm_log(wm_mul(wm_conjugate(Q[i2]), Q[i3]))
+            omt0, omc0, opc0 = 1 - tension[i1], 1 - continuity[i1], 1 + continuity[i1]
+            omb0, opb0 = 1 - bias[i1], 1 + bias[i1]
+            adj0 = 2 * (t[i2] - t[i1]) / (t[i2] - t[i0])
+            out0 = 0.5 * adj0 * omt0 * opc0 * opb0
+            out1 = 0.5 * adj0 * omt0 * omc0 * omb0
+            tout = out1 * log21 + out0 * log10
+            omt1, omc1, opc1 = 1 - tension[i2], 1 - continuity[i2], 1 + continuity[i2]
+            omb1, opb1 = 1 - bias[i2], 1 + bias[i2]
+            adj1 = 2 * (t[i2] - t[i1]) / (t[i3] - t[i1])
+            in0 = 0.5 * adj1 * omt1 * omc1 * opb1
+            in1 = 0.5 * adj1 * omt1 * opc1 * omb1
+            tin = in1 * log32 + in0 * log21
+            a = wm_mul(Q[i1], wm_exp(0.5 * (tout - log21)))
+            b = wm_mul(Q[i2], wm_exp(0.5 * (log21 - tin)))
+            self.polys.append((t[i1], t[i2], 1 / (t[i2] - t[i1]), Q[i1], a, b, Q[i2]))
+
+    def q(self, time):
+        polys = self.polys
+        if polys[0][0] < time:
+            if time < polys[-1][1]:
+                for i, p in enumerate(polys):
+                    if time < p[1]:
+                        break
+                u = (time - polys[i][0]) * polys[i][2]
+            else:
+                i, u = len(polys) - 1, 1.0
+        else:
+            i, u = 0, 0.0
+        _, _, _, p, a, b, q = polys[i]
+        return wm_squad(u, p, a, b, q)
+
+
+# -- Seed 002: 3D Studio CompAB ------------------------------------------------
+
+def comp_ab(prev, cur, nxt):
+    """CompAB: (a, b) of key `cur`; keys are dicts with frame, quat, tens,
+    cont, bias; prev or nxt may be None (a key without a neighbour)."""
+    qm = qp = None
+    if prev is not None:
+        qprev = prev["quat"].copy()
+        if np.dot(qprev, cur["quat"]) < 0:
+            qprev = -qprev
+        qm = wm_log(wm_mul(wm_conjugate(qprev), cur["quat"]))  # qlndif(qprev, cur)
+    if nxt is not None:
+        qnext = nxt["quat"].copy()
+        if np.dot(qnext, cur["quat"]) < 0:
+            qnext = -qnext
+        qp = wm_log(wm_mul(wm_conjugate(cur["quat"]), qnext))  # qlndif(cur, qnext)
+    if prev is None:
+        qm = qp.copy()
+    if nxt is None:
+        qp = qm.copy()
+    fp = fn = 1.0
+    cm = 1.0 - cur["cont"]
+    if prev is not None and nxt is not None:
+        dt = 0.5 * (nxt["frame"] - prev["frame"])
+        fp = (cur["frame"] - prev["frame"]) / dt
+        fn = (nxt["frame"] - cur["frame"]) / dt
+        c = abs(cur["cont"])
+        fp = fp + c - c * fp
+        fn = fn + c - c * fn
+    tm = 0.5 * (1.0 - cur["tens"])
+    cp = 2.0 - cm
+    bm = 1.0 - cur["bias"]
+    bp = 2.0 - bm
+    tmcm = tm * cm
+    tmcp = tm * cp
+    ksm = 1.0 - tmcm * bp * fp
+    ksp = -tmcp * bm * fp
+    kdm = tmcp * bp * fn
+    kdp = tmcm * bm * fn - 1.0
+    qa = 0.5 * (kdm * qm + kdp * qp)
+    qb = 0.5 * (ksm * qm + ksp * qp)
+    return wm_mul(cur["quat"], wm_exp(qa)), wm_mul(cur["quat"], wm_exp(qb))
+
+
+def random_quaternions(rng, n, spread=1.0):
+    """n unit quaternions, each a random rotation of up to `spread` radians
+    (per axis) from the one before."""
+    q = [np.array([1.0, 0.0, 0.0, 0.0])]
+    for _ in range(n - 1):
+        step = wm_exp(np.concatenate([[0.0], rng.uniform(-spread, spread, 3) / 2]))
+        q.append(wm_mul(q[-1], step) * (-1 if rng.random() < 0.3 else 1))
+    return np.array(q)
