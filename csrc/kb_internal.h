@@ -5,6 +5,8 @@
 #include "kbspline.h"
 #include <math.h>
 
+#define KB_PI 3.14159265358979323846
+
 static inline kb_status kb_fail(kb_error *err, kb_status status, kb_arg arg,
                                 ptrdiff_t track, ptrdiff_t index)
 {

@@ -264,6 +264,44 @@ kb_status kb_rot_eval(const kb_rot_curve *curve, int nu, int body, int scalar_fi
                       ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
                       float *out32, kb_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Quaternion utilities, over n elements of C-contiguous arrays:       */
+/* quaternions (n, 4) as (w, x, y, z), vectors (n, 3), matrices        */
+/* (n, 3, 3), scalars (n,).  Functions that take rotations normalise    */
+/* them; a zero-norm or non-finite one is an error whose err->track     */
+/* names the operand (0 for the first argument, 1 the second, ...) and  */
+/* err->index the element.                                              */
+/* ------------------------------------------------------------------ */
+
+void kb_quat_multiply(ptrdiff_t n, const double *a, const double *b, double *out);
+void kb_quat_conjugate(ptrdiff_t n, const double *q, double *out);
+/* Full quaternion log (ln|q|, theta n) with theta in [0, pi]; exp inverts it. */
+kb_status kb_quat_log(ptrdiff_t n, const double *q, double *out, kb_error *err);
+void kb_quat_exp(ptrdiff_t n, const double *q, double *out);
+/* Slerp along the shorter arc (q is negated when p . q < 0). */
+kb_status kb_quat_slerp(ptrdiff_t n, const double *p, const double *q, const double *u,
+                        double *out, kb_error *err);
+/* slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), no slerp taking a shorter arc. */
+kb_status kb_quat_squad(ptrdiff_t n, const double *p, const double *a, const double *b,
+                        const double *q, const double *u, double *out, kb_error *err);
+kb_status kb_quat_from_axis_angle(ptrdiff_t n, const double *axis, const double *angle,
+                                  double *out, kb_error *err);
+/* angle in [0, pi]; the identity has axis (1, 0, 0). */
+kb_status kb_quat_to_axis_angle(ptrdiff_t n, const double *q, double *axis, double *angle,
+                                kb_error *err);
+kb_status kb_quat_to_matrix(ptrdiff_t n, const double *q, double *out, kb_error *err);
+/* KB_ERANGE where a matrix is not a rotation (orthonormal to 1e-6, det > 0);
+ * the result has w >= 0. */
+kb_status kb_quat_from_matrix(ptrdiff_t n, const double *matrix, double *out, kb_error *err);
+/* Euler angles (n, 3) about axes[0], axes[1], axes[2] (0 = x, 1 = y, 2 = z),
+ * extrinsic (fixed axes) or intrinsic (moving axes), radians. */
+kb_status kb_quat_from_euler(ptrdiff_t n, const double *angles, const int *axes,
+                             int extrinsic, double *out, kb_error *err);
+/* Angles in [-pi, pi] (the middle one in [0, pi] or [-pi/2, pi/2]); at
+ * gimbal lock the last extrinsic angle is 0. */
+kb_status kb_quat_to_euler(ptrdiff_t n, const double *q, const int *axes, int extrinsic,
+                           double *out, kb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

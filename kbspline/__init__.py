@@ -5,7 +5,13 @@ class is given scalar_first=False, which reads and writes (x, y, z, w) as
 SciPy does.
 """
 from .position import PositionSpline
+from .quaternion import (quat_conjugate, quat_exp, quat_from_axis_angle, quat_from_euler,
+                         quat_from_matrix, quat_log, quat_multiply, quat_to_axis_angle,
+                         quat_to_euler, quat_to_matrix, slerp, squad)
 from .rotation import RotationSpline
 
 __version__ = "0.1.0"
-__all__ = ["PositionSpline", "RotationSpline", "__version__"]
+__all__ = ["PositionSpline", "RotationSpline", "quat_multiply", "quat_conjugate", "quat_log",
+           "quat_exp", "slerp", "squad", "quat_from_axis_angle", "quat_to_axis_angle",
+           "quat_from_matrix", "quat_to_matrix", "quat_from_euler", "quat_to_euler",
+           "__version__"]

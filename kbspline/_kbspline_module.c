@@ -418,12 +418,115 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The quaternion utilities: widths of each input and output per element. */
+enum { Q_MULTIPLY, Q_CONJUGATE, Q_LOG, Q_EXP, Q_SLERP, Q_SQUAD, Q_FROM_AXIS_ANGLE,
+       Q_TO_AXIS_ANGLE, Q_TO_MATRIX, Q_FROM_MATRIX, Q_FROM_EULER, Q_TO_EULER, Q_COUNT };
+static const struct {
+    const char *name;
+    int n_in, n_out, in[5], out[2];
+} q_ops[Q_COUNT] = {
+    [Q_MULTIPLY] = {"MULTIPLY", 2, 1, {4, 4}, {4}},
+    [Q_CONJUGATE] = {"CONJUGATE", 1, 1, {4}, {4}},
+    [Q_LOG] = {"LOG", 1, 1, {4}, {4}},
+    [Q_EXP] = {"EXP", 1, 1, {4}, {4}},
+    [Q_SLERP] = {"SLERP", 3, 1, {4, 4, 1}, {4}},
+    [Q_SQUAD] = {"SQUAD", 5, 1, {4, 4, 4, 4, 1}, {4}},
+    [Q_FROM_AXIS_ANGLE] = {"FROM_AXIS_ANGLE", 2, 1, {3, 1}, {4}},
+    [Q_TO_AXIS_ANGLE] = {"TO_AXIS_ANGLE", 1, 2, {4}, {3, 1}},
+    [Q_TO_MATRIX] = {"TO_MATRIX", 1, 1, {4}, {9}},
+    [Q_FROM_MATRIX] = {"FROM_MATRIX", 1, 1, {9}, {4}},
+    [Q_FROM_EULER] = {"FROM_EULER", 1, 1, {3}, {4}},
+    [Q_TO_EULER] = {"TO_EULER", 1, 1, {4}, {3}},
+};
+
+/* A float64 C-contiguous array of exactly n * width elements. */
+static double *flat_data(PyObject *obj, npy_intp n, int width, int writeable)
+{
+    PyArrayObject *a;
+    if (!PyArray_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "quaternion utility arrays must be NumPy arrays");
+        return NULL;
+    }
+    a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) ||
+        !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a) ||
+        (writeable && !PyArray_ISWRITEABLE(a)) || PyArray_SIZE(a) != n * width) {
+        PyErr_SetString(PyExc_ValueError,
+                        "quaternion utility arrays must be float64, C-contiguous, of n * width");
+        return NULL;
+    }
+    return (double *)PyArray_DATA(a);
+}
+
+PyDoc_STRVAR(quat_util_doc,
+"quat_util(op, n, inputs, outputs, axes, extrinsic) -> None\n\n"
+"One of the quaternion utilities over n elements of flat float64 arrays.\n"
+"Private: use the functions of kbspline.");
+
+static PyObject *quat_util(PyObject *self, PyObject *args)
+{
+    int op, extrinsic;
+    Py_ssize_t n;
+    PyObject *ins, *outs;
+    int axes[3];
+    double *in[5] = {NULL}, *out[2] = {NULL};
+    kb_error err = {KB_OK, KB_ARG_NONE, -1, -1};
+    kb_status status = KB_OK;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "inO!O!(iii)p", &op, &n, &PyTuple_Type, &ins, &PyTuple_Type,
+                          &outs, &axes[0], &axes[1], &axes[2], &extrinsic))
+        return NULL;
+    if (op < 0 || op >= Q_COUNT || n < 0 || PyTuple_GET_SIZE(ins) != q_ops[op].n_in ||
+        PyTuple_GET_SIZE(outs) != q_ops[op].n_out) {
+        PyErr_SetString(PyExc_ValueError, "quat_util: bad operation or argument count");
+        return NULL;
+    }
+    for (int i = 0; i < q_ops[op].n_in; i++)
+        if (!(in[i] = flat_data(PyTuple_GET_ITEM(ins, i), n, q_ops[op].in[i], 0)))
+            return NULL;
+    for (int i = 0; i < q_ops[op].n_out; i++)
+        if (!(out[i] = flat_data(PyTuple_GET_ITEM(outs, i), n, q_ops[op].out[i], 1)))
+            return NULL;
+
+    Py_BEGIN_ALLOW_THREADS
+    switch (op) {
+    case Q_MULTIPLY: kb_quat_multiply(n, in[0], in[1], out[0]); break;
+    case Q_CONJUGATE: kb_quat_conjugate(n, in[0], out[0]); break;
+    case Q_LOG: status = kb_quat_log(n, in[0], out[0], &err); break;
+    case Q_EXP: kb_quat_exp(n, in[0], out[0]); break;
+    case Q_SLERP: status = kb_quat_slerp(n, in[0], in[1], in[2], out[0], &err); break;
+    case Q_SQUAD:
+        status = kb_quat_squad(n, in[0], in[1], in[2], in[3], in[4], out[0], &err);
+        break;
+    case Q_FROM_AXIS_ANGLE:
+        status = kb_quat_from_axis_angle(n, in[0], in[1], out[0], &err);
+        break;
+    case Q_TO_AXIS_ANGLE:
+        status = kb_quat_to_axis_angle(n, in[0], out[0], out[1], &err);
+        break;
+    case Q_TO_MATRIX: status = kb_quat_to_matrix(n, in[0], out[0], &err); break;
+    case Q_FROM_MATRIX: status = kb_quat_from_matrix(n, in[0], out[0], &err); break;
+    case Q_FROM_EULER:
+        status = kb_quat_from_euler(n, in[0], axes, extrinsic, out[0], &err);
+        break;
+    case Q_TO_EULER:
+        status = kb_quat_to_euler(n, in[0], axes, extrinsic, out[0], &err);
+        break;
+    }
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
     {"alpha_times", alpha_times, METH_VARARGS, alpha_times_doc},
     {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
     {"rot_build", rot_build, METH_VARARGS, rot_build_doc},
     {"rot_eval", rot_eval, METH_VARARGS, rot_eval_doc},
+    {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -455,6 +558,14 @@ PyMODINIT_FUNC PyInit__kbspline(void)
         {"EXTRAP_LINEAR", KB_EXTRAP_LINEAR}, {"EXTRAP_PERIODIC", KB_EXTRAP_PERIODIC},
         {"EXTRAP_ERROR", KB_EXTRAP_ERROR},
     };
+    for (int i = 0; i < Q_COUNT; i++) {
+        char name[40];
+        PyOS_snprintf(name, sizeof name, "Q_%s", q_ops[i].name);
+        if (PyModule_AddIntConstant(m, name, i) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0) {
             Py_DECREF(m);

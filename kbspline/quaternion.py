@@ -1,0 +1,222 @@
+"""Quaternion utilities, vectorised over any leading shape, computed in C.
+
+IMPORTANT: quaternions are (w, x, y, z) unless ``scalar_first=False``, which
+reads and writes (x, y, z, w) as SciPy does.  Hamilton product; a unit q
+rotates v as q v q*.  Functions that take rotations normalise them, and a
+zero-norm or non-finite quaternion is a ValueError naming the argument and
+index.  Arguments broadcast against each other over their leading axes.
+"""
+import math
+
+import numpy as np
+
+from . import _kbspline as _core
+from ._checks import _check_float_array, _index_text
+
+__all__ = ["quat_multiply", "quat_conjugate", "quat_log", "quat_exp", "slerp", "squad",
+           "quat_from_axis_angle", "quat_to_axis_angle", "quat_from_matrix",
+           "quat_to_matrix", "quat_from_euler", "quat_to_euler"]
+
+_TO_SCALAR_FIRST = [3, 0, 1, 2]
+_TO_SCALAR_LAST = [1, 2, 3, 0]
+
+
+def _element(name, value, width):
+    """`value` as float64 with a trailing axis of `width` (none for width 0)."""
+    arr = _check_float_array(name, value)
+    if width and (arr.ndim == 0 or arr.shape[-1] != width):
+        raise ValueError(f"{name} must have shape (..., {width}), not {arr.shape}")
+    return arr
+
+
+def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False):
+    """Runs utility `op` on named inputs [(name, array, width)], broadcast
+    over their leading shapes; returns the outputs (width 0: no trailing axis)."""
+    leads = [arr.shape[:arr.ndim - (1 if w else 0)] for _, arr, w in inputs]
+    try:
+        shape = np.broadcast_shapes(*leads)
+    except ValueError:
+        described = ", ".join(f"{name} {lead}" for (name, _, _), lead in zip(inputs, leads))
+        raise ValueError(f"leading shapes do not broadcast: {described}") from None
+    n = math.prod(shape)
+    flat = [np.ascontiguousarray(np.broadcast_to(arr, shape + ((w,) if w else ())))
+            for _, arr, w in inputs]
+    outs = [np.empty(shape + ((w,) if w else ())) for w in out_widths]
+    try:
+        _core.quat_util(op, n, tuple(flat), tuple(outs), tuple(axes), extrinsic)
+    except _core.CoreError as exc:
+        reason, _, operand, index, _ = exc.args
+        name = inputs[operand][0] if 0 <= operand < len(inputs) else "input"
+        where = _index_text(shape, index, -1, True) if shape else ""
+        if reason == "out of range":
+            reason = "must be a rotation matrix (orthonormal, determinant 1)"
+        raise ValueError(f"{name}{where} {reason}") from None
+    return outs
+
+
+def _qin(name, q, scalar_first):
+    arr = _element(name, q, 4)
+    return arr if scalar_first else arr[..., _TO_SCALAR_FIRST]
+
+
+def _qout(q, scalar_first):
+    return q if scalar_first else np.ascontiguousarray(q[..., _TO_SCALAR_LAST])
+
+
+def quat_multiply(p, q, scalar_first=True):
+    """Hamilton product p q, (..., 4).
+
+    >>> quat_multiply([0, 1, 0, 0], [0, 0, 1, 0])
+    array([0., 0., 0., 1.])
+    """
+    (out,) = _run(_core.Q_MULTIPLY, [("p", _qin("p", p, scalar_first), 4),
+                                     ("q", _qin("q", q, scalar_first), 4)], [4])
+    return _qout(out, scalar_first)
+
+
+def quat_conjugate(q, scalar_first=True):
+    """q* = (w, -x, -y, -z), (..., 4).
+
+    >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
+    array([ 1., -2., -3., -4.])
+    """
+    (out,) = _run(_core.Q_CONJUGATE, [("q", _qin("q", q, scalar_first), 4)], [4])
+    return _qout(out, scalar_first)
+
+
+def quat_log(q, scalar_first=True):
+    """Quaternion logarithm (ln|q|, theta n) for q = |q| (cos theta + sin theta n),
+    theta in [0, pi]; for a unit q the vector part is half the rotation vector.
+
+    >>> np.round(quat_log([0.0, 0.0, 0.0, 1.0]), 6)
+    array([0.      , 0.      , 0.      , 1.570796])
+    """
+    (out,) = _run(_core.Q_LOG, [("q", _qin("q", q, scalar_first), 4)], [4])
+    return _qout(out, scalar_first)
+
+
+def quat_exp(q, scalar_first=True):
+    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`.
+
+    >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
+    array([0., 0., 0., 1.])
+    """
+    (out,) = _run(_core.Q_EXP, [("q", _qin("q", q, scalar_first), 4)], [4])
+    return _qout(out, scalar_first)
+
+
+def slerp(p, q, u, scalar_first=True):
+    """Spherical linear interpolation from p (u = 0) to q (u = 1) along the
+    shorter arc; `u` broadcasts with the leading shapes: (..., 4).
+
+    >>> slerp([1, 0, 0, 0], [0, 0, 0, 1], [0.0, 1.0])
+    array([[1., 0., 0., 0.],
+           [0., 0., 0., 1.]])
+    """
+    (out,) = _run(_core.Q_SLERP, [("p", _qin("p", p, scalar_first), 4),
+                                  ("q", _qin("q", q, scalar_first), 4),
+                                  ("u", _element("u", u, 0), 0)], [4])
+    return _qout(out, scalar_first)
+
+
+def squad(p, a, b, q, u, scalar_first=True):
+    """Shoemake's squad: slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), with
+    no slerp taking a shorter arc (as inside `RotationSpline`): (..., 4).
+
+    >>> squad([1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], 1.0)
+    array([0., 0., 0., 1.])
+    """
+    named = [("p", p), ("a", a), ("b", b), ("q", q)]
+    inputs = [(name, _qin(name, v, scalar_first), 4) for name, v in named]
+    (out,) = _run(_core.Q_SQUAD, inputs + [("u", _element("u", u, 0), 0)], [4])
+    return _qout(out, scalar_first)
+
+
+def quat_from_axis_angle(axis, angle, scalar_first=True):
+    """Rotation by `angle` radians about `axis` (any nonzero length): (..., 4).
+
+    >>> np.round(quat_from_axis_angle([0, 0, 2], np.pi), 6)
+    array([0., 0., 0., 1.])
+    """
+    (out,) = _run(_core.Q_FROM_AXIS_ANGLE, [("axis", _element("axis", axis, 3), 3),
+                                            ("angle", _element("angle", angle, 0), 0)], [4])
+    return _qout(out, scalar_first)
+
+
+def quat_to_axis_angle(q, scalar_first=True):
+    """(axis (..., 3), angle (...)) with angle in [0, pi]; the identity gets
+    axis (1, 0, 0).
+
+    >>> axis, angle = quat_to_axis_angle([0.0, 0.0, 0.0, 1.0])
+    >>> axis, float(angle)
+    (array([0., 0., 1.]), 3.141592653589793)
+    """
+    axis, angle = _run(_core.Q_TO_AXIS_ANGLE, [("q", _qin("q", q, scalar_first), 4)], [3, 0])
+    return axis, (angle[()] if angle.ndim == 0 else angle)
+
+
+def quat_to_matrix(q, scalar_first=True):
+    """Rotation matrices (..., 3, 3) acting on column vectors.
+
+    >>> np.round(quat_to_matrix(quat_from_axis_angle([0, 0, 1], np.pi / 2)), 6) + 0.0
+    array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]])
+    """
+    (out,) = _run(_core.Q_TO_MATRIX, [("q", _qin("q", q, scalar_first), 4)], [9])
+    return out.reshape(out.shape[:-1] + (3, 3))
+
+
+def quat_from_matrix(matrix, scalar_first=True):
+    """Unit quaternions (..., 4) with w >= 0 from rotation matrices (..., 3, 3)
+    (Shepperd's method); a matrix that is not a rotation is a ValueError.
+
+    >>> quat_from_matrix(np.eye(3))
+    array([1., 0., 0., 0.])
+    """
+    m = _check_float_array("matrix", matrix)
+    if m.ndim < 2 or m.shape[-2:] != (3, 3):
+        raise ValueError(f"matrix must have shape (..., 3, 3), not {m.shape}")
+    (out,) = _run(_core.Q_FROM_MATRIX, [("matrix", m.reshape(m.shape[:-2] + (9,)), 9)], [4])
+    return _qout(out, scalar_first)
+
+
+def _parse_order(order):
+    """(axes, extrinsic) of an Euler order such as 'ZXY' (intrinsic) or
+    'xyz' (extrinsic), as SciPy and BVH channel lists spell them."""
+    if not isinstance(order, str):
+        raise TypeError(f"order must be a string such as 'ZXY', not {type(order).__name__}")
+    if (len(order) != 3 or not (order.isupper() or order.islower())
+            or set(order.lower()) - set("xyz") or order[0] == order[1]
+            or order[1] == order[2]):
+        raise ValueError(f"order must be three of x, y, z, all upper case (intrinsic) or all "
+                         f"lower case (extrinsic), no axis twice in a row; not {order!r}")
+    return tuple("xyz".index(c) for c in order.lower()), order.islower()
+
+
+def quat_from_euler(angles, order, degrees=False, scalar_first=True):
+    """Rotations (..., 4) from Euler angles (..., 3) in `order`: upper case
+    intrinsic (moving axes), lower case extrinsic (fixed axes), as in SciPy.
+
+    >>> np.round(quat_from_euler([90, 0, 0], "ZXY", degrees=True), 6)
+    array([0.707107, 0.      , 0.      , 0.707107])
+    """
+    axes, extrinsic = _parse_order(order)
+    a = _element("angles", angles, 3)
+    if degrees:
+        a = np.radians(a)
+    (out,) = _run(_core.Q_FROM_EULER, [("angles", a, 3)], [4], axes, extrinsic)
+    return _qout(out, scalar_first)
+
+
+def quat_to_euler(q, order, degrees=False, scalar_first=True):
+    """Euler angles (..., 3) in `order` (see `quat_from_euler`), each in
+    [-pi, pi]; at gimbal lock the last extrinsic angle is 0.
+
+    >>> np.round(quat_to_euler([0.707107, 0, 0, 0.707107], "ZXY", degrees=True), 3) + 0.0
+    array([90.,  0.,  0.])
+    """
+    axes, extrinsic = _parse_order(order)
+    (out,) = _run(_core.Q_TO_EULER, [("q", _qin("q", q, scalar_first), 4)], [3], axes,
+                  extrinsic)
+    return np.degrees(out) if degrees else out
