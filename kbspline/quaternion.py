@@ -109,9 +109,9 @@ def slerp(p, q, u, scalar_first=True):
     """Spherical linear interpolation from p (u = 0) to q (u = 1) along the
     shorter arc; `u` broadcasts with the leading shapes: (..., 4).
 
-    >>> slerp([1, 0, 0, 0], [0, 0, 0, 1], [0.0, 1.0])
-    array([[1., 0., 0., 0.],
-           [0., 0., 0., 1.]])
+    >>> np.round(slerp([1, 0, 0, 0], [0, 0, 0, 1], [0.0, 0.5]), 6)
+    array([[1.      , 0.      , 0.      , 0.      ],
+           [0.707107, 0.      , 0.      , 0.707107]])
     """
     (out,) = _run(_core.Q_SLERP, [("p", _qin("p", p, scalar_first), 4),
                                   ("q", _qin("q", q, scalar_first), 4),
@@ -123,7 +123,7 @@ def squad(p, a, b, q, u, scalar_first=True):
     """Shoemake's squad: slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), with
     no slerp taking a shorter arc (as inside `RotationSpline`): (..., 4).
 
-    >>> squad([1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], 1.0)
+    >>> np.round(squad([1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], 1.0), 6)
     array([0., 0., 0., 1.])
     """
     named = [("p", p), ("a", a), ("b", b), ("q", q)]
