@@ -1,14 +1,18 @@
 """The keyframe animation of Eberly's paper (seed 000, section 4): a leg.
 
 The hip follows a PositionSpline; the hip, knee and ankle angles are
-interpolated as three scalar tracks of one batched spline (rotation splines
-will take this over), and inverse kinematics places knee, ankle and foot.
+rotations about (0, 0, 1) interpolated by one batched RotationSpline (three
+tracks), read back as signed angles as the seed does (the interpolated axis
+may come out as (0, 0, -1), and then the angle changes sign); inverse
+kinematics places knee, ankle and foot.
 Like the seed, keys 0 and 6 repeat their neighbours and only shape the
 tangents (ends='phantom'), so the animation runs over t in [0, 4].
 """
 import numpy as np
 
 from .position import PositionSpline
+from .quaternion import quat_from_axis_angle, quat_to_axis_angle
+from .rotation import RotationSpline
 
 TIMES = np.arange(7.0) - 1.0
 HIP = np.array([[50.0, 34.0], [50.0, 34.0], [80.0, 33.0], [110.0, 33.0], [140.0, 34.0],
@@ -39,25 +43,32 @@ def inverse_kinematics(hip, hip_angle, knee_angle, ankle_angle):
 
 
 def leg_splines():
-    """(hip spline, angle spline) as in the seed: KB timing, phantom ends."""
+    """(hip spline, angle rotation spline) as in the seed: KB timing, phantom ends."""
     hip = PositionSpline(TIMES, HIP, timing="kb", ends="phantom")
-    angles = PositionSpline(TIMES, ANGLES[..., None], timing="kb", ends="phantom")
+    angles = RotationSpline(TIMES, quat_from_axis_angle([0.0, 0.0, 1.0], ANGLES),
+                            timing="kb", ends="phantom")
     return hip, angles
+
+
+def joint_angles(times):
+    """Hip, knee and ankle angles (3, M): the interpolated rotations about z,
+    with the angle negated where the axis came out as (0, 0, -1)."""
+    axis, angle = quat_to_axis_angle(leg_splines()[1](times))
+    return np.where(axis[..., 2] >= 0, angle, -angle)
 
 
 def animate(times):
     """Hip, knee, ankle, foot positions (M, 2) each, and the hip velocity."""
-    hip_spline, angle_spline = leg_splines()
+    hip_spline = leg_splines()[0]
     hip = hip_spline(times)
-    angles = angle_spline(times)[..., 0]
-    return (hip, *inverse_kinematics(hip, *angles)), hip_spline.velocity(times)
+    return (hip, *inverse_kinematics(hip, *joint_angles(times))), hip_spline.velocity(times)
 
 
 def print_table(frames, write=print):
     times = np.linspace(0.0, 4.0, frames)
     (hip, knee, ankle, foot), velocity = animate(times)
-    angles = leg_splines()[1](times)[..., 0]
-    write("Eberly's leg (seed 000 section 4): hip by PositionSpline, angles as scalar tracks")
+    angles = joint_angles(times)
+    write("Eberly's leg (seed 000 section 4): hip by PositionSpline, angles by RotationSpline")
     write(f"{'t':>5} {'hip x':>8} {'hip y':>7} {'vx':>7} {'vy':>7} {'hip°':>7} "
           f"{'knee°':>7} {'ankle°':>7} {'foot x':>8} {'foot y':>7}")
     for i, t in enumerate(times):

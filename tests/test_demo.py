@@ -51,3 +51,17 @@ def test_demo_without_matplotlib_still_prints(monkeypatch, capsys, tmp_path):
     out = capsys.readouterr().out
     assert "matplotlib is not installed" in out and "50.00" in out
     assert not (tmp_path / "x.png").exists()
+
+
+def test_joint_angles_match_the_seed_with_its_sign_correction():
+    from oracles import SeedRotSpline, wm_from_axis_angle
+    ts = np.linspace(0.0, 4.0, 81)
+    got = demo.joint_angles(ts)
+    for track, angles in enumerate(demo.ANGLES):
+        oracle = SeedRotSpline(demo.TIMES, [wm_from_axis_angle([0, 0, 1], a) for a in angles],
+                               *np.zeros((3, 7)))
+        for t, value in zip(ts, got[track]):
+            q = oracle.q(t)
+            angle = 2 * np.arccos(np.clip(q[0], -1, 1))   # Wild Magic's ToAxisAngle
+            axis_z = q[3] / np.linalg.norm(q[1:]) if np.linalg.norm(q[1:]) > 0 else 1.0
+            assert abs(value - (angle if axis_z > 0 else -angle)) < 1e-10
