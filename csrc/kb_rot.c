@@ -6,6 +6,7 @@
 #include "kb_internal.h"
 #include "kb_locate.h"
 #include "kb_quat.h"
+#include "kb_squad.h"
 
 /* The position-key view of a rotation track: 3-vector chords (the logs)
  * with the same times, parameters and options. */
@@ -154,48 +155,6 @@ kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, do
     }
     free(work);
     return kb_ok(err);
-}
-
-/* squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)),
- * with the two inner slerps from their precomputed logs. */
-static void squad_value(const double *c, const double *lg, double e, double *out)
-{
-    double p[4], qq[4], r[4], m[3];
-    kb_qslerp_log(e, c, lg, p);
-    kb_qslerp_log(e, c + 4, lg + 3, qq);
-    kb_qmul_conj_left(p, qq, r);
-    kb_qlog(r, m);
-    kb_qslerp_log(2.0 * e * (1.0 - e), p, m, out);
-}
-
-/* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */
-static void slerp_jet(const double *p, const double *L, double e, double out[3][4])
-{
-    const double Lq[4] = {0.0, L[0], L[1], L[2]};
-    const double L2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
-    kb_qslerp_log(e, p, L, out[0]);
-    kb_qmul(out[0], Lq, out[1]);
-    for (int j = 0; j < 4; j++)
-        out[2][j] = -L2 * out[0][j];
-}
-
-/* Jet of squad along e: S = P exp(h M), M = log(P* Q), h = 2e(1 - e). */
-static void squad_jet(const double *c, const double *lg, double e, double S[3][4])
-{
-    double P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
-    slerp_jet(c, lg, e, P);
-    slerp_jet(c + 4, lg + 3, e, Q);
-    kb_qjet_conj(P, Pc);
-    kb_qjet_mul(Pc, Q, R);
-    kb_qjet_log(R, M);
-    const double h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e, h2 = -4.0;
-    for (int j = 0; j < 3; j++) {
-        hM[0][j] = h * M[0][j];
-        hM[1][j] = h1 * M[0][j] + h * M[1][j];
-        hM[2][j] = h2 * M[0][j] + 2.0 * h1 * M[1][j] + h * M[2][j];
-    }
-    kb_qjet_exp(hM, X);
-    kb_qjet_mul(P, X, S);
 }
 
 /* 2 vec(a b) */

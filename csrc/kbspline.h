@@ -264,6 +264,28 @@ kb_status kb_rot_eval(const kb_rot_curve *curve, int nu, int body, int scalar_fi
                       ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
                       float *out32, kb_error *err);
 
+/*
+ * Constant angular speed.  The angle swept from the domain start is the
+ * integral of |w| dt, by adaptive 10-point Gauss-Legendre per segment to a
+ * relative error of 1e-13 of the segment's angle.
+ *   kb_rot_angle_table: cum (n_tracks, n_seg + 1), cumulative per segment.
+ *   kb_rot_angle: out (n_tracks, n_eval), the angle at times t (extrapolated
+ *     as the curve: clamp holds, linear grows at the end rate, periodic adds
+ *     whole turns of the total).
+ *   kb_rot_time_at_angle: out (n_tracks, n_eval), the time at which the
+ *     angle reaches s (the earliest such time where the spline rests inside
+ *     the domain; the domain's own ends at s = 0 and s = total); s outside
+ *     [0, total] as t outside the domain.  Bracketed Newton: never diverges.
+ */
+kb_status kb_rot_angle_table(const kb_rot_curve *curve, ptrdiff_t track_begin,
+                             ptrdiff_t track_end, double *cum, kb_error *err);
+kb_status kb_rot_angle(const kb_rot_curve *curve, const double *cum, const double *t,
+                       ptrdiff_t n_eval, ptrdiff_t t_stride, ptrdiff_t track_begin,
+                       ptrdiff_t track_end, double *out, kb_error *err);
+kb_status kb_rot_time_at_angle(const kb_rot_curve *curve, const double *cum, const double *s,
+                               ptrdiff_t n_eval, ptrdiff_t s_stride, ptrdiff_t track_begin,
+                               ptrdiff_t track_end, double *out, kb_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Quaternion utilities, over n elements of C-contiguous arrays:       */
 /* quaternions (n, 4) as (w, x, y, z), vectors (n, 3), matrices        */

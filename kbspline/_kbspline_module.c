@@ -365,24 +365,16 @@ PyDoc_STRVAR(rot_eval_doc,
 "(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
 "float64 or float32, written in place.  Private: use RotationSpline.");
 
-static PyObject *rot_eval(PyObject *self, PyObject *args)
+/* The arrays of a built rotation spline, checked and viewed as a curve. */
+static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs,
+                           PyObject *o_ease, int extrap, kb_rot_curve *c)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
-    int extrap, nu, body, scalar_first;
-    PyArrayObject *ctrl, *logs, *ease, *out;
-    kb_param knots, t;
-    kb_error err;
-    kb_status status;
-    (void)self;
-
-    if (!PyArg_ParseTuple(args, "OOOOiippOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
-                          &nu, &body, &scalar_first, &o_t, &o_out))
-        return NULL;
+    PyArrayObject *ctrl, *logs, *ease;
+    kb_param knots;
     if (!check_array(o_ctrl, "ctrl", 4, 0, 0, 0, &ctrl) ||
         !check_array(o_logs, "logs", 4, 0, 0, 0, &logs) ||
-        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease) ||
-        !check_array(o_out, "out", 3, 0, 1, 1, &out))
-        return NULL;
+        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease))
+        return 0;
     const npy_intp B = PyArray_DIM(ctrl, 0), S = PyArray_DIM(ctrl, 1);
     if (!expect_dim(ctrl, 2, 4, "ctrl") || !expect_dim(ctrl, 3, 4, "ctrl") ||
         !expect_dim(logs, 0, B, "logs") || !expect_dim(logs, 1, S, "logs") ||
@@ -390,28 +382,102 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
         (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
                   !expect_dim(ease, 2, 2, "ease"))) ||
         !as_param(o_knots, "knots", B, S + 1, 0, &knots))
-        return NULL;
+        return 0;
+    c->n_tracks = B;
+    c->n_seg = S;
+    c->knots = knots.data;
+    c->knots_stride = knots.stride;
+    c->ctrl = (const double *)PyArray_DATA(ctrl);
+    c->logs = (const double *)PyArray_DATA(logs);
+    c->ease = ease ? (const double *)PyArray_DATA(ease) : NULL;
+    c->extrap = (kb_extrap)extrap;
+    return 1;
+}
+
+/* Query times (M,) or (B, M) as a parameter row. */
+static int parse_queries(PyObject *o_t, const char *name, npy_intp B, kb_param *t, npy_intp *M)
+{
     if (!PyArray_Check(o_t)) {
-        PyErr_SetString(PyExc_TypeError, "t must be a NumPy array");
-        return NULL;
+        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array", name);
+        return 0;
     }
-    const int t_ndim = PyArray_NDIM((PyArrayObject *)o_t);
-    const npy_intp M = t_ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, t_ndim - 1) : 0;
-    if (!as_param(o_t, "t", B, M, 0, &t))
+    const int ndim = PyArray_NDIM((PyArrayObject *)o_t);
+    *M = ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, ndim - 1) : 0;
+    return as_param(o_t, name, B, *M, 0, t);
+}
+
+static PyObject *rot_eval(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
+    int extrap, nu, body, scalar_first;
+    PyArrayObject *out;
+    kb_rot_curve c;
+    kb_param t;
+    npy_intp M;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOOiippOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
+                          &nu, &body, &scalar_first, &o_t, &o_out) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
+        !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
+        !parse_queries(o_t, "t", c.n_tracks, &t, &M))
         return NULL;
-    if (!expect_dim(out, 0, B, "out") || !expect_dim(out, 1, M, "out") ||
+    if (!expect_dim(out, 0, c.n_tracks, "out") || !expect_dim(out, 1, M, "out") ||
         !expect_dim(out, 2, nu == 0 ? 4 : 3, "out"))
         return NULL;
-
-    kb_rot_curve c = {B, S, knots.data, knots.stride, (const double *)PyArray_DATA(ctrl),
-                      (const double *)PyArray_DATA(logs),
-                      ease ? (const double *)PyArray_DATA(ease) : NULL, (kb_extrap)extrap};
     const int f32 = PyArray_TYPE(out) == NPY_FLOAT;
     double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
     float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_rot_eval(&c, nu, body, scalar_first, t.data, M, t.stride, 0, B, out64, out32,
-                         &err);
+    status = kb_rot_eval(&c, nu, body, scalar_first, t.data, M, t.stride, 0, c.n_tracks,
+                         out64, out32, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(rot_angle_doc,
+"rot_angle(knots, ctrl, logs, ease, extrap, op, cum, q, out) -> None\n\n"
+"op 0: cum (B, S+1) <- the angle table (q and out ignored); op 1: out (B, M) <-\n"
+"angle at times q; op 2: out (B, M) <- time at angles q.  Private.");
+
+static PyObject *rot_angle(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_cum, *o_q, *o_out;
+    int extrap, op;
+    PyArrayObject *cum, *out = NULL;
+    kb_rot_curve c;
+    kb_param q = {NULL, 0};
+    npy_intp M = 0;
+    kb_error err;
+    kb_status status;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOOOiiOOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
+                          &op, &o_cum, &o_q, &o_out) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
+        !check_array(o_cum, "cum", 2, 0, op == 0, 0, &cum))
+        return NULL;
+    if (!expect_dim(cum, 0, c.n_tracks, "cum") || !expect_dim(cum, 1, c.n_seg + 1, "cum"))
+        return NULL;
+    if (op != 0) {
+        if (!parse_queries(o_q, op == 1 ? "t" : "s", c.n_tracks, &q, &M) ||
+            !check_array(o_out, "out", 2, 0, 1, 0, &out) ||
+            !expect_dim(out, 0, c.n_tracks, "out") || !expect_dim(out, 1, M, "out"))
+            return NULL;
+    }
+    double *p_cum = PyArray_DATA(cum), *p_out = out ? PyArray_DATA(out) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (op == 0)
+        status = kb_rot_angle_table(&c, 0, c.n_tracks, p_cum, &err);
+    else if (op == 1)
+        status = kb_rot_angle(&c, p_cum, q.data, M, q.stride, 0, c.n_tracks, p_out, &err);
+    else
+        status = kb_rot_time_at_angle(&c, p_cum, q.data, M, q.stride, 0, c.n_tracks, p_out,
+                                      &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         return raise_core_error(status, &err);
@@ -526,6 +592,7 @@ static PyMethodDef methods[] = {
     {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
     {"rot_build", rot_build, METH_VARARGS, rot_build_doc},
     {"rot_eval", rot_eval, METH_VARARGS, rot_eval_doc},
+    {"rot_angle", rot_angle, METH_VARARGS, rot_angle_doc},
     {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -64,16 +64,18 @@ class KeyedSpline:
         self._knots = np.array(key_times[..., first:first + n_seg + 1], order="C")
         self._knots.flags.writeable = False
 
-    def _evaluate(self, evaluate, t, out, tail, width, *args):
+    def _evaluate(self, evaluate, t, out, tail, width, *args, name="t", domain=None):
         """Runs a core evaluator over queries `t` into `out` (or a new array)
-        of shape batch + query + tail; the core sees (B, M, width)."""
-        queries = Queries("t", t, self._batch_shape)
+        of shape batch + query + tail; the core sees (B, M, width), or (B, M)
+        for width 0."""
+        queries = Queries(name, t, self._batch_shape)
         result = _prepare_out(out, queries.lead + tail)
-        flat = result.reshape(math.prod(self._batch_shape), queries.n_eval, width)
+        shape = (math.prod(self._batch_shape), queries.n_eval) + ((width,) if width else ())
+        flat = result.reshape(shape)
         try:
             evaluate(*args, queries.values, flat)
         except _core.CoreError as exc:
-            raise queries.reword(exc, self._track_domain) from None
+            raise queries.reword(exc, domain or self._track_domain) from None
         if out is None and result.ndim == 0:
             return result[()]
         return result
