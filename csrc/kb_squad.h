@@ -1,6 +1,23 @@
-/* kb_squad.h -- private: one squad segment's value and its jet (first and
+/*
+ * kb_squad.h -- private: one squad segment's value and its jet (first and
  * second derivatives in the segment parameter), from its control points
- * c = (q0, a, b, q1) and precomputed logs lg = (log(q0* q1), log(a* b)). */
+ * c = (q0, a, b, q1) and precomputed logs lg = (log(q0* q1), log(a* b)).
+ *
+ * Derivation of the analytic rates.  With e the (eased) segment parameter,
+ *   P(e) = q0 exp(e L0),  Q(e) = a exp(e Lab)          (the inner slerps)
+ *   M(e) = log(P* Q),     h(e) = 2e(1 - e)
+ *   S(e) = P exp(h M)                                   (the outer slerp)
+ * Each factor is differentiated exactly: P' = P L0 and P'' = -|L0|^2 P
+ * (L0 is pure and commutes with exp(e L0)); (P* Q)' by the product rule;
+ * log of a unit quaternion (w, v) is g(w) v with g = theta / sin theta,
+ * theta = acos w, whose w-derivatives have closed forms (series near
+ * theta = 0); exp of a pure v is (C(s), Sn(s) v) with s = |v|^2,
+ * C = cos sqrt(s), Sn = sin sqrt(s) / sqrt(s), entire functions of s.
+ * In time, S_t = S' e_t and S_tt = S'' e_t^2 + S' e_tt (e_t = Ease'(u) / dt).
+ * Then the world angular velocity is w = 2 S_t S*, its derivative
+ * 2 (S_tt S* + S_t S_t*); in the body frame 2 S* S_t and 2 (S_t* S_t + S* S_tt).
+ * tests/test_rotation_calculus.py checks all four against finite differences.
+ */
 #ifndef KB_SQUAD_H
 #define KB_SQUAD_H
 

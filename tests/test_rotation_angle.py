@@ -7,6 +7,7 @@ from kbspline import RotationSpline
 from oracles import random_quaternions
 
 quad = pytest.importorskip("scipy.integrate").quad
+pytestmark = pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 
 
 def reference_angle(spline, a, b):

@@ -1,0 +1,66 @@
+/* test_rotation.c -- quaternion helpers, squad splines and their angles
+ * through the C API. */
+#include "kb_quat.h"
+#include "kb_test.h"
+#include "kbspline.h"
+
+/* log and exp invert each other, near the identity too. */
+KB_TEST(test_quat_log_exp_near_identity)
+{
+    const double angles[4] = {1e-300, 1e-12, 1e-4, 3.0};
+    for (int i = 0; i < 4; i++) {
+        double v[3] = {angles[i] * 0.6, 0.0, angles[i] * 0.8}, q[4], back[3];
+        kb_qexp(v, q);
+        KB_ASSERT_NEAR(kb_qdot(q, q), 1.0, 1e-15);
+        kb_qlog(q, back);
+        for (int j = 0; j < 3; j++)
+            KB_ASSERT_NEAR(back[j], v[j], 1e-15 * (1.0 + angles[i]));
+    }
+}
+
+/* Two keys about z: natural ends give slerp, at constant angular speed. */
+KB_TEST(test_rotation_two_keys_is_slerp)
+{
+    const double theta = 2.5, times[2] = {1.0, 3.0}, zero[2] = {0, 0};
+    const double q[8] = {1, 0, 0, 0, cos(theta / 2), 0, 0, sin(theta / 2)};
+    double tin[6], tout[6], ctrl[16], logs[6], cum[2], out[4], w[3], a[3];
+    kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
+    kb_error err;
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_OK);
+    kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP};
+    const double t = 1.5;
+    KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
+    KB_ASSERT_NEAR(out[0], cos(theta / 8), 1e-15);
+    KB_ASSERT_NEAR(out[3], sin(theta / 8), 1e-15);
+    KB_ASSERT(kb_rot_eval(&c, 1, 0, 1, &t, 1, 0, 0, 1, w, NULL, &err) == KB_OK);
+    KB_ASSERT_NEAR(w[2], theta / 2.0, 1e-14);
+    KB_ASSERT(kb_rot_eval(&c, 2, 1, 1, &t, 1, 0, 0, 1, a, NULL, &err) == KB_OK);
+    KB_ASSERT_NEAR(a[2], 0.0, 1e-13);
+    KB_ASSERT(kb_rot_angle_table(&c, 0, 1, cum, &err) == KB_OK);
+    KB_ASSERT_NEAR(cum[1], theta, 1e-13);
+    double half = 0.5 * theta, t_half;
+    KB_ASSERT(kb_rot_time_at_angle(&c, cum, &half, 1, 0, 0, 1, &t_half, &err) == KB_OK);
+    KB_ASSERT_NEAR(t_half, 2.0, 1e-12);
+}
+
+/* Keys are normalised and sign-aligned; zero-norm keys are refused. */
+KB_TEST(test_rotation_keys_normalised_and_checked)
+{
+    const double times[3] = {0, 1, 2}, zero[3] = {0, 0, 0};
+    double q[12] = {2, 0, 0, 0, -0.9, -0.1, 0, 0, 0.8, 0, 0.2, 0};
+    double tin[9], tout[9], ctrl[32], logs[12], out[4];
+    kb_rot_keys k = {1, 3, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
+    kb_error err;
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_OK);
+    kb_rot_curve c = {1, 2, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP};
+    const double t = 1.0;
+    KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
+    const double n = sqrt(0.82);
+    KB_ASSERT_NEAR(out[0], 0.9 / n, 1e-15);  /* the second key, flipped to +w */
+    KB_ASSERT_NEAR(out[1], 0.1 / n, 1e-15);
+    q[4] = q[5] = 0.0;
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_EZERONORM);
+    KB_ASSERT(err.arg == KB_ARG_QUATERNIONS && err.index == 1);
+}
