@@ -177,6 +177,13 @@ static void store(double *out64, float *out32, ptrdiff_t off, const double *v, i
     }
 }
 
+static void store_quat(double *out64, float *out32, ptrdiff_t off, const double *q,
+                       int scalar_first)
+{
+    const double xyzw[4] = {q[1], q[2], q[3], q[0]};
+    store(out64, out32, off, scalar_first ? q : xyzw, 4);
+}
+
 /* One query: rotation (4 values) or angular velocity / acceleration (3). */
 static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
                        int body, int scalar_first, double *out64, float *out32,
@@ -193,12 +200,7 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
     if (nu == 0 && !L->outside) {
         double q[4];
         squad_value(cp, lg, e, q);
-        if (scalar_first) {
-            store(out64, out32, off, q, 4);
-        } else {
-            const double xyzw[4] = {q[1], q[2], q[3], q[0]};
-            store(out64, out32, off, xyzw, 4);
-        }
+        store_quat(out64, out32, off, q, scalar_first);
         return;
     }
     double J[3][4], qd[4], qdd[4], qc[4];
@@ -218,12 +220,7 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
         double r[4], q[4];
         kb_qexp(half, r);
         kb_qmul(r, J[0], q);
-        if (scalar_first) {
-            store(out64, out32, off, q, 4);
-        } else {
-            const double xyzw[4] = {q[1], q[2], q[3], q[0]};
-            store(out64, out32, off, xyzw, 4);
-        }
+        store_quat(out64, out32, off, q, scalar_first);
         return;
     }
     if (nu == 1) {

@@ -114,6 +114,17 @@ static int as_param(PyObject *obj, const char *name, npy_intp n_tracks, npy_intp
     return 1;
 }
 
+/* The per-key rows shared by position and rotation keys: times, TCB, ease. */
+static int as_key_params(PyObject *const o[6], npy_intp B, npy_intp K, kb_param *p[6])
+{
+    static const char *names[6] = {"times", "tension", "continuity", "bias", "ease_from",
+                                   "ease_to"};
+    for (int i = 0; i < 6; i++)
+        if (!as_param(o[i], names[i], B, K, 0, p[i]))
+            return 0;
+    return 1;
+}
+
 static PyObject *new_array(int ndim, npy_intp *dims)
 {
     return PyArray_SimpleNew(ndim, dims, NPY_DOUBLE);
@@ -150,12 +161,10 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
     k.values = (const double *)PyArray_DATA(values);
     k.timing = (kb_timing)timing;
     k.ends = (kb_ends)ends;
-    if (!as_param(o_times, "times", B, K, 0, &k.times) ||
-        !as_param(o_t, "tension", B, K, 0, &k.tension) ||
-        !as_param(o_c, "continuity", B, K, 0, &k.continuity) ||
-        !as_param(o_b, "bias", B, K, 0, &k.bias) ||
-        !as_param(o_ef, "ease_from", B, K, 0, &k.ease_from) ||
-        !as_param(o_et, "ease_to", B, K, 0, &k.ease_to) ||
+    PyObject *const rows[6] = {o_times, o_t, o_c, o_b, o_ef, o_et};
+    kb_param *params[6] = {&k.times, &k.tension, &k.continuity, &k.bias, &k.ease_from,
+                           &k.ease_to};
+    if (!as_key_params(rows, B, K, params) ||
         !as_param(o_st, "start_tangent", B, D, 1, &k.start_tangent) ||
         !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent))
         return NULL;
@@ -311,12 +320,10 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     k.quats = (const double *)PyArray_DATA(quats);
     k.timing = (kb_timing)timing;
     k.ends = (kb_ends)ends;
-    if (!as_param(o_times, "times", B, K, 0, &k.times) ||
-        !as_param(o_t, "tension", B, K, 0, &k.tension) ||
-        !as_param(o_c, "continuity", B, K, 0, &k.continuity) ||
-        !as_param(o_b, "bias", B, K, 0, &k.bias) ||
-        !as_param(o_ef, "ease_from", B, K, 0, &k.ease_from) ||
-        !as_param(o_et, "ease_to", B, K, 0, &k.ease_to) ||
+    PyObject *const rows[6] = {o_times, o_t, o_c, o_b, o_ef, o_et};
+    kb_param *params[6] = {&k.times, &k.tension, &k.continuity, &k.bias, &k.ease_from,
+                           &k.ease_to};
+    if (!as_key_params(rows, B, K, params) ||
         !as_param(o_st, "start_angular_velocity", B, 3, 1, &k.start_omega) ||
         !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega))
         return NULL;
