@@ -1,7 +1,10 @@
-/* kb_integrate.c -- integrals of a speed along a segment (adaptive
- * Gauss-Legendre) and their inversion (safeguarded Newton).  Shared by
- * rotation angles and, through the same interface, arc lengths. */
+/* kb_integrate.c -- tables of the integral of a speed (adaptive
+ * Gauss-Legendre panels) and the queries on them: the integral at a time,
+ * and the time at which it reaches a value (safeguarded Newton). */
+#include <stdlib.h>
+
 #include "kb_integrate.h"
+#include "kb_locate.h"
 
 /* 10-point Gauss-Legendre on [-1, 1]: the positive nodes and their weights. */
 static const double GL_X[5] = {0.14887433898163122, 0.4333953941292472, 0.6794095682990244,
@@ -11,46 +14,81 @@ static const double GL_W[5] = {0.2955242247147528, 0.2692667193099965, 0.2190863
 
 #define KB_MAX_DEPTH 48
 
-static double gl10(const kb_speed *sp, double a, double b)
+static double gl10(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double a, double b)
 {
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
     double sum = 0.0;
     for (int i = 0; i < 5; i++)
-        sum += GL_W[i] * (sp->fn(sp->ctx, sp->track, sp->seg, mid - half * GL_X[i]) +
-                          sp->fn(sp->ctx, sp->track, sp->seg, mid + half * GL_X[i]));
+        sum += GL_W[i] * (sp->fn(sp->ctx, tr, seg, mid - half * GL_X[i]) +
+                          sp->fn(sp->ctx, tr, seg, mid + half * GL_X[i]));
     return half * sum;
 }
 
+void kb_table_free(kb_table *t)
+{
+    if (t) {
+        free(t->seg_start);
+        free(t->panels);
+        t->seg_start = NULL;
+        t->panels = NULL;
+    }
+}
+
+typedef struct {
+    double *data;
+    ptrdiff_t n, cap;
+} panel_buf;
+
+static int push_panel(panel_buf *b, double u0, double u1, double s0, double s1)
+{
+    if (b->n == b->cap) {
+        ptrdiff_t cap = b->cap ? 2 * b->cap : 256;
+        double *grown = realloc(b->data, (size_t)cap * 4 * sizeof(double));
+        if (!grown)
+            return 0;
+        b->data = grown;
+        b->cap = cap;
+    }
+    double *p = b->data + 4 * b->n++;
+    p[0] = u0;
+    p[1] = u1;
+    p[2] = s0;
+    p[3] = s1;
+    return 1;
+}
+
 /*
- * Bisects until the two halves agree with the whole to `tol` (the
- * estimate |left + right - whole| bounds the error of the coarse rule,
- * so the accepted finer sum is far better).  Speeds with kinks (where
- * they touch zero) are refined only around the kink.
+ * Panels of [a, b], a smooth piece of one segment: bisect until the two
+ * halves agree with the whole to `tol` (after at least two levels, so no
+ * feature hides between the first nodes).  A panel's value is its single
+ * 10-point rule, so that the query s0 + GL10(u0, u) meets s1 exactly at
+ * u = u1 and the integral is continuous across panels.
  */
-static double integrate_smooth(const kb_speed *sp, double a, double b, double tol)
+static int piece_panels(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double a, double b,
+                        double tol, panel_buf *buf, double *s)
 {
     struct { double a, b, whole; int depth; } stack[KB_MAX_DEPTH + 2];
     int top = 0;
-    double total = 0.0;
     if (!(b > a))
-        return 0.0;
+        return 1;
     stack[0].a = a;
     stack[0].b = b;
-    stack[0].whole = gl10(sp, a, b);
+    stack[0].whole = gl10(sp, tr, seg, a, b);
     stack[0].depth = 0;
     while (top >= 0) {
         const double lo = stack[top].a, hi = stack[top].b, whole = stack[top].whole;
         const int depth = stack[top].depth;
         const double mid = 0.5 * (lo + hi);
-        const double left = gl10(sp, lo, mid), right = gl10(sp, mid, hi);
+        const double left = gl10(sp, tr, seg, lo, mid), right = gl10(sp, tr, seg, mid, hi);
         top--;
-        /* at least four panels, so no feature hides between the first nodes */
         if ((depth >= 2 && fabs(left + right - whole) <= tol) || depth >= KB_MAX_DEPTH ||
             !(mid > lo) || !(hi > mid)) {
-            total += left + right;
+            if (!push_panel(buf, lo, hi, *s, *s + whole))
+                return 0;
+            *s += whole;
             continue;
         }
-        /* depth-first: the stack never holds more than one entry per level */
+        /* depth-first, left first: panels come out in order of u */
         top++;
         stack[top].a = mid;
         stack[top].b = hi;
@@ -62,98 +100,232 @@ static double integrate_smooth(const kb_speed *sp, double a, double b, double to
         stack[top].whole = left;
         stack[top].depth = depth + 1;
     }
-    return total;
+    return 1;
 }
 
-void kb_speed_set_ease(kb_speed *sp, const double *ease)
+/* Ease's breaks of segment (tr, seg), ascending, or none. */
+static int ease_breaks(const kb_speed *sp, ptrdiff_t i, double cut[2])
 {
-    sp->breaks[0] = sp->breaks[1] = -1.0;
-    if (!ease)
-        return;
-    double a = ease[0], b = ease[1];
+    if (!sp->ease)
+        return 0;
+    double a = sp->ease[2 * i], b = sp->ease[2 * i + 1];
     if (a + b > 1.0) {
         a /= a + b;
         b = 1.0 - a;
     }
-    sp->breaks[0] = a;
-    sp->breaks[1] = 1.0 - b;
+    int n = 0;
+    if (a > 0.0 && a < 1.0)
+        cut[n++] = a;
+    if (b > 0.0 && 1.0 - b > (n ? cut[0] : 0.0))
+        cut[n++] = 1.0 - b;
+    return n;
 }
 
-double kb_integrate(const kb_speed *sp, double a, double b, double tol)
+kb_status kb_table_build(const kb_speed *sp, ptrdiff_t n_tracks, ptrdiff_t n_seg,
+                         kb_table *table, kb_error *err)
 {
-    double total = 0.0, lo = a;
-    for (int i = 0; i < 2; i++) {
-        const double cut = sp->breaks[i];
-        if (cut > lo && cut < b && cut > 0.0 && cut < 1.0) {
-            total += integrate_smooth(sp, lo, cut, tol);
-            lo = cut;
+    panel_buf buf = {NULL, 0, 0};
+    ptrdiff_t *seg_start = malloc((size_t)(n_tracks * n_seg + 1) * sizeof(ptrdiff_t));
+    if (!seg_start)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    for (ptrdiff_t tr = 0; tr < n_tracks; tr++) {
+        double s = 0.0;
+        for (ptrdiff_t seg = 0; seg < n_seg; seg++) {
+            const ptrdiff_t i = tr * n_seg + seg;
+            double cut[2], lo = 0.0;
+            const int n_cut = ease_breaks(sp, i, cut);
+            const double tol = KB_INTEGRAL_RTOL * fabs(gl10(sp, tr, seg, 0.0, 1.0)) + 1e-300;
+            seg_start[i] = buf.n;
+            for (int c = 0; c <= n_cut; c++) {
+                const double hi = c < n_cut ? cut[c] : 1.0;
+                if (!piece_panels(sp, tr, seg, lo, hi, tol, &buf, &s)) {
+                    free(seg_start);
+                    free(buf.data);
+                    return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+                }
+                lo = hi;
+            }
         }
     }
-    return total + integrate_smooth(sp, lo, b, tol);
+    seg_start[n_tracks * n_seg] = buf.n;
+    table->n_tracks = n_tracks;
+    table->n_seg = n_seg;
+    table->n_panels = buf.n;
+    table->seg_start = seg_start;
+    table->panels = buf.data;
+    return kb_ok(err);
 }
 
-double kb_segment_total(const kb_speed *sp)
+/* The integral from the track's start to u of segment seg. */
+static double value_in_segment(const kb_speed *sp, const kb_table *tab, ptrdiff_t tr,
+                               ptrdiff_t seg, double u)
 {
-    /* tolerance relative to the segment's own size, found coarsely first */
-    const double coarse = gl10(sp, 0.0, 1.0);
-    return kb_integrate(sp, 0.0, 1.0, KB_INTEGRAL_RTOL * fabs(coarse) + 1e-300);
-}
-
-double kb_segment_partial(const kb_speed *sp, double u, double seg_total)
-{
-    if (u <= 0.0)
-        return 0.0;
-    if (u >= 1.0)
-        return seg_total;
-    return kb_integrate(sp, 0.0, u, KB_INTEGRAL_RTOL * seg_total + 1e-300);
-}
-
-/*
- * u in [0, 1] with integral_0^u speed = target, 0 <= target <= seg_total.
- * Newton on F(u) - target with F advanced incrementally, falling back to
- * bisection of the bracket whenever a step leaves it or the speed is zero,
- * so it cannot diverge.  Exact at both ends.
- */
-double kb_segment_inverse(const kb_speed *sp, double target, double seg_total)
-{
-    if (target <= 0.0 || seg_total <= 0.0)
-        return 0.0;
-    if (target >= seg_total)
-        return 1.0;
-    const double tol = KB_INTEGRAL_RTOL * seg_total + 1e-300;
-    double lo = 0.0, hi = 1.0, u = target / seg_total;
-    double F = kb_integrate(sp, 0.0, u, tol);
-    for (int iter = 0; iter < 200; iter++) {
-        const double g = F - target;
-        if (fabs(g) <= tol)
-            break;
-        if (g < 0.0)
-            lo = u;
+    const ptrdiff_t i = tr * tab->n_seg + seg;
+    ptrdiff_t lo = tab->seg_start[i], hi = tab->seg_start[i + 1] - 1;
+    while (lo < hi) {  /* the last panel with u0 <= u */
+        ptrdiff_t mid = lo + (hi - lo + 1) / 2;
+        if (tab->panels[4 * mid] <= u)
+            lo = mid;
         else
-            hi = u;
-        if (!(hi - lo > 4e-16 * (1.0 + fabs(u))))
-            break;
-        const double f = sp->fn(sp->ctx, sp->track, sp->seg, u);
-        double next = f > 0.0 ? u - g / f : 0.5 * (lo + hi);
-        if (!(next > lo && next < hi))
-            next = 0.5 * (lo + hi);
-        F += next > u ? kb_integrate(sp, u, next, tol) : -kb_integrate(sp, next, u, tol);
-        u = next;
+            hi = mid - 1;
     }
-    return u;
+    const double *p = tab->panels + 4 * lo;
+    if (u >= p[1])
+        return p[3];
+    if (u <= p[0])
+        return p[2];
+    return p[2] + gl10(sp, tr, seg, p[0], u);
 }
 
-ptrdiff_t kb_table_segment(const double *cum, ptrdiff_t n_seg, double s)
+/* The segment and u at which the integral of track tr reaches s, for
+ * 0 < s < total: the first panel whose end reaches s (so panels where the
+ * curve rests are passed over), then Newton inside it on
+ * F(u) = s0 + GL10(u0, u), bisecting whenever a step leaves the bracket. */
+static void inverse(const kb_speed *sp, const kb_table *tab, ptrdiff_t tr, double s,
+                    ptrdiff_t *seg_out, double *u_out)
 {
-    /* the first segment whose end reaches s, so zero-length segments are
-     * skipped over and the answer is monotone in s */
-    ptrdiff_t lo = 0, hi = n_seg - 1;
+    const ptrdiff_t S = tab->n_seg, first = tab->seg_start[tr * S];
+    ptrdiff_t lo = first, hi = tab->seg_start[tr * S + S] - 1;
     while (lo < hi) {
         ptrdiff_t mid = lo + (hi - lo) / 2;
-        if (cum[mid + 1] >= s)
+        if (tab->panels[4 * mid + 3] >= s)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return lo;
+    const double *p = tab->panels + 4 * lo;
+    ptrdiff_t a = 0, b = S - 1;  /* the segment holding panel lo */
+    while (a < b) {
+        ptrdiff_t mid = a + (b - a + 1) / 2;
+        if (tab->seg_start[tr * S + mid] <= lo)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    *seg_out = a;
+    const double total = tab->panels[4 * (tab->seg_start[tr * S + S] - 1) + 3];
+    const double tol = 1e-14 * total;
+    double ulo = p[0], uhi = p[1];
+    double u = p[3] > p[2] ? p[0] + (s - p[2]) / (p[3] - p[2]) * (p[1] - p[0]) : p[0];
+    for (int iter = 0; iter < 100 && p[3] > p[2]; iter++) {
+        const double g = p[2] + gl10(sp, tr, a, p[0], u) - s;
+        if (fabs(g) <= tol)
+            break;
+        if (g < 0.0)
+            ulo = u;
+        else
+            uhi = u;
+        if (!(uhi - ulo > 4e-16))
+            break;
+        const double f = sp->fn(sp->ctx, tr, a, u);
+        double next = f > 0.0 ? u - g / f : 0.5 * (ulo + uhi);
+        if (!(next > ulo && next < uhi))
+            next = 0.5 * (ulo + uhi);
+        u = next;
+    }
+    *u_out = u;
+}
+
+static double end_rate(const kb_speed *sp, const double *k, ptrdiff_t tr, ptrdiff_t S,
+                       int at_end)
+{
+    const ptrdiff_t seg = at_end ? S - 1 : 0;
+    return sp->fn(sp->ctx, tr, seg, at_end ? 1.0 : 0.0) / (k[seg + 1] - k[seg]);
+}
+
+static double total_of(const kb_table *tab, ptrdiff_t tr)
+{
+    return tab->panels[4 * (tab->seg_start[(tr + 1) * tab->n_seg] - 1) + 3];
+}
+
+static int table_fits(const kb_domain *dom, const kb_table *tab, ptrdiff_t tb, ptrdiff_t te)
+{
+    return tab && tab->seg_start && tab->panels && tab->n_tracks == dom->n_tracks &&
+           tab->n_seg == dom->n_seg && tb >= 0 && te <= dom->n_tracks && tb <= te;
+}
+
+kb_status kb_table_value_at(const kb_speed *sp, const kb_domain *dom, const kb_table *tab,
+                            const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                            ptrdiff_t tb, ptrdiff_t te, double *out, kb_error *err)
+{
+    const double one = 0.0;
+    const kb_curve view = {dom->n_tracks, dom->n_seg, 1, dom->knots, dom->knots_stride,
+                           &one, NULL, dom->extrap};
+    kb_status st = kb_curve_validate(&view, 0, t, n_eval, t_stride, err);
+    if (st != KB_OK)
+        return st;
+    if (!table_fits(dom, tab, tb, te) || !out)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    const ptrdiff_t S = dom->n_seg;
+    for (ptrdiff_t tr = tb; tr < te; tr++) {
+        const double *k = dom->knots + tr * dom->knots_stride;
+        const double t0 = k[0], t1 = k[S], span = t1 - t0, total = total_of(tab, tr);
+        ptrdiff_t hint = 0;
+        for (ptrdiff_t i = 0; i < n_eval; i++) {
+            double x = t[tr * t_stride + i], turns = 0.0;
+            if (dom->extrap == KB_EXTRAP_PERIODIC && (x < t0 || x > t1)) {
+                turns = floor((x - t0) / span);
+                x = fmin(fmax(x - turns * span, t0), t1);
+            }
+            kb_loc L;
+            locate(k, S, dom->extrap, x, &hint, &L);
+            double v = value_in_segment(sp, tab, tr, L.seg, L.u);
+            if (L.outside)
+                v += L.excess * end_rate(sp, k, tr, S, L.excess > 0.0);
+            out[tr * n_eval + i] = turns * total + v;
+        }
+    }
+    return kb_ok(err);
+}
+
+kb_status kb_table_time_at(const kb_speed *sp, const kb_domain *dom, const kb_table *tab,
+                           const double *s, ptrdiff_t n_eval, ptrdiff_t s_stride,
+                           ptrdiff_t tb, ptrdiff_t te, double *out, kb_error *err)
+{
+    if (!table_fits(dom, tab, tb, te) || !out || n_eval < 0 || (n_eval > 0 && !s) ||
+        (s_stride != 0 && s_stride != n_eval))
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    for (ptrdiff_t tr = tb; tr < te; tr++) {
+        const double total = total_of(tab, tr);
+        for (ptrdiff_t i = 0; i < n_eval; i++) {
+            const double v = s[tr * s_stride + i];
+            if (!isfinite(v))
+                return kb_fail(err, KB_ENONFINITE, KB_ARG_T, s_stride ? tr : -1, i);
+            if (dom->extrap == KB_EXTRAP_ERROR &&
+                (v < -1e-12 * total || v > total * (1.0 + 1e-12)))
+                return kb_fail(err, KB_EDOMAIN, KB_ARG_T, tr, i);
+        }
+    }
+    const ptrdiff_t S = dom->n_seg;
+    for (ptrdiff_t tr = tb; tr < te; tr++) {
+        const double *k = dom->knots + tr * dom->knots_stride;
+        const double total = total_of(tab, tr), t0 = k[0], t1 = k[S];
+        for (ptrdiff_t i = 0; i < n_eval; i++) {
+            double x = s[tr * s_stride + i], shift = 0.0, t;
+            if ((x < 0.0 || x > total) && dom->extrap == KB_EXTRAP_PERIODIC && total > 0.0) {
+                const double turns = floor(x / total);
+                x = fmin(fmax(x - turns * total, 0.0), total);
+                shift = turns * (t1 - t0);
+            }
+            if (x > total || x < 0.0) {
+                const int after = x > total;
+                const double rate = dom->extrap == KB_EXTRAP_LINEAR
+                                        ? end_rate(sp, k, tr, S, after) : 0.0;
+                t = after ? t1 : t0;  /* clamp, and error within its tolerance */
+                if (rate > 0.0)
+                    t += (after ? x - total : x) / rate;
+            } else if (x <= 0.0) {
+                t = t0;  /* the domain's own ends, whatever rests next to them */
+            } else if (x >= total) {
+                t = t1;
+            } else {
+                ptrdiff_t seg;
+                double u;
+                inverse(sp, tab, tr, x, &seg, &u);
+                t = u >= 1.0 ? k[seg + 1] : k[seg] + u * (k[seg + 1] - k[seg]);
+            }
+            out[tr * n_eval + i] = t + shift;
+        }
+    }
+    return kb_ok(err);
 }

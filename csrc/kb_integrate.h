@@ -1,5 +1,6 @@
-/* kb_integrate.h -- private: integrals of a speed over a segment's local
- * parameter u in [0, 1], and their inversion. */
+/* kb_integrate.h -- private: integrals of a speed along piecewise curves
+ * (arc length of positions, swept angle of rotations), as tables of panels
+ * built once, and the queries on them in both directions. */
 #ifndef KB_INTEGRATE_H
 #define KB_INTEGRATE_H
 
@@ -9,31 +10,38 @@
 #define KB_INTEGRAL_RTOL 1e-13
 
 /* A nonnegative speed d(quantity)/du on segment `seg` of track `track`,
- * smooth but for at most two known breaks in (0, 1) (ease's pieces), where
- * integrals are split: a quadrature node may never land near a narrow piece. */
+ * u in [0, 1].  Smooth but where ease changes piece (at a and 1 - b of
+ * ease (n_tracks, n_seg, 2), when given), where integrals are split so
+ * that no narrow piece can hide between quadrature nodes. */
 typedef struct {
     double (*fn)(const void *ctx, ptrdiff_t track, ptrdiff_t seg, double u);
     const void *ctx;
-    ptrdiff_t track, seg;
-    double breaks[2];  /* ascending; entries outside (0, 1) are ignored */
+    const double *ease;
 } kb_speed;
 
-/* The breaks of an eased segment: Ease(u, a, b) changes piece at a and 1 - b. */
-void kb_speed_set_ease(kb_speed *sp, const double *ease);
+/* Where the curve lives in time, for the queries' extrapolation. */
+typedef struct {
+    ptrdiff_t n_tracks, n_seg;
+    const double *knots;
+    ptrdiff_t knots_stride;
+    kb_extrap extrap;
+} kb_domain;
 
-/* integral of the speed over [a, b], adaptive to absolute error `tol`. */
-double kb_integrate(const kb_speed *sp, double a, double b, double tol);
+/* Builds `table` (allocating its two arrays; kb_table_free releases them):
+ * each segment is cut into panels on which 10-point Gauss-Legendre meets
+ * KB_INTEGRAL_RTOL of the segment's total. */
+kb_status kb_table_build(const kb_speed *sp, ptrdiff_t n_tracks, ptrdiff_t n_seg,
+                         kb_table *table, kb_error *err);
 
-/* integral over the whole segment, [0, 1]. */
-double kb_segment_total(const kb_speed *sp);
-
-/* integral over [0, u], given the segment's total. */
-double kb_segment_partial(const kb_speed *sp, double u, double seg_total);
-
-/* u with integral over [0, u] == target; never diverges. */
-double kb_segment_inverse(const kb_speed *sp, double target, double seg_total);
-
-/* The segment of a cumulative table cum (n_seg + 1,) that holds s. */
-ptrdiff_t kb_table_segment(const double *cum, ptrdiff_t n_seg, double s);
+/* The integral from the domain start to each t (n_tracks | 1, n_eval), and
+ * the time at which it reaches each s; both validate their queries first. */
+kb_status kb_table_value_at(const kb_speed *sp, const kb_domain *dom, const kb_table *tab,
+                            const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                            ptrdiff_t track_begin, ptrdiff_t track_end, double *out,
+                            kb_error *err);
+kb_status kb_table_time_at(const kb_speed *sp, const kb_domain *dom, const kb_table *tab,
+                           const double *s, ptrdiff_t n_eval, ptrdiff_t s_stride,
+                           ptrdiff_t track_begin, ptrdiff_t track_end, double *out,
+                           kb_error *err);
 
 #endif /* KB_INTEGRATE_H */

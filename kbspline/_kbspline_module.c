@@ -241,49 +241,70 @@ PyDoc_STRVAR(curve_eval_doc,
 "t (M,) or (B, M); out (B, M, D) float64 or float32, written in place.\n"
 "Private: use PositionSpline.");
 
+/* The arrays of a built position spline, checked and viewed as a curve. */
+static int parse_pos_curve(PyObject *o_knots, PyObject *o_coef, PyObject *o_ease, int extrap,
+                           kb_curve *c)
+{
+    PyArrayObject *coef, *ease;
+    kb_param knots;
+    if (!check_array(o_coef, "coef", 4, 0, 0, 0, &coef) ||
+        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease))
+        return 0;
+    const npy_intp B = PyArray_DIM(coef, 0), S = PyArray_DIM(coef, 1);
+    if (!expect_dim(coef, 2, 4, "coef") ||
+        (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
+                  !expect_dim(ease, 2, 2, "ease"))) ||
+        !as_param(o_knots, "knots", B, S + 1, 0, &knots))
+        return 0;
+    c->n_tracks = B;
+    c->n_seg = S;
+    c->dim = PyArray_DIM(coef, 3);
+    c->knots = knots.data;
+    c->knots_stride = knots.stride;
+    c->coef = (const double *)PyArray_DATA(coef);
+    c->ease = ease ? (const double *)PyArray_DATA(ease) : NULL;
+    c->extrap = (kb_extrap)extrap;
+    return 1;
+}
+
+/* Query times (M,) or (B, M) as a parameter row. */
+static int parse_queries(PyObject *o_t, const char *name, npy_intp B, kb_param *t, npy_intp *M)
+{
+    if (!PyArray_Check(o_t)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array", name);
+        return 0;
+    }
+    const int ndim = PyArray_NDIM((PyArrayObject *)o_t);
+    *M = ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, ndim - 1) : 0;
+    return as_param(o_t, name, B, *M, 0, t);
+}
+
 static PyObject *curve_eval(PyObject *self, PyObject *args)
 {
     PyObject *o_knots, *o_coef, *o_ease, *o_t, *o_out;
     int extrap, nu;
-    PyArrayObject *coef, *ease, *out;
-    kb_param knots, t;
+    PyArrayObject *out;
+    kb_curve c;
+    kb_param t;
+    npy_intp M;
     kb_error err;
     kb_status status;
     (void)self;
 
     if (!PyArg_ParseTuple(args, "OOOiiOO", &o_knots, &o_coef, &o_ease, &extrap, &nu, &o_t,
-                          &o_out))
+                          &o_out) ||
+        !parse_pos_curve(o_knots, o_coef, o_ease, extrap, &c) ||
+        !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
+        !parse_queries(o_t, "t", c.n_tracks, &t, &M))
         return NULL;
-    if (!check_array(o_coef, "coef", 4, 0, 0, 0, &coef) ||
-        !check_array(o_ease, "ease", 3, 1, 0, 0, &ease) ||
-        !check_array(o_out, "out", 3, 0, 1, 1, &out))
+    if (!expect_dim(out, 0, c.n_tracks, "out") || !expect_dim(out, 1, M, "out") ||
+        !expect_dim(out, 2, c.dim, "out"))
         return NULL;
-    const npy_intp B = PyArray_DIM(coef, 0), S = PyArray_DIM(coef, 1),
-                   D = PyArray_DIM(coef, 3);
-    if (!expect_dim(coef, 2, 4, "coef") ||
-        (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
-                  !expect_dim(ease, 2, 2, "ease"))) ||
-        !as_param(o_knots, "knots", B, S + 1, 0, &knots))
-        return NULL;
-    if (!PyArray_Check(o_t)) {
-        PyErr_SetString(PyExc_TypeError, "t must be a NumPy array");
-        return NULL;
-    }
-    const int t_ndim = PyArray_NDIM((PyArrayObject *)o_t);
-    const npy_intp M = t_ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, t_ndim - 1) : 0;
-    if (!as_param(o_t, "t", B, M, 0, &t))
-        return NULL;
-    if (!expect_dim(out, 0, B, "out") || !expect_dim(out, 1, M, "out") ||
-        !expect_dim(out, 2, D, "out"))
-        return NULL;
-
-    kb_curve c = {B, S, D, knots.data, knots.stride, (const double *)PyArray_DATA(coef),
-                  ease ? (const double *)PyArray_DATA(ease) : NULL, (kb_extrap)extrap};
     const int f32 = PyArray_TYPE(out) == NPY_FLOAT;
     double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
     float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_curve_eval(&c, nu, t.data, M, t.stride, 0, B, out64, out32, &err);
+    status = kb_curve_eval(&c, nu, t.data, M, t.stride, 0, c.n_tracks, out64, out32, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         return raise_core_error(status, &err);
@@ -401,18 +422,6 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
     return 1;
 }
 
-/* Query times (M,) or (B, M) as a parameter row. */
-static int parse_queries(PyObject *o_t, const char *name, npy_intp B, kb_param *t, npy_intp *M)
-{
-    if (!PyArray_Check(o_t)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array", name);
-        return 0;
-    }
-    const int ndim = PyArray_NDIM((PyArrayObject *)o_t);
-    *M = ndim >= 1 ? PyArray_DIM((PyArrayObject *)o_t, ndim - 1) : 0;
-    return as_param(o_t, name, B, *M, 0, t);
-}
-
 static PyObject *rot_eval(PyObject *self, PyObject *args)
 {
     PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
@@ -446,45 +455,189 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(rot_angle_doc,
-"rot_angle(knots, ctrl, logs, ease, extrap, op, cum, q, out) -> None\n\n"
-"op 0: cum (B, S+1) <- the angle table (q and out ignored); op 1: out (B, M) <-\n"
-"angle at times q; op 2: out (B, M) <- time at angles q.  Private.");
-
-static PyObject *rot_angle(PyObject *self, PyObject *args)
+/* A table handed back by Python: seg_start (B * S + 1,) intp, ascending
+ * from 0 to n_panels, and panels (n_panels, 4) float64. */
+static int parse_table(PyObject *o_start, PyObject *o_panels, npy_intp B, npy_intp S,
+                       kb_table *tab)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_cum, *o_q, *o_out;
-    int extrap, op;
-    PyArrayObject *cum, *out = NULL;
+    PyArrayObject *start, *panels;
+    if (!PyArray_Check(o_start) || PyArray_TYPE((PyArrayObject *)o_start) != NPY_INTP ||
+        PyArray_NDIM((PyArrayObject *)o_start) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o_start) ||
+        PyArray_DIM((PyArrayObject *)o_start, 0) != B * S + 1) {
+        PyErr_SetString(PyExc_ValueError, "seg_start must be intp of shape (B * S + 1,)");
+        return 0;
+    }
+    start = (PyArrayObject *)o_start;
+    if (!check_array(o_panels, "panels", 2, 0, 0, 0, &panels) ||
+        !expect_dim(panels, 1, 4, "panels"))
+        return 0;
+    const npy_intp *st = PyArray_DATA(start), n = PyArray_DIM(panels, 0);
+    for (npy_intp i = 0; i < B * S; i++)
+        if (st[i] < 0 || st[i + 1] <= st[i] || st[i + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "seg_start is not a table of these panels");
+            return 0;
+        }
+    if (B * S > 0 && (st[0] != 0 || st[B * S] != n)) {
+        PyErr_SetString(PyExc_ValueError, "seg_start is not a table of these panels");
+        return 0;
+    }
+    tab->n_tracks = B;
+    tab->n_seg = S;
+    tab->n_panels = n;
+    tab->seg_start = (ptrdiff_t *)st;
+    tab->panels = (double *)PyArray_DATA(panels);
+    return 1;
+}
+
+/* A table built by the core, copied into NumPy arrays and freed. */
+static PyObject *table_to_arrays(kb_table *tab)
+{
+    npy_intp n_start = tab->n_tracks * tab->n_seg + 1, dims[2] = {tab->n_panels, 4};
+    PyObject *start = PyArray_SimpleNew(1, &n_start, NPY_INTP);
+    PyObject *panels = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (start && panels) {
+        memcpy(PyArray_DATA((PyArrayObject *)start), tab->seg_start,
+               (size_t)n_start * sizeof(ptrdiff_t));
+        memcpy(PyArray_DATA((PyArrayObject *)panels), tab->panels,
+               (size_t)tab->n_panels * 4 * sizeof(double));
+    }
+    kb_table_free(tab);
+    if (!start || !panels) {
+        Py_XDECREF(start);
+        Py_XDECREF(panels);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", start, panels);
+}
+
+/* Integral queries: op 1 the integral at times q, op 2 the times at values q;
+ * out (B, M) float64. */
+static int parse_integral_query(PyObject *o_q, PyObject *o_out, int op, npy_intp B,
+                                kb_param *q, npy_intp *M, double **out)
+{
+    PyArrayObject *a;
+    if (op != 1 && op != 2) {
+        PyErr_SetString(PyExc_ValueError, "op must be 1 or 2");
+        return 0;
+    }
+    if (!parse_queries(o_q, op == 1 ? "t" : "s", B, q, M) ||
+        !check_array(o_out, "out", 2, 0, 1, 0, &a) || !expect_dim(a, 0, B, "out") ||
+        !expect_dim(a, 1, *M, "out"))
+        return 0;
+    *out = PyArray_DATA(a);
+    return 1;
+}
+
+PyDoc_STRVAR(angle_table_doc,
+"angle_table(knots, ctrl, logs, ease, extrap) -> (seg_start, panels)\n\n"
+"The swept-angle table of a rotation spline.  Private.");
+
+static PyObject *angle_table(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease;
+    int extrap;
     kb_rot_curve c;
-    kb_param q = {NULL, 0};
-    npy_intp M = 0;
+    kb_table tab;
     kb_error err;
     kb_status status;
     (void)self;
-
-    if (!PyArg_ParseTuple(args, "OOOOiiOOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
-                          &op, &o_cum, &o_q, &o_out) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
-        !check_array(o_cum, "cum", 2, 0, op == 0, 0, &cum))
+    if (!PyArg_ParseTuple(args, "OOOOi", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c))
         return NULL;
-    if (!expect_dim(cum, 0, c.n_tracks, "cum") || !expect_dim(cum, 1, c.n_seg + 1, "cum"))
-        return NULL;
-    if (op != 0) {
-        if (!parse_queries(o_q, op == 1 ? "t" : "s", c.n_tracks, &q, &M) ||
-            !check_array(o_out, "out", 2, 0, 1, 0, &out) ||
-            !expect_dim(out, 0, c.n_tracks, "out") || !expect_dim(out, 1, M, "out"))
-            return NULL;
-    }
-    double *p_cum = PyArray_DATA(cum), *p_out = out ? PyArray_DATA(out) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    if (op == 0)
-        status = kb_rot_angle_table(&c, 0, c.n_tracks, p_cum, &err);
-    else if (op == 1)
-        status = kb_rot_angle(&c, p_cum, q.data, M, q.stride, 0, c.n_tracks, p_out, &err);
+    status = kb_rot_angle_table(&c, &tab, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    return table_to_arrays(&tab);
+}
+
+PyDoc_STRVAR(angle_query_doc,
+"angle_query(knots, ctrl, logs, ease, extrap, op, seg_start, panels, q, out)\n\n"
+"op 1: out <- angle at times q; op 2: out <- times at angles q.  Private.");
+
+static PyObject *angle_query(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_start, *o_panels, *o_q, *o_out;
+    int extrap, op;
+    kb_rot_curve c;
+    kb_table tab;
+    kb_param q;
+    npy_intp M;
+    double *out;
+    kb_error err;
+    kb_status status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOiiOOOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
+                          &op, &o_start, &o_panels, &o_q, &o_out) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
+        !parse_table(o_start, o_panels, c.n_tracks, c.n_seg, &tab) ||
+        !parse_integral_query(o_q, o_out, op, c.n_tracks, &q, &M, &out))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (op == 1)
+        status = kb_rot_angle(&c, &tab, q.data, M, q.stride, 0, c.n_tracks, out, &err);
     else
-        status = kb_rot_time_at_angle(&c, p_cum, q.data, M, q.stride, 0, c.n_tracks, p_out,
-                                      &err);
+        status = kb_rot_time_at_angle(&c, &tab, q.data, M, q.stride, 0, c.n_tracks, out, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(length_table_doc,
+"length_table(knots, coef, ease, extrap) -> (seg_start, panels)\n\n"
+"The arc-length table of a position spline.  Private.");
+
+static PyObject *length_table(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_coef, *o_ease;
+    int extrap;
+    kb_curve c;
+    kb_table tab;
+    kb_error err;
+    kb_status status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOi", &o_knots, &o_coef, &o_ease, &extrap) ||
+        !parse_pos_curve(o_knots, o_coef, o_ease, extrap, &c))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_pos_length_table(&c, &tab, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    return table_to_arrays(&tab);
+}
+
+PyDoc_STRVAR(length_query_doc,
+"length_query(knots, coef, ease, extrap, op, seg_start, panels, q, out)\n\n"
+"op 1: out <- length at times q; op 2: out <- times at lengths q.  Private.");
+
+static PyObject *length_query(PyObject *self, PyObject *args)
+{
+    PyObject *o_knots, *o_coef, *o_ease, *o_start, *o_panels, *o_q, *o_out;
+    int extrap, op;
+    kb_curve c;
+    kb_table tab;
+    kb_param q;
+    npy_intp M;
+    double *out;
+    kb_error err;
+    kb_status status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOiiOOOO", &o_knots, &o_coef, &o_ease, &extrap, &op,
+                          &o_start, &o_panels, &o_q, &o_out) ||
+        !parse_pos_curve(o_knots, o_coef, o_ease, extrap, &c) ||
+        !parse_table(o_start, o_panels, c.n_tracks, c.n_seg, &tab) ||
+        !parse_integral_query(o_q, o_out, op, c.n_tracks, &q, &M, &out))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (op == 1)
+        status = kb_pos_length(&c, &tab, q.data, M, q.stride, 0, c.n_tracks, out, &err);
+    else
+        status = kb_pos_time_at_length(&c, &tab, q.data, M, q.stride, 0, c.n_tracks, out,
+                                       &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         return raise_core_error(status, &err);
@@ -599,7 +752,10 @@ static PyMethodDef methods[] = {
     {"curve_eval", curve_eval, METH_VARARGS, curve_eval_doc},
     {"rot_build", rot_build, METH_VARARGS, rot_build_doc},
     {"rot_eval", rot_eval, METH_VARARGS, rot_eval_doc},
-    {"rot_angle", rot_angle, METH_VARARGS, rot_angle_doc},
+    {"angle_table", angle_table, METH_VARARGS, angle_table_doc},
+    {"angle_query", angle_query, METH_VARARGS, angle_query_doc},
+    {"length_table", length_table, METH_VARARGS, length_table_doc},
+    {"length_query", length_query, METH_VARARGS, length_query_doc},
     {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -80,6 +80,34 @@ class KeyedSpline:
             return result[()]
         return result
 
+    # -- integrals of speed (arc length, swept angle), tabulated lazily -----
+
+    def _table(self):
+        """(seg_start, panels) of the integral of speed, built on first use."""
+        if getattr(self, "_integral", None) is None:
+            seg_start, panels = self._table_fn(*self._curve())
+            seg_start.flags.writeable = panels.flags.writeable = False
+            self._integral = (seg_start, panels)
+        return self._integral
+
+    def _totals(self):
+        """(B,) integral over each track's whole domain."""
+        seg_start, panels = self._table()
+        n_seg = self._knots.shape[-1] - 1
+        return panels[seg_start[n_seg::n_seg] - 1, 3]
+
+    def _total(self):
+        total = self._totals().reshape(self._batch_shape)
+        return float(total) if total.ndim == 0 else total.copy()
+
+    def _integral_at(self, t, out):
+        return self._evaluate(self._query_fn, t, out, (), 0, *self._curve(), 1, *self._table())
+
+    def _time_at_integral(self, s, out):
+        totals = self._totals()
+        return self._evaluate(self._query_fn, s, out, (), 0, *self._curve(), 2, *self._table(),
+                              name="s", domain=lambda track: (0.0, float(totals[max(track, 0)])))
+
     def _track_domain(self, track):
         row = self._knots[track] if self._knots.ndim == 2 and track >= 0 else self._knots
         if row.ndim == 2:
@@ -115,7 +143,7 @@ class KeyedSpline:
                        for k, v in kwargs.items()}
 
     def __getstate__(self):
-        return self._state
+        return self._state  # tables are rebuilt on demand
 
     def __setstate__(self, state):
         self.__init__(**state)

@@ -101,7 +101,6 @@ class RotationSpline(KeyedSpline):
             if arr is not None:
                 arr.flags.writeable = False
         self._batch_shape, self._num_keys = tuple(batch_shape), K
-        self._cum = None  # the angle table, built on first use
         self._remember(times=times, quaternions=quats, tension=tension, continuity=continuity,
                        bias=bias, timing=timing, ends=ends,
                        start_angular_velocity=start_angular_velocity,
@@ -133,43 +132,29 @@ class RotationSpline(KeyedSpline):
 
     # -- constant angular speed ---------------------------------------------
 
+    _table_fn = staticmethod(_core.angle_table)
+    _query_fn = staticmethod(_core.angle_query)
+
     def _curve(self):
         return (self._knots, self._ctrl, self._logs, self._ease, self._extrap_code)
-
-    def _angle_table(self):
-        """(B, S+1) cumulative angle at the breakpoints, computed once."""
-        if self._cum is None:
-            cum = np.empty((math.prod(self._batch_shape), self._ctrl.shape[1] + 1))
-            _core.rot_angle(*self._curve(), 0, cum, None, None)
-            cum.flags.writeable = False
-            self._cum = cum
-        return self._cum
 
     @property
     def total_angle(self):
         """The rotation angle swept over the domain, radians: float or (...,)."""
-        total = self._angle_table()[:, -1].reshape(self._batch_shape)
-        return float(total) if total.ndim == 0 else total.copy()
+        return self._total()
 
     def angle(self, t, out=None):
         """Rotation angle swept from the domain start to `t`: the integral of
-        |angular velocity|, to a relative error of about 1e-13 per segment.
+        |angular velocity| (relative error about 1e-13 of each segment's).
         Shapes as for `__call__` without the last axis; float64 `out`."""
-        return self._evaluate(_core.rot_angle, t, out, (), 0, *self._curve(), 1,
-                              self._angle_table())
+        return self._integral_at(t, out)
 
     def time_at_angle(self, s, out=None):
-        """The time at which `angle` reaches `s` (the earliest, where the
-        spline rests), so that samples at equal steps of `s` turn at
-        constant angular speed.  Never diverges; exact at 0 and
-        `total_angle`; `s` outside [0, total_angle] follows ``extrapolate``."""
-        table = self._angle_table()
-
-        def domain(track):
-            return 0.0, float(table[max(track, 0), -1])
-
-        return self._evaluate(_core.rot_angle, s, out, (), 0, *self._curve(), 2, table,
-                              name="s", domain=domain)
+        """The time at which `angle` reaches `s`, so that samples at equal
+        steps of `s` turn at constant angular speed.  Never diverges; the
+        domain's ends at 0 and `total_angle`; where the spline rests, the
+        earliest time; `s` outside [0, total_angle] follows ``extrapolate``."""
+        return self._time_at_integral(s, out)
 
     @property
     def control_points(self):

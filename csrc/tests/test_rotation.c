@@ -23,7 +23,8 @@ KB_TEST(test_rotation_two_keys_is_slerp)
 {
     const double theta = 2.5, times[2] = {1.0, 3.0}, zero[2] = {0, 0};
     const double q[8] = {1, 0, 0, 0, cos(theta / 2), 0, 0, sin(theta / 2)};
-    double tin[6], tout[6], ctrl[16], logs[6], cum[2], out[4], w[3], a[3];
+    double tin[6], tout[6], ctrl[16], logs[6], out[4], w[3], a[3], total;
+    kb_table table;
     kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
     kb_error err;
@@ -37,10 +38,13 @@ KB_TEST(test_rotation_two_keys_is_slerp)
     KB_ASSERT_NEAR(w[2], theta / 2.0, 1e-14);
     KB_ASSERT(kb_rot_eval(&c, 2, 1, 1, &t, 1, 0, 0, 1, a, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(a[2], 0.0, 1e-13);
-    KB_ASSERT(kb_rot_angle_table(&c, 0, 1, cum, &err) == KB_OK);
-    KB_ASSERT_NEAR(cum[1], theta, 1e-13);
-    double half = 0.5 * theta, t_half;
-    KB_ASSERT(kb_rot_time_at_angle(&c, cum, &half, 1, 0, 0, 1, &t_half, &err) == KB_OK);
+    KB_ASSERT(kb_rot_angle_table(&c, &table, &err) == KB_OK);
+    const double end = 3.0, half = 0.5 * theta;
+    double t_half;
+    KB_ASSERT(kb_rot_angle(&c, &table, &end, 1, 0, 0, 1, &total, &err) == KB_OK);
+    KB_ASSERT(kb_rot_time_at_angle(&c, &table, &half, 1, 0, 0, 1, &t_half, &err) == KB_OK);
+    kb_table_free(&table);
+    KB_ASSERT_NEAR(total, theta, 1e-13);
     KB_ASSERT_NEAR(t_half, 2.0, 1e-12);
 }
 
