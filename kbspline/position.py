@@ -1,10 +1,11 @@
 """PositionSpline: Kochanek-Bartels splines for batches of vector tracks."""
 import math
+import operator
 
 import numpy as np
 
 from . import _kbspline as _core
-from ._checks import _check_float_array, _check_scalar, _index_text, _per_row
+from ._checks import _check_float_array, _check_scalar, _index_text, _per_row, _prepare_out
 from ._keyed import KeyedSpline
 
 
@@ -167,6 +168,101 @@ class PositionSpline(KeyedSpline):
         return self._eval(t, 2, out)
 
     # -- properties ---------------------------------------------------------
+
+    # -- arc length ---------------------------------------------------------
+
+    _table_fn = staticmethod(_core.length_table)
+    _query_fn = staticmethod(_core.length_query)
+
+    def _curve(self):
+        return (self._knots, self._coef, self._ease, self._extrap_code)
+
+    @property
+    def total_length(self):
+        """Arc length over the domain: float, or (...,) for a batch."""
+        return self._total()
+
+    def length(self, t, out=None):
+        """Arc length from the domain start to `t`.
+
+        Per-track tables of 10-point Gauss-Legendre panels, built on first
+        use, hold every length to about 1e-13 of its segment's (tests check
+        1e-10 of the total against SciPy's quad).  Shapes as for `position`
+        without the D axis; float64 `out`.  Outside the domain the length
+        follows ``extrapolate``."""
+        return self._integral_at(t, out)
+
+    def time_at_length(self, s, out=None):
+        """The time at which `length` reaches `s`.
+
+        Bracketed Newton inside one panel, falling back to bisection: it
+        never diverges, including where the speed is zero (tension 1,
+        repeated keys).  The domain's ends at s = 0 and `total_length`;
+        where the curve rests, the earliest time; `s` outside
+        [0, total_length] follows ``extrapolate``.  `s` takes the shapes of
+        `t`; a shared `s` gives each track its own times, (..., M)."""
+        return self._time_at_integral(s, out)
+
+    def position_at_length(self, s, out=None):
+        """Position at arc length `s`: ``position(time_at_length(s))``."""
+        return self.position(self.time_at_length(s), out=out)
+
+    def _at_length(self, s):
+        t = self.time_at_length(s)
+        v = self.velocity(t)
+        if self._scalar:
+            v = v[..., None]
+        return t, v
+
+    def velocity_at_length(self, s, out=None):
+        """dX/ds at arc length `s`: the unit tangent.  Where the curve stops
+        (zero speed) it is the direction it leaves in, that of the
+        acceleration; zero if that vanishes too."""
+        t, v = self._at_length(s)
+        a = self.acceleration(t)
+        a = a[..., None] if self._scalar else a
+        speed = np.linalg.norm(v, axis=-1, keepdims=True)
+        direction = np.where(speed > 0, v, a)
+        norm = np.linalg.norm(direction, axis=-1, keepdims=True)
+        unit = np.divide(direction, norm, out=np.zeros_like(direction), where=norm > 0)
+        return self._finish(unit, out)
+
+    def acceleration_at_length(self, s, out=None):
+        """d2X/ds2 at arc length `s`: the curvature vector, perpendicular to
+        `velocity_at_length`, of length 1 / radius.  NaN where the speed is
+        exactly zero (the curvature of a stop is not defined by V and A)."""
+        t, v = self._at_length(s)
+        a = self.acceleration(t)
+        a = a[..., None] if self._scalar else a
+        speed2 = np.sum(v * v, axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            normal = (a - v * np.sum(a * v, axis=-1, keepdims=True) / speed2) / speed2
+        return self._finish(normal, out)
+
+    def _finish(self, values, out):
+        values = values[..., 0] if self._scalar else values
+        if out is None:
+            return values[()] if values.ndim == 0 else values
+        result = _prepare_out(out, values.shape)
+        result[...] = values
+        return result
+
+    def equal_length_times(self, n):
+        """Times (..., n) of n samples at equal steps of arc length from the
+        start to the end of each track: ``spline(spline.equal_length_times(n))``
+        moves at constant speed, the most common step of a camera-path
+        pipeline.  A track that does not move (length 0) gets equal steps of
+        time instead."""
+        n = operator.index(n)
+        if n < 2:
+            raise ValueError(f"n must be at least 2, not {n}")
+        steps = np.linspace(0.0, 1.0, n)
+        total = np.asarray(self.total_length)
+        times = self.time_at_length(np.multiply.outer(total, steps) if total.ndim else
+                                    steps * float(total))
+        start, end = (np.asarray(v) for v in self.domain)
+        still = np.multiply.outer(start, 1 - steps) + np.multiply.outer(end, steps)
+        return np.where((total == 0)[..., None], still, times)
 
     def _batched(self, arr, inner):
         """A (B, ...) core array in the user's shape (without D for scalars)."""

@@ -350,3 +350,50 @@ def random_quaternions(rng, n, spread=1.0):
         step = wm_exp(np.concatenate([[0.0], rng.uniform(-spread, spread, 3) / 2]))
         q.append(wm_mul(q[-1], step) * (-1 if rng.random() < 0.3 else 1))
     return np.array(q)
+
+
+# -- Seed 000: PosSpline's arc length (Length, InvertIntegral, PositionAL) ----
+
+GL5_ROOT = [0.046910077, 0.230765345, 0.5, 0.769234655, 0.953089922]
+GL5_COEFF = [0.118463442, 0.239314335, 0.284444444, 0.239314335, 0.118463442]
+
+
+class SeedArcLength:
+    """PosSpline's arc-length functions on its polynomials (d/du speeds):
+    5-point Gauss-Legendre per [0, u], Newton to 1e-6 (float64 here)."""
+
+    def __init__(self, seed_spline):
+        self.s = seed_spline
+        self.lengths = [0.0]
+        for i in range(len(seed_spline.polys)):
+            self.lengths.append(self.lengths[-1] + self.poly_length(i, 1.0))
+        self.total = self.lengths[-1]
+
+    def speed(self, i, u):
+        C = self.s.polys[i][3]
+        return np.linalg.norm(C[1] + u * (2 * C[2] + 3 * u * C[3]))
+
+    def poly_length(self, i, u):
+        return u * sum(c * self.speed(i, u * r) for r, c in zip(GL5_ROOT, GL5_COEFF))
+
+    def invert(self, s):
+        if s <= 0:
+            return 0, 0.0
+        if s >= self.total:
+            return len(self.s.polys) - 1, 1.0
+        for i in range(len(self.s.polys)):
+            if s <= self.lengths[i + 1]:
+                dist = s - self.lengths[i]
+                u = dist / (self.lengths[i + 1] - self.lengths[i])
+                break
+        for _ in range(32):
+            diff = self.poly_length(i, u) - dist
+            if abs(diff) <= 1e-6:
+                break
+            u -= diff / self.speed(i, u)
+        return i, u
+
+    def position_al(self, s):
+        i, u = self.invert(s)
+        C = self.s.polys[i][3]
+        return C[0] + u * (C[1] + u * (C[2] + u * C[3]))
