@@ -68,3 +68,27 @@ KB_TEST(test_rotation_keys_normalised_and_checked)
     KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_EZERONORM);
     KB_ASSERT(err.arg == KB_ARG_QUATERNIONS && err.index == 1);
 }
+
+/* Arc length: an ease curve x = 3u^2 - 2u^3 (zero speed at both ends) has
+ * length 1 and is symmetric; the inverse is exact at 0, 1/2 and 1. */
+KB_TEST(test_length_of_a_stop_and_go_segment)
+{
+    const double times[2] = {0.0, 2.0}, x[2] = {0.0, 1.0}, zero[2] = {0, 0};
+    double tin[2], tout[2], coef[4];
+    kb_tcb_keys k = {1, 2, 1, {times, 0}, x, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED};
+    kb_error err;
+    KB_ASSERT(kb_tcb_build(&k, tin, tout, coef, NULL, &err) == KB_OK);
+    kb_curve c = {1, 1, 1, times, 0, coef, NULL, KB_EXTRAP_CLAMP};
+    kb_table table;
+    KB_ASSERT(kb_pos_length_table(&c, &table, &err) == KB_OK);
+    const double t[3] = {0.0, 1.0, 2.0}, s[3] = {0.0, 0.5, 1.0};
+    double len[3], at[3];
+    KB_ASSERT(kb_pos_length(&c, &table, t, 3, 0, 0, 1, len, &err) == KB_OK);
+    KB_ASSERT(kb_pos_time_at_length(&c, &table, s, 3, 0, 0, 1, at, &err) == KB_OK);
+    kb_table_free(&table);
+    for (int i = 0; i < 3; i++) {
+        KB_ASSERT_NEAR(len[i], s[i], 1e-14);
+        KB_ASSERT_NEAR(at[i], t[i], 1e-12);
+    }
+}
