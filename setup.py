@@ -6,10 +6,11 @@ import numpy
 from setuptools import Extension, setup
 
 if sys.platform == "win32":
-    compile_args = ["/O2"]
+    compile_args, link_args = ["/O2"], []
 else:
     # -O3 class optimisation that stays portable: no -march=native in wheels.
-    compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-math-errno"]
+    compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-math-errno", "-pthread"]
+    link_args = ["-pthread"]
 
 setup(
     ext_modules=[
@@ -19,6 +20,7 @@ setup(
             include_dirs=["csrc", numpy.get_include()],
             define_macros=[("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION")],
             extra_compile_args=compile_args,
+            extra_link_args=link_args,
         )
     ]
 )

@@ -1,20 +1,23 @@
-"""Benchmarks of kbspline against its peers, measured side by side in one run.
+"""Benchmarks of kbspline against its peers, measured side by side in one run
+(SPEC section 10).
 
     python benchmarks/run.py            # full sizes, median of 7 runs
-    python benchmarks/run.py --quick    # small sizes, a smoke run for CI
+    python benchmarks/run.py --quick    # small sizes, one run: a smoke test
 
-So far: W1 (evaluation of positions) and W4 (construction) of SPEC section 10,
-single-threaded.  The rotation, arc-length and multi-core workloads follow
-with the features they measure.
+Single-threaded unless the row says otherwise.  Every peer is checked to
+compute the same numbers as kbspline before it is timed.
 """
 import argparse
+import os
 import platform
 import statistics
 import time
+import tracemalloc
 
 import numpy as np
 
-from kbspline import PositionSpline
+import kbspline
+from kbspline import PositionSpline, RotationSpline
 
 
 def median_time(fn, repeat):
@@ -39,26 +42,82 @@ def numpy_hermite(knots, values, tangents, t):
             + h01 * values[:, seg + 1] + h11 * d * tangents[:, seg + 1])
 
 
-def w1(n_tracks, n_keys, n_times, repeat):
-    from scipy.interpolate import CubicHermiteSpline
+def w1_setup(n_tracks, n_keys, n_times):
     rng = np.random.default_rng(0)
     knots = np.cumsum(rng.uniform(0.5, 1.5, n_keys))
     values = rng.normal(size=(n_tracks, n_keys, 3))
     spline = PositionSpline(knots, values, tension=0.2, bias=-0.1)  # continuity 0: C1
     t = np.linspace(knots[0], knots[-1], n_times)
+    return knots, values, spline, t
+
+
+def w1(n_tracks, n_keys, n_times, repeat):
+    from scipy.interpolate import CubicHermiteSpline
+    knots, values, spline, t = w1_setup(n_tracks, n_keys, n_times)
     tangents = spline.tangents[1]
     columns = lambda a: a.transpose(1, 0, 2).reshape(n_keys, -1)
     scipy_spline = CubicHermiteSpline(knots, columns(values), columns(tangents))
-    out = np.empty((n_tracks, n_times, 3))
-    ours = median_time(lambda: spline(t, out=out), repeat)
-    peer_scipy = median_time(lambda: scipy_spline(t), repeat)
-    peer_numpy = median_time(lambda: numpy_hermite(knots, values, tangents, t), repeat)
-    # the peers compute the same numbers
     expected = scipy_spline(t).reshape(n_times, n_tracks, 3).transpose(1, 0, 2)
     assert np.allclose(spline(t), expected, atol=1e-9)
     assert np.allclose(numpy_hermite(knots, values, tangents, t), expected, atol=1e-9)
-    return [("W1 positions", "SciPy CubicHermiteSpline", ours, peer_scipy, "≥ 3×"),
-            ("W1 positions", "NumPy vectorised Hermite", ours, peer_numpy, "≥ 25×")]
+    out = np.empty((n_tracks, n_times, 3))
+    ours = median_time(lambda: spline(t, out=out), repeat)
+    fill = median_time(lambda: out.fill(0.0), repeat)
+    return [("W1 positions", "SciPy CubicHermiteSpline, same tangents", ours,
+             median_time(lambda: scipy_spline(t), repeat), "≥ 3×"),
+            ("W1 positions", "NumPy vectorised Hermite", ours,
+             median_time(lambda: numpy_hermite(knots, values, tangents, t), repeat), "≥ 25×")
+            ], {"W1 output fill (bandwidth)": (fill, ours), "W1 peak memory": w1_memory(
+                spline, t, out)}
+
+
+def w1_memory(spline, t, out):
+    tracemalloc.start()
+    spline(t, out=out)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, out.nbytes
+
+
+def w2(n_tracks, n_keys, n_times, repeat):
+    from scipy.spatial.transform import Rotation, RotationSpline as ScipySpline, Slerp
+    rng = np.random.default_rng(2)
+    times = np.cumsum(rng.uniform(0.5, 1.5, n_keys))
+    q = Rotation.random(n_tracks * n_keys, random_state=3).as_quat().reshape(n_tracks, n_keys, 4)
+    q_wxyz = q[..., [3, 0, 1, 2]]
+    t = np.linspace(times[0], times[-1], n_times)
+    spline = RotationSpline(times, q_wxyz)
+    slerps = [Slerp(times, Rotation.from_quat(k)) for k in q]
+    splines = [ScipySpline(times, Rotation.from_quat(k)) for k in q]
+    at_keys = spline(times)
+    assert np.allclose(np.abs(np.sum(at_keys * q_wxyz, axis=-1)), 1.0, atol=1e-12)
+    out = np.empty((n_tracks, n_times, 4))
+    ours = median_time(lambda: spline(t, out=out), repeat)
+    return [("W2 rotations", "SciPy Slerp, per track", ours,
+             median_time(lambda: [s(t) for s in slerps], repeat), "≥ 5×"),
+            ("W2 rotations", "SciPy RotationSpline, per track", ours,
+             median_time(lambda: [s(t) for s in splines], repeat), "≥ 5×")]
+
+
+def w3(n_tracks, n_keys, n_samples, repeat):
+    import splines
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(n_tracks, n_keys, 3))
+
+    def ours_fn():
+        spline = PositionSpline(None, values, timing="parabolic")  # the tables are lazy
+        return spline(spline.equal_length_times(n_samples))
+
+    ours = median_time(ours_fn, repeat) / (n_tracks * n_samples)
+    peer = splines.UnitSpeedAdapter(splines.CatmullRom(values[0], endconditions="natural"))
+    probe = np.linspace(0, peer.grid[-1], 5)
+    reference = PositionSpline(None, values[0], timing="parabolic")
+    expected = reference.position_at_length(probe)
+    assert np.allclose(peer.evaluate(probe), expected, atol=1e-6)
+    start = time.perf_counter()
+    peer.evaluate(probe)
+    theirs = (time.perf_counter() - start) / len(probe)
+    return [("W3 arc length (per sample)", "splines UnitSpeedAdapter", ours, theirs, "≥ 10⁴×")]
 
 
 def w4(n_tracks, n_keys, repeat):
@@ -71,23 +130,49 @@ def w4(n_tracks, n_keys, repeat):
     dydx = tangents.transpose(1, 0, 2).reshape(n_keys, -1)
     ours = median_time(lambda: PositionSpline(knots, values, 0.1, 0.2, 0.3), repeat)
     peer = median_time(lambda: CubicHermiteSpline(knots, y, dydx), repeat)
-    return [("W4 construction", "SciPy CubicHermiteSpline (given tangents)", ours, peer,
+    return [("W4 construction", "SciPy CubicHermiteSpline from given tangents", ours, peer,
              "> 1×")]
+
+
+def w5(n_tracks, n_keys, n_times, repeat):
+    _, _, spline, t = w1_setup(n_tracks, n_keys, n_times)
+    out = np.empty((n_tracks, n_times, 3))
+    cores = os.cpu_count() or 1
+    kbspline.set_num_threads(cores)
+    many = median_time(lambda: spline(t, out=out), repeat)
+    kbspline.set_num_threads(1)
+    one = median_time(lambda: spline(t, out=out), repeat)
+    return [(f"W5 W1 on {cores} cores", "kbspline on 1 core", many, one, "≥ 1.7×")]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
     args = parser.parse_args(argv)
-    scale, repeat = (10, 1) if args.quick else (1, 7)
-    rows = w1(1000 // scale, 64, 1000 // scale, repeat) + w4(10000 // scale, 64, repeat)
-    print(f"machine: {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}, NumPy {np.__version__}; one thread")
-    print(f"| workload | peer | kbspline (ms) | peer (ms) | ratio | target |")
-    print(f"|---|---|---|---|---|---|")
+    k, repeat = (10, 1) if args.quick else (1, 7)
+    previous = kbspline.set_num_threads(1)
+    try:
+        rows, extra = w1(1000 // k, 64, 1000 // k, repeat)
+        rows += w2(100 // k, 64, 10000 // k, max(1, repeat // 2))
+        rows += w3(100 // k, 64, 1000 // k, max(1, repeat // 2))
+        rows += w4(10000 // k, 64, repeat)
+        rows += w5(1000 // k, 64, 1000 // k, repeat)
+    finally:
+        kbspline.set_num_threads(previous)
+
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python "
+          f"{platform.python_version()}, NumPy {np.__version__}")
+    print("| workload | peer | kbspline | peer | ratio | target |")
+    print("|---|---|---|---|---|---|")
     for workload, peer, ours, theirs, target in rows:
-        print(f"| {workload} | {peer} | {ours * 1e3:.2f} | {theirs * 1e3:.2f} | "
-              f"{theirs / ours:.1f}× | {target} |")
+        unit, scale = ("µs", 1e6) if ours < 1e-4 else ("ms", 1e3)
+        print(f"| {workload} | {peer} | {ours * scale:.2f} {unit} | {theirs * scale:.2f} {unit} | "
+              f"{theirs / ours:,.1f}× | {target} |")
+    fill, ours = extra["W1 output fill (bandwidth)"]
+    peak, size = extra["W1 peak memory"]
+    print(f"\nW1: filling the output once takes {fill * 1e3:.2f} ms, so kbspline runs at "
+          f"{fill / ours:.0%} of the machine's write bandwidth; peak memory allocated during "
+          f"evaluation into out=: {peak} bytes ({peak / size:.2%} of the {size} byte output).")
     return rows
 
 

@@ -122,17 +122,11 @@ kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
     return kb_ok(err);
 }
 
-kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
-                        ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
-                        double *out64, float *out32, kb_error *err)
+/* Tracks [track_begin, track_end) of a validated call. */
+static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
+                       ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
+                       double *out64, float *out32)
 {
-    kb_status s = kb_curve_validate(c, nu, t, n_eval, t_stride, err);
-    if (s != KB_OK)
-        return s;
-    if ((out64 == NULL) == (out32 == NULL) || track_begin < 0 ||
-        track_end > c->n_tracks || track_begin > track_end)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
     kb_loc locs[KB_CHUNK];
     double w[KB_CHUNK][4];
@@ -150,7 +144,7 @@ kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_
             sweep_dispatch(c, locs, (const double (*)[4])w, n, q0, n_eval, track_begin,
                            track_end, out64, out32);
         }
-        return kb_ok(err);
+        return;
     }
 
     for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
@@ -167,5 +161,49 @@ kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_
             combine(cf + L.seg * seg_size, D, wi, out64, out32, (tr * n_eval + i) * D);
         }
     }
+}
+
+kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
+                        ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
+                        double *out64, float *out32, kb_error *err)
+{
+    kb_status s = kb_curve_validate(c, nu, t, n_eval, t_stride, err);
+    if (s != KB_OK)
+        return s;
+    if ((out64 == NULL) == (out32 == NULL) || track_begin < 0 ||
+        track_end > c->n_tracks || track_begin > track_end)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    eval_range(c, nu, t, n_eval, t_stride, track_begin, track_end, out64, out32);
+    return kb_ok(err);
+}
+
+typedef struct {
+    const kb_curve *c;
+    int nu;
+    const double *t;
+    ptrdiff_t n_eval, t_stride;
+    double *out64;
+    float *out32;
+} eval_job;
+
+static void eval_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
+{
+    const eval_job *j = ctx;
+    eval_range(j->c, j->nu, j->t, j->n_eval, j->t_stride, begin, end, j->out64, j->out32);
+}
+
+kb_status kb_curve_eval_threaded(const kb_curve *c, int nu, const double *t,
+                                 ptrdiff_t n_eval, ptrdiff_t t_stride, int n_threads,
+                                 double *out64, float *out32, kb_error *err)
+{
+    kb_status s = kb_curve_validate(c, nu, t, n_eval, t_stride, err);
+    if (s != KB_OK)
+        return s;
+    if ((out64 == NULL) == (out32 == NULL))
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    eval_job job = {c, nu, t, n_eval, t_stride, out64, out32};
+    const double work = (double)c->n_tracks * (double)n_eval * (double)c->dim;
+    kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads), eval_job_range,
+                    &job);
     return kb_ok(err);
 }

@@ -44,4 +44,12 @@ kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err);
 void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                        const double *dt, double *tin, double *tout);
 
+/* Runs fn(ctx, begin, end) over [0, n) split into n_threads ranges, the
+ * first on the calling thread; returns when all are done. */
+typedef void (*kb_range_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end);
+void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx);
+
+/* How many of n_threads to use for n_items tracks carrying `work` outputs. */
+int kb_threads_for(ptrdiff_t n_items, double work, int n_threads);
+
 #endif /* KB_INTERNAL_H */

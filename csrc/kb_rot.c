@@ -248,34 +248,74 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
     store(out64, out32, off, v, 3);
 }
 
+/* The query checks are the position curve's. */
+static kb_status rot_validate_queries(const kb_rot_curve *c, int nu, const double *t,
+                                      ptrdiff_t n_eval, ptrdiff_t t_stride, double *out64,
+                                      float *out32, kb_error *err)
+{
+    if (!c || !c->ctrl || !c->logs)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    const kb_curve view = {c->n_tracks, c->n_seg, 1, c->knots, c->knots_stride, c->ctrl,
+                           c->ease, c->extrap};
+    kb_status s = kb_curve_validate(&view, nu, t, n_eval, t_stride, err);
+    if (s == KB_OK && (out64 == NULL) == (out32 == NULL))
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    return s;
+}
+
+typedef struct {
+    const kb_rot_curve *c;
+    int nu, body, scalar_first;
+    const double *t;
+    ptrdiff_t n_eval, t_stride;
+    double *out64;
+    float *out32;
+} rot_job;
+
+static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
+{
+    const rot_job *j = ctx;
+    const kb_rot_curve *c = j->c;
+    const ptrdiff_t width = j->nu == 0 ? 4 : 3;
+    for (ptrdiff_t tr = begin; tr < end; tr++) {
+        const double *k = c->knots + tr * c->knots_stride;
+        const double *tt = j->t + tr * j->t_stride;
+        ptrdiff_t hint = 0;
+        for (ptrdiff_t i = 0; i < j->n_eval; i++) {
+            kb_loc L;
+            locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
+            rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32,
+                       (tr * j->n_eval + i) * width);
+        }
+    }
+}
+
 kb_status kb_rot_eval(const kb_rot_curve *c, int nu, int body, int scalar_first,
                       const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
                       ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
                       float *out32, kb_error *err)
 {
-    if (!c || !c->ctrl || !c->logs)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    /* the query checks are the position curve's */
-    const kb_curve view = {c->n_tracks, c->n_seg, 1, c->knots, c->knots_stride, c->ctrl,
-                           c->ease, c->extrap};
-    kb_status s = kb_curve_validate(&view, nu, t, n_eval, t_stride, err);
+    kb_status s = rot_validate_queries(c, nu, t, n_eval, t_stride, out64, out32, err);
     if (s != KB_OK)
         return s;
-    if ((out64 == NULL) == (out32 == NULL) || track_begin < 0 ||
-        track_end > c->n_tracks || track_begin > track_end)
+    if (track_begin < 0 || track_end > c->n_tracks || track_begin > track_end)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    rot_job job = {c, nu, body, scalar_first, t, n_eval, t_stride, out64, out32};
+    rot_range(&job, track_begin, track_end);
+    return kb_ok(err);
+}
 
-    const ptrdiff_t width = nu == 0 ? 4 : 3;
-    for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
-        const double *k = c->knots + tr * c->knots_stride;
-        const double *tt = t + tr * t_stride;
-        ptrdiff_t hint = 0;
-        for (ptrdiff_t i = 0; i < n_eval; i++) {
-            kb_loc L;
-            locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
-            rot_sample(c, tr, &L, nu, body, scalar_first, out64, out32,
-                       (tr * n_eval + i) * width);
-        }
-    }
+kb_status kb_rot_eval_threaded(const kb_rot_curve *c, int nu, int body, int scalar_first,
+                               const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                               int n_threads, double *out64, float *out32, kb_error *err)
+{
+    kb_status s = rot_validate_queries(c, nu, t, n_eval, t_stride, out64, out32, err);
+    if (s != KB_OK)
+        return s;
+    rot_job job = {c, nu, body, scalar_first, t, n_eval, t_stride, out64, out32};
+    /* a squad sample costs about as much as ten position outputs */
+    const double work = 10.0 * (double)c->n_tracks * (double)n_eval;
+    kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads), rot_range,
+                    &job);
     return kb_ok(err);
 }

@@ -201,6 +201,12 @@ kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t track_begin, ptrdiff_t track_end,
                         double *out64, float *out32, kb_error *err);
 
+/* kb_curve_eval over all tracks, split over up to n_threads threads when
+ * the call is large enough to gain from it (outputs identical either way). */
+kb_status kb_curve_eval_threaded(const kb_curve *curve, int nu, const double *t,
+                                 ptrdiff_t n_eval, ptrdiff_t t_stride, int n_threads,
+                                 double *out64, float *out32, kb_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Integrals of speed: arc length and swept angle.                      */
 /* ------------------------------------------------------------------ */
@@ -305,6 +311,12 @@ kb_status kb_rot_eval(const kb_rot_curve *curve, int nu, int body, int scalar_fi
                       const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
                       ptrdiff_t track_begin, ptrdiff_t track_end, double *out64,
                       float *out32, kb_error *err);
+
+/* kb_rot_eval over all tracks on up to n_threads threads (see
+ * kb_curve_eval_threaded). */
+kb_status kb_rot_eval_threaded(const kb_rot_curve *curve, int nu, int body, int scalar_first,
+                               const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
+                               int n_threads, double *out64, float *out32, kb_error *err);
 
 /*
  * Constant angular speed: the angle swept from the domain start is the

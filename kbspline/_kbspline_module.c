@@ -236,7 +236,7 @@ static PyObject *alpha_times(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(curve_eval_doc,
-"curve_eval(knots, coef, ease, extrap, nu, t, out) -> None\n\n"
+"curve_eval(knots, coef, ease, extrap, nu, n_threads, t, out) -> None\n\n"
 "knots (S+1,) or (B, S+1); coef (B, S, 4, D); ease None or (B, S, 2);\n"
 "t (M,) or (B, M); out (B, M, D) float64 or float32, written in place.\n"
 "Private: use PositionSpline.");
@@ -282,7 +282,7 @@ static int parse_queries(PyObject *o_t, const char *name, npy_intp B, kb_param *
 static PyObject *curve_eval(PyObject *self, PyObject *args)
 {
     PyObject *o_knots, *o_coef, *o_ease, *o_t, *o_out;
-    int extrap, nu;
+    int extrap, nu, n_threads;
     PyArrayObject *out;
     kb_curve c;
     kb_param t;
@@ -291,8 +291,8 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOiiOO", &o_knots, &o_coef, &o_ease, &extrap, &nu, &o_t,
-                          &o_out) ||
+    if (!PyArg_ParseTuple(args, "OOOiiiOO", &o_knots, &o_coef, &o_ease, &extrap, &nu,
+                          &n_threads, &o_t, &o_out) ||
         !parse_pos_curve(o_knots, o_coef, o_ease, extrap, &c) ||
         !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
         !parse_queries(o_t, "t", c.n_tracks, &t, &M))
@@ -304,7 +304,7 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
     double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
     float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_curve_eval(&c, nu, t.data, M, t.stride, 0, c.n_tracks, out64, out32, &err);
+    status = kb_curve_eval_threaded(&c, nu, t.data, M, t.stride, n_threads, out64, out32, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         return raise_core_error(status, &err);
@@ -388,7 +388,7 @@ fail:
 }
 
 PyDoc_STRVAR(rot_eval_doc,
-"rot_eval(knots, ctrl, logs, ease, extrap, nu, body, scalar_first, t, out) -> None\n\n"
+"rot_eval(knots, ctrl, logs, ease, extrap, nu, body, scalar_first, n_threads, t, out)\n\n"
 "knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 2, 3); ease None or\n"
 "(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
 "float64 or float32, written in place.  Private: use RotationSpline.");
@@ -425,7 +425,7 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
 static PyObject *rot_eval(PyObject *self, PyObject *args)
 {
     PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
-    int extrap, nu, body, scalar_first;
+    int extrap, nu, body, scalar_first, n_threads;
     PyArrayObject *out;
     kb_rot_curve c;
     kb_param t;
@@ -434,8 +434,8 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOiippOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
-                          &nu, &body, &scalar_first, &o_t, &o_out) ||
+    if (!PyArg_ParseTuple(args, "OOOOiippiOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
+                          &nu, &body, &scalar_first, &n_threads, &o_t, &o_out) ||
         !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
         !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
         !parse_queries(o_t, "t", c.n_tracks, &t, &M))
@@ -447,8 +447,8 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     double *out64 = f32 ? NULL : (double *)PyArray_DATA(out);
     float *out32 = f32 ? (float *)PyArray_DATA(out) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_rot_eval(&c, nu, body, scalar_first, t.data, M, t.stride, 0, c.n_tracks,
-                         out64, out32, &err);
+    status = kb_rot_eval_threaded(&c, nu, body, scalar_first, t.data, M, t.stride, n_threads,
+                                  out64, out32, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         return raise_core_error(status, &err);

@@ -7,6 +7,7 @@ import numpy as np
 from . import _kbspline as _core
 from ._checks import _check_float_array, _check_scalar, _index_text, _per_row, _prepare_out
 from ._keyed import KeyedSpline
+from ._threads import get_num_threads
 
 
 def _alpha_times(keys, alpha, batch_shape):
@@ -136,7 +137,8 @@ class PositionSpline(KeyedSpline):
     def _eval(self, t, nu, out):
         tail = () if self._scalar else (self._dim,)
         return self._evaluate(_core.curve_eval, t, out, tail, self._dim, self._knots,
-                              self._coef, self._ease, self._extrap_code, nu)
+                              self._coef, self._ease, self._extrap_code, nu,
+                              get_num_threads())
 
     def position(self, t, out=None):
         """Position at times `t`.

@@ -6,6 +6,7 @@ import numpy as np
 from . import _kbspline as _core
 from ._checks import _check_float_array, _check_option, _per_row
 from ._keyed import KeyedSpline
+from ._threads import get_num_threads
 
 FRAMES = {"world": 0, "body": 1}
 _TO_SCALAR_FIRST = [3, 0, 1, 2]
@@ -112,7 +113,7 @@ class RotationSpline(KeyedSpline):
         width = 4 if nu == 0 else 3
         return self._evaluate(_core.rot_eval, t, out, (width,), width, self._knots,
                               self._ctrl, self._logs, self._ease, self._extrap_code, nu,
-                              body, self._scalar_first)
+                              body, self._scalar_first, get_num_threads())
 
     def __call__(self, t, out=None):
         """Unit quaternions at times `t`: (..., 4) or (..., M, 4), in the

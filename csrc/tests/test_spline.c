@@ -210,3 +210,26 @@ KB_TEST(test_spline_query_paths_agree)
             KB_ASSERT_NEAR(p[0], shared[(tr * M + i) * 2], 0);
         }
 }
+
+/* Split over threads, a large call writes exactly what one thread does. */
+KB_TEST(test_spline_threaded_equals_serial)
+{
+    enum { NT = 64, M = 2000 };
+    static double values[NT * 5 * 2], tin[NT * 10], tout[NT * 10], coef[NT * 4 * 4 * 2];
+    static double ts[M], one[NT * M * 2], many[NT * M * 2];
+    static double zeros[5];
+    for (int i = 0; i < NT * 10; i++)
+        values[i] = sin(0.37 * i);
+    for (int i = 0; i < M; i++)
+        ts[i] = 3.5 * i / M;
+    kb_tcb_keys k = {NT, 5, 2, {T5, 0}, values, {zeros, 0}, {zeros, 0}, {zeros, 0},
+                     {zeros, 0}, {zeros, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB,
+                     KB_ENDS_NATURAL};
+    kb_error err;
+    KB_ASSERT(kb_tcb_build(&k, tin, tout, coef, NULL, &err) == KB_OK);
+    kb_curve c = {NT, 4, 2, T5, 0, coef, NULL, KB_EXTRAP_LINEAR};
+    KB_ASSERT(kb_curve_eval_threaded(&c, 1, ts, M, 0, 1, one, NULL, &err) == KB_OK);
+    KB_ASSERT(kb_curve_eval_threaded(&c, 1, ts, M, 0, 3, many, NULL, &err) == KB_OK);
+    for (int i = 0; i < NT * M * 2; i++)
+        KB_ASSERT(one[i] == many[i]);
+}

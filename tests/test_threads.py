@@ -1,0 +1,56 @@
+"""Threads: results are the same bit for bit on one thread or several, and
+the setting is checked."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kbspline
+from kbspline import PositionSpline, RotationSpline
+
+
+@pytest.fixture
+def restore_threads():
+    previous = kbspline.get_num_threads()
+    yield
+    kbspline.set_num_threads(previous)
+
+
+def test_threaded_results_equal_serial(restore_threads):
+    rng = np.random.default_rng(0)
+    pos = PositionSpline(None, rng.normal(size=(400, 16, 3)), 0.3, timing="parabolic")
+    rot = RotationSpline(None, rng.normal(size=(200, 16, 4)), 0.2)
+    t = np.linspace(-1, 16, 700)
+    t_rows = rng.uniform(0, 15, (400, 300))
+    results = {}
+    for n in (1, 2, 5):
+        kbspline.set_num_threads(n)
+        results[n] = [pos(t), pos.velocity(t_rows), pos.acceleration(t, out=np.empty(
+            (400, 700, 3), np.float32)), rot(t), rot.angular_velocity(t, frame="body")]
+    for n in (2, 5):
+        for a, b in zip(results[1], results[n]):
+            assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
+                                        (True, TypeError), ("2", TypeError)])
+def test_set_num_threads_checks(bad, error, restore_threads):
+    with pytest.raises(error):
+        kbspline.set_num_threads(bad)
+
+
+def test_set_num_threads_returns_the_previous(restore_threads):
+    kbspline.set_num_threads(3)
+    assert kbspline.set_num_threads(1) == 3
+    assert kbspline.get_num_threads() == 1
+
+
+@pytest.mark.parametrize("value, expected", [("3", "3"), ("0", "ValueError"),
+                                             ("many", "ValueError")])
+def test_environment_variable(value, expected):
+    code = ("import kbspline\n"
+            "print(kbspline.get_num_threads())")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"KBSPLINE_NUM_THREADS": value, "PATH": ""}, cwd="/")
+    assert expected in (run.stdout + run.stderr)
