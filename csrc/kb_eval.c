@@ -56,7 +56,9 @@ static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
 }
 
 /* Shared knots, times and no ease: one block of located queries, with
- * their weights, swept over tracks [tb, te). */
+ * their weights, swept over tracks [tb, te).  Sorted queries come in runs
+ * on one segment; each run's coefficients are copied once into locals the
+ * compiler keeps in registers (stores to out could alias the table). */
 static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
                                ptrdiff_t n, ptrdiff_t q0, ptrdiff_t n_eval, ptrdiff_t tb,
                                ptrdiff_t te, ptrdiff_t dim, double *out64, float *out32)
@@ -65,8 +67,21 @@ static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const doub
     for (ptrdiff_t tr = tb; tr < te; tr++) {
         const double *cf = c->coef + tr * c->n_seg * seg_size;
         const ptrdiff_t base = (tr * n_eval + q0) * dim;
-        for (ptrdiff_t i = 0; i < n; i++)
-            combine(cf + locs[i].seg * seg_size, dim, w[i], out64, out32, base + i * dim);
+        ptrdiff_t i = 0;
+        while (i < n) {
+            ptrdiff_t end = i + 1;
+            while (end < n && locs[end].seg == locs[i].seg)
+                end++;
+            double local[16];
+            const double *seg = cf + locs[i].seg * seg_size;
+            if (dim <= 4) {
+                for (ptrdiff_t k = 0; k < seg_size; k++)
+                    local[k] = seg[k];
+                seg = local;
+            }
+            for (; i < end; i++)
+                combine(seg, dim, w[i], out64, out32, base + i * dim);
+        }
     }
 }
 
