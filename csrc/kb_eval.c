@@ -60,8 +60,9 @@ static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
  * on one segment; each run's coefficients are copied once into locals the
  * compiler keeps in registers (stores to out could alias the table). */
 static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
-                               ptrdiff_t n, ptrdiff_t q0, ptrdiff_t n_eval, ptrdiff_t tb,
-                               ptrdiff_t te, ptrdiff_t dim, double *out64, float *out32)
+                               const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
+                               ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
+                               double *out64, float *out32)
 {
     const ptrdiff_t seg_size = 4 * dim;
     for (ptrdiff_t tr = tb; tr < te; tr++) {
@@ -69,9 +70,7 @@ static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const doub
         const ptrdiff_t base = (tr * n_eval + q0) * dim;
         ptrdiff_t i = 0;
         while (i < n) {
-            ptrdiff_t end = i + 1;
-            while (end < n && locs[end].seg == locs[i].seg)
-                end++;
+            const ptrdiff_t end = run_end[i];
             double local[16];
             const double *seg = cf + locs[i].seg * seg_size;
             if (dim <= 4) {
@@ -85,13 +84,19 @@ static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const doub
     }
 }
 
+/* Compiled twice on x86-64 Linux with GCC, for the baseline and for AVX2 +
+ * FMA, and chosen at load time (ifunc): wheels stay portable. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+__attribute__((target_clones("default", "avx2,fma")))
+#endif
 static void sweep_dispatch(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
-                           ptrdiff_t n, ptrdiff_t q0, ptrdiff_t n_eval, ptrdiff_t tb,
-                           ptrdiff_t te, double *out64, float *out32)
+                           const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
+                           ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, double *out64,
+                           float *out32)
 {
-#define KB_SWEEP(D)                                                                   \
-    (out64 ? sweep_block(c, locs, w, n, q0, n_eval, tb, te, D, out64, NULL)          \
-           : sweep_block(c, locs, w, n, q0, n_eval, tb, te, D, NULL, out32))
+#define KB_SWEEP(D)                                                                       \
+    (out64 ? sweep_block(c, locs, w, run_end, n, q0, n_eval, tb, te, D, out64, NULL)     \
+           : sweep_block(c, locs, w, run_end, n, q0, n_eval, tb, te, D, NULL, out32))
     switch (c->dim) {
     case 1: KB_SWEEP(1); break;
     case 2: KB_SWEEP(2); break;
@@ -145,6 +150,7 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
     kb_loc locs[KB_CHUNK];
     double w[KB_CHUNK][4];
+    ptrdiff_t run_end[KB_CHUNK];  /* where each query's run on one segment ends */
 
     if (c->knots_stride == 0 && t_stride == 0 && !c->ease) {
         /* Shared knots and times: locate a block of queries once, then
@@ -156,8 +162,10 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
                 locate(c->knots, S, c->extrap, t[q0 + i], &hint, &locs[i]);
                 segment_weights(&locs[i], NULL, nu, w[i]);
             }
-            sweep_dispatch(c, locs, (const double (*)[4])w, n, q0, n_eval, track_begin,
-                           track_end, out64, out32);
+            for (ptrdiff_t i = n - 1; i >= 0; i--)
+                run_end[i] = i + 1 < n && locs[i + 1].seg == locs[i].seg ? run_end[i + 1] : i + 1;
+            sweep_dispatch(c, locs, (const double (*)[4])w, run_end, n, q0, n_eval,
+                           track_begin, track_end, out64, out32);
         }
         return;
     }
