@@ -3,8 +3,9 @@
 #include "kb_internal.h"
 #include "kb_locate.h"
 
-/* Queries located per block when every track shares knots and times. */
-#define KB_CHUNK 256
+/* Queries located per block when every track shares knots and times: a
+ * block large enough that each track's coefficients are read about once. */
+#define KB_CHUNK 1024
 
 /*
  * Every result is linear in the segment's coefficients: out = sum_k w[k] c_k.
@@ -59,7 +60,7 @@ static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
  * their weights, swept over tracks [tb, te).  Sorted queries come in runs
  * on one segment; each run's coefficients are copied once into locals the
  * compiler keeps in registers (stores to out could alias the table). */
-static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
+static inline void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
                                const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
                                ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
                                double *out64, float *out32)
@@ -72,7 +73,7 @@ static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const doub
         while (i < n) {
             const ptrdiff_t end = run_end[i];
             double local[16];
-            const double *seg = cf + locs[i].seg * seg_size;
+            const double *seg = cf + seg_of[i] * seg_size;
             if (dim <= 4) {
                 for (ptrdiff_t k = 0; k < seg_size; k++)
                     local[k] = seg[k];
@@ -89,14 +90,14 @@ static inline void sweep_block(const kb_curve *c, const kb_loc *locs, const doub
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 __attribute__((target_clones("default", "avx2,fma")))
 #endif
-static void sweep_dispatch(const kb_curve *c, const kb_loc *locs, const double (*w)[4],
+static void sweep_dispatch(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
                            const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
                            ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, double *out64,
                            float *out32)
 {
 #define KB_SWEEP(D)                                                                       \
-    (out64 ? sweep_block(c, locs, w, run_end, n, q0, n_eval, tb, te, D, out64, NULL)     \
-           : sweep_block(c, locs, w, run_end, n, q0, n_eval, tb, te, D, NULL, out32))
+    (out64 ? sweep_block(c, seg_of, w, run_end, n, q0, n_eval, tb, te, D, out64, NULL)     \
+           : sweep_block(c, seg_of, w, run_end, n, q0, n_eval, tb, te, D, NULL, out32))
     switch (c->dim) {
     case 1: KB_SWEEP(1); break;
     case 2: KB_SWEEP(2); break;
@@ -148,7 +149,7 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
                        double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
-    kb_loc locs[KB_CHUNK];
+    ptrdiff_t seg_of[KB_CHUNK];   /* each query's segment */
     double w[KB_CHUNK][4];
     ptrdiff_t run_end[KB_CHUNK];  /* where each query's run on one segment ends */
 
@@ -159,12 +160,14 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
         for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
             const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
             for (ptrdiff_t i = 0; i < n; i++) {
-                locate(c->knots, S, c->extrap, t[q0 + i], &hint, &locs[i]);
-                segment_weights(&locs[i], NULL, nu, w[i]);
+                kb_loc L;
+                locate(c->knots, S, c->extrap, t[q0 + i], &hint, &L);
+                segment_weights(&L, NULL, nu, w[i]);
+                seg_of[i] = L.seg;
             }
             for (ptrdiff_t i = n - 1; i >= 0; i--)
-                run_end[i] = i + 1 < n && locs[i + 1].seg == locs[i].seg ? run_end[i + 1] : i + 1;
-            sweep_dispatch(c, locs, (const double (*)[4])w, run_end, n, q0, n_eval,
+                run_end[i] = i + 1 < n && seg_of[i + 1] == seg_of[i] ? run_end[i + 1] : i + 1;
+            sweep_dispatch(c, seg_of, (const double (*)[4])w, run_end, n, q0, n_eval,
                            track_begin, track_end, out64, out32);
         }
         return;
