@@ -13,6 +13,7 @@ static const double GL_W[5] = {0.2955242247147528, 0.2692667193099965, 0.2190863
                                0.1494513491505804, 0.06667134430868814};
 
 #define KB_MAX_DEPTH 48
+#define KB_MAX_PANELS 4096 /* a piece; smooth ones need 4 to 30 */
 
 static double gl10(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double a, double b)
 {
@@ -69,6 +70,7 @@ static int piece_panels(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double 
 {
     struct { double a, b, whole; int depth; } stack[KB_MAX_DEPTH + 2];
     int top = 0;
+    const ptrdiff_t first_panel = buf->n;
     if (!(b > a))
         return 1;
     stack[0].a = a;
@@ -81,8 +83,11 @@ static int piece_panels(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double 
         const double mid = 0.5 * (lo + hi);
         const double left = gl10(sp, tr, seg, lo, mid), right = gl10(sp, tr, seg, mid, hi);
         top--;
+        /* a non-finite speed, or a piece that has had its share of panels,
+         * is taken as it is rather than split for ever */
         if ((depth >= 2 && fabs(left + right - whole) <= tol) || depth >= KB_MAX_DEPTH ||
-            !(mid > lo) || !(hi > mid)) {
+            !(mid > lo) || !(hi > mid) || !isfinite(left + right) ||
+            buf->n - first_panel >= KB_MAX_PANELS) {
             if (!push_panel(buf, lo, hi, *s, *s + whole))
                 return 0;
             *s += whole;
@@ -109,10 +114,7 @@ static int ease_breaks(const kb_speed *sp, ptrdiff_t i, double cut[2])
     if (!sp->ease)
         return 0;
     double a = sp->ease[2 * i], b = sp->ease[2 * i + 1];
-    if (a + b > 1.0) {
-        a /= a + b;
-        b = 1.0 - a;
-    }
+    kb_ease_pieces(&a, &b);
     int n = 0;
     if (a > 0.0 && a < 1.0)
         cut[n++] = a;

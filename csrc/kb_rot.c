@@ -18,9 +18,16 @@ static kb_tcb_keys log_view(const kb_rot_keys *k)
     return v;
 }
 
+/* |q| without overflow or underflow for any finite q. */
 static double norm4(const double *q)
 {
-    return sqrt(kb_qdot(q, q));
+    double m = 0.0;
+    for (int j = 0; j < 4; j++)
+        m = fmax(m, fabs(q[j]));
+    if (m == 0.0)
+        return 0.0;
+    const double s[4] = {q[0] / m, q[1] / m, q[2] / m, q[3] / m};
+    return m * sqrt(kb_qdot(s, s));
 }
 
 kb_status kb_rot_validate(const kb_rot_keys *k, kb_error *err)

@@ -107,6 +107,9 @@ kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
             if (i > 0 && !(t > kb_param_at(k->times, tr, i - 1)))
                 return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, tr, i);
         }
+        /* every difference of times must be finite too (1e308 - -1e308 is not) */
+        if (!isfinite(kb_param_at(k->times, tr, K - 1) - kb_param_at(k->times, tr, 0)))
+            return kb_fail(err, KB_ERANGE, KB_ARG_TIMES, tr, K - 1);
     }
     const struct { kb_param p; kb_arg arg; double lo, hi; } params[] = {
         {k->tension, KB_ARG_TENSION, 1.0, 0.0},
@@ -294,6 +297,12 @@ kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
                 ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
                 ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
             }
+            /* finite keys can still overflow: 1e308 - -1e308 */
+            for (ptrdiff_t j = 0; j < 4 * D; j++)
+                if (!isfinite(c[j])) {
+                    free(work);
+                    return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
+                }
         }
     }
     free(work);

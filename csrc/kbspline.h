@@ -27,7 +27,9 @@ typedef enum {
     KB_ETOOFEW,     /* too few keys for the end condition */
     KB_ENOTCLOSED,  /* ends=closed but the last key does not repeat the first */
     KB_EDOMAIN,     /* a query outside the domain under extrapolate=error */
-    KB_ERANGE,      /* a parameter outside its allowed range (ease) */
+    KB_ERANGE,      /* outside its allowed range (ease), or finite but too large to
+                       compute with (times whose differences overflow, keys whose
+                       coefficients overflow) */
     KB_EZERONORM    /* a quaternion of zero norm */
 } kb_status;
 
@@ -132,8 +134,11 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  *   @param[out] ease      (n_tracks, S, 2): (ease_from of the segment's first
  *                         key, ease_to of its last), or NULL to skip
  *   @param[out] err       filled when the result is not KB_OK
- * Validates first; writes nothing unless the keys are valid.  Allocates one
- * workspace of n_keys * dim doubles.
+ * Validates first; writes nothing unless the keys are valid, except that
+ * keys whose coefficients overflow (finite but near the largest double)
+ * are found while building: KB_ERANGE, argument values, index the key,
+ * with the outputs partly written.  Allocates one workspace of
+ * n_keys * dim doubles.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
@@ -165,6 +170,11 @@ kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
 /* Seed 002's Ease(u, a, b) with its first and second derivatives in u.
  * Robust where the seed divides by zero (b == 0 at u == 1). */
 void kb_ease(double u, double a, double b, double *e, double *de, double *dde);
+
+/* The pieces Ease(u, a, b) really uses: a + b scaled down to 1 when
+ * larger, and an ease below 1e-9 taken as 0.  Ease changes piece at a and
+ * at 1 - b. */
+void kb_ease_pieces(double *a, double *b);
 
 /* ------------------------------------------------------------------ */
 /* Evaluation.                                                          */

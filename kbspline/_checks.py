@@ -98,7 +98,9 @@ def _reword_build_error(exc, batch_shape, per_track, names):
     `names` maps core argument names to the class's own."""
     reason, arg, track, index, _ = exc.args
     if reason == "out of range":
-        reason = "must be in [0, 1]"
+        reason = {"times": "is too far from the first time: differences of times overflow",
+                  "values": "is too large: the spline's coefficients overflow"}.get(
+                      arg, "must be in [0, 1]")
     name = names.get(arg, arg)
     where = _index_text(batch_shape, track, index, per_track.get(arg, True))
     return ValueError(f"{name}{where} {reason}")

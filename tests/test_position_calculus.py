@@ -181,3 +181,15 @@ def test_extrapolation_modes():
     np.testing.assert_allclose(error(3.0 + 1e-13), x[-1], atol=1e-12)
     with pytest.raises(ValueError, match=r"t\[1\] = 3.5 is outside the domain"):
         error([1.0, 3.5])
+
+
+def test_vanishing_ease_is_no_ease():
+    """Ease below 1e-9 would make a piece too narrow to divide by (the fuzzer
+    found 1e-323 giving NaN): it counts as none."""
+    keys = np.array([[0.0], [1.0], [0.0]])
+    tiny = PositionSpline([0, 1, 2], keys, ease_from=[1e-320, 1e-300, 0], ease_to=[0, 1e-310, 0])
+    plain = PositionSpline([0, 1, 2], keys)
+    t = np.linspace(0, 2, 41)
+    for method in ("position", "velocity", "acceleration"):
+        np.testing.assert_array_equal(getattr(tiny, method)(t), getattr(plain, method)(t))
+    assert tiny.total_length == plain.total_length

@@ -59,6 +59,10 @@ def build(**changes):
     (dict(times=None, alpha=0.5, values=[[0.0, 0], [1, 1], [1, 1], [2, 0]]), ValueError,
      r"values\[2\] repeats the key before it"),
     (dict(alpha=0.5), TypeError, r"pass times or alpha, not both"),
+    (dict(times=[-1e308, 0.0, 1.0, 1e308]), ValueError,
+     r"times\[3\] is too far from the first time"),
+    (dict(values=[[1e308, 0.0], [-1e308, 0.0], [1e308, 0.0], [0.0, 0.0]]), ValueError,
+     r"values\[0\] is too large"),
     (dict(times=None, alpha=-1.0), ValueError, r"alpha must be a finite number >= 0"),
 ])
 def test_bad_construction(changes, error, match):
