@@ -1,0 +1,101 @@
+"""No leaks in the binding, and the same objects used from many threads at
+once give the serial results."""
+import gc
+import sys
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import kbspline
+from kbspline import PositionSpline, RotationSpline
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def exercise(rng):
+    """Construction, evaluation into new and given arrays, tables, failing calls."""
+    # tables of about 200 kB each, so that a leaked one would show in RSS
+    times = np.cumsum(rng.uniform(0.2, 1.0, 30))
+    values = rng.normal(size=(40, 30, 3))
+    pos = PositionSpline(times, values, 0.1, extrapolate="error")
+    rot = RotationSpline(times, rng.normal(size=(10, 30, 4)), 0.2)
+    t = np.linspace(times[0], times[-1], 50)
+    out = np.empty((40, 50, 3))
+    pos.velocity(t, out=out)
+    pos.time_at_length(np.linspace(0, 1, 20))
+    rot.angular_velocity(t)
+    rot.time_at_angle(0.5)
+    for bad in (lambda: pos(times[-1] + 1), lambda: pos(np.nan), lambda: pos(t, out=out[:, :10]),
+                lambda: PositionSpline(times[::-1], values),
+                lambda: RotationSpline(times, np.zeros((30, 4))),
+                lambda: kbspline.slerp([0, 0, 0, 0], [1, 0, 0, 0], 0.5)):
+        with pytest.raises((ValueError, TypeError)):
+            bad()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_memory_stays_flat():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        exercise(rng)
+    gc.collect()
+    tracemalloc.start()
+    before_py, before_rss = tracemalloc.get_traced_memory()[0], rss_bytes()
+    for _ in range(200):
+        exercise(rng)
+    gc.collect()
+    after_py = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert after_py - before_py < 200_000          # Python and NumPy allocations
+    assert rss_bytes() - before_rss < 8_000_000     # the core's own mallocs (tables)
+
+
+def test_reference_counts_are_unchanged():
+    times = np.arange(6.0)
+    values = np.random.default_rng(1).normal(size=(6, 2))
+    t = np.linspace(0, 5, 9)
+    out = np.empty((9, 2))
+    counts = [sys.getrefcount(a) for a in (times, values, t, out)]
+    for _ in range(100):
+        spline = PositionSpline(times, values)
+        spline(t, out=out)
+        spline.length(t)
+        with pytest.raises(ValueError):
+            spline(t, out=np.empty((9, 3)))
+        del spline
+    gc.collect()
+    assert [sys.getrefcount(a) for a in (times, values, t, out)] == counts
+
+
+def test_many_threads_share_objects():
+    rng = np.random.default_rng(2)
+    pos = PositionSpline(None, rng.normal(size=(200, 12, 3)), 0.2, ease_from=0.3)
+    rot = RotationSpline(None, rng.normal(size=(50, 12, 4)), -0.1)
+    fresh = PositionSpline(None, rng.normal(size=(20, 12, 2)))  # its table is built lazily
+    t = np.linspace(-1, 12, 400)
+
+    def work():
+        return [pos(t), pos.acceleration(t), rot(t), rot.angular_velocity(t, frame="body"),
+                fresh.length(t), fresh.time_at_length(np.linspace(0, 3, 30)), rot.angle(t)]
+
+    expected = work()
+    fresh._integral = None  # build the table again, this time under contention
+    results = [None] * 8
+
+    def run(i):
+        for _ in range(5):
+            results[i] = work()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for got in results:
+        for a, b in zip(got, expected):
+            assert np.array_equal(a, b)
