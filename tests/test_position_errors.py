@@ -130,3 +130,25 @@ def test_inputs_are_not_modified():
     for a, b in zip((times, values, tension), copies):
         assert np.array_equal(a, b)
     assert np.array_equal(t, [2.5, 0.5, 1.0])
+
+
+def test_sizes_too_large_fail_cleanly():
+    with pytest.raises(MemoryError):
+        PositionSpline(None, np.broadcast_to(0.0, (2**40, 4, 3)))
+    spline = PositionSpline(None, np.zeros((4, 3)))
+    with pytest.raises(MemoryError):
+        spline(np.broadcast_to(0.0, (2**45,)))
+    with pytest.raises(ValueError):
+        spline(np.broadcast_to(0.0, (2**62,)))  # NumPy: "array is too big"
+
+
+def test_non_contiguous_and_fortran_inputs_are_accepted():
+    rng = np.random.default_rng(0)
+    values = np.asfortranarray(rng.normal(size=(6, 3)))
+    strided = np.zeros((6, 6))[:, ::2] + values
+    times = np.arange(12.0)[::2]
+    a = PositionSpline(times, values, tension=np.linspace(0, 0.5, 12)[::2])
+    b = PositionSpline(np.ascontiguousarray(times), np.ascontiguousarray(strided),
+                       tension=np.ascontiguousarray(np.linspace(0, 0.5, 12)[::2]))
+    t = np.linspace(0, 10, 40)[::2]
+    assert np.array_equal(a(t), b(np.ascontiguousarray(t)))
