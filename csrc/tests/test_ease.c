@@ -62,3 +62,15 @@ KB_TEST(test_ease_c1_at_breakpoints)
         KB_ASSERT_NEAR(de1, de2, 1e-10);
     }
 }
+
+/* The fuzzer's first find: a denormal ease made k / a overflow to NaN. */
+KB_TEST(test_ease_vanishing_piece_is_none)
+{
+    double e, de, dde;
+    kb_ease(0.0, 1e-320, 0.5, &e, &de, &dde);
+    KB_ASSERT(isfinite(e) && isfinite(de) && isfinite(dde));
+    KB_ASSERT_NEAR(e, 0.0, 0);
+    kb_ease(1.0, 0.3, 4e-324, &e, &de, &dde);
+    KB_ASSERT(isfinite(e) && isfinite(de) && isfinite(dde));
+    KB_ASSERT_NEAR(e, 1.0, 1e-15);
+}
