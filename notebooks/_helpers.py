@@ -1,0 +1,67 @@
+"""Plot helpers shared by the notebooks (kept out of kbspline itself)."""
+import pathlib
+
+import numpy as np
+
+# Eberly's demo: eight control points, the middle six selectable (seed 000).
+EIGHT_POINTS = np.array([[0.0, 0.0], [1.0, 2.0], [2.5, 2.5], [4.0, 1.0], [5.5, 2.2],
+                         [7.0, 0.5], [8.0, 2.0], [9.5, 1.0]])
+
+MOCAP = pathlib.Path.cwd().resolve()
+for _ in range(4):
+    if (MOCAP / "shared" / "data" / "mocap").is_dir():
+        break
+    MOCAP = MOCAP.parent
+MOCAP = MOCAP / "shared" / "data" / "mocap"
+
+
+def draw_curve(ax, spline, keys, n=400, tangents=True, title=None, color="tab:blue"):
+    """The curve, its keys, and (optionally) each key's incoming and
+    outgoing tangents, scaled to a third of the neighbouring segment."""
+    t = np.linspace(*spline.domain, n)
+    p = spline(t)
+    ax.plot(p[:, 0], p[:, 1], color=color, lw=2)
+    ax.plot(keys[:, 0], keys[:, 1], "ko", ms=4)
+    if tangents:
+        tin, tout = spline.tangents
+        times = np.asarray(spline.breakpoints)
+        dt = np.diff(times)
+        for i, k in enumerate(keys):
+            if np.all(np.isfinite(tin[i])) and i > 0:
+                back = k - tin[i] * dt[i - 1] / 3
+                ax.plot([back[0], k[0]], [back[1], k[1]], color="tab:orange", lw=1)
+            if np.all(np.isfinite(tout[i])) and i < len(keys) - 1:
+                ahead = k + tout[i] * dt[i] / 3
+                ax.plot([k[0], ahead[0]], [k[1], ahead[1]], color="tab:green", lw=1)
+    ax.set_aspect("equal")
+    if title:
+        ax.set_title(title, fontsize=9)
+
+
+def speed(spline, t):
+    return np.linalg.norm(np.atleast_2d(spline.velocity(t)), axis=-1)
+
+
+def read_bvh_rotations(path):
+    """(frame_time, joint names, (J, F, 4) quaternions) from a BVH file:
+    enough for these notebooks; a full reader is planned for kbspline.motion."""
+    from kbspline import quat_from_euler
+    joints, channels = [], []
+    lines = pathlib.Path(path).read_text().splitlines()
+    for i, line in enumerate(lines):
+        words = line.split()
+        if words and words[0] in ("ROOT", "JOINT"):
+            joints.append(words[1])
+        elif words and words[0] == "CHANNELS":
+            channels.append((joints[-1], words[2:]))
+        elif words and words[0] == "MOTION":
+            frame_time = float(lines[i + 2].split(":")[1])
+            data = np.loadtxt(lines[i + 3:], ndmin=2)
+            break
+    quats, column = [], 0
+    for joint, names in channels:
+        rot = [k for k, name in enumerate(names) if name.endswith("rotation")]
+        order = "".join(names[k][0] for k in rot).upper()
+        quats.append(quat_from_euler(data[:, [column + k for k in rot]], order, degrees=True))
+        column += len(names)
+    return frame_time, [j for j, _ in channels], np.stack(quats)
