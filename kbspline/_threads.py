@@ -40,5 +40,9 @@ def set_num_threads(n):
 
 
 def get_num_threads():
-    """The current limit set by `set_num_threads`."""
+    """The current limit set by `set_num_threads`.
+
+    >>> get_num_threads() >= 1
+    True
+    """
     return _num_threads

@@ -154,19 +154,33 @@ class PositionSpline(KeyedSpline):
         Returns
         -------
         ndarray (..., D), (..., M, D) or without D for a scalar track.
+
+        Examples
+        --------
+        >>> s = PositionSpline([0.0, 1.0, 3.0], [[0.0, 0.0], [1.0, 1.0], [3.0, 0.0]])
+        >>> s.position([0.0, 1.0]).tolist()
+        [[0.0, 0.0], [1.0, 1.0]]
         """
         return self._eval(t, 0, out)
 
     __call__ = position
 
     def velocity(self, t, out=None):
-        """First derivative with respect to t (per unit time); see `position`."""
+        """First derivative with respect to t (per unit time); see `position`.
+
+        >>> float(PositionSpline([0.0, 2.0], [0.0, 4.0]).velocity(1.0))
+        2.0
+        """
         return self._eval(t, 1, out)
 
     def acceleration(self, t, out=None):
         """Second derivative with respect to t; see `position`.
 
-        Ease makes the acceleration jump where the ease curve changes piece."""
+        Ease makes the acceleration jump where the ease curve changes piece.
+
+        >>> PositionSpline([0.0, 1.0, 2.0], [0.0, 1.0, 0.0]).acceleration([0.0, 2.0])
+        array([0., 0.])
+        """
         return self._eval(t, 2, out)
 
     # -- properties ---------------------------------------------------------
@@ -191,7 +205,12 @@ class PositionSpline(KeyedSpline):
         use, hold every length to about 1e-13 of its segment's (tests check
         1e-10 of the total against SciPy's quad).  Shapes as for `position`
         without the D axis; float64 `out`.  Outside the domain the length
-        follows ``extrapolate``."""
+        follows ``extrapolate``.
+
+        >>> s = PositionSpline([0.0, 1.0], [[0.0, 0.0], [3.0, 4.0]])
+        >>> round(float(s.length(0.5)), 12), round(s.total_length, 12)
+        (2.5, 5.0)
+        """
         return self._integral_at(t, out)
 
     def time_at_length(self, s, out=None):
@@ -202,11 +221,21 @@ class PositionSpline(KeyedSpline):
         repeated keys).  The domain's ends at s = 0 and `total_length`;
         where the curve rests, the earliest time; `s` outside
         [0, total_length] follows ``extrapolate``.  `s` takes the shapes of
-        `t`; a shared `s` gives each track its own times, (..., M)."""
+        `t`; a shared `s` gives each track its own times, (..., M).
+
+        >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
+        >>> round(float(s.time_at_length(2.5)), 12)
+        1.0
+        """
         return self._time_at_integral(s, out)
 
     def position_at_length(self, s, out=None):
-        """Position at arc length `s`: ``position(time_at_length(s))``."""
+        """Position at arc length `s`: ``position(time_at_length(s))``.
+
+        >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
+        >>> np.round(s.position_at_length(2.5), 12)
+        array([1.5, 2. ])
+        """
         return self.position(self.time_at_length(s), out=out)
 
     def _at_length(self, s):
@@ -219,7 +248,12 @@ class PositionSpline(KeyedSpline):
     def velocity_at_length(self, s, out=None):
         """dX/ds at arc length `s`: the unit tangent.  Where the curve stops
         (zero speed) it is the direction it leaves in, that of the
-        acceleration; zero if that vanishes too."""
+        acceleration; zero if that vanishes too.
+
+        >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
+        >>> np.round(s.velocity_at_length(1.0), 12)
+        array([0.6, 0.8])
+        """
         t, v = self._at_length(s)
         a = self.acceleration(t)
         a = a[..., None] if self._scalar else a
@@ -232,7 +266,12 @@ class PositionSpline(KeyedSpline):
     def acceleration_at_length(self, s, out=None):
         """d2X/ds2 at arc length `s`: the curvature vector, perpendicular to
         `velocity_at_length`, of length 1 / radius.  NaN where the speed is
-        exactly zero (the curvature of a stop is not defined by V and A)."""
+        exactly zero (the curvature of a stop is not defined by V and A).
+
+        >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
+        >>> np.round(s.acceleration_at_length(1.0), 12) + 0.0
+        array([0., 0.])
+        """
         t, v = self._at_length(s)
         a = self.acceleration(t)
         a = a[..., None] if self._scalar else a
@@ -254,7 +293,12 @@ class PositionSpline(KeyedSpline):
         start to the end of each track: ``spline(spline.equal_length_times(n))``
         moves at constant speed, the most common step of a camera-path
         pipeline.  A track that does not move (length 0) gets equal steps of
-        time instead."""
+        time instead.
+
+        >>> s = PositionSpline([0.0, 1.0, 3.0], [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+        >>> np.round(s(s.equal_length_times(3))[:, 0], 9)
+        array([0., 1., 2.])
+        """
         n = operator.index(n)
         if n < 2:
             raise ValueError(f"n must be at least 2, not {n}")

@@ -118,17 +118,35 @@ class RotationSpline(KeyedSpline):
     def __call__(self, t, out=None):
         """Unit quaternions at times `t`: (..., 4) or (..., M, 4), in the
         component order of ``scalar_first``.  `t` and `out` as for
-        `PositionSpline.position`."""
+        `PositionSpline.position`.
+
+        >>> from kbspline import quat_from_axis_angle
+        >>> s = RotationSpline([0.0, 1.0], quat_from_axis_angle([0, 0, 1], [0.0, np.pi / 2]))
+        >>> np.round(s(0.5), 6)
+        array([0.92388 , 0.      , 0.      , 0.382683])
+        """
         return self._eval(t, 0, "world", out)
 
     def angular_velocity(self, t, frame="world", out=None):
         """Angular velocity (..., M, 3) in rad per unit time, analytic.
 
-        ``frame='world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2."""
+        ``frame='world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2.
+
+        >>> from kbspline import quat_from_axis_angle
+        >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([0, 0, 1], [0.0, 1.0]))
+        >>> np.round(s.angular_velocity(1.0), 12) + 0.0
+        array([0. , 0. , 0.5])
+        """
         return self._eval(t, 1, frame, out)
 
     def angular_acceleration(self, t, frame="world", out=None):
-        """Time derivative of `angular_velocity` in the same frame, analytic."""
+        """Time derivative of `angular_velocity` in the same frame, analytic.
+
+        >>> from kbspline import quat_from_axis_angle
+        >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([0, 0, 1], [0.0, 1.0]))
+        >>> np.round(s.angular_acceleration(1.0), 12) + 0.0
+        array([0., 0., 0.])
+        """
         return self._eval(t, 2, frame, out)
 
     # -- constant angular speed ---------------------------------------------
@@ -147,14 +165,26 @@ class RotationSpline(KeyedSpline):
     def angle(self, t, out=None):
         """Rotation angle swept from the domain start to `t`: the integral of
         |angular velocity| (relative error about 1e-13 of each segment's).
-        Shapes as for `__call__` without the last axis; float64 `out`."""
+        Shapes as for `__call__` without the last axis; float64 `out`.
+
+        >>> from kbspline import quat_from_axis_angle
+        >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([1, 0, 0], [0.0, 1.0]))
+        >>> round(float(s.angle(1.0)), 12), round(s.total_angle, 12)
+        (0.5, 1.0)
+        """
         return self._integral_at(t, out)
 
     def time_at_angle(self, s, out=None):
         """The time at which `angle` reaches `s`, so that samples at equal
         steps of `s` turn at constant angular speed.  Never diverges; the
         domain's ends at 0 and `total_angle`; where the spline rests, the
-        earliest time; `s` outside [0, total_angle] follows ``extrapolate``."""
+        earliest time; `s` outside [0, total_angle] follows ``extrapolate``.
+
+        >>> from kbspline import quat_from_axis_angle
+        >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([1, 0, 0], [0.0, 1.0]))
+        >>> round(float(s.time_at_angle(0.25)), 12)
+        0.5
+        """
         return self._time_at_integral(s, out)
 
     @property
