@@ -1,0 +1,39 @@
+"""Forward kinematics: joint positions in the world, all frames at once."""
+import numpy as np
+
+from ..quaternion import quat_multiply, quat_to_matrix
+from .bvh import POSITION_CHANNELS
+
+
+def local_offsets(motion):
+    """(J, F, 3) each joint's offset from its parent: the position channels
+    where a joint has them (they replace OFFSET, as exporters write them),
+    else OFFSET."""
+    translations = motion.translations()
+    out = np.empty_like(translations)
+    for j, joint in enumerate(motion.joints):
+        if any(c in POSITION_CHANNELS for c in joint.channels):
+            out[j] = translations[j]
+        else:
+            out[j] = joint.offset
+    return out
+
+
+def world_positions(motion, rotations=None, offsets=None):
+    """(F, J, 3) world positions of every joint, and (J, F, 4) world
+    rotations, from the local rotations (default: the motion's own)."""
+    rotations = motion.rotations() if rotations is None else rotations
+    offsets = local_offsets(motion) if offsets is None else offsets
+    J, F = rotations.shape[:2]
+    world_rot = np.empty_like(rotations)
+    world_pos = np.empty((J, F, 3))
+    for j, joint in enumerate(motion.joints):  # parents come before children
+        if joint.parent < 0:
+            world_rot[j] = rotations[j]
+            world_pos[j] = offsets[j]
+        else:
+            p = joint.parent
+            turn = quat_to_matrix(world_rot[p])
+            world_pos[j] = world_pos[p] + np.einsum("fij,fj->fi", turn, offsets[j])
+            world_rot[j] = quat_multiply(world_rot[p], rotations[j])
+    return world_pos.transpose(1, 0, 2), world_rot

@@ -1,0 +1,143 @@
+"""kbspline.motion: BVH round trips and errors, forward kinematics,
+resampling, and the resample command."""
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from kbspline import quat_from_axis_angle
+from kbspline.motion import BvhError, Joint, Motion, read_bvh, resample, world_positions, write_bvh
+from mocap import CLIPS
+
+CHAIN = """HIERARCHY
+ROOT hip
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT knee
+  {
+    OFFSET 1 0 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    End Site
+    {
+      OFFSET 0 -2 0
+    }
+  }
+}
+MOTION
+Frames: 3
+Frame Time: 0.5
+0 0 0 0 0 0 0 0 0
+1 2 3 90 0 0 0 0 0
+2 4 6 90 0 0 90 0 0
+"""
+
+
+@pytest.fixture
+def chain(tmp_path):
+    path = tmp_path / "chain.bvh"
+    path.write_text(CHAIN)
+    return read_bvh(path)
+
+
+def test_reads_hierarchy_and_frames(chain):
+    assert [j.name for j in chain.joints] == ["hip", "knee"]
+    assert chain.joints[1].parent == 0 and chain.frame_time == 0.5
+    np.testing.assert_array_equal(chain.joints[1].end_site, [0, -2, 0])
+    assert chain.frames.shape == (3, 9) and chain.rotation_order(0) == "ZXY"
+
+
+def test_forward_kinematics(chain):
+    pos, rot = world_positions(chain)
+    # frame 1: hip at (1, 2, 3) turned 90 degrees about z, so the knee's offset
+    # (1, 0, 0) points along +y
+    np.testing.assert_allclose(pos[1], [[1, 2, 3], [1, 3, 3]], atol=1e-12)
+    np.testing.assert_allclose(rot[1, 2], quat_from_axis_angle([0, 0, 1], np.pi), atol=1e-12)
+
+
+@pytest.mark.parametrize("path", CLIPS, ids=lambda p: p.stem)
+def test_round_trip_of_real_clips(path, tmp_path):
+    clip = read_bvh(path)
+    write_bvh(clip, tmp_path / "out.bvh")
+    again = read_bvh(tmp_path / "out.bvh")
+    assert [j.name for j in again.joints] == [j.name for j in clip.joints]
+    assert again.frame_time == clip.frame_time
+    np.testing.assert_allclose(again.frames, clip.frames, rtol=1e-6, atol=1e-9)
+
+
+def test_round_trip_within_print_precision(chain, tmp_path):
+    rng = np.random.default_rng(0)
+    chain.frames = rng.uniform(-180, 180, chain.frames.shape)
+    write_bvh(chain, tmp_path / "x.bvh")
+    np.testing.assert_allclose(read_bvh(tmp_path / "x.bvh").frames, chain.frames, rtol=1e-5)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda s: s.replace("HIERARCHY", "HEIRARCHY"), r"x.bvh:1: expected 'HIERARCHY'"),
+    (lambda s: s.replace("Zrotation Xrotation Yrotation\n    End", "Zrot Xrotation Yrotation\n    End"),
+     r"x.bvh:9: unknown channel 'Zrot'"),
+    (lambda s: s.replace("OFFSET 1 0 0", "OFFSET 1 zero 0"), r"x.bvh:8: OFFSET must be a number"),
+    (lambda s: s.replace("2 4 6 90 0 0 90 0 0", "2 4 6 90 0 0 90 0"), r"need 27 numbers, found 26"),
+    (lambda s: s.replace("2 4 6 90 0 0 90 0 0", "2 4 6 90 0 0 90 0 x"), r"x.bvh:21: frame values must be numbers"),
+    (lambda s: s.replace("Frame Time: 0.5", "Frame Time: 0"), r"Frame Time must be positive"),
+    (lambda s: s.split("MOTION")[0], r"unexpected end of file"),
+])
+def test_malformed_files_name_line_and_reason(tmp_path, change, match):
+    path = tmp_path / "x.bvh"
+    path.write_text(change(CHAIN))
+    with pytest.raises(BvhError, match=match):
+        read_bvh(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(BvhError, match="cannot be read"):
+        read_bvh(tmp_path / "none.bvh")
+
+
+@pytest.mark.parametrize("path", CLIPS[:1], ids=lambda p: p.stem)
+def test_resample_keeps_the_original_frames(path):
+    clip = read_bvh(path)
+    double = resample(clip, 2 / clip.frame_time)
+    assert double.num_frames == 2 * clip.num_frames - 1
+    np.testing.assert_array_equal(double.frames[[0, -1]], clip.frames[[0, -1]])
+    # the original frames come back at the even frames, as rotations
+    got, want = double.rotations()[:, ::2], clip.rotations()
+    same = np.minimum(np.abs(got - want), np.abs(got + want)).max(axis=-1)
+    assert same.max() < 1e-12
+    np.testing.assert_allclose(double.translations()[:, ::2], clip.translations(), atol=1e-9)
+    # Euler channels stay continuous (the file itself wraps some at 180)
+    steps = np.abs(np.diff(double.frames, axis=0))
+    assert steps.max() < 60
+
+
+@pytest.mark.parametrize("path", CLIPS[:1], ids=lambda p: p.stem)
+def test_resample_non_integer_ratio(path):
+    clip = read_bvh(path)
+    out = resample(clip, 24)
+    duration = clip.times[-1]
+    assert out.num_frames == round(duration * 24) + 1
+    assert abs(out.times[-1] - duration) < 1e-12
+    np.testing.assert_array_equal(out.frames[[0, -1]], clip.frames[[0, -1]])
+    # in between: close to the slerp of the neighbouring originals
+    rot = out.rotations()
+    assert np.all(np.isfinite(rot))
+
+
+def test_resample_rejects_bad_fps(chain):
+    with pytest.raises(ValueError, match="fps must be a positive number"):
+        resample(chain, 0)
+
+
+def test_resample_command(tmp_path, chain):
+    source = tmp_path / "in.bvh"
+    write_bvh(chain, source)
+    out = tmp_path / "out.bvh"
+    run = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(source), "--fps", "8",
+                          "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "-> " in run.stdout and read_bvh(out).num_frames == 9
+    bad = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(tmp_path / "no.bvh"),
+                          "--fps", "8", "-o", str(out)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "no.bvh" in bad.stderr
