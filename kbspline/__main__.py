@@ -1,5 +1,7 @@
 """Command line: ``python -m kbspline demo``."""
 import argparse
+import json
+import math
 import sys
 
 from . import demo
@@ -18,10 +20,20 @@ def main(argv=None):
     res.add_argument("input", help="the BVH file to read")
     res.add_argument("--fps", type=float, required=True, help="frames per second to write")
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
+    red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
+    red.add_argument("input", help="the BVH file to read")
+    red.add_argument("--tolerance", default="0.5deg",
+                     help="largest rotation error of any joint in any frame, e.g. 0.5deg or "
+                          "0.01rad (default 0.5deg)")
+    red.add_argument("--distance", type=float, default=0.1,
+                     help="largest translation error, in the file's units (default 0.1)")
+    red.add_argument("-o", "--output", required=True, help="the JSON file to write")
     args = parser.parse_args(argv)
 
     if args.command == "resample":
         return resample_command(args)
+    if args.command == "reduce":
+        return reduce_command(args)
     if args.frames < 2:
         parser.error("--frames must be at least 2")
     demo.print_table(args.frames)
@@ -32,6 +44,51 @@ def main(argv=None):
     else:
         print("matplotlib is not installed, so no plot was drawn "
               "(pip install 'kbspline[plot]' for it)")
+    return 0
+
+
+def parse_angle(text):
+    """Radians from '0.5deg', '0.01rad' or a bare number of degrees."""
+    text = text.strip().lower()
+    for unit, scale in (("deg", math.pi / 180), ("rad", 1.0), ("", math.pi / 180)):
+        if text.endswith(unit):
+            try:
+                value = float(text[:len(text) - len(unit)] if unit else text)
+            except ValueError:
+                break
+            if value > 0 and math.isfinite(value):
+                return value * scale
+            break
+    raise ValueError(f"--tolerance must be a positive angle such as 0.5deg or 0.01rad, "
+                     f"not {text!r}")
+
+
+def show_progress(label):
+    """A progress callback that redraws one line on a terminal, else is silent."""
+    if not sys.stderr.isatty():
+        return None
+
+    def progress(done, total):
+        print(f"\r{label}: {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+    return progress
+
+
+def reduce_command(args):
+    from .motion import BvhError, read_bvh, reduce_keys
+    try:
+        angle = parse_angle(args.tolerance)
+        clip = read_bvh(args.input)
+        result = reduce_keys(clip, angle, args.distance, progress=show_progress("joints"))
+        with open(args.output, "w") as f:
+            json.dump(dict(result.to_json(), source=str(args.input)), f)
+    except (BvhError, ValueError, OSError) as exc:
+        print(f"kbspline reduce: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {result.num_keys} keys of {len(result.names) * clip.num_frames} "
+          f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
+          f"{math.degrees(result.max_angle.max()):.3f} deg, {result.max_distance.max():.4g} units "
+          f"-> {args.output}")
     return 0
 
 

@@ -141,3 +141,45 @@ def test_resample_command(tmp_path, chain):
     bad = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(tmp_path / "no.bvh"),
                           "--fps", "8", "-o", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "no.bvh" in bad.stderr
+
+
+@pytest.mark.parametrize("path", CLIPS, ids=lambda p: p.stem)
+def test_key_reduction_honours_the_tolerance_on_every_frame(path):
+    from kbspline.motion import reduce_keys
+    from kbspline.motion.reduce import rotation_error
+    clip = read_bvh(path)
+    result = reduce_keys(clip, np.radians(1.0), 0.05)
+    rot, tr = result.rebuild(clip.times)
+    assert rotation_error(rot, clip.rotations()).max() <= np.radians(1.0)
+    assert np.linalg.norm(tr - clip.translations(), axis=-1).max() <= 0.05
+    assert 0 < result.ratio < 1
+    for keys in result.key_frames:
+        assert keys[0] == 0 and keys[-1] == clip.num_frames - 1
+        assert np.all(np.diff(keys) > 0)
+
+
+def test_key_reduction_of_a_smooth_rotation_needs_few_keys():
+    from kbspline.motion import reduce_keys
+    t = np.linspace(0, 1, 101)
+    q = quat_from_axis_angle([0, 0, 1], 0.8 * t)           # constant angular speed
+    joint = Joint("j", -1, np.zeros(3), ["Zrotation", "Xrotation", "Yrotation"])
+    from kbspline import quat_to_euler
+    clip = Motion([joint], 0.01, np.degrees(quat_to_euler(q, "ZXY")))
+    result = reduce_keys(clip, np.radians(0.01), 0.01)
+    assert len(result.key_frames[0]) <= 3
+
+
+def test_reduce_command_writes_json(tmp_path, chain):
+    import json
+    source = tmp_path / "in.bvh"
+    write_bvh(resample(chain, 40), source)
+    out = tmp_path / "keys.json"
+    run = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(source),
+                          "--tolerance", "0.5deg", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text())
+    assert [j["name"] for j in data["joints"]] == ["hip", "knee"]
+    assert all(j["max_angle_deg"] <= 0.5 for j in data["joints"]) and 0 < data["ratio"] <= 1
+    bad = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(source),
+                          "--tolerance", "half", "-o", str(out)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "--tolerance must be a positive angle" in bad.stderr

@@ -1,11 +1,12 @@
 """The offline animation pipeline over kbspline: BVH in and out, forward
 kinematics and resampling (pure Python over the C core, NumPy only).
 
-Key reduction, cycle extraction and clip transitions are to come.
+Cycle extraction and clip transitions are to come.
 """
 from .bvh import BvhError, Joint, Motion, read_bvh, write_bvh
 from .kinematics import world_positions
+from .reduce import Reduction, reduce_keys
 from .resample import resample
 
 __all__ = ["BvhError", "Joint", "Motion", "read_bvh", "write_bvh", "world_positions",
-           "resample"]
+           "resample", "Reduction", "reduce_keys"]
