@@ -183,3 +183,54 @@ def test_reduce_command_writes_json(tmp_path, chain):
     bad = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(source),
                           "--tolerance", "half", "-o", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "--tolerance must be a positive angle" in bad.stderr
+
+
+def periodic_clip(period_frames=40, frames=130, frame_time=1 / 30):
+    """A two-joint clip whose knee swings with a known period and whose root
+    walks forward at constant speed."""
+    from kbspline import quat_to_euler
+    phase = 2 * np.pi * np.arange(frames) / period_frames
+    hip = Joint("hip", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition", "Zrotation",
+                                         "Xrotation", "Yrotation"])
+    knee = Joint("knee", 0, np.array([0.0, -1.0, 0.0]), ["Zrotation", "Xrotation", "Yrotation"])
+    swing = quat_from_axis_angle([1, 0, 0], 0.6 * np.sin(phase) + 0.2 * np.sin(2 * phase))
+    knee_deg = np.degrees(quat_to_euler(swing, "ZXY"))
+    root = np.column_stack([np.zeros(frames), np.zeros(frames), 0.05 * np.arange(frames)])
+    data = np.column_stack([root, np.zeros((frames, 3)), knee_deg])
+    return Motion([hip, knee], frame_time, data)
+
+
+def test_find_cycle_finds_the_period():
+    from kbspline.motion import find_cycle
+    clip = periodic_clip()
+    start, end, cost = find_cycle(clip)
+    assert (end - start) % 40 == 0 and cost < 1e-6
+
+
+def test_loop_closes_and_walks_on():
+    from kbspline.motion import find_cycle, make_loop
+    clip = periodic_clip()
+    start, end, _ = find_cycle(clip, min_seconds=1.0, max_seconds=1.5)
+    assert end - start == 40
+    loop = make_loop(clip, start, end)
+    t = np.linspace(0, 3 * loop.period, 601)
+    rot, tr = loop.sample(t)
+    # rotations repeat with the period; the root advances by the drift per cycle
+    r0, _ = loop.sample(t[:200])
+    r1, _ = loop.sample(t[:200] + loop.period)
+    np.testing.assert_allclose(np.abs(np.sum(r0 * r1, axis=-1)), 1.0, atol=1e-12)
+    np.testing.assert_allclose(loop.drift[0], [0, 0, 0.05 * 40], atol=1e-12)
+    assert np.all(np.diff(tr[0, :, 2]) > 0)
+    # the loop reproduces the clip's own frames
+    frames = np.arange(start, end)
+    got, _ = loop.sample((frames - start) * clip.frame_time)
+    want = clip.rotations()[:, frames]
+    np.testing.assert_allclose(np.abs(np.sum(got * want, axis=-1)), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("path", [p for p in CLIPS if "walk" in p.name], ids=lambda p: p.stem)
+def test_walk_cycle_is_a_gait_cycle(path):
+    from kbspline.motion import find_cycle
+    clip = read_bvh(path)
+    start, end, cost = find_cycle(clip)
+    assert 0.8 <= (end - start) * clip.frame_time <= 1.4  # a human walking stride
