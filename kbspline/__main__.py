@@ -28,8 +28,15 @@ def main(argv=None):
     red.add_argument("--distance", type=float, default=0.1,
                      help="largest translation error, in the file's units (default 0.1)")
     red.add_argument("-o", "--output", required=True, help="the JSON file to write")
+    tra = commands.add_parser("transition", help="join two clips with a squad transition")
+    tra.add_argument("first", help="the clip to leave")
+    tra.add_argument("second", help="the clip to arrive in")
+    tra.add_argument("--frames", type=int, default=24, help="frames of transition (default 24)")
+    tra.add_argument("-o", "--output", required=True, help="the BVH file to write")
     args = parser.parse_args(argv)
 
+    if args.command == "transition":
+        return transition_command(args)
     if args.command == "resample":
         return resample_command(args)
     if args.command == "reduce":
@@ -89,6 +96,23 @@ def reduce_command(args):
           f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
           f"{math.degrees(result.max_angle.max()):.3f} deg, {result.max_distance.max():.4g} units "
           f"-> {args.output}")
+    return 0
+
+
+def transition_command(args):
+    from .motion import BvhError, read_bvh, transition, write_bvh
+    try:
+        first, second = read_bvh(args.first), read_bvh(args.second)
+        try:
+            out = transition(first, second, args.frames)
+        except ValueError as exc:
+            raise ValueError(f"{args.first} -> {args.second}: {exc}") from None
+        write_bvh(out, args.output)
+    except (BvhError, ValueError, OSError) as exc:
+        print(f"kbspline transition: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.first} ({first.num_frames} frames) + {args.frames} transition frames + "
+          f"{args.second} ({second.num_frames}) -> {args.output}: {out.num_frames} frames")
     return 0
 
 

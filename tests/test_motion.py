@@ -234,3 +234,70 @@ def test_walk_cycle_is_a_gait_cycle(path):
     clip = read_bvh(path)
     start, end, cost = find_cycle(clip)
     assert 0.8 <= (end - start) * clip.frame_time <= 1.4  # a human walking stride
+
+
+def uniform_clip(frames, rate=0.9, speed=1.5, yaw=0.0, frame_time=1 / 30, start=0):
+    """A knee turning at a constant rate while the root walks in a straight
+    line at constant speed, facing `yaw` about the vertical; the knee's
+    angle starts as it would `start` frames in."""
+    from kbspline import quat_to_euler
+    t = np.arange(start, start + frames) * frame_time
+    hip = Joint("hip", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition", "Zrotation",
+                                         "Xrotation", "Yrotation"])
+    knee = Joint("knee", 0, np.array([0.0, -1.0, 0.0]), ["Zrotation", "Xrotation", "Yrotation"])
+    facing = quat_from_axis_angle([0, 1, 0], yaw)
+    root = np.outer(speed * (t - t[0]), [np.sin(yaw), 0.0, np.cos(yaw)])
+    hip_deg = np.degrees(quat_to_euler(np.tile(facing, (frames, 1)), "ZXY"))
+    knee_deg = np.degrees(quat_to_euler(quat_from_axis_angle([1, 0, 0], rate * t), "ZXY"))
+    return Motion([hip, knee], frame_time, np.column_stack([root, hip_deg, knee_deg]))
+
+
+def test_transition_between_uniform_motions_is_uniform():
+    """Both clips turn and walk at constant rates (the second facing
+    elsewhere and starting elsewhere): the joined clip keeps the rates
+    through both joins, so pose and angular velocity are continuous."""
+    from kbspline.motion import transition
+    a = uniform_clip(30)
+    b = uniform_clip(30, yaw=1.2, start=30 + 12)  # the knee where uniform motion would be
+    b.frames[:, :3] += [5.0, 0.0, -3.0]
+    out = transition(a, b, frames=12)
+    assert out.num_frames == 30 + 12 + 30
+    q = out.rotations()
+    steps = 2 * np.arccos(np.clip(np.abs(np.sum(q[1, 1:] * q[1, :-1], axis=-1)), 0, 1))
+    np.testing.assert_allclose(steps, 0.9 / 30, atol=1e-9)
+    root = out.translations()[0]
+    speeds = np.linalg.norm(np.diff(root, axis=0), axis=-1) * 30
+    np.testing.assert_allclose(speeds, 1.5, atol=1e-9)
+    # b continues a's heading: the whole path is one straight line along +z
+    np.testing.assert_allclose(root[:, 0], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("pair", [("walk", "run")])
+def test_transition_of_real_clips(pair):
+    from kbspline.motion import transition
+    clips = {p.name.split("_")[1]: p for p in CLIPS}
+    if not all(name in clips for name in pair):
+        pytest.skip("mocap clips not found")
+    a, b = (read_bvh(clips[name]) for name in pair)
+    out = transition(a, b)
+    assert out.num_frames == a.num_frames + 24 + b.num_frames
+    assert np.all(np.isfinite(out.frames))
+    np.testing.assert_array_equal(out.frames[:a.num_frames, 3:], a.frames[:, 3:])
+    q = out.rotations()
+    steps = 2 * np.arccos(np.clip(np.abs(np.sum(q[:, 1:] * q[:, :-1], axis=-1)), 0, 1))
+    joins = steps[:, a.num_frames - 2:a.num_frames + 26]
+    assert joins.max() <= steps.max()  # no jump at the joins beyond the clips' own
+
+
+def test_transition_checks_and_command(tmp_path):
+    from kbspline.motion import transition
+    a, b = uniform_clip(10), uniform_clip(10, frame_time=1 / 60)
+    with pytest.raises(ValueError, match="frame times differ"):
+        transition(a, b)
+    write_bvh(uniform_clip(20), tmp_path / "a.bvh")
+    write_bvh(uniform_clip(20, yaw=0.5), tmp_path / "b.bvh")
+    run = subprocess.run([sys.executable, "-m", "kbspline", "transition", str(tmp_path / "a.bvh"),
+                          str(tmp_path / "b.bvh"), "--frames", "6", "-o", str(tmp_path / "ab.bvh")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert read_bvh(tmp_path / "ab.bvh").num_frames == 46

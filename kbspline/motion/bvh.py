@@ -55,6 +55,18 @@ class Motion:
         "ZXY", or "" when it has none."""
         return "".join(c[0] for c in self.joints[j].channels if c in ROTATION_CHANNELS)
 
+    def rotation_columns(self):
+        """Indices of every rotation channel in the frames."""
+        return [self.channel_slice(j).start + k for j, joint in enumerate(self.joints)
+                for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
+
+    def align_turns(self, row, reference):
+        """Shifts the rotation channels of frames row.. by whole turns so that
+        frame `row` lies on the same turn as `reference` (a frame of values)."""
+        cols = self.rotation_columns()
+        turns = np.round((reference[cols] - self.frames[row, cols]) / 360.0)
+        self.frames[row:, cols] += 360.0 * turns
+
     def rotations(self):
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""

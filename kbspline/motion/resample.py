@@ -3,7 +3,7 @@ import numpy as np
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .bvh import ROTATION_CHANNELS, Motion
+from .bvh import Motion
 
 
 def resample(motion, fps, tension=0.0, continuity=0.0, bias=0.0):
@@ -30,10 +30,7 @@ def resample(motion, fps, tension=0.0, continuity=0.0, bias=0.0):
     out = motion.with_frames(rotations, translations, duration / steps)
     # Euler angles are unwrapped along time; start them on the same turn as
     # the original channels, which may lie outside [-180, 180]
-    rot_cols = [motion.channel_slice(j).start + k for j, joint in enumerate(motion.joints)
-                for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
-    turns = np.round((motion.frames[0, rot_cols] - out.frames[0, rot_cols]) / 360.0)
-    out.frames[:, rot_cols] += 360.0 * turns
+    out.align_turns(0, motion.frames[0])
     out.frames[0] = motion.frames[0]
     out.frames[-1] = motion.frames[-1]
     return out
