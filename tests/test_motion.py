@@ -301,3 +301,13 @@ def test_transition_checks_and_command(tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert read_bvh(tmp_path / "ab.bvh").num_frames == 46
+
+
+@pytest.mark.parametrize("path", CLIPS[:1], ids=lambda p: p.stem)
+def test_resample_up_and_down_again(path):
+    clip = read_bvh(path)
+    up = resample(clip, 4 / clip.frame_time)       # 30 -> 120
+    down = resample(up, 1 / clip.frame_time)       # 120 -> 30
+    assert down.num_frames == clip.num_frames
+    got, want = down.rotations(), clip.rotations()
+    assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-9
