@@ -43,25 +43,7 @@ def speed(spline, t):
 
 
 def read_bvh_rotations(path):
-    """(frame_time, joint names, (J, F, 4) quaternions) from a BVH file:
-    enough for these notebooks; a full reader is planned for kbspline.motion."""
-    from kbspline import quat_from_euler
-    joints, channels = [], []
-    lines = pathlib.Path(path).read_text().splitlines()
-    for i, line in enumerate(lines):
-        words = line.split()
-        if words and words[0] in ("ROOT", "JOINT"):
-            joints.append(words[1])
-        elif words and words[0] == "CHANNELS":
-            channels.append((joints[-1], words[2:]))
-        elif words and words[0] == "MOTION":
-            frame_time = float(lines[i + 2].split(":")[1])
-            data = np.loadtxt(lines[i + 3:], ndmin=2)
-            break
-    quats, column = [], 0
-    for joint, names in channels:
-        rot = [k for k, name in enumerate(names) if name.endswith("rotation")]
-        order = "".join(names[k][0] for k in rot).upper()
-        quats.append(quat_from_euler(data[:, [column + k for k in rot]], order, degrees=True))
-        column += len(names)
-    return frame_time, [j for j, _ in channels], np.stack(quats)
+    """(frame_time, joint names, (J, F, 4) quaternions) from a BVH file."""
+    from kbspline.motion import read_bvh
+    clip = read_bvh(path)
+    return clip.frame_time, [j.name for j in clip.joints], clip.rotations()
