@@ -310,6 +310,38 @@ class PositionSpline(KeyedSpline):
         still = np.multiply.outer(start, 1 - steps) + np.multiply.outer(end, steps)
         return np.where((total == 0)[..., None], still, times)
 
+    # -- interop --------------------------------------------------------------
+
+    def to_ppoly(self):
+        """The same curve as a `scipy.interpolate.PPoly` over t.
+
+        Coefficients are moved to SciPy's layout, (4, S, ..., D) in powers of
+        (t - t_n) from the cubic down; the PPoly extrapolates its end cubics
+        rather than following ``extrapolate``.  Ease cannot be written as a
+        cubic in t, and per-track times have no single breakpoint list, so
+        both raise ValueError.  Needs SciPy.
+
+        >>> s = PositionSpline([0.0, 1.0, 3.0], [[0.0, 0.0], [1.0, 1.0], [3.0, 0.0]])
+        >>> bool(np.allclose(s.to_ppoly()([0.5, 2.0]), s([0.5, 2.0])))
+        True
+        """
+        from scipy.interpolate import PPoly
+        if self._ease is not None:
+            raise ValueError("a spline with ease is not a piecewise cubic in t: to_ppoly "
+                             "needs ease_from = ease_to = 0")
+        if self._knots.ndim != 1:
+            raise ValueError("to_ppoly needs times shared by every track")
+        dt = np.diff(self._knots)
+        # c_k u^k with u = (t - t_n) / dt  ->  (c_k / dt^k) (t - t_n)^k, cubic first
+        scale = dt[None, :] ** -np.arange(4)[:, None]                  # (4, S)
+        coef = np.moveaxis(self._coef, 2, 0)                            # (4, B, S, D)
+        coef = np.moveaxis(coef, 2, 1)                                  # (4, S, B, D)
+        coef = coef * scale[:, :, None, None]
+        coef = coef[::-1].reshape((4, len(dt)) + self._batch_shape + (self._dim,))
+        if self._scalar:
+            coef = coef[..., 0]
+        return PPoly(coef, self._knots, extrapolate=True)
+
     def _batched(self, arr, inner):
         """A (B, ...) core array in the user's shape (without D for scalars)."""
         shaped = arr.reshape(self._batch_shape + inner)

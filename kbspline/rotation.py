@@ -187,6 +187,30 @@ class RotationSpline(KeyedSpline):
         """
         return self._time_at_integral(s, out)
 
+    # -- SciPy interop --------------------------------------------------------
+
+    @classmethod
+    def from_rotation(cls, times, rotation, *args, **kwargs):
+        """A spline through the keys of a `scipy.spatial.transform.Rotation`
+        holding K rotations; other arguments as for the constructor.
+
+        >>> from scipy.spatial.transform import Rotation
+        >>> keys = Rotation.from_euler("z", [[0], [45], [90]], degrees=True)
+        >>> s = RotationSpline.from_rotation([0.0, 1.0, 2.0], keys)
+        >>> np.round(s.as_rotation(1.0).as_euler("zyx", degrees=True), 6) + 0.0
+        array([45.,  0.,  0.])
+        """
+        kwargs.pop("scalar_first", None)
+        return cls(times, rotation.as_quat(), *args, scalar_first=False, **kwargs)
+
+    def as_rotation(self, t):
+        """The spline at `t` as a `scipy.spatial.transform.Rotation` (all
+        results, in C order, as one stack).  Needs SciPy."""
+        from scipy.spatial.transform import Rotation
+        q = np.asarray(self(t))
+        xyzw = q if not self._scalar_first else q[..., _TO_SCALAR_LAST]
+        return Rotation.from_quat(np.reshape(xyzw, (-1, 4)) if q.ndim > 1 else xyzw)
+
     @property
     def control_points(self):
         """(..., S, 4, 4): (q_n, a_n, b_(n+1), q_(n+1)) of each segment, unit,
