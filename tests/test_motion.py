@@ -1,6 +1,5 @@
 """kbspline.motion: BVH round trips and errors, forward kinematics,
 resampling, and the resample command."""
-import pathlib
 import subprocess
 import sys
 

@@ -6,7 +6,6 @@ import numpy as np
 from ..position import PositionSpline
 from ..quaternion import quat_from_axis_angle, quat_multiply, quat_to_matrix
 from ..rotation import RotationSpline
-from .bvh import Motion
 
 UP = np.array([0.0, 1.0, 0.0])  # BVH's vertical axis
 
