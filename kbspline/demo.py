@@ -72,7 +72,7 @@ def print_table(frames, write=print):
     write(f"{'t':>5} {'hip x':>8} {'hip y':>7} {'vx':>7} {'vy':>7} {'hip°':>7} "
           f"{'knee°':>7} {'ankle°':>7} {'foot x':>8} {'foot y':>7}")
     for i, t in enumerate(times):
-        deg = np.degrees(angles[:, i]) + 0.0  # no "-0.00"
+        deg = np.round(np.degrees(angles[:, i]), 2) + 0.0  # no "-0.00"
         write(f"{t:5.2f} {hip[i, 0]:8.2f} {hip[i, 1]:7.2f} {velocity[i, 0]:7.2f} "
               f"{velocity[i, 1]:7.2f} {deg[0]:7.2f} {deg[1]:7.2f} {deg[2]:7.2f} "
               f"{foot[i, 0]:8.2f} {foot[i, 1]:7.2f}")
