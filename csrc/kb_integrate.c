@@ -250,9 +250,10 @@ kb_status kb_table_value_at(const kb_speed *sp, const kb_domain *dom, const kb_t
                             const double *t, ptrdiff_t n_eval, ptrdiff_t t_stride,
                             ptrdiff_t tb, ptrdiff_t te, double *out, kb_error *err)
 {
-    const double one = 0.0;
+    /* the query checks are the position curve's; they read no coefficients */
+    const double no_coef = 0.0;
     const kb_curve view = {dom->n_tracks, dom->n_seg, 1, dom->knots, dom->knots_stride,
-                           &one, NULL, dom->extrap};
+                           &no_coef, NULL, dom->extrap};
     kb_status st = kb_curve_validate(&view, 0, t, n_eval, t_stride, err);
     if (st != KB_OK)
         return st;
