@@ -3,6 +3,16 @@
 #include "kb_internal.h"
 #include "kb_locate.h"
 
+#include <string.h>
+
+/* The sweep's helpers are inlined into each compiled copy of
+ * sweep_dispatch, so that they are compiled for its instruction set. */
+#if defined(__GNUC__)
+#define KB_INLINE static inline __attribute__((always_inline))
+#else
+#define KB_INLINE static inline
+#endif
+
 /* Queries located per block when every track shares knots and times: a
  * block large enough that each track's coefficients are read about once. */
 #define KB_CHUNK 1024
@@ -43,8 +53,8 @@ static inline void segment_weights(const kb_loc *loc, const double *ease, int nu
 /* out[off + j] = sum_k w[k] cf[k * dim + j] for j < dim, into whichever of
  * out64 / out32 is given.  Called with constant dim and output type so that
  * each instance compiles to straight-line code. */
-static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
-                           double *out64, float *out32, ptrdiff_t off)
+KB_INLINE void combine(const double *cf, ptrdiff_t dim, const double w[4],
+                       double *out64, float *out32, ptrdiff_t off)
 {
     for (ptrdiff_t j = 0; j < dim; j++) {
         const double v = w[0] * cf[j] + w[1] * cf[dim + j] + w[2] * cf[2 * dim + j] +
@@ -56,14 +66,49 @@ static inline void combine(const double *cf, ptrdiff_t dim, const double w[4],
     }
 }
 
+#if defined(__GNUC__)
+/* D = 3 or 4 as one vector of four doubles: the same products and sums, in
+ * the same order, as combine(), so the results are bit-identical. */
+typedef double kb_v4 __attribute__((vector_size(32)));
+#define KB_HAVE_V4 1
+#endif
+
+/* Results of queries [i, end) on one segment (its coefficients in seg) for
+ * one track, written from out[i * dim].  With dim 3 each vector store also
+ * writes the next query's first value, which is then overwritten, so the
+ * last query of the block takes the scalar path. */
+KB_INLINE ptrdiff_t run_results(const double *seg, ptrdiff_t dim, const double (*w)[4],
+                                ptrdiff_t i, ptrdiff_t end, ptrdiff_t n, double *out)
+{
+#if defined(KB_HAVE_V4)
+    if (dim == 3 || dim == 4) {
+        kb_v4 cv[4];
+        for (int k = 0; k < 4; k++)
+            cv[k] = (kb_v4){seg[k * dim], seg[k * dim + 1], seg[k * dim + 2],
+                            dim == 4 ? seg[k * dim + 3] : 0.0};
+        const ptrdiff_t vec_end = dim == 4 || end < n ? end : end - 1;
+        for (; i < vec_end; i++) {
+            const kb_v4 v = w[i][0] * cv[0] + w[i][1] * cv[1] + w[i][2] * cv[2] +
+                            w[i][3] * cv[3];
+            memcpy(out + i * dim, &v, sizeof v);
+        }
+    }
+#else
+    (void)n;
+#endif
+    for (; i < end; i++)
+        combine(seg, dim, w[i], out, NULL, i * dim);
+    return i;
+}
+
 /* Shared knots, times and no ease: one block of located queries, with
  * their weights, swept over tracks [tb, te).  Sorted queries come in runs
  * on one segment; each run's coefficients are copied once into locals the
  * compiler keeps in registers (stores to out could alias the table). */
-static inline void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
-                               const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
-                               ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
-                               double *out64, float *out32)
+KB_INLINE void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
+                           const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
+                           ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
+                           double *out64, float *out32)
 {
     const ptrdiff_t seg_size = 4 * dim;
     for (ptrdiff_t tr = tb; tr < te; tr++) {
@@ -79,16 +124,20 @@ static inline void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const
                     local[k] = seg[k];
                 seg = local;
             }
-            for (; i < end; i++)
-                combine(seg, dim, w[i], out64, out32, base + i * dim);
+            if (out32)
+                for (; i < end; i++)
+                    combine(seg, dim, w[i], NULL, out32, base + i * dim);
+            else
+                i = run_results(seg, dim, w, i, end, n, out64 + base);
         }
     }
 }
 
-/* Compiled twice on x86-64 Linux with GCC, for the baseline and for AVX2 +
- * FMA, and chosen at load time (ifunc): wheels stay portable. */
+/* Compiled twice on x86-64 Linux with GCC, for the baseline and for AVX2,
+ * and chosen at load time (ifunc): wheels stay portable.  FMA is not used:
+ * ISO C mode does not contract a * b + c, so both copies round alike. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-__attribute__((target_clones("default", "avx2,fma")))
+__attribute__((target_clones("default", "avx2")))
 #endif
 static void sweep_dispatch(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
                            const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
