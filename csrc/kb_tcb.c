@@ -257,20 +257,24 @@ kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
     kb_status s = kb_tcb_validate(k, err);
     if (s != KB_OK)
         return s;
-    if (!tan_in || !tan_out || !coef)
+    if ((tan_in == NULL) != (tan_out == NULL) || !coef)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
 
     const ptrdiff_t K = k->n_keys, D = k->dim;
     const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
-    /* workspace: chords (K - 1, D) then durations (K - 1,) */
-    double *work = malloc((size_t)((K - 1) * (D + 1)) * sizeof(double));
+    /* workspace: chords (K - 1, D), durations (K - 1,), then one track's
+     * tangents (2, K, D) when the caller does not keep them */
+    const int keep = tan_in != NULL;
+    double *work = malloc((size_t)((K - 1) * (D + 1) + (keep ? 0 : 2 * K * D)) *
+                          sizeof(double));
     if (!work)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     double *chord = work, *dt = work + (K - 1) * D;
 
     for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
         const double *x = k->values + tr * K * D;
-        double *tin = tan_in + tr * K * D, *tout = tan_out + tr * K * D;
+        double *tin = keep ? tan_in + tr * K * D : dt + (K - 1);
+        double *tout = keep ? tan_out + tr * K * D : tin + K * D;
         for (ptrdiff_t n = 0; n < K - 1; n++) {
             /* closed: key K-1 is key 0 exactly, so the loop has no gap */
             const double *x_ip1 = (k->ends == KB_ENDS_CLOSED && n == K - 2)

@@ -128,7 +128,9 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  *   @param[in]  keys
  *   @param[out] tan_in    (n_tracks, n_keys, dim) incoming tangents, per time
  *   @param[out] tan_out   (n_tracks, n_keys, dim) outgoing tangents, per time
- *                         (NaN at the two phantom keys, which have none)
+ *                         (NaN at the two phantom keys, which have none);
+ *                         both NULL to skip them (they are then kept per
+ *                         track in the workspace)
  *   @param[out] coef      (n_tracks, S, 4, dim): segment n is
  *                         c0 + c1 u + c2 u^2 + c3 u^3, u in [0, 1]
  *   @param[out] ease      (n_tracks, S, 2): (ease_from of the segment's first
@@ -137,8 +139,8 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  * Validates first; writes nothing unless the keys are valid, except that
  * keys whose coefficients overflow (finite but near the largest double)
  * are found while building: KB_ERANGE, argument values, index the key,
- * with the outputs partly written.  Allocates one workspace of
- * n_keys * dim doubles.
+ * with the outputs partly written.  Allocates one workspace of about
+ * 3 n_keys (dim + 1) doubles.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);

@@ -132,15 +132,15 @@ static PyObject *new_array(int ndim, npy_intp *dims)
 
 PyDoc_STRVAR(tcb_build_doc,
 "tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"
-"          start_tangent, end_tangent, timing, ends, with_ease)\n"
-"-> (tan_in, tan_out, coef, ease or None)\n\n"
+"          start_tangent, end_tangent, timing, ends, with_ease, with_tangents)\n"
+"-> (tan_in or None, tan_out or None, coef, ease or None)\n\n"
 "values (B, K, D); times and the per-key parameters (K,) or (B, K);\n"
 "start/end tangents None, (D,) or (B, D).  Private: use PositionSpline.");
 
 static PyObject *tcb_build(PyObject *self, PyObject *args)
 {
     PyObject *o_times, *o_values, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
-    int timing, ends, with_ease;
+    int timing, ends, with_ease, with_tangents;
     PyArrayObject *values;
     PyObject *tan_in = NULL, *tan_out = NULL, *coef = NULL, *ease = NULL;
     kb_tcb_keys k;
@@ -148,8 +148,9 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiip", &o_times, &o_values, &o_t, &o_c, &o_b,
-                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipp", &o_times, &o_values, &o_t, &o_c, &o_b,
+                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
+                          &with_tangents))
         return NULL;
     if (!check_array(o_values, "values", 3, 0, 0, 0, &values))
         return NULL;
@@ -175,15 +176,15 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
 
     const npy_intp S = kb_num_segments(k.ends, K);
     npy_intp dims_keys[3] = {B, K, D}, dims_coef[4] = {B, S, 4, D}, dims_ease[3] = {B, S, 2};
-    tan_in = new_array(3, dims_keys);
-    tan_out = new_array(3, dims_keys);
+    tan_in = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
+    tan_out = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
     coef = new_array(4, dims_coef);
     ease = with_ease ? new_array(3, dims_ease) : (Py_INCREF(Py_None), Py_None);
     if (!tan_in || !tan_out || !coef || !ease)
         goto fail;
 
-    double *p_in = PyArray_DATA((PyArrayObject *)tan_in);
-    double *p_out = PyArray_DATA((PyArrayObject *)tan_out);
+    double *p_in = with_tangents ? PyArray_DATA((PyArrayObject *)tan_in) : NULL;
+    double *p_out = with_tangents ? PyArray_DATA((PyArrayObject *)tan_out) : NULL;
     double *p_coef = PyArray_DATA((PyArrayObject *)coef);
     double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
     Py_BEGIN_ALLOW_THREADS

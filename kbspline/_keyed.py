@@ -45,12 +45,12 @@ class KeyedSpline:
         return {name: _per_row(name, value, batch_shape, n_keys)
                 for name, value in params.items()}
 
-    def _build(self, build, key_times, keys, params, end_tangents, batch_shape):
+    def _build(self, build, key_times, keys, params, end_tangents, batch_shape, *flags):
         """Calls a core builder, rewording its errors in the user's terms."""
         with_ease = bool(np.any(params["ease_from"]) or np.any(params["ease_to"]))
         try:
             return build(key_times, keys, *(params[p] for p in PARAMS), *end_tangents,
-                         self._timing_code, self._ends_code, with_ease)
+                         self._timing_code, self._ends_code, with_ease, *flags)
         except _core.CoreError as exc:
             per_track = {name: arr.ndim == 2 for name, arr in params.items()}
             per_track["times"] = key_times.ndim == 2

@@ -121,7 +121,8 @@ class PositionSpline(KeyedSpline):
                                   bias=bias, ease_from=ease_from, ease_to=ease_to)
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, D)))
         tan_in, tan_out, coef, ease = self._build(_core.tcb_build, key_times, flat, params,
-                                                  end_tangents, batch_shape)
+                                                  end_tangents, batch_shape,
+                                                  self._keep_tangents)
         self._set_knots(key_times, coef.shape[1])
         self._coef, self._ease = coef, ease
         self._tan_in, self._tan_out = tan_in, tan_out
@@ -353,10 +354,19 @@ class PositionSpline(KeyedSpline):
         u = (t - t_n) / (t_(n+1) - t_n) in [0, 1], before ease."""
         return self._batched(self._coef, self._coef.shape[1:])
 
+    # Construction skips the tangents (a third of what it writes); the
+    # first use of `tangents` builds them from the remembered keys.
+    _keep_tangents = False
+
     @property
     def tangents(self):
         """(incoming, outgoing), each (..., K, D), per unit time.  An end key's
         unused side repeats its used one; the two phantom keys have NaN."""
+        if self._tan_in is None:
+            twin = object.__new__(type(self))
+            twin._keep_tangents = True
+            PositionSpline.__init__(twin, **self._state)
+            self._tan_in, self._tan_out = twin._tan_in, twin._tan_out
         inner = (self._num_keys, self._dim)
         return self._batched(self._tan_in, inner), self._batched(self._tan_out, inner)
 

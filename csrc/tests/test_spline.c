@@ -39,6 +39,27 @@ KB_TEST(test_spline_interpolates_keys)
     }
 }
 
+/* Tangents are optional outputs: without them the coefficients are the same. */
+KB_TEST(test_spline_build_without_tangents)
+{
+    double xc[10];
+    closed_values(xc);
+    for (int e = 0; e < 5; e++) {
+        track tr;
+        track_init(&tr, 5, 2, T5, all_ends[e] == KB_ENDS_CLOSED ? xc : X5, KB_TIMING_KB,
+                   all_ends[e]);
+        tr.tension[3] = -0.4;
+        tr.bias[2] = 0.6;
+        KB_ASSERT(track_build(&tr, KB_EXTRAP_CLAMP, 0) == KB_OK);
+        double coef[MAXK * 4 * MAXD];
+        const ptrdiff_t n = kb_num_segments(all_ends[e], 5) * 4 * 2;
+        kb_error err;
+        KB_ASSERT(kb_tcb_build(&tr.keys, NULL, NULL, coef, NULL, &err) == KB_OK);
+        KB_ASSERT(memcmp(coef, tr.coef, (size_t)n * sizeof(double)) == 0);
+        KB_ASSERT(kb_tcb_build(&tr.keys, tr.tin, NULL, coef, NULL, &err) == KB_EBADSHAPE);
+    }
+}
+
 /* Velocity and acceleration are the derivatives of position and velocity. */
 KB_TEST(test_spline_derivatives_match_differences)
 {
