@@ -1,0 +1,76 @@
+# Types of the private extension module (kbspline/_kbspline_module.c).
+# Arrays are float64, C-contiguous; shapes are in each function's docstring.
+from typing import Optional
+
+import numpy as np
+from numpy.typing import NDArray
+
+_F64 = NDArray[np.float64]
+_Out = NDArray[np.float64] | NDArray[np.float32]
+
+class CoreError(ValueError): ...
+
+TIMING_KB: int
+TIMING_3DS: int
+TIMING_PARABOLIC: int
+TIMING_AVERAGE: int
+ENDS_NATURAL: int
+ENDS_PHANTOM: int
+ENDS_REFLECT: int
+ENDS_CLAMPED: int
+ENDS_CLOSED: int
+EXTRAP_CLAMP: int
+EXTRAP_LINEAR: int
+EXTRAP_PERIODIC: int
+EXTRAP_ERROR: int
+Q_MULTIPLY: int
+Q_CONJUGATE: int
+Q_LOG: int
+Q_EXP: int
+Q_SLERP: int
+Q_SQUAD: int
+Q_FROM_AXIS_ANGLE: int
+Q_TO_AXIS_ANGLE: int
+Q_TO_MATRIX: int
+Q_FROM_MATRIX: int
+Q_FROM_EULER: int
+Q_TO_EULER: int
+
+def tcb_build(
+    times: _F64, values: _F64, tension: _F64, continuity: _F64, bias: _F64,
+    ease_from: _F64, ease_to: _F64, start_tangent: Optional[_F64],
+    end_tangent: Optional[_F64], timing: int, ends: int, with_ease: bool,
+    with_tangents: bool, /,
+) -> tuple[Optional[_F64], Optional[_F64], _F64, Optional[_F64]]: ...
+def alpha_times(values: _F64, alpha: float, /) -> _F64: ...
+def curve_eval(
+    knots: _F64, coef: _F64, ease: Optional[_F64], extrap: int, nu: int, n_threads: int,
+    t: _F64, out: _Out, /,
+) -> None: ...
+def rot_build(
+    times: _F64, quats: _F64, tension: _F64, continuity: _F64, bias: _F64,
+    ease_from: _F64, ease_to: _F64, start_omega: Optional[_F64],
+    end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, /,
+) -> tuple[_F64, _F64, _F64, _F64, Optional[_F64]]: ...
+def rot_eval(
+    knots: _F64, ctrl: _F64, logs: _F64, ease: Optional[_F64], extrap: int, nu: int,
+    body: bool, scalar_first: bool, n_threads: int, t: _F64, out: _Out, /,
+) -> None: ...
+def angle_table(
+    knots: _F64, ctrl: _F64, logs: _F64, ease: Optional[_F64], extrap: int, /,
+) -> tuple[NDArray[np.intp], _F64]: ...
+def angle_query(
+    knots: _F64, ctrl: _F64, logs: _F64, ease: Optional[_F64], extrap: int, op: int,
+    seg_start: NDArray[np.intp], panels: _F64, q: _F64, out: _Out, /,
+) -> None: ...
+def length_table(
+    knots: _F64, coef: _F64, ease: Optional[_F64], extrap: int, /,
+) -> tuple[NDArray[np.intp], _F64]: ...
+def length_query(
+    knots: _F64, coef: _F64, ease: Optional[_F64], extrap: int, op: int,
+    seg_start: NDArray[np.intp], panels: _F64, q: _F64, out: _Out, /,
+) -> None: ...
+def quat_util(
+    op: int, n: int, inputs: tuple[_F64, ...], outputs: tuple[_F64, ...],
+    axes: tuple[int, int, int], extrinsic: bool, /,
+) -> None: ...

@@ -1,0 +1,66 @@
+"""The sdist builds from scratch, and the wheel built from it works in fresh
+virtual environments: with the newest NumPy, and with NumPy 1.25, the oldest
+the NumPy 2 build promises (NPY_TARGET_VERSION).  Needs the package index."""
+import os
+import pathlib
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SMOKE = ROOT / "tests" / "smoke_installed.py"
+
+
+def run(*args, cwd=None):
+    result = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True)
+    assert result.returncode == 0, f"{args[:4]} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    pytest.importorskip("build")
+    out = tmp_path_factory.mktemp("dist")
+    # sdist first, then the wheel from the unpacked sdist, each in an
+    # isolated environment: what a user without the repository gets.
+    run(sys.executable, "-m", "build", "--outdir", out, ROOT)
+    (sdist,), (wheel,) = out.glob("*.tar.gz"), out.glob("*.whl")
+    return sdist, wheel
+
+
+def test_sdist_has_the_sources(dist):
+    with tarfile.open(dist[0]) as tar:
+        names = {pathlib.PurePosixPath(n).relative_to(n.split("/")[0]).as_posix()
+                 for n in tar.getnames() if "/" in n}
+    for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/kbspline.h",
+                   "csrc/kb_eval.c", "csrc/Makefile", "kbspline/_kbspline_module.c",
+                   "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/motion/bvh.py"):
+        assert needed in names, needed
+
+
+def test_wheel_has_the_package(dist):
+    names = set(zipfile.ZipFile(dist[1]).namelist())
+    for needed in ("kbspline/__init__.py", "kbspline/motion/bvh.py", "kbspline/py.typed",
+                   "kbspline/_kbspline.pyi"):
+        assert needed in names, needed
+    assert any(n.startswith("kbspline/_kbspline.") and n.endswith((".so", ".pyd"))
+               for n in names)
+    assert not any(n.startswith(("csrc/", "tests/")) for n in names)
+
+
+@pytest.mark.parametrize("numpy_req", ["numpy", "numpy==1.25.*"])
+def test_wheel_in_a_fresh_venv(dist, tmp_path, numpy_req):
+    if numpy_req != "numpy" and sys.version_info >= (3, 12):
+        pytest.skip("NumPy 1.25 has no wheels for this Python")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    run(python, "-m", "pip", "install", "-q", "--only-binary", "numpy", numpy_req, dist[1])
+    out = run(python, SMOKE, cwd=tmp_path)
+    assert out.startswith("kbspline 0.") and ": ok" in out
+    if numpy_req != "numpy":
+        assert "NumPy 1.25" in out
