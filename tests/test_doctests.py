@@ -1,16 +1,14 @@
 """The Examples sections of the public docstrings run and hold."""
 import doctest
+import importlib
 
 import pytest
 
-import kbspline._threads
-import kbspline.position
-import kbspline.quaternion
-import kbspline.rotation
 
-
-@pytest.mark.parametrize("module", [kbspline.position, kbspline.rotation, kbspline.quaternion,
-                                    kbspline._threads])
-def test_docstring_examples(module):
+@pytest.mark.parametrize("name", ["position", "rotation", "quaternion", "_threads", "dask"])
+def test_docstring_examples(name):
+    if name == "dask":
+        pytest.importorskip("dask.array")
+    module = importlib.import_module(f"kbspline.{name}")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
