@@ -1,0 +1,293 @@
+"""glTF 2.0 export of keyframe tracks (``pip install kbspline[gltf]``).
+
+Translations and scales go out as CUBICSPLINE samplers: a KB spline without
+ease is a cubic Hermite curve in time, which is what glTF's cubic sampler
+is, so they are exact up to glTF's float32 storage.  Rotations are baked at
+a given rate into LINEAR samplers (glTF interpolates them by slerp; its
+cubic rotation sampler is a normalised Hermite curve on the quaternion
+components, not squad), and so are position channels with ease.  Every
+channel's largest deviation from the spline is measured on what was
+written and reported.
+
+Outside the keys glTF holds the end values, as ``extrapolate='clamp'``
+does.  glTF times are float32 seconds from zero: shift later clips with
+`time_offset` rather than lose precision.
+"""
+import base64
+import dataclasses
+import pathlib
+
+import numpy as np
+
+from .position import PositionSpline
+from .rotation import RotationSpline
+
+__all__ = ["export_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
+
+# Points per stored interval where what glTF will play back is compared
+# with the spline (besides the stored keys themselves).
+CHECKS_PER_INTERVAL = 16
+
+_PATHS = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfExport:
+    """What export_gltf wrote.
+
+    gltf : the pygltflib.GLTF2 document (its binary blob set).
+    interpolation : {(node, path): "CUBICSPLINE" or "LINEAR"}.
+    max_error : {(node, path): the largest distance between the spline and
+        glTF's playback of the channel, at the stored keys and
+        CHECKS_PER_INTERVAL points between each two: in the channel's units
+        for translations and scales, radians of rotation for rotations}.
+    """
+    gltf: object
+    interpolation: dict
+    max_error: dict
+
+
+def export_gltf(channels, path=None, *, rate=30.0, time_offset=0.0, parents=None,
+                name="kbspline"):
+    """Writes splines as one glTF 2.0 animation.
+
+    channels : {node name: {path: spline or (spline, index)}}, path one of
+        "translation", "scale" (PositionSpline, D = 3) or "rotation"
+        (RotationSpline); `index` picks one track of a batched spline.
+    path : where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None
+        to only return the document.
+    rate : samples per second for baked (LINEAR) channels, which also keep
+        every key time.
+    time_offset : subtracted from spline times to give glTF times, which
+        must not be negative.
+    parents : optional {child node: parent node} for a hierarchy; parents
+        without channels become plain nodes.
+    name : the animation's name.
+
+    Returns a GltfExport with the document and each channel's error.
+    """
+    import pygltflib as gl
+
+    rate = float(rate)
+    if not np.isfinite(rate) or rate <= 0:
+        raise ValueError(f"rate must be a positive number of samples per second, not {rate}")
+    if not isinstance(channels, dict) or not channels:
+        raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
+    parents = dict(parents or {})
+    nodes = list(channels) + [p for p in dict.fromkeys(parents.values()) if p not in channels]
+    for child, parent in parents.items():
+        if child not in nodes:
+            raise ValueError(f"parents names {child!r}, which is not a node")
+    _check_acyclic(parents)
+
+    blob = _Blob()
+    samplers, anim_channels, interpolation, max_error = [], [], {}, {}
+    for node, paths in channels.items():
+        if not isinstance(paths, dict):
+            raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
+        for target, entry in paths.items():
+            track = _Track(node, target, entry)
+            times, output, kind, error = track.sampled(rate, float(time_offset))
+            sampler = gl.AnimationSampler(
+                input=blob.add(gl, times, gl.SCALAR, with_bounds=True),
+                output=blob.add(gl, output, gl.VEC4 if target == "rotation" else gl.VEC3),
+                interpolation=kind)
+            samplers.append(sampler)
+            anim_channels.append(gl.AnimationChannel(
+                sampler=len(samplers) - 1,
+                target=gl.AnimationChannelTarget(node=nodes.index(node), path=target)))
+            interpolation[node, target] = kind
+            max_error[node, target] = error
+
+    children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
+    gltf_nodes = [gl.Node(name=n, children=children[n] or None) for n in nodes]  # none: omit
+    doc = gl.GLTF2(
+        asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
+        scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
+        nodes=gltf_nodes, animations=[gl.Animation(name=name, samplers=samplers,
+                                                   channels=anim_channels)],
+        accessors=blob.accessors, bufferViews=blob.views,
+        buffers=[gl.Buffer(byteLength=len(blob.data))])
+    doc.set_binary_blob(bytes(blob.data))
+    if path is not None:
+        _save(gl, doc, pathlib.Path(path))
+    return GltfExport(doc, interpolation, max_error)
+
+
+def _check_acyclic(parents):
+    for start in parents:
+        seen, node = {start}, parents[start]
+        while node in parents:
+            if node in seen:
+                raise ValueError(f"parents has a cycle through {node!r}")
+            seen.add(node)
+            node = parents[node]
+
+
+def _save(gl, doc, path):
+    if path.suffix == ".glb":
+        doc.save_binary(str(path))
+    elif path.suffix == ".gltf":
+        data = doc.binary_blob()
+        doc.buffers[0].uri = ("data:application/octet-stream;base64,"
+                              + base64.b64encode(data).decode("ascii"))
+        doc.destroy_binary_blob()
+        doc.save_json(str(path))
+        doc.set_binary_blob(data)
+        doc.buffers[0].uri = None
+    else:
+        raise ValueError(f"path must end in .gltf or .glb, not {path.suffix!r}")
+
+
+class _Blob:
+    """The binary buffer: one bufferView and accessor per float32 array."""
+
+    def __init__(self):
+        self.data, self.views, self.accessors = bytearray(), [], []
+
+    def add(self, gl, array, kind, with_bounds=False):
+        array = np.ascontiguousarray(array, dtype="<f4")
+        self.views.append(gl.BufferView(buffer=0, byteOffset=len(self.data),
+                                        byteLength=array.nbytes))
+        self.data += array.tobytes()
+        count = len(array) if kind == gl.SCALAR else array.size // (4 if kind == gl.VEC4 else 3)
+        bounds = ({"min": [float(array.min())], "max": [float(array.max())]}
+                  if with_bounds else {})
+        self.accessors.append(gl.Accessor(bufferView=len(self.views) - 1,
+                                          componentType=gl.FLOAT, count=count, type=kind,
+                                          **bounds))
+        return len(self.accessors) - 1
+
+
+class _Track:
+    """One channel: a single track of a spline, checked against its path."""
+
+    def __init__(self, node, target, entry):
+        where = f"channels[{node!r}][{target!r}]"
+        if target not in _PATHS:
+            raise ValueError(f"{where}: the path must be one of {sorted(_PATHS)}")
+        spline, index = entry if isinstance(entry, tuple) else (entry, ())
+        if not isinstance(spline, _PATHS[target]):
+            raise TypeError(f"{where} must be a {_PATHS[target].__name__}, "
+                            f"not {type(spline).__name__}")
+        index = index if isinstance(index, tuple) else (index,)
+        try:
+            one_track = np.ndim(np.empty(spline.batch_shape)[index]) == 0
+        except (IndexError, TypeError, ValueError):
+            one_track = False
+        if not one_track:
+            raise ValueError(f"{where}: index {index} does not pick one track of a batch "
+                             f"of shape {spline.batch_shape}")
+        if isinstance(spline, PositionSpline) and spline.dim != 3:
+            raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
+        self.where, self.target, self.spline, self.index = where, target, spline, index
+        knots = spline.breakpoints
+        self.knots = knots[index] if knots.ndim > 1 else knots
+
+    def __call__(self, t):
+        return self.spline(t)[self.index]
+
+    def sampled(self, rate, offset):
+        """(glTF times, output rows, interpolation, measured max error)."""
+        cubic = self.target != "rotation" and self.spline._ease is None
+        times = self.knots if cubic else self._bake_times(rate)
+        stored = (times - offset).astype(np.float32)
+        if stored[0] < 0:
+            raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
+                             f"{offset}; glTF times cannot be negative")
+        if not np.all(np.diff(stored) > 0):
+            raise ValueError(f"{self.where}: key times are too close to stay increasing "
+                             f"as glTF's float32 (pass a time_offset near the start)")
+        if cubic:
+            output = self._hermite_rows().astype(np.float32)
+            play = _play_cubic
+        else:
+            output = self(times)
+            if self.target == "rotation":
+                output = _shortest_path(output if not self.spline.scalar_first
+                                        else output[..., [1, 2, 3, 0]])
+            output = output.astype(np.float32)
+            play = _play_slerp if self.target == "rotation" else _play_linear
+        error = self._max_error(stored.astype(np.float64), output.astype(np.float64), play,
+                                offset)
+        return stored, output, "CUBICSPLINE" if cubic else "LINEAR", error
+
+    def _bake_times(self, rate):
+        t0, t1 = float(self.knots[0]), float(self.knots[-1])
+        grid = t0 + np.arange(int(np.floor((t1 - t0) * rate)) + 1) / rate
+        # keep every key time; drop grid points that would nearly repeat one
+        k = np.clip(np.searchsorted(self.knots, grid), 1, len(self.knots) - 1)
+        gap = np.minimum(grid - self.knots[k - 1], self.knots[k] - grid)
+        return np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
+
+    def _hermite_rows(self):
+        """(K, 3, 3): glTF's (in-tangent, value, out-tangent) per key, the
+        tangents per second (glTF multiplies them by the key interval)."""
+        coef = self.spline.coefficients[self.index]          # (S, 4, 3) in u
+        dt = np.diff(self.knots)[:, None]
+        rows = np.zeros((len(self.knots), 3, 3))
+        rows[:-1, 1] = coef[:, 0]
+        rows[-1, 1] = coef[-1].sum(axis=0)
+        rows[:-1, 2] = coef[:, 1] / dt                        # d/dt at the segment's start
+        rows[1:, 0] = (coef[:, 1] + 2 * coef[:, 2] + 3 * coef[:, 3]) / dt  # and at its end
+        return rows
+
+    def _max_error(self, times, output, play, offset):
+        u = np.arange(CHECKS_PER_INTERVAL + 1) / (CHECKS_PER_INTERVAL + 1)
+        probe = np.append((times[:-1, None] + np.diff(times)[:, None] * u).ravel(), times[-1])
+        # float32 key times can round just past the spline's domain
+        truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
+        played = play(times, output, probe)
+        if self.target == "rotation":
+            if self.spline.scalar_first:
+                truth = truth[..., [1, 2, 3, 0]]
+            return float(np.max(_angle_between(played, truth)))
+        return float(np.max(np.linalg.norm(played - truth, axis=-1)))
+
+
+def _shortest_path(q):
+    """Flips quaternions so that each is within 90 degrees of the previous
+    one: slerp between neighbours then takes the short way round."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    flips = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0) % 2
+    q[1:][flips == 1] *= -1
+    return q
+
+
+def _angle_between(p, q):
+    """Rotation angles between unit quaternions: 4 asin(|p -+ q| / 2) is
+    accurate for small angles, where 2 acos(|p.q|) is not."""
+    chord = np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+    return 4 * np.arcsin(np.minimum(chord / 2, 1.0))
+
+
+def _locate(times, t):
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    u = np.clip((t - times[k]) / (times[k + 1] - times[k]), 0.0, 1.0)[:, None]
+    return k, u
+
+
+def _play_linear(times, values, t):
+    k, u = _locate(times, t)
+    return (1 - u) * values[k] + u * values[k + 1]
+
+
+def _play_slerp(times, q, t):
+    k, u = _locate(times, t)
+    p, r = q[k], q[k + 1]
+    cos = np.clip(np.sum(p * r, axis=-1, keepdims=True), -1.0, 1.0)
+    theta = np.arccos(cos)
+    small = theta < 1e-6
+    s = np.where(small, 1.0, np.sin(theta))
+    a = np.where(small, 1 - u, np.sin((1 - u) * theta) / s)
+    b = np.where(small, u, np.sin(u * theta) / s)
+    out = a * p + b * r
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+
+
+def _play_cubic(times, rows, t):
+    k, u = _locate(times, t)
+    d = (times[k + 1] - times[k])[:, None]
+    u2, u3 = u * u, u * u * u
+    return ((2 * u3 - 3 * u2 + 1) * rows[k, 1] + d * (u3 - 2 * u2 + u) * rows[k, 2]
+            + (-2 * u3 + 3 * u2) * rows[k + 1, 1] + d * (u3 - u2) * rows[k + 1, 0])
