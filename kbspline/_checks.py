@@ -1,8 +1,11 @@
 """Argument checks shared by the spline classes: options, arrays, shapes,
 query times, ``out=`` arrays, and rewording core errors in the user's terms."""
+from __future__ import annotations
+
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _kbspline as _core
 
@@ -41,7 +44,7 @@ def _check_option(name, value, choices):
         raise ValueError(f"{name} must be one of {sorted(choices)}, not {value!r}") from None
 
 
-def _check_float_array(name, obj):
+def _check_float_array(name: str, obj: ArrayLike) -> NDArray[np.float64]:
     """`obj` as a float64 array; complex, object, string and other
     non-numeric input is a TypeError naming the argument."""
     try:
@@ -53,7 +56,8 @@ def _check_float_array(name, obj):
     return arr.astype(np.float64, copy=False)
 
 
-def _check_broadcast(name, arr, shape):
+def _check_broadcast(name: str, arr: NDArray[np.float64],
+                     shape: tuple[int, ...]) -> NDArray[np.float64]:
     try:
         return np.broadcast_to(arr, shape)
     except ValueError:
@@ -61,7 +65,8 @@ def _check_broadcast(name, arr, shape):
                          f"{tuple(shape)}") from None
 
 
-def _per_row(name, obj, batch_shape, n):
+def _per_row(name: str, obj: ArrayLike, batch_shape: tuple[int, ...],
+             n: int) -> NDArray[np.float64]:
     """A per-key (or per-dimension) parameter as the core takes it: a
     contiguous (n,) row shared by every track, or (B, n) one per track."""
     arr = _check_float_array(name, obj)

@@ -1,8 +1,12 @@
 """What position and rotation splines share: options, key times, per-key
 parameters, the segment knots, query handling, properties and pickling."""
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import _kbspline as _core
 from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_float_array,
@@ -14,7 +18,15 @@ PARAMS = ("tension", "continuity", "bias", "ease_from", "ease_to")
 class KeyedSpline:
     """Base of PositionSpline and RotationSpline (not public)."""
 
-    _end_names = {}  # the core's start/end tangent names -> the class's own
+    _end_names: dict[str, str] = {}  # the core's start/end tangent names -> the class's own
+
+    _batch_shape: tuple[int, ...]
+    _num_keys: int
+    _knots: NDArray[np.float64]
+    _timing: str
+    _ends: str
+    _extrapolate: str
+    _state: dict[str, Any]
 
     def _parse_options(self, timing, ends, extrapolate):
         self._timing_code = _check_option("timing", timing, TIMINGS)
@@ -115,7 +127,7 @@ class KeyedSpline:
         return float(row[0]), float(row[-1])
 
     @property
-    def domain(self):
+    def domain(self) -> tuple[Any, Any]:
         """(start, end): floats, or arrays of the batch shape for per-track times."""
         if self._knots.ndim == 1:
             return float(self._knots[0]), float(self._knots[-1])
@@ -123,17 +135,36 @@ class KeyedSpline:
         return k[..., 0].copy(), k[..., -1].copy()
 
     @property
-    def breakpoints(self):
+    def breakpoints(self) -> NDArray[np.float64]:
         """Segment boundaries: (S+1,) or (..., S+1) for per-track times."""
         if self._knots.ndim == 1:
             return self._knots
         return self._knots.reshape(self._batch_shape + self._knots.shape[-1:])
 
-    batch_shape = property(lambda self: self._batch_shape, doc="Leading shape of the tracks.")
-    num_keys = property(lambda self: self._num_keys, doc="K, the number of keys.")
-    timing = property(lambda self: self._timing, doc="The timing convention.")
-    ends = property(lambda self: self._ends, doc="The end condition.")
-    extrapolate = property(lambda self: self._extrapolate, doc="Behaviour outside the domain.")
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading shape of the tracks."""
+        return self._batch_shape
+
+    @property
+    def num_keys(self) -> int:
+        """K, the number of keys."""
+        return self._num_keys
+
+    @property
+    def timing(self) -> str:
+        """The timing convention."""
+        return self._timing
+
+    @property
+    def ends(self) -> str:
+        """The end condition."""
+        return self._ends
+
+    @property
+    def extrapolate(self) -> str:
+        """Behaviour outside the domain."""
+        return self._extrapolate
 
     def _remember(self, **kwargs):
         """Keeps the constructor's arguments for pickling, arrays copied so
@@ -142,8 +173,8 @@ class KeyedSpline:
                            if v is not None and not isinstance(v, (str, bool)) else v)
                        for k, v in kwargs.items()}
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return self._state  # tables are rebuilt on demand
 
-    def __setstate__(self, state):
-        self.__init__(**state)
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]  # each subclass takes its own state

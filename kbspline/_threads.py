@@ -1,10 +1,12 @@
 """How many threads large evaluations may use."""
+from __future__ import annotations
+
 import os
 
 _ENV = "KBSPLINE_NUM_THREADS"
 
 
-def _default():
+def _default() -> int:
     value = os.environ.get(_ENV)
     if value:
         try:
@@ -20,7 +22,7 @@ def _default():
 _num_threads = _default()
 
 
-def set_num_threads(n):
+def set_num_threads(n: int) -> int:
     """Let large evaluations use up to `n` threads (default: all cores, or
     the environment variable KBSPLINE_NUM_THREADS).  Calls with little work
     stay on one thread; results are identical for any `n`.  Returns the
@@ -39,7 +41,7 @@ def set_num_threads(n):
     return previous
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     """The current limit set by `set_num_threads`.
 
     >>> get_num_threads() >= 1

@@ -16,14 +16,19 @@ in each worker) so that the two do not oversubscribe the cores.
 >>> baked.shape, baked.chunksize
 ((10000, 500, 3), (1000, 500, 3))
 """
+from __future__ import annotations
+
+from typing import Any, Optional
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .position import PositionSpline
 from .rotation import RotationSpline
 
 __all__ = ["bake"]
 
-_TAIL = {  # (spline class, method) -> width of each result
+_TAIL: dict[tuple[type[Any], str], Optional[int]] = {  # (class, method) -> result width
     (PositionSpline, "position"): None, (PositionSpline, "velocity"): None,
     (PositionSpline, "acceleration"): None, (PositionSpline, "length"): 0,
     (RotationSpline, "__call__"): 4, (RotationSpline, "angular_velocity"): 3,
@@ -31,7 +36,8 @@ _TAIL = {  # (spline class, method) -> width of each result
 }
 
 
-def bake(spline_class, times, keys, t, *, method=None, dtype=np.float64, **options):
+def bake(spline_class: type[Any], times: Any, keys: Any, t: ArrayLike, *,
+         method: Optional[str] = None, dtype: DTypeLike = np.float64, **options: Any) -> Any:
     """Evaluates splines through `keys` at `t`, chunk by chunk, lazily.
 
     spline_class : PositionSpline or RotationSpline.

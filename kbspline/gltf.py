@@ -13,9 +13,14 @@ Outside the keys glTF holds the end values, as ``extrapolate='clamp'``
 does.  glTF times are float32 seconds from zero: shift later clips with
 `time_offset` rather than lose precision.
 """
+from __future__ import annotations
+
 import base64
 import dataclasses
+import os
 import pathlib
+from collections.abc import Mapping
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -28,7 +33,7 @@ __all__ = ["export_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
 # with the spline (besides the stored keys themselves).
 CHECKS_PER_INTERVAL = 16
 
-_PATHS = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
+_PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,13 +47,18 @@ class GltfExport:
         CHECKS_PER_INTERVAL points between each two: in the channel's units
         for translations and scales, radians of rotation for rotations}.
     """
-    gltf: object
-    interpolation: dict
-    max_error: dict
+    gltf: Any
+    interpolation: dict[tuple[str, str], str]
+    max_error: dict[tuple[str, str], float]
 
 
-def export_gltf(channels, path=None, *, rate=30.0, time_offset=0.0, parents=None,
-                name="kbspline"):
+Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
+
+
+def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
+                path: Union[str, os.PathLike[str], None] = None, *, rate: float = 30.0,
+                time_offset: float = 0.0, parents: Optional[Mapping[str, str]] = None,
+                name: str = "kbspline") -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
     channels : {node name: {path: spline or (spline, index)}}, path one of
@@ -71,7 +81,7 @@ def export_gltf(channels, path=None, *, rate=30.0, time_offset=0.0, parents=None
     rate = float(rate)
     if not np.isfinite(rate) or rate <= 0:
         raise ValueError(f"rate must be a positive number of samples per second, not {rate}")
-    if not isinstance(channels, dict) or not channels:
+    if not isinstance(channels, Mapping) or not channels:
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
     nodes = list(channels) + [p for p in dict.fromkeys(parents.values()) if p not in channels]
@@ -83,7 +93,7 @@ def export_gltf(channels, path=None, *, rate=30.0, time_offset=0.0, parents=None
     blob = _Blob()
     samplers, anim_channels, interpolation, max_error = [], [], {}, {}
     for node, paths in channels.items():
-        if not isinstance(paths, dict):
+        if not isinstance(paths, Mapping):
             raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
         for target, entry in paths.items():
             track = _Track(node, target, entry)

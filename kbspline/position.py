@@ -1,6 +1,9 @@
 """PositionSpline: Kochanek-Bartels splines for batches of vector tracks."""
+from __future__ import annotations
+
 import math
 import operator
+from typing import Any, Optional
 
 import numpy as np
 
@@ -8,6 +11,7 @@ from . import _kbspline as _core
 from ._checks import _check_float_array, _check_scalar, _index_text, _per_row, _prepare_out
 from ._keyed import KeyedSpline
 from ._threads import get_num_threads
+from ._typing import ArrayLike, FloatArray, OutArray
 
 
 def _alpha_times(keys, alpha, batch_shape):
@@ -87,9 +91,13 @@ class PositionSpline(KeyedSpline):
 
     _end_names = {"start_tangent": "start_velocity", "end_tangent": "end_velocity"}
 
-    def __init__(self, times, values, tension=0.0, continuity=0.0, bias=0.0, *,
-                 timing="kb", ends="natural", start_velocity=None, end_velocity=None,
-                 ease_from=0.0, ease_to=0.0, extrapolate=None, alpha=None):
+    def __init__(self, times: Optional[ArrayLike], values: ArrayLike,
+                 tension: ArrayLike = 0.0, continuity: ArrayLike = 0.0, bias: ArrayLike = 0.0,
+                 *, timing: str = "kb", ends: str = "natural",
+                 start_velocity: Optional[ArrayLike] = None,
+                 end_velocity: Optional[ArrayLike] = None, ease_from: ArrayLike = 0.0,
+                 ease_to: ArrayLike = 0.0, extrapolate: Optional[str] = None,
+                 alpha: Optional[float] = None) -> None:
         self._parse_options(timing, ends, extrapolate)
         values = _check_float_array("values", values)
         if values.ndim == 0:
@@ -141,7 +149,7 @@ class PositionSpline(KeyedSpline):
                               self._coef, self._ease, self._extrap_code, nu,
                               get_num_threads())
 
-    def position(self, t, out=None):
+    def position(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Position at times `t`.
 
         Parameters
@@ -166,7 +174,7 @@ class PositionSpline(KeyedSpline):
 
     __call__ = position
 
-    def velocity(self, t, out=None):
+    def velocity(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """First derivative with respect to t (per unit time); see `position`.
 
         >>> float(PositionSpline([0.0, 2.0], [0.0, 4.0]).velocity(1.0))
@@ -174,7 +182,7 @@ class PositionSpline(KeyedSpline):
         """
         return self._eval(t, 1, out)
 
-    def acceleration(self, t, out=None):
+    def acceleration(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Second derivative with respect to t; see `position`.
 
         Ease makes the acceleration jump where the ease curve changes piece.
@@ -195,11 +203,11 @@ class PositionSpline(KeyedSpline):
         return (self._knots, self._coef, self._ease, self._extrap_code)
 
     @property
-    def total_length(self):
+    def total_length(self) -> float | FloatArray:
         """Arc length over the domain: float, or (...,) for a batch."""
         return self._total()
 
-    def length(self, t, out=None):
+    def length(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Arc length from the domain start to `t`.
 
         Per-track tables of 10-point Gauss-Legendre panels, built on first
@@ -214,7 +222,7 @@ class PositionSpline(KeyedSpline):
         """
         return self._integral_at(t, out)
 
-    def time_at_length(self, s, out=None):
+    def time_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """The time at which `length` reaches `s`.
 
         Bracketed Newton inside one panel, falling back to bisection: it
@@ -230,7 +238,7 @@ class PositionSpline(KeyedSpline):
         """
         return self._time_at_integral(s, out)
 
-    def position_at_length(self, s, out=None):
+    def position_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """Position at arc length `s`: ``position(time_at_length(s))``.
 
         >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
@@ -246,7 +254,7 @@ class PositionSpline(KeyedSpline):
             v = v[..., None]
         return t, v
 
-    def velocity_at_length(self, s, out=None):
+    def velocity_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """dX/ds at arc length `s`: the unit tangent.  Where the curve stops
         (zero speed) it is the direction it leaves in, that of the
         acceleration; zero if that vanishes too.
@@ -264,7 +272,7 @@ class PositionSpline(KeyedSpline):
         unit = np.divide(direction, norm, out=np.zeros_like(direction), where=norm > 0)
         return self._finish(unit, out)
 
-    def acceleration_at_length(self, s, out=None):
+    def acceleration_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """d2X/ds2 at arc length `s`: the curvature vector, perpendicular to
         `velocity_at_length`, of length 1 / radius.  NaN where the speed is
         exactly zero (the curvature of a stop is not defined by V and A).
@@ -289,7 +297,7 @@ class PositionSpline(KeyedSpline):
         result[...] = values
         return result
 
-    def equal_length_times(self, n):
+    def equal_length_times(self, n: int) -> FloatArray:
         """Times (..., n) of n samples at equal steps of arc length from the
         start to the end of each track: ``spline(spline.equal_length_times(n))``
         moves at constant speed, the most common step of a camera-path
@@ -313,7 +321,7 @@ class PositionSpline(KeyedSpline):
 
     # -- interop --------------------------------------------------------------
 
-    def to_ppoly(self):
+    def to_ppoly(self) -> Any:
         """The same curve as a `scipy.interpolate.PPoly` over t.
 
         Coefficients are moved to SciPy's layout, (4, S, ..., D) in powers of
@@ -349,7 +357,7 @@ class PositionSpline(KeyedSpline):
         return shaped[..., 0] if self._scalar else shaped
 
     @property
-    def coefficients(self):
+    def coefficients(self) -> FloatArray:
         """(..., S, 4, D): segment n is c0 + c1 u + c2 u^2 + c3 u^3 for
         u = (t - t_n) / (t_(n+1) - t_n) in [0, 1], before ease."""
         return self._batched(self._coef, self._coef.shape[1:])
@@ -359,7 +367,7 @@ class PositionSpline(KeyedSpline):
     _keep_tangents = False
 
     @property
-    def tangents(self):
+    def tangents(self) -> tuple[FloatArray, FloatArray]:
         """(incoming, outgoing), each (..., K, D), per unit time.  An end key's
         unused side repeats its used one; the two phantom keys have NaN."""
         if self._tan_in is None:
@@ -370,10 +378,13 @@ class PositionSpline(KeyedSpline):
         inner = (self._num_keys, self._dim)
         return self._batched(self._tan_in, inner), self._batched(self._tan_out, inner)
 
-    dim = property(lambda self: self._dim, doc="D, the dimension of each key.")
+    @property
+    def dim(self) -> int:
+        """D, the dimension of each key."""
+        return self._dim
 
     # -- protocol -----------------------------------------------------------
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"PositionSpline(batch_shape={self._batch_shape}, dim={self._dim}, "
                 f"num_keys={self._num_keys}, timing={self._timing!r}, ends={self._ends!r})")

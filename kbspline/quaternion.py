@@ -6,12 +6,15 @@ rotates v as q v q*.  Functions that take rotations normalise them, and a
 zero-norm or non-finite quaternion is a ValueError naming the argument and
 index.  Arguments broadcast against each other over their leading axes.
 """
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
 from . import _kbspline as _core
 from ._checks import _check_float_array, _index_text
+from ._typing import ArrayLike, FloatArray
 
 __all__ = ["quat_multiply", "quat_conjugate", "quat_log", "quat_exp", "slerp", "squad",
            "quat_from_axis_angle", "quat_to_axis_angle", "quat_from_matrix",
@@ -63,7 +66,7 @@ def _qout(q, scalar_first):
     return q if scalar_first else np.ascontiguousarray(q[..., _TO_SCALAR_LAST])
 
 
-def quat_multiply(p, q, scalar_first=True):
+def quat_multiply(p: ArrayLike, q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Hamilton product p q, (..., 4).
 
     >>> quat_multiply([0, 1, 0, 0], [0, 0, 1, 0])
@@ -74,7 +77,7 @@ def quat_multiply(p, q, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_conjugate(q, scalar_first=True):
+def quat_conjugate(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """q* = (w, -x, -y, -z), (..., 4).
 
     >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
@@ -84,7 +87,7 @@ def quat_conjugate(q, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_log(q, scalar_first=True):
+def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Quaternion logarithm (ln|q|, theta n) for q = |q| (cos theta + sin theta n),
     theta in [0, pi]; for a unit q the vector part is half the rotation vector.
 
@@ -95,7 +98,7 @@ def quat_log(q, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_exp(q, scalar_first=True):
+def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`.
 
     >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
@@ -105,7 +108,7 @@ def quat_exp(q, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def slerp(p, q, u, scalar_first=True):
+def slerp(p: ArrayLike, q: ArrayLike, u: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Spherical linear interpolation from p (u = 0) to q (u = 1) along the
     shorter arc; `u` broadcasts with the leading shapes: (..., 4).
 
@@ -119,7 +122,8 @@ def slerp(p, q, u, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def squad(p, a, b, q, u, scalar_first=True):
+def squad(p: ArrayLike, a: ArrayLike, b: ArrayLike, q: ArrayLike, u: ArrayLike,
+          scalar_first: bool = True) -> FloatArray:
     """Shoemake's squad: slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), with
     no slerp taking a shorter arc (as inside `RotationSpline`): (..., 4).
 
@@ -132,7 +136,8 @@ def squad(p, a, b, q, u, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_from_axis_angle(axis, angle, scalar_first=True):
+def quat_from_axis_angle(axis: ArrayLike, angle: ArrayLike,
+                         scalar_first: bool = True) -> FloatArray:
     """Rotation by `angle` radians about `axis` (any nonzero length): (..., 4).
 
     >>> np.round(quat_from_axis_angle([0, 0, 2], np.pi), 6)
@@ -143,7 +148,8 @@ def quat_from_axis_angle(axis, angle, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_to_axis_angle(q, scalar_first=True):
+def quat_to_axis_angle(q: ArrayLike,
+                       scalar_first: bool = True) -> tuple[FloatArray, FloatArray]:
     """(axis (..., 3), angle (...)) with angle in [0, pi]; the identity gets
     axis (1, 0, 0).
 
@@ -155,7 +161,7 @@ def quat_to_axis_angle(q, scalar_first=True):
     return axis, (angle[()] if angle.ndim == 0 else angle)
 
 
-def quat_to_matrix(q, scalar_first=True):
+def quat_to_matrix(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Rotation matrices (..., 3, 3) acting on column vectors.
 
     >>> np.round(quat_to_matrix(quat_from_axis_angle([0, 0, 1], np.pi / 2)), 6) + 0.0
@@ -167,7 +173,7 @@ def quat_to_matrix(q, scalar_first=True):
     return out.reshape(out.shape[:-1] + (3, 3))
 
 
-def quat_from_matrix(matrix, scalar_first=True):
+def quat_from_matrix(matrix: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Unit quaternions (..., 4) with w >= 0 from rotation matrices (..., 3, 3)
     (Shepperd's method); a matrix that is not a rotation is a ValueError.
 
@@ -194,7 +200,8 @@ def _parse_order(order):
     return tuple("xyz".index(c) for c in order.lower()), order.islower()
 
 
-def quat_from_euler(angles, order, degrees=False, scalar_first=True):
+def quat_from_euler(angles: ArrayLike, order: str, degrees: bool = False,
+                    scalar_first: bool = True) -> FloatArray:
     """Rotations (..., 4) from Euler angles (..., 3) in `order`: upper case
     intrinsic (moving axes), lower case extrinsic (fixed axes), as in SciPy.
 
@@ -209,7 +216,8 @@ def quat_from_euler(angles, order, degrees=False, scalar_first=True):
     return _qout(out, scalar_first)
 
 
-def quat_to_euler(q, order, degrees=False, scalar_first=True):
+def quat_to_euler(q: ArrayLike, order: str, degrees: bool = False,
+                  scalar_first: bool = True) -> FloatArray:
     """Euler angles (..., 3) in `order` (see `quat_from_euler`), each in
     [-pi, pi]; at gimbal lock the last extrinsic angle is 0.
 

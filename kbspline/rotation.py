@@ -1,5 +1,8 @@
 """RotationSpline: squad rotation splines with Kochanek-Bartels tangents."""
+from __future__ import annotations
+
 import math
+from typing import Any, Optional
 
 import numpy as np
 
@@ -7,6 +10,7 @@ from . import _kbspline as _core
 from ._checks import _check_float_array, _check_option, _per_row
 from ._keyed import KeyedSpline
 from ._threads import get_num_threads
+from ._typing import ArrayLike, FloatArray, OutArray
 
 FRAMES = {"world": 0, "body": 1}
 _TO_SCALAR_FIRST = [3, 0, 1, 2]
@@ -68,10 +72,13 @@ class RotationSpline(KeyedSpline):
     _end_names = {"start_tangent": "start_angular_velocity",
                   "end_tangent": "end_angular_velocity"}
 
-    def __init__(self, times, quaternions, tension=0.0, continuity=0.0, bias=0.0, *,
-                 timing="kb", ends="natural", start_angular_velocity=None,
-                 end_angular_velocity=None, ease_from=0.0, ease_to=0.0, extrapolate=None,
-                 scalar_first=True):
+    def __init__(self, times: Optional[ArrayLike], quaternions: ArrayLike,
+                 tension: ArrayLike = 0.0, continuity: ArrayLike = 0.0, bias: ArrayLike = 0.0,
+                 *, timing: str = "kb", ends: str = "natural",
+                 start_angular_velocity: Optional[ArrayLike] = None,
+                 end_angular_velocity: Optional[ArrayLike] = None,
+                 ease_from: ArrayLike = 0.0, ease_to: ArrayLike = 0.0,
+                 extrapolate: Optional[str] = None, scalar_first: bool = True) -> None:
         self._parse_options(timing, ends, extrapolate)
         if not isinstance(scalar_first, (bool, np.bool_)):
             raise TypeError(f"scalar_first must be True or False, not {scalar_first!r}")
@@ -115,7 +122,7 @@ class RotationSpline(KeyedSpline):
                               self._ctrl, self._logs, self._ease, self._extrap_code, nu,
                               body, self._scalar_first, get_num_threads())
 
-    def __call__(self, t, out=None):
+    def __call__(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Unit quaternions at times `t`: (..., 4) or (..., M, 4), in the
         component order of ``scalar_first``.  `t` and `out` as for
         `PositionSpline.position`.
@@ -127,7 +134,8 @@ class RotationSpline(KeyedSpline):
         """
         return self._eval(t, 0, "world", out)
 
-    def angular_velocity(self, t, frame="world", out=None):
+    def angular_velocity(self, t: ArrayLike, frame: str = "world",
+                         out: OutArray = None) -> FloatArray:
         """Angular velocity (..., M, 3) in rad per unit time, analytic.
 
         ``frame='world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2.
@@ -139,7 +147,8 @@ class RotationSpline(KeyedSpline):
         """
         return self._eval(t, 1, frame, out)
 
-    def angular_acceleration(self, t, frame="world", out=None):
+    def angular_acceleration(self, t: ArrayLike, frame: str = "world",
+                             out: OutArray = None) -> FloatArray:
         """Time derivative of `angular_velocity` in the same frame, analytic.
 
         >>> from kbspline import quat_from_axis_angle
@@ -158,11 +167,11 @@ class RotationSpline(KeyedSpline):
         return (self._knots, self._ctrl, self._logs, self._ease, self._extrap_code)
 
     @property
-    def total_angle(self):
+    def total_angle(self) -> float | FloatArray:
         """The rotation angle swept over the domain, radians: float or (...,)."""
         return self._total()
 
-    def angle(self, t, out=None):
+    def angle(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Rotation angle swept from the domain start to `t`: the integral of
         |angular velocity| (relative error about 1e-13 of each segment's).
         Shapes as for `__call__` without the last axis; float64 `out`.
@@ -174,7 +183,7 @@ class RotationSpline(KeyedSpline):
         """
         return self._integral_at(t, out)
 
-    def time_at_angle(self, s, out=None):
+    def time_at_angle(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """The time at which `angle` reaches `s`, so that samples at equal
         steps of `s` turn at constant angular speed.  Never diverges; the
         domain's ends at 0 and `total_angle`; where the spline rests, the
@@ -190,7 +199,8 @@ class RotationSpline(KeyedSpline):
     # -- SciPy interop --------------------------------------------------------
 
     @classmethod
-    def from_rotation(cls, times, rotation, *args, **kwargs):
+    def from_rotation(cls, times: Optional[ArrayLike], rotation: Any, *args: Any,
+                      **kwargs: Any) -> RotationSpline:
         """A spline through the keys of a `scipy.spatial.transform.Rotation`
         holding K rotations; other arguments as for the constructor.
 
@@ -203,7 +213,7 @@ class RotationSpline(KeyedSpline):
         kwargs.pop("scalar_first", None)
         return cls(times, rotation.as_quat(), *args, scalar_first=False, **kwargs)
 
-    def as_rotation(self, t):
+    def as_rotation(self, t: ArrayLike) -> Any:
         """The spline at `t` as a `scipy.spatial.transform.Rotation` (all
         results, in C order, as one stack).  Needs SciPy."""
         from scipy.spatial.transform import Rotation
@@ -212,24 +222,26 @@ class RotationSpline(KeyedSpline):
         return Rotation.from_quat(np.reshape(xyzw, (-1, 4)) if q.ndim > 1 else xyzw)
 
     @property
-    def control_points(self):
+    def control_points(self) -> FloatArray:
         """(..., S, 4, 4): (q_n, a_n, b_(n+1), q_(n+1)) of each segment, unit,
         in the component order of ``scalar_first``."""
         ctrl = self._ctrl if self._scalar_first else self._ctrl[..., _TO_SCALAR_LAST]
         return ctrl.reshape(self._batch_shape + self._ctrl.shape[1:])
 
     @property
-    def tangents(self):
+    def tangents(self) -> tuple[FloatArray, FloatArray]:
         """(incoming, outgoing), each (..., K, 3): the KB tangents of the logs
         per unit time, in each key's own frame (half an angular velocity)."""
         inner = (self._num_keys, 3)
         return (self._tan_in.reshape(self._batch_shape + inner),
                 self._tan_out.reshape(self._batch_shape + inner))
 
-    scalar_first = property(lambda self: self._scalar_first,
-                            doc="True for (w, x, y, z), False for (x, y, z, w).")
+    @property
+    def scalar_first(self) -> bool:
+        """True for (w, x, y, z), False for (x, y, z, w)."""
+        return self._scalar_first
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"RotationSpline(batch_shape={self._batch_shape}, num_keys={self._num_keys}, "
                 f"timing={self._timing!r}, ends={self._ends!r}, "
                 f"scalar_first={self._scalar_first})")

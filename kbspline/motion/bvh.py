@@ -5,10 +5,15 @@ channels in any order) followed by frames of channel values.  Rotation
 channels are intrinsic Euler angles in degrees, applied in the order they
 are listed (``Zrotation Xrotation Yrotation`` is intrinsic "ZXY").
 """
+from __future__ import annotations
+
 import dataclasses
+import os
 import pathlib
+from typing import Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..quaternion import quat_from_euler, quat_to_euler
 
@@ -24,9 +29,9 @@ class BvhError(ValueError):
 class Joint:
     name: str
     parent: int                 # index of the parent joint, -1 for a root
-    offset: np.ndarray          # (3,)
-    channels: list              # channel names in file order
-    end_site: np.ndarray = None  # (3,) offset of an End Site, if any
+    offset: NDArray[np.float64]          # (3,)
+    channels: list[str]                 # channel names in file order
+    end_site: Optional[NDArray[np.float64]] = None  # (3,) offset of an End Site, if any
 
 
 @dataclasses.dataclass
@@ -34,40 +39,40 @@ class Motion:
     """A BVH clip: joints in file order and frames of channel values
     (F, C), C the channels of all joints in file order."""
 
-    joints: list
+    joints: list[Joint]
     frame_time: float
-    frames: np.ndarray
+    frames: NDArray[np.float64]
 
     @property
-    def num_frames(self):
+    def num_frames(self) -> int:
         return self.frames.shape[0]
 
     @property
-    def times(self):
-        return np.arange(self.num_frames) * self.frame_time
+    def times(self) -> NDArray[np.float64]:
+        return np.arange(self.num_frames, dtype=np.float64) * self.frame_time
 
-    def channel_slice(self, j):
+    def channel_slice(self, j: int) -> slice:
         start = sum(len(joint.channels) for joint in self.joints[:j])
         return slice(start, start + len(self.joints[j].channels))
 
-    def rotation_order(self, j):
+    def rotation_order(self, j: int) -> str:
         """The joint's rotation channels as an intrinsic Euler order, e.g.
         "ZXY", or "" when it has none."""
         return "".join(c[0] for c in self.joints[j].channels if c in ROTATION_CHANNELS)
 
-    def rotation_columns(self):
+    def rotation_columns(self) -> list[int]:
         """Indices of every rotation channel in the frames."""
         return [self.channel_slice(j).start + k for j, joint in enumerate(self.joints)
                 for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
 
-    def align_turns(self, row, reference):
+    def align_turns(self, row: int, reference: ArrayLike) -> None:
         """Shifts the rotation channels of frames row.. by whole turns so that
         frame `row` lies on the same turn as `reference` (a frame of values)."""
         cols = self.rotation_columns()
-        turns = np.round((reference[cols] - self.frames[row, cols]) / 360.0)
+        turns = np.round((np.asarray(reference, dtype=np.float64)[cols] - self.frames[row, cols]) / 360.0)
         self.frames[row:, cols] += 360.0 * turns
 
-    def rotations(self):
+    def rotations(self) -> NDArray[np.float64]:
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""
         out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
@@ -79,7 +84,7 @@ class Motion:
                 out[j] = quat_from_euler(self.frames[:, cols], order, degrees=True)
         return out
 
-    def translations(self):
+    def translations(self) -> NDArray[np.float64]:
         """(J, F, 3) local translations from position channels (zero where a
         joint has none)."""
         out = np.zeros((len(self.joints), self.num_frames, 3))
@@ -90,10 +95,13 @@ class Motion:
                     out[j, :, POSITION_CHANNELS.index(c)] = self.frames[:, base + k]
         return out
 
-    def with_frames(self, rotations, translations, frame_time):
+    def with_frames(self, rotations: ArrayLike, translations: ArrayLike,
+                    frame_time: float) -> Motion:
         """A new Motion with these joints' local rotations (J, F, 4) and
         translations (J, F, 3) written back into each joint's channels.
         Euler angles are unwrapped along time so channels stay continuous."""
+        rotations = np.asarray(rotations, dtype=np.float64)
+        translations = np.asarray(translations, dtype=np.float64)
         F = rotations.shape[1]
         frames = np.zeros((F, self.frames.shape[1]))
         for j, joint in enumerate(self.joints):
@@ -113,7 +121,7 @@ def _fail(path, line, reason):
     raise BvhError(f"{path}:{line}: {reason}")
 
 
-def read_bvh(path):
+def read_bvh(path: Union[str, os.PathLike[str]]) -> Motion:
     """Reads a BVH file into a `Motion`; a malformed file is a `BvhError`
     naming the file, the line and the reason."""
     path = pathlib.Path(path)
@@ -143,7 +151,7 @@ def read_bvh(path):
             _fail(path, line, f"{what} must be a number, not {word!r}")
 
     take("HIERARCHY")
-    joints = []
+    joints: list[Joint] = []
 
     def parse_joint(parent, keyword_line):
         line, name = take()
@@ -216,7 +224,7 @@ def _is_float(word):
         return False
 
 
-def write_bvh(motion, path, precision=6):
+def write_bvh(motion: Motion, path: Union[str, os.PathLike[str]], precision: int = 6) -> None:
     """Writes `motion` as a BVH file, numbers to `precision` significant digits."""
     out = ["HIERARCHY"]
     fmt = f"{{:.{precision}g}}"

@@ -1,10 +1,15 @@
 """Cycle extraction: the best loop of a locomotion clip, as closed splines."""
+from __future__ import annotations
+
 import dataclasses
+from typing import Optional
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
+from .bvh import Motion
 
 
 def pose_distances(rotations, joints):
@@ -14,7 +19,8 @@ def pose_distances(rotations, joints):
     return (2.0 * np.arccos(dots)).sum(axis=0)
 
 
-def find_cycle(motion, min_seconds=0.5, max_seconds=None):
+def find_cycle(motion: Motion, min_seconds: float = 0.5,
+               max_seconds: Optional[float] = None) -> tuple[int, int, float]:
     """(start, end, cost): the frames that best close a loop, end > start.
 
     The cost of a pair is the distance between the poses at the two frames
@@ -49,10 +55,10 @@ class Loop:
 
     rotations: RotationSpline     # closed, (J,) tracks
     translations: PositionSpline  # closed, (J,) tracks, drift removed
-    drift: np.ndarray             # (J, 3) translation gained per cycle
+    drift: NDArray[np.float64]    # (J, 3) translation gained per cycle
     period: float
 
-    def sample(self, times):
+    def sample(self, times: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(J, M, 4) rotations and (J, M, 3) translations at any times
         (0 is the loop's first frame)."""
         times = np.asarray(times, dtype=float)
@@ -63,7 +69,8 @@ class Loop:
         return self.rotations(times), tr
 
 
-def make_loop(motion, start, end, tension=0.0, continuity=0.0, bias=0.0):
+def make_loop(motion: Motion, start: int, end: int, tension: float = 0.0,
+              continuity: float = 0.0, bias: float = 0.0) -> Loop:
     """A `Loop` of frames start..end-1, the last key repeating frame start."""
     if not 0 <= start < end < motion.num_frames or end - start < 2:
         raise ValueError(f"need 0 <= start < end - 1 < {motion.num_frames}, "

@@ -1,8 +1,13 @@
 """Forward kinematics: joint positions in the world, all frames at once."""
+from __future__ import annotations
+
+from typing import Optional
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..quaternion import quat_multiply, quat_to_matrix
-from .bvh import POSITION_CHANNELS
+from .bvh import POSITION_CHANNELS, Motion
 
 
 def local_offsets(motion):
@@ -19,21 +24,23 @@ def local_offsets(motion):
     return out
 
 
-def world_positions(motion, rotations=None, offsets=None):
+def world_positions(motion: Motion, rotations: Optional[ArrayLike] = None,
+                    offsets: Optional[ArrayLike] = None
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(F, J, 3) world positions of every joint, and (J, F, 4) world
     rotations, from the local rotations (default: the motion's own)."""
-    rotations = motion.rotations() if rotations is None else rotations
-    offsets = local_offsets(motion) if offsets is None else offsets
-    J, F = rotations.shape[:2]
-    world_rot = np.empty_like(rotations)
+    rot = motion.rotations() if rotations is None else np.asarray(rotations, dtype=np.float64)
+    off = local_offsets(motion) if offsets is None else np.asarray(offsets, dtype=np.float64)
+    J, F = rot.shape[:2]
+    world_rot = np.empty_like(rot)
     world_pos = np.empty((J, F, 3))
     for j, joint in enumerate(motion.joints):  # parents come before children
         if joint.parent < 0:
-            world_rot[j] = rotations[j]
-            world_pos[j] = offsets[j]
+            world_rot[j] = rot[j]
+            world_pos[j] = off[j]
         else:
             p = joint.parent
             turn = quat_to_matrix(world_rot[p])
-            world_pos[j] = world_pos[p] + np.einsum("fij,fj->fi", turn, offsets[j])
-            world_rot[j] = quat_multiply(world_rot[p], rotations[j])
+            world_pos[j] = world_pos[p] + np.einsum("fij,fj->fi", turn, off[j])
+            world_rot[j] = quat_multiply(world_rot[p], rot[j])
     return world_pos.transpose(1, 0, 2), world_rot

@@ -1,36 +1,41 @@
 """Key reduction: for each joint, the fewest key frames whose squad and KB
 splines stay within a tolerance of every original frame."""
+from __future__ import annotations
+
 import dataclasses
+from typing import Any, Callable, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
+from .bvh import Motion
 
 
 @dataclasses.dataclass
 class Reduction:
     """Each joint's key frames chosen from a clip, and its worst errors."""
 
-    names: list            # joint names
+    names: list[str]       # joint names
     frame_time: float
     num_frames: int
-    key_frames: list       # per joint: (K_j,) frame indices, ascending, first and last kept
-    rotations: list        # per joint: (K_j, 4) local rotations at its keys, (w, x, y, z)
-    translations: list     # per joint: (K_j, 3) local translations at its keys
-    max_angle: np.ndarray  # (J,) worst rotation error over all frames, radians
-    max_distance: np.ndarray  # (J,) worst translation error over all frames
+    key_frames: list[NDArray[np.intp]]  # per joint: (K_j,) frame indices, ascending, first and last kept
+    rotations: list[NDArray[np.float64]]  # per joint: (K_j, 4) local rotations at its keys, (w, x, y, z)
+    translations: list[NDArray[np.float64]]  # per joint: (K_j, 3) local translations at its keys
+    max_angle: NDArray[np.float64]  # (J,) worst rotation error over all frames, radians
+    max_distance: NDArray[np.float64]  # (J,) worst translation error over all frames
 
     @property
-    def num_keys(self):
+    def num_keys(self) -> int:
         return sum(len(k) for k in self.key_frames)
 
     @property
-    def ratio(self):
+    def ratio(self) -> float:
         """Keys kept per original joint-frame."""
         return self.num_keys / (len(self.names) * self.num_frames)
 
-    def rebuild(self, times):
+    def rebuild(self, times: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(J, M, 4) rotations and (J, M, 3) translations at `times`."""
         rot, tr = [], []
         for keys, q, x in zip(self.key_frames, self.rotations, self.translations):
@@ -39,7 +44,7 @@ class Reduction:
             tr.append(PositionSpline(key_times, x)(times))
         return np.stack(rot), np.stack(tr)
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """A dict for json.dump: per joint, its key frames and values."""
         return {"frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
@@ -75,7 +80,8 @@ def _reduce_joint(times, q, x, angle_tolerance, distance_tolerance):
         keys = sorted(keys + [worst])
 
 
-def reduce_keys(motion, angle_tolerance, distance_tolerance, progress=None):
+def reduce_keys(motion: Motion, angle_tolerance: float, distance_tolerance: float,
+                progress: Optional[Callable[[int, int], None]] = None) -> Reduction:
     """Per joint, greedy key reduction so that the rebuilt rotation of every
     frame is within `angle_tolerance` radians of the original and its
     translation within `distance_tolerance` (the clip's units).  Greedy

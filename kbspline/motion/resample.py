@@ -1,4 +1,6 @@
 """Resampling a clip to another frame rate with rotation and position splines."""
+from __future__ import annotations
+
 import numpy as np
 
 from ..position import PositionSpline
@@ -6,7 +8,8 @@ from ..rotation import RotationSpline
 from .bvh import Motion
 
 
-def resample(motion, fps, tension=0.0, continuity=0.0, bias=0.0):
+def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,
+             bias: float = 0.0) -> Motion:
     """`motion` at `fps` frames per second: joint rotations by one batched
     RotationSpline, translations by one PositionSpline (KB tangents with the
     given TCB, natural ends).

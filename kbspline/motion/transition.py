@@ -1,11 +1,14 @@
 """Transitions between clips: squad between the two poses with both
 angular velocities matched, and a Hermite root path (the future work that
 seed 003 names, in place of its linear Euler blend)."""
+from __future__ import annotations
+
 import numpy as np
 
 from ..position import PositionSpline
 from ..quaternion import quat_from_axis_angle, quat_multiply, quat_to_matrix
 from ..rotation import RotationSpline
+from .bvh import Motion
 
 UP = np.array([0.0, 1.0, 0.0])  # BVH's vertical axis
 
@@ -46,7 +49,7 @@ def place(motion, root, yaw, start):
     return rotations, translations
 
 
-def transition(a, b, frames=24):
+def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     """Clip `a`, then `frames` frames of transition, then clip `b` placed to
     continue `a`'s heading and position.
 
