@@ -99,7 +99,8 @@ def rotations() -> float:
     again = RotationSpline.from_rotation(times, spline.as_rotation(times))
     xyzw: Array = again(times)  # from_rotation keeps SciPy's (x, y, z, w) order
     assert not again.scalar_first and np.allclose(xyzw[:, [3, 0, 1, 2]], spline(times))
-    assert scipy_rotation is not None and w.shape == dw.shape == (30, 3) and first
+    assert scipy_rotation is not None and q.shape == (30, 4) and first
+    assert w.shape == dw.shape == (30, 3)
     assert when.shape == (30,) and ctrl.shape == (3, 4, 4)
     assert tangent_in.shape == tangent_out.shape == (4, 3)
     return float(np.sum(total))

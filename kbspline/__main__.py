@@ -33,6 +33,13 @@ def main(argv=None):
     tra.add_argument("second", help="the clip to arrive in")
     tra.add_argument("--frames", type=int, default=24, help="frames of transition (default 24)")
     tra.add_argument("-o", "--output", required=True, help="the BVH file to write")
+    glb = commands.add_parser("gltf", help="write a BVH clip as a glTF 2.0 animation")
+    glb.add_argument("input", help="the BVH file to read")
+    glb.add_argument("--rate", type=float, default=None,
+                     help="rotation samples per second (default: the clip's frame rate)")
+    glb.add_argument("--scale", type=float, default=1.0,
+                     help="multiplies every length, e.g. 0.01 for centimetres to metres")
+    glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
     args = parser.parse_args(argv)
 
     if args.command == "transition":
@@ -41,6 +48,8 @@ def main(argv=None):
         return resample_command(args)
     if args.command == "reduce":
         return reduce_command(args)
+    if args.command == "gltf":
+        return gltf_command(args)
     if args.frames < 2:
         parser.error("--frames must be at least 2")
     demo.print_table(args.frames)
@@ -113,6 +122,24 @@ def transition_command(args):
         return 1
     print(f"{args.first} ({first.num_frames} frames) + {args.frames} transition frames + "
           f"{args.second} ({second.num_frames}) -> {args.output}: {out.num_frames} frames")
+    return 0
+
+
+def gltf_command(args):
+    from .motion import BvhError, motion_to_gltf, read_bvh
+    try:
+        clip = read_bvh(args.input)
+        report = motion_to_gltf(clip, args.output, rate=args.rate, scale=args.scale)
+    except ImportError:
+        print("kbspline gltf: needs pygltflib (pip install 'kbspline[gltf]')", file=sys.stderr)
+        return 1
+    except (BvhError, ValueError, OSError) as exc:
+        print(f"kbspline gltf: {exc}", file=sys.stderr)
+        return 1
+    worst = max((e, node) for (node, path), e in report.max_error.items() if path == "rotation")
+    print(f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
+          f"{args.output}; largest rotation error between samples "
+          f"{math.degrees(worst[0]):.3f} deg ({worst[1]})")
     return 0
 
 

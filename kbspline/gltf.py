@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .position import PositionSpline
 from .rotation import RotationSpline
@@ -58,6 +59,7 @@ Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
 def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 path: Union[str, os.PathLike[str], None] = None, *, rate: float = 30.0,
                 time_offset: float = 0.0, parents: Optional[Mapping[str, str]] = None,
+                offsets: Optional[Mapping[str, ArrayLike]] = None,
                 name: str = "kbspline") -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
@@ -72,6 +74,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         must not be negative.
     parents : optional {child node: parent node} for a hierarchy; parents
         without channels become plain nodes.
+    offsets : optional {node: (3,) translation}, a node's fixed translation
+        from its parent (a bone's offset) where no channel animates it.
     name : the animation's name.
 
     Returns a GltfExport with the document and each channel's error.
@@ -84,7 +88,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     if not isinstance(channels, Mapping) or not channels:
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
-    nodes = list(channels) + [p for p in dict.fromkeys(parents.values()) if p not in channels]
+    offsets = {node: _check_offset(node, value) for node, value in (offsets or {}).items()}
+    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets]))
     for child, parent in parents.items():
         if child not in nodes:
             raise ValueError(f"parents names {child!r}, which is not a node")
@@ -110,7 +115,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
             max_error[node, target] = error
 
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
-    gltf_nodes = [gl.Node(name=n, children=children[n] or None) for n in nodes]  # none: omit
+    gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
+                          translation=offsets.get(n)) for n in nodes]
     doc = gl.GLTF2(
         asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
         scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
@@ -122,6 +128,13 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     if path is not None:
         _save(gl, doc, pathlib.Path(path))
     return GltfExport(doc, interpolation, max_error)
+
+
+def _check_offset(node, value):
+    offset = np.asarray(value, dtype=np.float64)
+    if offset.shape != (3,) or not np.all(np.isfinite(offset)):
+        raise ValueError(f"offsets[{node!r}] must be 3 finite numbers, not {value!r}")
+    return offset.tolist()
 
 
 def _check_acyclic(parents):
