@@ -1,6 +1,7 @@
 """No leaks in the binding, and the same objects used from many threads at
 once give the serial results."""
 import gc
+import os
 import sys
 import threading
 import tracemalloc
@@ -52,6 +53,8 @@ def test_memory_stays_flat():
     after_py = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert after_py - before_py < 200_000          # Python and NumPy allocations
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        return  # ASan holds freed blocks in quarantine: RSS grows without a leak
     assert rss_bytes() - before_rss < 8_000_000     # the core's own mallocs (tables)
 
 
