@@ -18,6 +18,18 @@
 
 #include <math.h>
 
+/* sin and cos of one angle, in one call where the C library has sincos
+ * (glibc; its results are those of sin and cos). */
+static inline void kb_sincos(double a, double *s, double *c)
+{
+#if defined(__GNUC__) && defined(__GLIBC__)
+    __builtin_sincos(a, s, c);
+#else
+    *s = sin(a);
+    *c = cos(a);
+#endif
+}
+
 static inline void kb_qmul(const double *a, const double *b, double *out)
 {
     double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
@@ -60,8 +72,10 @@ static inline void kb_qlog(const double *q, double *v)
 static inline void kb_qexp(const double *v, double *q)
 {
     const double a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    const double s = a > 0.0 ? sin(a) / a : 1.0;
-    q[0] = cos(a);
+    double sin_a, cos_a;
+    kb_sincos(a, &sin_a, &cos_a);
+    const double s = a > 0.0 ? sin_a / a : 1.0;
+    q[0] = cos_a;
     q[1] = s * v[0];
     q[2] = s * v[1];
     q[3] = s * v[2];
@@ -160,8 +174,9 @@ static inline void kb_qjet_exp(double v[3][3], double out[3][4])
     const double s2 = 2.0 * (v[1][0] * v[1][0] + v[1][1] * v[1][1] + v[1][2] * v[1][2] +
                              v[0][0] * v[2][0] + v[0][1] * v[2][1] + v[0][2] * v[2][2]);
     const double a = sqrt(s);
-    double C = cos(a), Sn, Sn_s, Sn_ss;
+    double C, Sn, Sn_s, Sn_ss;
     if (s < 0.25) {
+        C = cos(a);
         /* Sn = sum_k (-s)^k / (2k+1)!, and its derivatives term by term */
         static const double c[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
                                     -1.0 / 39916800, 1.0 / 6227020800.0,
@@ -174,7 +189,8 @@ static inline void kb_qjet_exp(double v[3][3], double out[3][4])
         for (int k = 8; k >= 2; k--)
             Sn_ss = Sn_ss * s + k * (k - 1) * c[k];
     } else {
-        Sn = sin(a) / a;
+        kb_sincos(a, &Sn, &C);
+        Sn /= a;
         Sn_s = (C - Sn) / (2.0 * s);
         Sn_ss = (-0.5 * Sn - 3.0 * Sn_s) / (2.0 * s);
     }
