@@ -64,3 +64,19 @@ def test_wheel_in_a_fresh_venv(dist, tmp_path, numpy_req):
     assert out.startswith("kbspline 0.") and ": ok" in out
     if numpy_req != "numpy":
         assert "NumPy 1.25" in out
+
+
+@pytest.mark.parametrize("platform, archs", [
+    ("linux", ["manylinux_x86_64", "manylinux_aarch64", "musllinux_x86_64",
+               "musllinux_aarch64"]),
+    ("macos", ["macosx_x86_64", "macosx_arm64"]),
+    ("windows", ["win_amd64"]),
+])
+def test_cibuildwheel_builds_cpython_39_on(platform, archs):
+    # The configuration in pyproject.toml, as cibuildwheel reads it (without
+    # building: that needs each platform's CI runner).
+    pytest.importorskip("cibuildwheel")
+    out = run(sys.executable, "-m", "cibuildwheel", "--print-build-identifiers",
+              "--platform", platform, cwd=ROOT).split()
+    versions = ["cp39", "cp310", "cp311", "cp312", "cp313", "cp314"]
+    assert sorted(out) == sorted(f"{v}-{a}" for v in versions for a in archs)
