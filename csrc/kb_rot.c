@@ -192,9 +192,9 @@ static void store_quat(double *out64, float *out32, ptrdiff_t off, const double 
 }
 
 /* One query: rotation (4 values) or angular velocity / acceleration (3). */
-static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
-                       int body, int scalar_first, double *out64, float *out32,
-                       ptrdiff_t off)
+static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L,
+                       const double *lg_norm, int nu, int body, int scalar_first,
+                       double *out64, float *out32, ptrdiff_t off)
 {
     const ptrdiff_t S = c->n_seg;
     const double *cp = c->ctrl + (tr * S + L->seg) * 16;
@@ -206,7 +206,7 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
 
     if (nu == 0 && !L->outside) {
         double q[4];
-        squad_value(cp, lg, e, q);
+        squad_value(cp, lg, lg_norm, e, q);
         store_quat(out64, out32, off, q, scalar_first);
         return;
     }
@@ -287,12 +287,19 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;
-        ptrdiff_t hint = 0;
+        ptrdiff_t hint = 0, seg = -1;
+        double lg_norm[2] = {0.0, 0.0};  /* |L| of the segment's two logs */
         for (ptrdiff_t i = 0; i < j->n_eval; i++) {
             kb_loc L;
             locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
-            rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32,
-                       (tr * j->n_eval + i) * width);
+            if (L.seg != seg) {  /* sorted queries: once per run on a segment */
+                const double *lg = c->logs + (tr * c->n_seg + L.seg) * 6;
+                seg = L.seg;
+                lg_norm[0] = sqrt(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]);
+                lg_norm[1] = sqrt(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5]);
+            }
+            rot_sample(c, tr, &L, lg_norm, j->nu, j->body, j->scalar_first, j->out64,
+                       j->out32, (tr * j->n_eval + i) * width);
         }
     }
 }

@@ -23,16 +23,40 @@
 
 #include "kb_quat.h"
 
-/* squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)),
- * with the two inner slerps from their precomputed logs. */
-static inline void squad_value(const double *c, const double *lg, double e, double *out)
+/* p exp(e L), given |L| = norm: (cos a, sin a / norm L) with a = e norm,
+ * which is exp's (cos a, sin a / a e L) without forming e L; sin a / norm
+ * tends to e as norm -> 0. */
+static inline void slerp_log_norm(double e, const double *p, const double *L, double norm,
+                                  double *out)
 {
-    double p[4], qq[4], r[4], m[3];
-    kb_qslerp_log(e, c, lg, p);
-    kb_qslerp_log(e, c + 4, lg + 3, qq);
+    double s, c;
+    kb_sincos(e * norm, &s, &c);
+    const double k = norm > 0.0 ? s / norm : e;
+    const double x[4] = {c, k * L[0], k * L[1], k * L[2]};
+    kb_qmul(p, x, out);
+}
+
+/* squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)),
+ * the two inner slerps from their precomputed logs and the norms of those,
+ * lg_norm.  The outer one is p exp(h log(p* q)): with p* q = (w, v) and
+ * theta = atan2(|v|, w), exp(h log) = (cos h theta, sin(h theta) / |v| v). */
+static inline void squad_value(const double *c, const double *lg, const double *lg_norm,
+                               double e, double *out)
+{
+    double p[4], qq[4], r[4];
+    slerp_log_norm(e, c, lg, lg_norm[0], p);
+    slerp_log_norm(e, c + 4, lg + 3, lg_norm[1], qq);
     kb_qmul_conj_left(p, qq, r);
-    kb_qlog(r, m);
-    kb_qslerp_log(2.0 * e * (1.0 - e), p, m, out);
+    const double n = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    if (!(n > 0.0)) {  /* p = +-q: log is 0 (kb_qlog takes 0 for -1 too) */
+        for (int j = 0; j < 4; j++)
+            out[j] = p[j];
+        return;
+    }
+    double sn, cs;
+    kb_sincos(2.0 * e * (1.0 - e) * atan2(n, r[0]), &sn, &cs);
+    const double x[4] = {cs, sn / n * r[1], sn / n * r[2], sn / n * r[3]};
+    kb_qmul(p, x, out);
 }
 
 /* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */

@@ -1,6 +1,7 @@
 /* test_rotation.c -- quaternion helpers, squad splines and their angles
  * through the C API. */
 #include "kb_quat.h"
+#include "kb_squad.h"
 #include "kb_test.h"
 #include "kbspline.h"
 
@@ -16,6 +17,50 @@ KB_TEST(test_quat_log_exp_near_identity)
         for (int j = 0; j < 3; j++)
             KB_ASSERT_NEAR(back[j], v[j], 1e-15 * (1.0 + angles[i]));
     }
+}
+
+/* squad_value's closed forms equal squad composed of slerps (log, then
+ * exp), from tiny to large angles and with p = q and p = -q in the outer
+ * slerp. */
+KB_TEST(test_squad_value_equals_composed_slerps)
+{
+    const double scales[5] = {0.0, 1e-12, 1e-5, 0.3, 1.4};
+    for (int i = 0; i < 5; i++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            const double a = scales[i], L0[3] = {0.3 * a, -0.5 * a, 0.8 * a};
+            double c[16], lg[6], exp_l[4];
+            const double q0[4] = {0.5, 0.5, -0.5, 0.5};
+            for (int j = 0; j < 4; j++)
+                c[j] = q0[j];
+            kb_qexp(L0, exp_l);
+            kb_qmul(q0, exp_l, c + 12);            /* q1 = q0 exp(L0) */
+            const double La[3] = {0.1 * a, 0.2 * a, -0.1 * a}, Lab[3] = {-0.2 * a, 0, a};
+            kb_qexp(La, exp_l);
+            kb_qmul(q0, exp_l, c + 4);             /* a near q0 */
+            kb_qexp(Lab, exp_l);
+            kb_qmul(c + 4, exp_l, c + 8);          /* b = a exp(Lab) */
+            for (int j = 0; j < 4; j++)
+                c[8 + j] *= sign;                  /* b and -b span the same rotation */
+            double r[4];
+            kb_qmul_conj_left(c + 4, c + 8, r);
+            for (int j = 0; j < 3; j++)
+                lg[j] = L0[j];
+            kb_qlog(r, lg + 3);
+            const double norms[2] = {sqrt(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]),
+                                     sqrt(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5])};
+            for (double e = 0.0; e <= 1.0; e += 0.125) {
+                double got[4], p[4], q[4], want[4];
+                squad_value(c, lg, norms, e, got);
+                kb_qslerp_log(e, c, lg, p);
+                kb_qslerp_log(e, c + 4, lg + 3, q);
+                double pq[4], m[3];
+                kb_qmul_conj_left(p, q, pq);
+                kb_qlog(pq, m);
+                kb_qslerp_log(2.0 * e * (1.0 - e), p, m, want);
+                for (int j = 0; j < 4; j++)
+                    KB_ASSERT_NEAR(got[j], want[j], 4e-16);
+            }
+        }
 }
 
 /* Two keys about z: natural ends give slerp, at constant angular speed. */
