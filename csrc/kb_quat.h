@@ -19,7 +19,7 @@
 #include <math.h>
 
 /* sin and cos of one angle, in one call where the C library has sincos
- * (glibc; its results are those of sin and cos). */
+ * (glibc). */
 static inline void kb_sincos(double a, double *s, double *c)
 {
 #if defined(__GNUC__) && defined(__GLIBC__)

@@ -55,7 +55,8 @@ static inline void squad_value(const double *c, const double *lg, const double *
     }
     double sn, cs;
     kb_sincos(2.0 * e * (1.0 - e) * atan2(n, r[0]), &sn, &cs);
-    const double x[4] = {cs, sn / n * r[1], sn / n * r[2], sn / n * r[3]};
+    const double k = sn / n;
+    const double x[4] = {cs, k * r[1], k * r[2], k * r[3]};
     kb_qmul(p, x, out);
 }
 

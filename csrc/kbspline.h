@@ -139,8 +139,8 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  * Validates first; writes nothing unless the keys are valid, except that
  * keys whose coefficients overflow (finite but near the largest double)
  * are found while building: KB_ERANGE, argument values, index the key,
- * with the outputs partly written.  Allocates one workspace of about
- * 3 n_keys (dim + 1) doubles.
+ * with the outputs partly written.  Allocates one workspace of
+ * (n_keys - 1)(dim + 1) doubles, and 2 n_keys dim more without tan_in.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
