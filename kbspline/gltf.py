@@ -113,6 +113,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 target=gl.AnimationChannelTarget(node=nodes.index(node), path=target)))
             interpolation[node, target] = kind
             max_error[node, target] = error
+    if not samplers:
+        raise ValueError("channels has no spline to export (glTF animations need one)")
 
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
     gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted

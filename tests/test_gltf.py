@@ -182,6 +182,7 @@ def test_time_offset():
 
 @pytest.mark.parametrize("channels, kwargs, error, words", [
     ({}, {}, TypeError, "non-empty"),
+    ({"a": {}}, {}, ValueError, "no spline"),
     ({"a": {"position": 0}}, {}, ValueError, "path must be one of"),
     ({"a": {"rotation": "pos"}}, {}, TypeError, "must be a RotationSpline"),
     ({"a": {"translation": "pos"}}, {}, ValueError, r"index \(\) does not pick"),
