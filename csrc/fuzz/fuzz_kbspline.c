@@ -98,7 +98,9 @@ static void fuzz_positions(reader *r)
                         {params + 2 * K, 0}, {params + 3 * K, 0}, {params + 4 * K, 0},
                         {ends_v, 0}, {ends_v + D, 0}, timing, ends};
     kb_error err;
-    if (K > 0 && kb_tcb_build(&keys, tin, tout, coef, ease, &err) == KB_OK) {
+    const int keep_tangents = M & 1;  /* the tangent table is optional */
+    if (K > 0 && kb_tcb_build(&keys, keep_tangents ? tin : NULL, keep_tangents ? tout : NULL,
+                              coef, ease, &err) == KB_OK) {
         const ptrdiff_t n_seg = kb_num_segments(ends, K), first = kb_first_segment_key(ends);
         for (ptrdiff_t tr = 0; tr < (per_track ? B : 1); tr++)
             for (ptrdiff_t i = 0; i <= n_seg; i++)
