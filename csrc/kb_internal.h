@@ -52,4 +52,12 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx);
 /* How many of n_threads to use for n_items tracks carrying `work` outputs. */
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads);
 
+/* Builds items [begin, end) or stops at the first error, reported in err. */
+typedef kb_status (*kb_build_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_error *err);
+
+/* fn over [0, n) split over threads as kb_threads_for decides, with the
+ * result (and error) of one call fn(ctx, 0, n, err). */
+kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
+                            void *ctx, kb_error *err);
+
 #endif /* KB_INTERNAL_H */

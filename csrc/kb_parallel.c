@@ -8,6 +8,8 @@
  * bundled (and macOS's compiler has none); elsewhere calls run serially. */
 #include "kb_internal.h"
 
+#include <stdlib.h>
+
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #define KB_HAVE_PTHREADS 1
@@ -72,3 +74,37 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
 #endif
     fn(ctx, 0, n);
 }
+
+typedef struct {
+    kb_build_fn fn;
+    void *ctx;
+    unsigned char *stopped;  /* per item: 1 at the start of a range that failed */
+} build_job;
+
+static void build_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
+{
+    const build_job *j = ctx;
+    kb_error err;
+    if (j->fn(j->ctx, begin, end, &err) != KB_OK)
+        j->stopped[begin] = 1;
+}
+
+kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
+                            void *ctx, kb_error *err)
+{
+    const int threads = kb_threads_for(n, work, n_threads);
+    unsigned char *stopped = threads > 1 ? calloc((size_t)n, 1) : NULL;
+    if (!stopped)  /* one thread, or no memory to split with */
+        return fn(ctx, 0, n, err);
+    build_job job = {fn, ctx, stopped};
+    kb_parallel_for(n, threads, build_range, &job);
+    /* From the first range that stopped (an error, or no memory for its
+     * workspace), the rest again on this thread: the error, if any, is then
+     * exactly that of one serial call. */
+    ptrdiff_t first = 0;
+    while (first < n && !stopped[first])
+        first++;
+    free(stopped);
+    return first == n ? kb_ok(err) : fn(ctx, first, n, err);
+}
+

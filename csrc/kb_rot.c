@@ -77,15 +77,11 @@ static void omega_to_log_tangent(const double *q, const double *omega, double *o
         out[j] = 0.5 * r[j + 1];
 }
 
-kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
-                       double *logs, double *ease, kb_error *err)
+/* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
+static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
+                              double *tan_in, double *tan_out, double *ctrl, double *logs,
+                              double *ease, kb_error *err)
 {
-    kb_status s = kb_rot_validate(k, err);
-    if (s != KB_OK)
-        return s;
-    if (!tan_in || !tan_out || !ctrl || !logs)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-
     const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
     const ptrdiff_t first = kb_first_segment_key(k->ends);
     /* workspace: unit aligned keys (K, 4), chords (K - 1, 3), durations (K - 1,) */
@@ -95,7 +91,7 @@ kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, do
     double *q = work, *chord = work + 4 * K, *dt = chord + 3 * (K - 1);
     kb_tcb_keys view = log_view(k);
 
-    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+    for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *src = k->quats + tr * K * 4;
         for (ptrdiff_t i = 0; i < K; i++) {
             const double n = norm4(src + 4 * i);
@@ -162,6 +158,47 @@ kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, do
     }
     free(work);
     return kb_ok(err);
+}
+
+static kb_status check_outputs(const kb_rot_keys *k, double *tan_in, double *tan_out,
+                                double *ctrl, double *logs, kb_error *err)
+{
+    kb_status s = kb_rot_validate(k, err);
+    if (s == KB_OK && (!tan_in || !tan_out || !ctrl || !logs))
+        s = kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    return s;
+}
+
+kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
+                       double *logs, double *ease, kb_error *err)
+{
+    kb_status s = check_outputs(k, tan_in, tan_out, ctrl, logs, err);
+    return s != KB_OK ? s
+                      : build_tracks(k, 0, k->n_tracks, tan_in, tan_out, ctrl, logs, ease, err);
+}
+
+typedef struct {
+    const kb_rot_keys *k;
+    double *tan_in, *tan_out, *ctrl, *logs, *ease;
+} build_job;
+
+static kb_status build_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_error *err)
+{
+    const build_job *j = ctx;
+    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->ctrl, j->logs, j->ease,
+                        err);
+}
+
+kb_status kb_rot_build_threaded(const kb_rot_keys *k, double *tan_in, double *tan_out,
+                                double *ctrl, double *logs, double *ease, int n_threads,
+                                kb_error *err)
+{
+    kb_status s = check_outputs(k, tan_in, tan_out, ctrl, logs, err);
+    if (s != KB_OK)
+        return s;
+    build_job job = {k, tan_in, tan_out, ctrl, logs, ease};
+    const double work = (double)k->n_tracks * (double)k->n_keys * 4.0;
+    return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
 }
 
 /* 2 vec(a b) */

@@ -251,15 +251,11 @@ void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
     }
 }
 
-kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
-                       double *coef, double *ease, kb_error *err)
+/* Builds tracks [begin, end) of validated keys (see kb_tcb_build). */
+static kb_status build_tracks(const kb_tcb_keys *k, ptrdiff_t begin, ptrdiff_t end,
+                              double *tan_in, double *tan_out, double *coef, double *ease,
+                              kb_error *err)
 {
-    kb_status s = kb_tcb_validate(k, err);
-    if (s != KB_OK)
-        return s;
-    if ((tan_in == NULL) != (tan_out == NULL) || !coef)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-
     const ptrdiff_t K = k->n_keys, D = k->dim;
     const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
     /* workspace: chords (K - 1, D), durations (K - 1,), then one track's
@@ -271,7 +267,7 @@ kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     double *chord = work, *dt = work + (K - 1) * D;
 
-    for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
+    for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *x = k->values + tr * K * D;
         double *tin = keep ? tan_in + tr * K * D : dt + (K - 1);
         double *tout = keep ? tan_out + tr * K * D : tin + K * D;
@@ -311,4 +307,42 @@ kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
     }
     free(work);
     return kb_ok(err);
+}
+
+static kb_status check_outputs(const kb_tcb_keys *k, double *tan_in, double *tan_out,
+                                double *coef, kb_error *err)
+{
+    kb_status s = kb_tcb_validate(k, err);
+    if (s == KB_OK && ((tan_in == NULL) != (tan_out == NULL) || !coef))
+        s = kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    return s;
+}
+
+kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
+                       double *coef, double *ease, kb_error *err)
+{
+    kb_status s = check_outputs(k, tan_in, tan_out, coef, err);
+    return s != KB_OK ? s : build_tracks(k, 0, k->n_tracks, tan_in, tan_out, coef, ease, err);
+}
+
+typedef struct {
+    const kb_tcb_keys *k;
+    double *tan_in, *tan_out, *coef, *ease;
+} build_job;
+
+static kb_status build_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_error *err)
+{
+    const build_job *j = ctx;
+    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->coef, j->ease, err);
+}
+
+kb_status kb_tcb_build_threaded(const kb_tcb_keys *k, double *tan_in, double *tan_out,
+                                double *coef, double *ease, int n_threads, kb_error *err)
+{
+    kb_status s = check_outputs(k, tan_in, tan_out, coef, err);
+    if (s != KB_OK)
+        return s;
+    build_job job = {k, tan_in, tan_out, coef, ease};
+    const double work = (double)k->n_tracks * (double)k->n_keys * (double)k->dim;
+    return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
 }

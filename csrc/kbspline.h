@@ -145,6 +145,11 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
 
+/* kb_tcb_build split over up to n_threads threads for large batches (the
+ * outputs and any error are those of kb_tcb_build). */
+kb_status kb_tcb_build_threaded(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
+                                double *coef, double *ease, int n_threads, kb_error *err);
+
 /*
  * Tangents at one key from the chords on its two sides (the building block
  * shared by positions and, on the logs, rotations).
@@ -300,6 +305,12 @@ kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
  */
 kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
                        double *ctrl, double *logs, double *ease, kb_error *err);
+
+/* kb_rot_build split over up to n_threads threads for large batches (see
+ * kb_tcb_build_threaded). */
+kb_status kb_rot_build_threaded(const kb_rot_keys *keys, double *tan_in, double *tan_out,
+                                double *ctrl, double *logs, double *ease, int n_threads,
+                                kb_error *err);
 
 typedef struct {
     ptrdiff_t n_tracks, n_seg;

@@ -40,7 +40,7 @@ def tcb_build(
     times: _F64, values: _F64, tension: _F64, continuity: _F64, bias: _F64,
     ease_from: _F64, ease_to: _F64, start_tangent: Optional[_F64],
     end_tangent: Optional[_F64], timing: int, ends: int, with_ease: bool,
-    with_tangents: bool, /,
+    with_tangents: bool, n_threads: int, /,
 ) -> tuple[Optional[_F64], Optional[_F64], _F64, Optional[_F64]]: ...
 def alpha_times(values: _F64, alpha: float, /) -> _F64: ...
 def curve_eval(
@@ -50,7 +50,7 @@ def curve_eval(
 def rot_build(
     times: _F64, quats: _F64, tension: _F64, continuity: _F64, bias: _F64,
     ease_from: _F64, ease_to: _F64, start_omega: Optional[_F64],
-    end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, /,
+    end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, n_threads: int, /,
 ) -> tuple[_F64, _F64, _F64, _F64, Optional[_F64]]: ...
 def rot_eval(
     knots: _F64, ctrl: _F64, logs: _F64, ease: Optional[_F64], extrap: int, nu: int,

@@ -132,7 +132,8 @@ static PyObject *new_array(int ndim, npy_intp *dims)
 
 PyDoc_STRVAR(tcb_build_doc,
 "tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"
-"          start_tangent, end_tangent, timing, ends, with_ease, with_tangents)\n"
+"          start_tangent, end_tangent, timing, ends, with_ease, with_tangents,\n"
+"          n_threads)\n"
 "-> (tan_in or None, tan_out or None, coef, ease or None)\n\n"
 "values (B, K, D); times and the per-key parameters (K,) or (B, K);\n"
 "start/end tangents None, (D,) or (B, D).  Private: use PositionSpline.");
@@ -140,7 +141,7 @@ PyDoc_STRVAR(tcb_build_doc,
 static PyObject *tcb_build(PyObject *self, PyObject *args)
 {
     PyObject *o_times, *o_values, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
-    int timing, ends, with_ease, with_tangents;
+    int timing, ends, with_ease, with_tangents, n_threads;
     PyArrayObject *values;
     PyObject *tan_in = NULL, *tan_out = NULL, *coef = NULL, *ease = NULL;
     kb_tcb_keys k;
@@ -148,9 +149,9 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipp", &o_times, &o_values, &o_t, &o_c, &o_b,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiippi", &o_times, &o_values, &o_t, &o_c, &o_b,
                           &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
-                          &with_tangents))
+                          &with_tangents, &n_threads))
         return NULL;
     if (!check_array(o_values, "values", 3, 0, 0, 0, &values))
         return NULL;
@@ -188,7 +189,7 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
     double *p_coef = PyArray_DATA((PyArrayObject *)coef);
     double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_tcb_build(&k, p_in, p_out, p_coef, p_ease, &err);
+    status = kb_tcb_build_threaded(&k, p_in, p_out, p_coef, p_ease, n_threads, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
@@ -314,7 +315,7 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(rot_build_doc,
 "rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
-"          start_omega, end_omega, timing, ends, with_ease)\n"
+"          start_omega, end_omega, timing, ends, with_ease, n_threads)\n"
 "-> (tan_in, tan_out, ctrl, logs, ease or None)\n\n"
 "quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
 "start/end omega None, (3,) or (B, 3).  Private: use RotationSpline.");
@@ -322,7 +323,7 @@ PyDoc_STRVAR(rot_build_doc,
 static PyObject *rot_build(PyObject *self, PyObject *args)
 {
     PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
-    int timing, ends, with_ease;
+    int timing, ends, with_ease, n_threads;
     PyArrayObject *quats;
     PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *ease = NULL;
     kb_rot_keys k;
@@ -330,8 +331,9 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiip", &o_times, &o_quats, &o_t, &o_c, &o_b,
-                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipi", &o_times, &o_quats, &o_t, &o_c, &o_b,
+                          &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
+                          &n_threads))
         return NULL;
     if (!check_array(o_quats, "quaternions", 3, 0, 0, 0, &quats) ||
         !expect_dim(quats, 2, 4, "quaternions"))
@@ -371,7 +373,7 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     double *p_logs = PyArray_DATA((PyArrayObject *)logs);
     double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_rot_build(&k, p_in, p_out, p_ctrl, p_logs, p_ease, &err);
+    status = kb_rot_build_threaded(&k, p_in, p_out, p_ctrl, p_logs, p_ease, n_threads, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);

@@ -130,7 +130,7 @@ class PositionSpline(KeyedSpline):
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, D)))
         tan_in, tan_out, coef, ease = self._build(_core.tcb_build, key_times, flat, params,
                                                   end_tangents, batch_shape,
-                                                  self._keep_tangents)
+                                                  self._keep_tangents, get_num_threads())
         self._set_knots(key_times, coef.shape[1])
         self._coef, self._ease = coef, ease
         self._tan_in, self._tan_out = tan_in, tan_out

@@ -101,7 +101,8 @@ class RotationSpline(KeyedSpline):
                                   bias=bias, ease_from=ease_from, ease_to=ease_to)
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, 4)))
         tan_in, tan_out, ctrl, logs, ease = self._build(_core.rot_build, key_times, flat,
-                                                        params, omegas, batch_shape)
+                                                        params, omegas, batch_shape,
+                                                        get_num_threads())
         self._set_knots(key_times, ctrl.shape[1])
         self._ctrl, self._logs, self._ease = ctrl, logs, ease
         self._tan_in, self._tan_out = tan_in, tan_out

@@ -33,6 +33,27 @@ def test_threaded_results_equal_serial(restore_threads):
             assert np.array_equal(a, b)
 
 
+def test_threaded_construction_equals_serial(restore_threads):
+    # 3000 tracks x 12 keys x 3: large enough for the build to be split.
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(3000, 12, 3))
+    times = np.sort(rng.uniform(0, 10, (3000, 12)), axis=-1)
+    quats = rng.normal(size=(3000, 12, 4))
+    built, errors = {}, {}
+    bad = values.copy()
+    bad[2400, 5, 1], bad[2400, 6, 1] = 1.5e308, -1.5e308  # finite keys, overflowing chord
+    for n in (1, 3):
+        kbspline.set_num_threads(n)
+        s = PositionSpline(times, values, 0.2, -0.3, 0.1, timing="3ds", ends="reflect")
+        r = RotationSpline(times, quats, 0.1, 0.2, -0.3, timing="average", ends="reflect")
+        built[n] = [s.coefficients, *s.tangents, r.control_points, *r.tangents]
+        with pytest.raises(ValueError) as exc:
+            PositionSpline(times, bad)
+        errors[n] = str(exc.value)
+    assert all(np.array_equal(a, b) for a, b in zip(built[1], built[3]))
+    assert errors[1] == errors[3] and "2400" in errors[1]
+
+
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
                                         (True, TypeError), ("2", TypeError)])
 def test_set_num_threads_checks(bad, error, restore_threads):

@@ -254,3 +254,36 @@ KB_TEST(test_spline_threaded_equals_serial)
     for (int i = 0; i < NT * M * 2; i++)
         KB_ASSERT(one[i] == many[i]);
 }
+
+/* Building on several threads gives the serial tables, and the serial
+ * error (the first overflowing track, and its key) when keys overflow. */
+KB_TEST(test_build_threaded_equals_serial)
+{
+    enum { NT = 4000, K = 10, D = 3, S = K - 1 };  /* large enough to be split */
+    static double times[K], values[NT * K * D], params[K], one[NT * S * 4 * D],
+        many[NT * S * 4 * D];
+    for (int i = 0; i < K; i++) {
+        times[i] = i + 0.25 * sin(i);
+        params[i] = 0.1 * i - 0.4;
+    }
+    for (int i = 0; i < NT * K * D; i++)
+        values[i] = cos(0.91 * i);
+    kb_tcb_keys k = {NT, K, D, {times, 0}, values, {params, 0}, {params, 0}, {params, 0},
+                     {NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_3DS,
+                     KB_ENDS_REFLECT};
+    static double zeros[K];
+    k.ease_from.data = k.ease_to.data = zeros;
+    kb_error e1, e2;
+    KB_ASSERT(kb_tcb_build(&k, NULL, NULL, one, NULL, &e1) == KB_OK);
+    KB_ASSERT(kb_tcb_build_threaded(&k, NULL, NULL, many, NULL, 4, &e2) == KB_OK);
+    KB_ASSERT(memcmp(one, many, sizeof one) == 0);
+
+    values[(3100 * K + 6) * D + 1] = 1.5e308;  /* finite, but its chords overflow */
+    values[(3100 * K + 7) * D + 1] = -1.5e308;
+    values[(1900 * K + 2) * D] = 1.7e308;  /* another range, earlier */
+    values[(1900 * K + 3) * D] = -1.7e308;
+    KB_ASSERT(kb_tcb_build(&k, NULL, NULL, one, NULL, &e1) == KB_ERANGE);
+    KB_ASSERT(kb_tcb_build_threaded(&k, NULL, NULL, many, NULL, 4, &e2) == KB_ERANGE);
+    KB_ASSERT(e1.track == 1900 && e2.track == 1900 && e1.index == e2.index);
+}
+
