@@ -45,15 +45,17 @@ def _check_option(name, value, choices):
 
 
 def _check_float_array(name: str, obj: ArrayLike) -> NDArray[np.float64]:
-    """`obj` as a float64 array; complex, object, string and other
-    non-numeric input is a TypeError naming the argument."""
+    """`obj` as an aligned, native float64 array; complex, object, string and
+    other non-numeric input is a TypeError naming the argument."""
     try:
         arr = np.asarray(obj)
     except (ValueError, TypeError) as exc:
         raise TypeError(f"{name} must be a numeric array: {exc}") from None
     if arr.dtype.kind not in _NUMERIC_KINDS:
         raise TypeError(f"{name} must be real numbers, not an array of dtype {arr.dtype}")
-    return arr.astype(np.float64, copy=False)
+    # copied only if needed: buffers read from files or sockets may be
+    # unaligned (the core reads doubles in place)
+    return np.require(arr, np.float64, "A")
 
 
 def _check_broadcast(name: str, arr: NDArray[np.float64],

@@ -158,3 +158,28 @@ def test_changing_the_inputs_later_changes_nothing():
     times[1], values[1], tension[1] = 1.5, 9.0, -1.0
     assert np.array_equal(s(np.linspace(0, 2, 7)), before)
     assert np.array_equal(pickle.loads(pickle.dumps(s))(np.linspace(0, 2, 7)), before)
+
+
+def unaligned(a):
+    """A copy of `a` whose data starts one byte into a buffer, as arrays read
+    from files or sockets can (Dask's distributed workers hand these over)."""
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    out = np.frombuffer(buf, np.float64, a.size, offset=1).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+def test_unaligned_and_byte_swapped_inputs_are_accepted():
+    from kbspline import RotationSpline, quat_multiply
+    rng = np.random.default_rng(3)
+    values, quats = rng.normal(size=(4, 6, 3)), rng.normal(size=(4, 6, 4))
+    times, t = np.arange(6.0), np.linspace(0, 5, 9)
+    expected = PositionSpline(times, values, 0.2)(t)
+    assert np.array_equal(PositionSpline(unaligned(times), unaligned(values),
+                                         unaligned(np.full(6, 0.2)))(unaligned(t)), expected)
+    assert np.array_equal(PositionSpline(times.astype(">f8"), values.astype(">f8"), 0.2)(t),
+                          expected)
+    assert np.array_equal(RotationSpline(None, unaligned(quats))(unaligned(t)),
+                          RotationSpline(None, quats)(t))
+    assert np.array_equal(quat_multiply(unaligned(quats), quats), quat_multiply(quats, quats))
