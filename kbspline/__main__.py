@@ -2,6 +2,7 @@
 import argparse
 import json
 import math
+import os
 import sys
 
 from . import demo
@@ -158,4 +159,8 @@ def resample_command(args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader stopped early, as `| head` does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -65,3 +65,16 @@ def test_joint_angles_match_the_seed_with_its_sign_correction():
             angle = 2 * np.arccos(np.clip(q[0], -1, 1))   # Wild Magic's ToAxisAngle
             axis_z = q[3] / np.linalg.norm(q[1:]) if np.linalg.norm(q[1:]) > 0 else 1.0
             assert abs(value - (angle if axis_z > 0 else -angle)) < 1e-10
+
+
+def test_demo_piped_into_a_reader_that_stops():
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-m", "kbspline", "demo", "--no-plot",
+                             "--frames", "100000"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("Eberly")
+    proc.stdout.close()  # as `| head -1` does
+    stderr = proc.stderr.read()
+    assert proc.wait() == 1 and "Traceback" not in stderr
+
