@@ -160,23 +160,6 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
     return kb_ok(err);
 }
 
-static kb_status check_outputs(const kb_rot_keys *k, double *tan_in, double *tan_out,
-                                double *ctrl, double *logs, kb_error *err)
-{
-    kb_status s = kb_rot_validate(k, err);
-    if (s == KB_OK && (!tan_in || !tan_out || !ctrl || !logs))
-        s = kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    return s;
-}
-
-kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
-                       double *logs, double *ease, kb_error *err)
-{
-    kb_status s = check_outputs(k, tan_in, tan_out, ctrl, logs, err);
-    return s != KB_OK ? s
-                      : build_tracks(k, 0, k->n_tracks, tan_in, tan_out, ctrl, logs, ease, err);
-}
-
 typedef struct {
     const kb_rot_keys *k;
     double *tan_in, *tan_out, *ctrl, *logs, *ease;
@@ -193,12 +176,20 @@ kb_status kb_rot_build_threaded(const kb_rot_keys *k, double *tan_in, double *ta
                                 double *ctrl, double *logs, double *ease, int n_threads,
                                 kb_error *err)
 {
-    kb_status s = check_outputs(k, tan_in, tan_out, ctrl, logs, err);
+    kb_status s = kb_rot_validate(k, err);
     if (s != KB_OK)
         return s;
+    if (!tan_in || !tan_out || !ctrl || !logs)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     build_job job = {k, tan_in, tan_out, ctrl, logs, ease};
     const double work = (double)k->n_tracks * (double)k->n_keys * 4.0;
     return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
+}
+
+kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
+                       double *logs, double *ease, kb_error *err)
+{
+    return kb_rot_build_threaded(k, tan_in, tan_out, ctrl, logs, ease, 1, err);
 }
 
 /* 2 vec(a b) */

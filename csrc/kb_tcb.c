@@ -309,22 +309,6 @@ static kb_status build_tracks(const kb_tcb_keys *k, ptrdiff_t begin, ptrdiff_t e
     return kb_ok(err);
 }
 
-static kb_status check_outputs(const kb_tcb_keys *k, double *tan_in, double *tan_out,
-                                double *coef, kb_error *err)
-{
-    kb_status s = kb_tcb_validate(k, err);
-    if (s == KB_OK && ((tan_in == NULL) != (tan_out == NULL) || !coef))
-        s = kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    return s;
-}
-
-kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
-                       double *coef, double *ease, kb_error *err)
-{
-    kb_status s = check_outputs(k, tan_in, tan_out, coef, err);
-    return s != KB_OK ? s : build_tracks(k, 0, k->n_tracks, tan_in, tan_out, coef, ease, err);
-}
-
 typedef struct {
     const kb_tcb_keys *k;
     double *tan_in, *tan_out, *coef, *ease;
@@ -339,10 +323,18 @@ static kb_status build_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_e
 kb_status kb_tcb_build_threaded(const kb_tcb_keys *k, double *tan_in, double *tan_out,
                                 double *coef, double *ease, int n_threads, kb_error *err)
 {
-    kb_status s = check_outputs(k, tan_in, tan_out, coef, err);
+    kb_status s = kb_tcb_validate(k, err);
     if (s != KB_OK)
         return s;
+    if ((tan_in == NULL) != (tan_out == NULL) || !coef)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     build_job job = {k, tan_in, tan_out, coef, ease};
     const double work = (double)k->n_tracks * (double)k->n_keys * (double)k->dim;
     return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
+}
+
+kb_status kb_tcb_build(const kb_tcb_keys *k, double *tan_in, double *tan_out,
+                       double *coef, double *ease, kb_error *err)
+{
+    return kb_tcb_build_threaded(k, tan_in, tan_out, coef, ease, 1, err);
 }

@@ -171,11 +171,11 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
         !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent))
         return NULL;
 
-    status = kb_tcb_validate(&k, &err);
-    if (status != KB_OK)
-        return raise_core_error(status, &err);
-
+    /* The build validates every input before writing (with the GIL
+     * released); only sizes that cannot be allocated are checked here. */
     const npy_intp S = kb_num_segments(k.ends, K);
+    if (S < 1)
+        return raise_core_error(kb_tcb_validate(&k, &err), &err);
     npy_intp dims_keys[3] = {B, K, D}, dims_coef[4] = {B, S, 4, D}, dims_ease[3] = {B, S, 2};
     tan_in = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
     tan_out = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
@@ -352,11 +352,10 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
         !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega))
         return NULL;
 
-    status = kb_rot_validate(&k, &err);
-    if (status != KB_OK)
-        return raise_core_error(status, &err);
-
+    /* as in tcb_build: the build validates, with the GIL released */
     const npy_intp S = kb_num_segments(k.ends, K);
+    if (S < 1)
+        return raise_core_error(kb_rot_validate(&k, &err), &err);
     npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
     npy_intp dims_logs[4] = {B, S, 2, 3}, dims_ease[3] = {B, S, 2};
     tan_in = new_array(3, dims_tan);
