@@ -43,14 +43,8 @@ def main(argv=None):
     glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
     args = parser.parse_args(argv)
 
-    if args.command == "transition":
-        return transition_command(args)
-    if args.command == "resample":
-        return resample_command(args)
-    if args.command == "reduce":
-        return reduce_command(args)
-    if args.command == "gltf":
-        return gltf_command(args)
+    if args.command in PIPELINE:
+        return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:
         parser.error("--frames must be at least 2")
     demo.print_table(args.frames)
@@ -91,71 +85,70 @@ def show_progress(label):
     return progress
 
 
-def reduce_command(args):
-    from .motion import BvhError, read_bvh, reduce_keys
+def run_reported(name, command, args):
+    """Runs a pipeline command; a bad file, argument or missing extra is one
+    line on stderr and exit status 1, not a traceback."""
+    from .motion import BvhError
     try:
-        angle = parse_angle(args.tolerance)
-        clip = read_bvh(args.input)
-        result = reduce_keys(clip, angle, args.distance, progress=show_progress("joints"))
-        with open(args.output, "w") as f:
-            json.dump(dict(result.to_json(), source=str(args.input)), f)
-    except (BvhError, ValueError, OSError) as exc:
-        print(f"kbspline reduce: {exc}", file=sys.stderr)
+        print(command(args))
+    except (BvhError, ValueError, OSError, ImportError) as exc:
+        print(f"kbspline {name}: {exc}", file=sys.stderr)
         return 1
-    print(f"{args.input}: {result.num_keys} keys of {len(result.names) * clip.num_frames} "
-          f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
-          f"{math.degrees(result.max_angle.max()):.3f} deg, {result.max_distance.max():.4g} units "
-          f"-> {args.output}")
     return 0
+
+
+def reduce_command(args):
+    from .motion import read_bvh, reduce_keys
+    angle = parse_angle(args.tolerance)
+    clip = read_bvh(args.input)
+    result = reduce_keys(clip, angle, args.distance, progress=show_progress("joints"))
+    with open(args.output, "w") as f:
+        json.dump(dict(result.to_json(), source=str(args.input)), f)
+    return (f"{args.input}: {result.num_keys} keys of {len(result.names) * clip.num_frames} "
+            f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
+            f"{math.degrees(result.max_angle.max()):.3f} deg, "
+            f"{result.max_distance.max():.4g} units -> {args.output}")
 
 
 def transition_command(args):
-    from .motion import BvhError, read_bvh, transition, write_bvh
+    from .motion import read_bvh, transition, write_bvh
+    first, second = read_bvh(args.first), read_bvh(args.second)
     try:
-        first, second = read_bvh(args.first), read_bvh(args.second)
-        try:
-            out = transition(first, second, args.frames)
-        except ValueError as exc:
-            raise ValueError(f"{args.first} -> {args.second}: {exc}") from None
-        write_bvh(out, args.output)
-    except (BvhError, ValueError, OSError) as exc:
-        print(f"kbspline transition: {exc}", file=sys.stderr)
-        return 1
-    print(f"{args.first} ({first.num_frames} frames) + {args.frames} transition frames + "
-          f"{args.second} ({second.num_frames}) -> {args.output}: {out.num_frames} frames")
-    return 0
+        out = transition(first, second, args.frames)
+    except ValueError as exc:
+        raise ValueError(f"{args.first} -> {args.second}: {exc}") from None
+    write_bvh(out, args.output)
+    return (f"{args.first} ({first.num_frames} frames) + {args.frames} transition frames + "
+            f"{args.second} ({second.num_frames}) -> {args.output}: {out.num_frames} frames")
 
 
 def gltf_command(args):
-    from .motion import BvhError, motion_to_gltf, read_bvh
+    from .motion import motion_to_gltf, read_bvh
     try:
-        clip = read_bvh(args.input)
-        report = motion_to_gltf(clip, args.output, rate=args.rate, scale=args.scale)
+        import pygltflib  # noqa: F401
     except ImportError:
-        print("kbspline gltf: needs pygltflib (pip install 'kbspline[gltf]')", file=sys.stderr)
-        return 1
-    except (BvhError, ValueError, OSError) as exc:
-        print(f"kbspline gltf: {exc}", file=sys.stderr)
-        return 1
-    worst = max((e, node) for (node, path), e in report.max_error.items() if path == "rotation")
-    print(f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
-          f"{args.output}; largest rotation error between samples "
-          f"{math.degrees(worst[0]):.3f} deg ({worst[1]})")
-    return 0
+        raise ImportError("needs pygltflib (pip install 'kbspline[gltf]')") from None
+    clip = read_bvh(args.input)
+    report = motion_to_gltf(clip, args.output, rate=args.rate, scale=args.scale)
+    text = f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> {args.output}"
+    rotations = [(e, node) for (node, path), e in report.max_error.items() if path == "rotation"]
+    if rotations:
+        error, node = max(rotations)
+        text += f"; largest rotation error between samples {math.degrees(error):.3f} deg ({node})"
+    return text
 
 
 def resample_command(args):
-    from .motion import BvhError, read_bvh, resample, write_bvh
-    try:
-        clip = read_bvh(args.input)
-        out = resample(clip, args.fps)
-        write_bvh(out, args.output)
-    except (BvhError, ValueError, OSError) as exc:
-        print(f"kbspline resample: {exc}", file=sys.stderr)
-        return 1
-    print(f"{args.input}: {clip.num_frames} frames at {1 / clip.frame_time:.4g} fps -> "
-          f"{args.output}: {out.num_frames} frames at {1 / out.frame_time:.4g} fps")
-    return 0
+    from .motion import read_bvh, resample, write_bvh
+    clip = read_bvh(args.input)
+    out = resample(clip, args.fps)
+    write_bvh(out, args.output)
+    return (f"{args.input}: {clip.num_frames} frames at {1 / clip.frame_time:.4g} fps -> "
+            f"{args.output}: {out.num_frames} frames at {1 / out.frame_time:.4g} fps")
+
+
+PIPELINE = {"resample": resample_command, "reduce": reduce_command,
+            "transition": transition_command, "gltf": gltf_command}
 
 
 if __name__ == "__main__":
