@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .position import PositionSpline
+from .quaternion import _angle_between, slerp
 from .rotation import RotationSpline
 
 __all__ = ["export_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
@@ -279,13 +280,6 @@ def _shortest_path(q):
     return q
 
 
-def _angle_between(p, q):
-    """Rotation angles between unit quaternions: 4 asin(|p -+ q| / 2) is
-    accurate for small angles, where 2 acos(|p.q|) is not."""
-    chord = np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
-    return 4 * np.arcsin(np.minimum(chord / 2, 1.0))
-
-
 def _locate(times, t):
     k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
     u = np.clip((t - times[k]) / (times[k + 1] - times[k]), 0.0, 1.0)[:, None]
@@ -299,15 +293,7 @@ def _play_linear(times, values, t):
 
 def _play_slerp(times, q, t):
     k, u = _locate(times, t)
-    p, r = q[k], q[k + 1]
-    cos = np.clip(np.sum(p * r, axis=-1, keepdims=True), -1.0, 1.0)
-    theta = np.arccos(cos)
-    small = theta < 1e-6
-    s = np.where(small, 1.0, np.sin(theta))
-    a = np.where(small, 1 - u, np.sin((1 - u) * theta) / s)
-    b = np.where(small, u, np.sin(u * theta) / s)
-    out = a * p + b * r
-    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+    return slerp(q[k], q[k + 1], u[:, 0], scalar_first=False)
 
 
 def _play_cubic(times, rows, t):

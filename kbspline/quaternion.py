@@ -62,6 +62,14 @@ def _qin(name, q, scalar_first):
     return arr if scalar_first else arr[..., _TO_SCALAR_FIRST]
 
 
+def _angle_between(p, q):
+    """Rotation angles between unit quaternions (either order of components,
+    the same for both): 4 asin(min |p -+ q| / 2), accurate near zero where
+    2 acos |p.q| is not."""
+    chord = np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+    return 4.0 * np.arcsin(np.minimum(chord / 2.0, np.sqrt(0.5)))
+
+
 def _qout(q, scalar_first):
     return q if scalar_first else np.ascontiguousarray(q[..., _TO_SCALAR_LAST])
 

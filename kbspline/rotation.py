@@ -201,9 +201,10 @@ class RotationSpline(KeyedSpline):
 
     @classmethod
     def from_rotation(cls, times: Optional[ArrayLike], rotation: Any, *args: Any,
-                      **kwargs: Any) -> RotationSpline:
+                      scalar_first: bool = False, **kwargs: Any) -> RotationSpline:
         """A spline through the keys of a `scipy.spatial.transform.Rotation`
-        holding K rotations; other arguments as for the constructor.
+        holding K rotations; other arguments as for the constructor.  It
+        reads and writes SciPy's (x, y, z, w) unless ``scalar_first=True``.
 
         >>> from scipy.spatial.transform import Rotation
         >>> keys = Rotation.from_euler("z", [[0], [45], [90]], degrees=True)
@@ -211,8 +212,9 @@ class RotationSpline(KeyedSpline):
         >>> np.round(s.as_rotation(1.0).as_euler("zyx", degrees=True), 6) + 0.0
         array([45.,  0.,  0.])
         """
-        kwargs.pop("scalar_first", None)
-        return cls(times, rotation.as_quat(), *args, scalar_first=False, **kwargs)
+        xyzw = np.asarray(rotation.as_quat())
+        keys = xyzw[..., _TO_SCALAR_FIRST] if scalar_first else xyzw
+        return cls(times, keys, *args, scalar_first=scalar_first, **kwargs)
 
     def as_rotation(self, t: ArrayLike) -> Any:
         """The spline at `t` as a `scipy.spatial.transform.Rotation` (all

@@ -43,6 +43,8 @@ def test_rotation_in_and_out():
     times = np.cumsum(rng.uniform(0.5, 1, 5))
     ours = RotationSpline(times, q, 0.1)
     theirs = RotationSpline.from_rotation(times, keys, 0.1)
+    wxyz = RotationSpline.from_rotation(times, keys, 0.1, scalar_first=True)
+    assert wxyz.scalar_first and np.array_equal(wxyz(times)[:, [1, 2, 3, 0]], theirs(times))
     t = np.linspace(times[0], times[-1], 33)
     np.testing.assert_allclose(np.abs(np.sum(theirs(t) * ours(t)[:, [1, 2, 3, 0]], -1)), 1.0,
                                atol=1e-14)

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..position import PositionSpline
+from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
 from .bvh import Motion
 
@@ -54,12 +55,6 @@ class Reduction:
                            for n, k, q, x, a, d in zip(self.names, self.key_frames,
                                                        self.rotations, self.translations,
                                                        self.max_angle, self.max_distance)]}
-
-
-def rotation_error(a, b):
-    """Angle between unit quaternions, accurate near zero (via the chord)."""
-    chord = np.minimum(np.linalg.norm(a - b, axis=-1), np.linalg.norm(a + b, axis=-1))
-    return 4.0 * np.arcsin(np.minimum(chord / 2.0, np.sqrt(0.5)))
 
 
 def _reduce_joint(times, q, x, angle_tolerance, distance_tolerance):
