@@ -22,27 +22,6 @@ from kbspline.motion import (BvhError, Joint, Loop, Motion, Reduction, find_cycl
 
 Array = NDArray[np.float64]
 
-WALK = """HIERARCHY
-ROOT hip
-{
-  OFFSET 0 0 0
-  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
-  JOINT knee
-  {
-    OFFSET 1 0 0
-    CHANNELS 3 Zrotation Xrotation Yrotation
-    End Site
-    {
-      OFFSET 0 -2 0
-    }
-  }
-}
-MOTION
-Frames: 0
-Frame Time: 0.1
-"""
-
-
 def positions() -> float:
     times: Array = np.array([0.0, 1.0, 2.5, 3.0, 4.0])
     keys: Array = np.random.default_rng(0).normal(size=(2, 5, 3))
@@ -121,23 +100,27 @@ def quaternions() -> None:
 
 def pipeline(folder: pathlib.Path) -> None:
     rng = np.random.default_rng(1)
-    hierarchy = read_bvh(_write(folder / "chain.bvh", WALK))
+    joints: list[Joint] = [
+        Joint("hip", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition", "Zrotation",
+                                       "Xrotation", "Yrotation"]),
+        Joint("knee", 0, np.array([1.0, 0.0, 0.0]), ["Zrotation", "Xrotation", "Yrotation"],
+              end_site=np.array([0.0, -2.0, 0.0]))]
     frames: Array = rng.normal(scale=5.0, size=(90, 9)).cumsum(axis=0)
-    clip = Motion(hierarchy.joints, 1 / 30, frames)
-    joints: list[Joint] = clip.joints
+    write_bvh(Motion(joints, 1 / 30, frames), folder / "walk.bvh", precision=6)
+    clip = read_bvh(folder / "walk.bvh")
     fine: Motion = resample(clip, 60)
-    write_bvh(fine, folder / "fine.bvh", precision=4)
     world, world_rotations = world_positions(fine)
     reduction: Reduction = reduce_keys(clip, 0.01, 0.05)
     start, end, cost = find_cycle(clip, min_seconds=0.5)
     loop: Loop = make_loop(clip, start, end)
     looped_rotations, looped_translations = loop.sample(np.linspace(0.0, 2.0, 10))
     joined: Motion = transition(clip, clip, frames=12)
+    (folder / "bad.bvh").write_text("HIERARCHY\nROOT")
     try:
-        read_bvh(_write(folder / "bad.bvh", "HIERARCHY\nROOT"))
+        read_bvh(folder / "bad.bvh")
     except BvhError as exc:
         assert "bad.bvh" in str(exc)
-    assert len(joints) == 2 and world.shape[1:] == (2, 3) and world_rotations.shape[0] == 2
+    assert len(clip.joints) == 2 and world.shape[1:] == (2, 3) and world_rotations.shape[0] == 2
     assert 0 < reduction.ratio <= 1 and cost >= 0 and looped_rotations.shape[-1] == 4
     assert looped_translations.shape[-1] == 3 and joined.num_frames > clip.num_frames
 
@@ -161,11 +144,6 @@ def pipelines_beyond_one_machine(folder: pathlib.Path) -> None:
                                      parents=None, name="walk")
     worst: float = export.max_error["hips", "rotation"]
     assert export.interpolation["hips", "translation"] == "CUBICSPLINE" and worst < 1e-3
-
-
-def _write(path: pathlib.Path, text: str) -> pathlib.Path:
-    path.write_text(text)
-    return path
 
 
 def main() -> None:
