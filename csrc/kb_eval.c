@@ -3,6 +3,7 @@
 #include "kb_internal.h"
 #include "kb_locate.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The sweep's helpers are inlined into each compiled copy of
@@ -13,17 +14,44 @@
 #define KB_INLINE static inline
 #endif
 
-/* Queries located per block when every track shares knots and times: a
- * block large enough that each track's coefficients are read about once. */
+/* Queries located per block when every track shares knots and times.  Large
+ * enough that a track's results for a block are one long run of memory
+ * (splitting W1's 24 KB per track in two measured about 30% slower: the
+ * output goes to DRAM, and the prefetchers lose the stream at each jump),
+ * small enough that the repeated parameters (24 KB for D = 3) stay in the
+ * first-level cache. */
 #define KB_CHUNK 1024
 
+/* How far ahead of the stores to ask for the output's cache lines. */
+#define KB_PREFETCH_AHEAD 256
+#if defined(__GNUC__)
+#define KB_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 0)
+#else
+#define KB_PREFETCH_WRITE(p) ((void)(p))
+#endif
+
+/* Widest D the vector sweep handles; wider tracks take the scalar loop. */
+#define KB_TILE_DIM 4
+
 /*
- * Every result is linear in the segment's coefficients: out = sum_k w[k] c_k.
- * The weights depend only on where the query falls (and the track's ease),
- * so with shared knots and times they are computed once per query for all
- * tracks.  With e = Ease(u): position (1, e, e^2, e^3); velocity
- * de/dt (0, 1, 2e, 3e^2); acceleration (de/dt)^2 (0, 0, 2, 6e) +
- * d2e/dt2 (0, 1, 2e, 3e^2).  Linear extrapolation adds excess * velocity.
+ * A position inside the domain is the cubic in Horner form,
+ * ((c3 e + c2) e + c1) e + c0: three products and three sums per value.
+ * Every path (vector sweep, scalar loop, any thread) uses this expression,
+ * so all of them round alike.
+ */
+static inline double horner(const double *cf, ptrdiff_t dim, ptrdiff_t j, double e)
+{
+    return ((cf[3 * dim + j] * e + cf[2 * dim + j]) * e + cf[dim + j]) * e + cf[j];
+}
+
+/*
+ * Derivatives, and positions extrapolated linearly, are linear in the
+ * segment's coefficients: out = sum_k w[k] c_k.  The weights depend only on
+ * where the query falls (and the track's ease), so with shared knots and
+ * times they are computed once per query for all tracks.  With e = Ease(u):
+ * velocity de/dt (0, 1, 2e, 3e^2); acceleration (de/dt)^2 (0, 0, 2, 6e) +
+ * d2e/dt2 (0, 1, 2e, 3e^2); a position beyond the end (1, e, e^2, e^3) plus
+ * excess * velocity.
  */
 static inline void segment_weights(const kb_loc *loc, const double *ease, int nu,
                                    double w[4])
@@ -67,9 +95,10 @@ KB_INLINE void combine(const double *cf, ptrdiff_t dim, const double w[4],
 }
 
 #if defined(__GNUC__)
-/* D = 3 or 4 as one vector of four doubles: the same products and sums, in
- * the same order, as combine(), so the results are bit-identical. */
+/* Four doubles at a time: the same products and sums, in the same order,
+ * as the scalar code, so the results are bit-identical. */
 typedef double kb_v4 __attribute__((vector_size(32)));
+typedef float kb_f4 __attribute__((vector_size(16)));
 #define KB_HAVE_V4 1
 #endif
 
@@ -82,14 +111,13 @@ KB_INLINE ptrdiff_t run_results(const double *seg, ptrdiff_t dim, const double (
 {
 #if defined(KB_HAVE_V4)
     if (dim == 3 || dim == 4) {
-        kb_v4 cv[4];
-        for (int k = 0; k < 4; k++)
-            cv[k] = (kb_v4){seg[k * dim], seg[k * dim + 1], seg[k * dim + 2],
-                            dim == 4 ? seg[k * dim + 3] : 0.0};
+#define KB_COEF(k) \
+    (kb_v4){seg[k * dim], seg[k * dim + 1], seg[k * dim + 2], dim == 4 ? seg[k * dim + 3] : 0.0}
+        const kb_v4 c0 = KB_COEF(0), c1 = KB_COEF(1), c2 = KB_COEF(2), c3 = KB_COEF(3);
+#undef KB_COEF
         const ptrdiff_t vec_end = dim == 4 || end < n ? end : end - 1;
         for (; i < vec_end; i++) {
-            const kb_v4 v = w[i][0] * cv[0] + w[i][1] * cv[1] + w[i][2] * cv[2] +
-                            w[i][3] * cv[3];
+            const kb_v4 v = w[i][0] * c0 + w[i][1] * c1 + w[i][2] * c2 + w[i][3] * c3;
             memcpy(out + i * dim, &v, sizeof v);
         }
     }
@@ -101,34 +129,170 @@ KB_INLINE ptrdiff_t run_results(const double *seg, ptrdiff_t dim, const double (
     return i;
 }
 
-/* Shared knots, times and no ease: one block of located queries, with
- * their weights, swept over tracks [tb, te).  Sorted queries come in runs
- * on one segment; each run's coefficients are copied once into locals the
- * compiler keeps in registers (stores to out could alias the table). */
-KB_INLINE void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
-                           const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
+#if defined(KB_HAVE_V4)
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define KB_SHUFFLE(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#endif
+#endif
+
+/* tile[k][p] holds lanes 4p .. 4p+3 of coefficient k repeated, (c_0 .. c_{dim-1},
+ * c_0 ..), for every p (those past the period repeat the first ones).  For dim 3 (the common case) from three loads
+ * and shuffles rather than twelve gathers: a run may be a few queries long. */
+KB_INLINE void coefficient_tiles(const double *seg, ptrdiff_t dim, kb_v4 tile[4][KB_TILE_DIM])
+{
+#if defined(KB_SHUFFLE)
+    if (dim == 3) {
+        kb_v4 a, b, c;  /* x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 */
+        memcpy(&a, seg, sizeof a);
+        memcpy(&b, seg + 4, sizeof b);
+        memcpy(&c, seg + 8, sizeof c);
+        const kb_v4 ck[4] = {a, KB_SHUFFLE(a, b, 3, 4, 5, 3), KB_SHUFFLE(b, c, 2, 3, 4, 2),
+                             KB_SHUFFLE(c, c, 1, 2, 3, 1)};
+        for (int k = 0; k < 4; k++) {
+            tile[k][0] = KB_SHUFFLE(ck[k], ck[k], 0, 1, 2, 0);
+            tile[k][1] = KB_SHUFFLE(ck[k], ck[k], 1, 2, 0, 1);
+            tile[k][2] = KB_SHUFFLE(ck[k], ck[k], 2, 0, 1, 2);
+            for (int p = 3; p < KB_TILE_DIM; p++)
+                tile[k][p] = tile[k][p - 3];
+        }
+        return;
+    }
+#endif
+    for (int k = 0; k < 4; k++)
+        for (ptrdiff_t p = 0; p < KB_TILE_DIM; p++) {
+            const double *ck = seg + k * dim;
+            tile[k][p] = (kb_v4){ck[(4 * p) % dim], ck[(4 * p + 1) % dim],
+                                 ck[(4 * p + 2) % dim], ck[(4 * p + 3) % dim]};
+        }
+}
+
+/* The first `count` (at most 4) lanes of *vp into out64 or out32 from f. */
+KB_INLINE void store4(const kb_v4 *vp, double *out64, float *out32, ptrdiff_t f,
+                       ptrdiff_t count)
+{
+    const kb_v4 v = *vp;
+    if (count >= 4) {
+        if (out64) {
+            memcpy(out64 + f, &v, sizeof v);
+        } else {
+            const kb_f4 v32 = __builtin_convertvector(v, kb_f4);
+            memcpy(out32 + f, &v32, sizeof v32);
+        }
+        return;
+    }
+    for (ptrdiff_t l = 0; l < count; l++) {
+        if (out64)
+            out64[f + l] = v[l];
+        else
+            out32[f + l] = (float)v[l];
+    }
+}
+#endif
+
+/*
+ * Positions of one track on one segment, elements [f, f_end) of the track's
+ * output viewed flat (element f is component f % dim of query f / dim;
+ * f starts on a query), from u_rep, where every query's parameter is
+ * repeated dim times.  Four elements at a time: the coefficients are laid
+ * out as tiles repeating (c_0 .. c_{dim-1}) across lcm(dim, 4) lanes, so
+ * every vector is one Horner evaluation with no shuffles in the loop.
+ * f_limit: the end of the track's output in this block.
+ */
+KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
+                          ptrdiff_t f, ptrdiff_t f_end, ptrdiff_t f_limit, double *out64,
+                          float *out32)
+{
+#if defined(KB_HAVE_V4)
+    if (dim <= KB_TILE_DIM) {
+        const ptrdiff_t period = dim % 2 ? dim : dim % 4 ? dim / 2 : dim / 4;  /* lcm / 4 */
+        kb_v4 tile[4][KB_TILE_DIM];
+        coefficient_tiles(seg, dim, tile);
+#define KB_HORNER(p) (((tile[3][p] * u + tile[2][p]) * u + tile[1][p]) * u + tile[0][p])
+        ptrdiff_t p = 0;
+        for (; f + 4 * period <= f_end;) {
+            /* the output streams to memory: ask for its lines early */
+            if (f + KB_PREFETCH_AHEAD < f_limit) {
+                if (out64)
+                    KB_PREFETCH_WRITE(out64 + f + KB_PREFETCH_AHEAD);
+                else
+                    KB_PREFETCH_WRITE(out32 + f + KB_PREFETCH_AHEAD);
+            }
+            for (p = 0; p < period; p++, f += 4) {
+                kb_v4 u, v;
+                memcpy(&u, u_rep + f, sizeof u);
+                v = KB_HORNER(p);
+                store4(&v, out64, out32, f, 4);
+            }
+        }
+        /* what is left: fewer than `period` vectors, the last one partial
+         * (u_rep is read past the run but inside the block's array) */
+        for (p = 0; f < f_end; p++, f += 4) {
+            kb_v4 u, v;
+            memcpy(&u, u_rep + f, sizeof u);
+            v = KB_HORNER(p);
+            store4(&v, out64, out32, f, f_end - f);
+        }
+#undef KB_HORNER
+        return;
+    }
+#endif
+    for (; f < f_end; f++) {
+        const double v = horner(seg, dim, f % dim, u_rep[f]);
+        if (out64)
+            out64[f] = v;
+        else
+            out32[f] = (float)v;
+    }
+}
+
+/* One block of located queries, shared by every track. */
+typedef struct {
+    ptrdiff_t n;                     /* queries in the block */
+    ptrdiff_t seg[KB_CHUNK];         /* each query's segment */
+    ptrdiff_t run_end[KB_CHUNK];     /* where its run (one segment, one form) ends */
+    unsigned char horner[KB_CHUNK];  /* a position inside the domain: Horner in u */
+    double u[KB_CHUNK];              /* its parameter, for Horner */
+    /* u repeated dim times, for the vector sweep, and a vector's worth of
+     * padding read (not stored) by a run's last partial vector */
+    double u_rep[KB_CHUNK * KB_TILE_DIM + 4];
+    double w[KB_CHUNK][4];           /* otherwise: weights of the coefficients */
+} kb_block;
+
+/* Shared knots, times and no ease: block b swept over tracks [tb, te).
+ * Sorted queries come in runs on one segment; a run's coefficients are
+ * loaded once into vectors kept in registers. */
+KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
                            ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
                            double *out64, float *out32)
 {
-    const ptrdiff_t seg_size = 4 * dim;
+    const ptrdiff_t seg_size = 4 * dim, n = b->n;
     for (ptrdiff_t tr = tb; tr < te; tr++) {
         const double *cf = c->coef + tr * c->n_seg * seg_size;
         const ptrdiff_t base = (tr * n_eval + q0) * dim;
-        ptrdiff_t i = 0;
-        while (i < n) {
-            const ptrdiff_t end = run_end[i];
-            double local[16];
-            const double *seg = cf + seg_of[i] * seg_size;
-            if (dim <= 4) {
-                for (ptrdiff_t k = 0; k < seg_size; k++)
-                    local[k] = seg[k];
-                seg = local;
-            }
-            if (out32)
+        double *o64 = out64 ? out64 + base : NULL;
+        float *o32 = out32 ? out32 + base : NULL;
+        for (ptrdiff_t i = 0; i < n;) {
+            const ptrdiff_t end = b->run_end[i];
+            const double *seg = cf + b->seg[i] * seg_size;
+            if (b->horner[i] && dim <= KB_TILE_DIM) {
+                horner_run(seg, dim, b->u_rep, i * dim, end * dim, n * dim, o64, o32);
+                i = end;
+            } else if (b->horner[i]) {
                 for (; i < end; i++)
-                    combine(seg, dim, w[i], NULL, out32, base + i * dim);
-            else
-                i = run_results(seg, dim, w, i, end, n, out64 + base);
+                    for (ptrdiff_t j = 0; j < dim; j++) {
+                        const double v = horner(seg, dim, j, b->u[i]);
+                        if (o64)
+                            o64[i * dim + j] = v;
+                        else
+                            o32[i * dim + j] = (float)v;
+                    }
+            } else if (o64) {
+                i = run_results(seg, dim, (const double (*)[4])b->w, i, end, n, o64);
+            } else {
+                for (; i < end; i++)
+                    combine(seg, dim, b->w[i], NULL, o32, i * dim);
+            }
         }
     }
 }
@@ -139,14 +303,13 @@ KB_INLINE void sweep_block(const kb_curve *c, const ptrdiff_t *seg_of, const dou
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 __attribute__((target_clones("default", "avx2")))
 #endif
-static void sweep_dispatch(const kb_curve *c, const ptrdiff_t *seg_of, const double (*w)[4],
-                           const ptrdiff_t *run_end, ptrdiff_t n, ptrdiff_t q0,
+static void sweep_dispatch(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
                            ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, double *out64,
                            float *out32)
 {
 #define KB_SWEEP(D)                                                                       \
-    (out64 ? sweep_block(c, seg_of, w, run_end, n, q0, n_eval, tb, te, D, out64, NULL)     \
-           : sweep_block(c, seg_of, w, run_end, n, q0, n_eval, tb, te, D, NULL, out32))
+    (out64 ? sweep_block(c, b, q0, n_eval, tb, te, D, out64, NULL)                        \
+           : sweep_block(c, b, q0, n_eval, tb, te, D, NULL, out32))
     switch (c->dim) {
     case 1: KB_SWEEP(1); break;
     case 2: KB_SWEEP(2); break;
@@ -155,6 +318,34 @@ static void sweep_dispatch(const kb_curve *c, const ptrdiff_t *seg_of, const dou
     default: KB_SWEEP(c->dim); break;
     }
 #undef KB_SWEEP
+}
+
+/* Locates queries t[0 .. n) into b for a curve of dimension dim. */
+static void locate_block(const kb_curve *c, int nu, const double *t, ptrdiff_t n,
+                         ptrdiff_t *hint, kb_block *b)
+{
+    const ptrdiff_t dim = c->dim;
+    b->n = n;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        kb_loc L;
+        locate(c->knots, c->n_seg, c->extrap, t[i], hint, &L);
+        b->seg[i] = L.seg;
+        b->horner[i] = nu == 0 && !L.outside;
+        b->u[i] = L.u;
+        if (dim <= KB_TILE_DIM)
+            for (ptrdiff_t j = 0; j < dim; j++)
+                b->u_rep[i * dim + j] = L.u;
+        if (!b->horner[i])
+            segment_weights(&L, NULL, nu, b->w[i]);
+    }
+    if (dim <= KB_TILE_DIM)
+        for (ptrdiff_t j = 0; j < 4; j++)
+            b->u_rep[n * dim + j] = 0.0;
+    for (ptrdiff_t i = n - 1; i >= 0; i--)
+        b->run_end[i] = i + 1 < n && b->seg[i + 1] == b->seg[i] &&
+                                b->horner[i + 1] == b->horner[i]
+                            ? b->run_end[i + 1]
+                            : i + 1;
 }
 
 kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
@@ -198,28 +389,21 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
                        double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
-    ptrdiff_t seg_of[KB_CHUNK];   /* each query's segment */
-    double w[KB_CHUNK][4];
-    ptrdiff_t run_end[KB_CHUNK];  /* where each query's run on one segment ends */
 
     if (c->knots_stride == 0 && t_stride == 0 && !c->ease) {
         /* Shared knots and times: locate a block of queries once, then
          * sweep every track over it. */
-        ptrdiff_t hint = 0;
-        for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
-            const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
-            for (ptrdiff_t i = 0; i < n; i++) {
-                kb_loc L;
-                locate(c->knots, S, c->extrap, t[q0 + i], &hint, &L);
-                segment_weights(&L, NULL, nu, w[i]);
-                seg_of[i] = L.seg;
+        kb_block *block = malloc(sizeof *block);
+        if (block) {  /* else the per-track loop below: the same results, slower */
+            ptrdiff_t hint = 0;
+            for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
+                const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
+                locate_block(c, nu, t + q0, n, &hint, block);
+                sweep_dispatch(c, block, q0, n_eval, track_begin, track_end, out64, out32);
             }
-            for (ptrdiff_t i = n - 1; i >= 0; i--)
-                run_end[i] = i + 1 < n && seg_of[i + 1] == seg_of[i] ? run_end[i + 1] : i + 1;
-            sweep_dispatch(c, seg_of, (const double (*)[4])w, run_end, n, q0, n_eval,
-                           track_begin, track_end, out64, out32);
+            free(block);
+            return;
         }
-        return;
     }
 
     for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
@@ -230,10 +414,25 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
         ptrdiff_t hint = 0;
         for (ptrdiff_t i = 0; i < n_eval; i++) {
             kb_loc L;
-            double wi[4];
+            const ptrdiff_t off = (tr * n_eval + i) * D;
             locate(k, S, c->extrap, tt[i], &hint, &L);
-            segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
-            combine(cf + L.seg * seg_size, D, wi, out64, out32, (tr * n_eval + i) * D);
+            const double *seg = cf + L.seg * seg_size;
+            if (nu == 0 && !L.outside) {
+                double e = L.u, de, dde;
+                if (ez)
+                    kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
+                for (ptrdiff_t j = 0; j < D; j++) {
+                    const double v = horner(seg, D, j, e);
+                    if (out64)
+                        out64[off + j] = v;
+                    else
+                        out32[off + j] = (float)v;
+                }
+            } else {
+                double wi[4];
+                segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
+                combine(seg, D, wi, out64, out32, off);
+            }
         }
     }
 }
