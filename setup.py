@@ -9,8 +9,8 @@ if sys.platform == "win32":
     compile_args, link_args = ["/O2"], []
 else:
     # -O3 class optimisation that stays portable: no -march=native in wheels.
-    compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fno-math-errno", "-ffp-contract=off",
-                    "-pthread"]
+    compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-psabi", "-fno-math-errno",
+                    "-ffp-contract=off", "-pthread"]
     link_args = ["-pthread"]
 
 setup(

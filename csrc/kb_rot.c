@@ -219,10 +219,11 @@ static void store_quat(double *out64, float *out32, ptrdiff_t off, const double 
     store(out64, out32, off, scalar_first ? q : xyzw, 4);
 }
 
-/* One query: rotation (4 values) or angular velocity / acceleration (3). */
-static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L,
-                       const double *lg_norm, int nu, int body, int scalar_first,
-                       double *out64, float *out32, ptrdiff_t off)
+/* One query by its jet: angular velocity or acceleration (3 values), or a
+ * rotation extrapolated linearly (4). */
+static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
+                       int body, int scalar_first, double *out64, float *out32,
+                       ptrdiff_t off)
 {
     const ptrdiff_t S = c->n_seg;
     const double *cp = c->ctrl + (tr * S + L->seg) * 16;
@@ -232,12 +233,6 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L,
     if (ez)
         kb_ease(L->u, ez[0], ez[1], &e, &de, &dde);
 
-    if (nu == 0 && !L->outside) {
-        double q[4];
-        squad_value(cp, lg, lg_norm, e, q);
-        store_quat(out64, out32, off, q, scalar_first);
-        return;
-    }
     double J[3][4], qd[4], qdd[4], qc[4];
     const double s1 = de * L->inv_dt, s2 = dde * L->inv_dt * L->inv_dt;
     squad_jet(cp, lg, e, J);
@@ -307,6 +302,47 @@ typedef struct {
     float *out32;
 } rot_job;
 
+/* Rotations inside the domain of up to four queries of one track, evaluated
+ * together (they may lie on different segments), then stored. */
+typedef struct {
+    int n;
+    ptrdiff_t off[4], seg[4];
+    double e[4];
+} value_group;
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+__attribute__((target_clones("default", "avx2")))
+#endif
+static void flush_values(const kb_rot_curve *c, ptrdiff_t tr, value_group *g,
+                         int scalar_first, double *out64, float *out32)
+{
+    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 6;
+    double q[4][4];
+#if defined(KB_HAVE_VMATH)
+    kb_v4 cv[16], lv[6], ev, ov[4];
+    /* missing lanes repeat the first query; they are not stored */
+    for (int l = 0; l < 4; l++) {
+        const int src = l < g->n ? l : 0;
+        const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 6;
+        for (int j = 0; j < 16; j++)
+            cv[j][l] = cp[j];
+        for (int j = 0; j < 6; j++)
+            lv[j][l] = lg[j];
+        ev[l] = g->e[src];
+    }
+    squad_value4(cv, lv, &ev, ov);
+    for (int l = 0; l < g->n; l++)
+        for (int j = 0; j < 4; j++)
+            q[l][j] = ov[j][l];
+#else
+    for (int l = 0; l < g->n; l++)
+        squad_value(ctrl + g->seg[l] * 16, logs + g->seg[l] * 6, g->e[l], q[l]);
+#endif
+    for (int l = 0; l < g->n; l++)
+        store_quat(out64, out32, g->off[l], q[l], scalar_first);
+    g->n = 0;
+}
+
 static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
 {
     const rot_job *j = ctx;
@@ -315,20 +351,29 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;
-        ptrdiff_t hint = 0, seg = -1;
-        double lg_norm[2] = {0.0, 0.0};  /* |L| of the segment's two logs */
+        const double *ez = c->ease ? c->ease + tr * c->n_seg * 2 : NULL;
+        value_group g = {0, {0}, {0}, {0}};
+        ptrdiff_t hint = 0;
         for (ptrdiff_t i = 0; i < j->n_eval; i++) {
             kb_loc L;
+            const ptrdiff_t off = (tr * j->n_eval + i) * width;
             locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
-            if (L.seg != seg) {  /* sorted queries: once per run on a segment */
-                const double *lg = c->logs + (tr * c->n_seg + L.seg) * 6;
-                seg = L.seg;
-                lg_norm[0] = sqrt(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]);
-                lg_norm[1] = sqrt(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5]);
+            if (j->nu == 0 && !L.outside) {
+                double e = L.u, de, dde;
+                if (ez)
+                    kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
+                g.off[g.n] = off;
+                g.seg[g.n] = L.seg;
+                g.e[g.n] = e;
+                if (++g.n == 4)
+                    flush_values(c, tr, &g, j->scalar_first, j->out64, j->out32);
+            } else {
+                rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32,
+                           off);
             }
-            rot_sample(c, tr, &L, lg_norm, j->nu, j->body, j->scalar_first, j->out64,
-                       j->out32, (tr * j->n_eval + i) * width);
         }
+        if (g.n)
+            flush_values(c, tr, &g, j->scalar_first, j->out64, j->out32);
     }
 }
 

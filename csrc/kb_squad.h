@@ -22,33 +22,89 @@
 #define KB_SQUAD_H
 
 #include "kb_quat.h"
+#include "kb_vmath.h"
 
-/* p exp(e L), given |L| = norm: (cos a, sin a / norm L) with a = e norm,
- * which is exp's (cos a, sin a / a e L) without forming e L; sin a / norm
- * tends to e as norm -> 0. */
-static inline void slerp_log_norm(double e, const double *p, const double *L, double norm,
-                                  double *out)
+#if defined(KB_HAVE_VMATH)
+
+/* kb_qmul on four quaternions at once, one vector per component. */
+KB_VINLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
 {
-    double s, c;
-    kb_sincos(e * norm, &s, &c);
-    const double k = norm > 0.0 ? s / norm : e;
-    const double x[4] = {c, k * L[0], k * L[1], k * L[2]};
-    kb_qmul(p, x, out);
+    const kb_v4 w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    const kb_v4 x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    const kb_v4 y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    const kb_v4 z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+    out[0] = w;
+    out[1] = x;
+    out[2] = y;
+    out[3] = z;
 }
 
-/* squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)),
- * the two inner slerps from their precomputed logs and the norms of those,
- * lg_norm.  The outer one is p exp(h log(p* q)): with p* q = (w, v) and
- * theta = atan2(|v|, w), exp(h log) = (cos h theta, sin(h theta) / |v| v). */
-static inline void squad_value(const double *c, const double *lg, const double *lg_norm,
-                               double e, double *out)
+/* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
+ * sin a / norm tends to e as norm -> 0. */
+KB_VINLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
+                                   kb_v4 *out)
 {
-    double p[4], qq[4], r[4];
-    slerp_log_norm(e, c, lg, lg_norm[0], p);
-    slerp_log_norm(e, c + 4, lg + 3, lg_norm[1], qq);
-    kb_qmul_conj_left(p, qq, r);
+    kb_v4 s, c;
+    kb_v4_sincos(e * norm, &s, &c);
+    const kb_v4 k = kb_v4_select(norm > 0.0, s / norm, e);
+    const kb_v4 x[4] = {c, k * L[0], k * L[1], k * L[2]};
+    kb_v4_qmul(p, x, out);
+}
+
+/*
+ * Four squad values at once, lane by lane: control points c (16 vectors:
+ * q0, a, b, q1), logs lg (6 vectors: log(q0* q1), log(a* b)), parameters *ep.
+ * squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)):
+ * the inner slerps from their logs; the outer one is P exp(h log(P* Q)), and
+ * with P* Q = (w, v), theta = atan2(|v|, w): exp(h log) = (cos h theta,
+ * sin(h theta) / |v| v).  Arguments stay within [0, pi] (e in [0, 1], log
+ * norms at most pi), where the vector sine and cosine are exact to an ulp.
+ */
+KB_VINLINE void squad_value4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v4 *out)
+{
+    const kb_v4 e = *ep;
+    kb_v4 p[4], q[4], r[4];
+    kb_v4_slerp_log(e, c, lg, kb_v4_sqrt(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]), p);
+    kb_v4_slerp_log(e, c + 4, lg + 3, kb_v4_sqrt(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5]),
+                    q);
+    const kb_v4 pc[4] = {p[0], -p[1], -p[2], -p[3]};
+    kb_v4_qmul(pc, q, r);
+    const kb_v4 n = kb_v4_sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    const kb_m4 apart = n > 0.0;  /* else p = +-q: log is 0 (kb_qlog takes 0 for -1 too) */
+    kb_v4 sn, cs;
+    kb_v4_sincos(2.0 * e * (1.0 - e) * kb_v4_atan2_upper(n, r[0]), &sn, &cs);
+    const kb_v4 k = sn / n;
+    const kb_v4 x[4] = {cs, k * r[1], k * r[2], k * r[3]};
+    kb_v4 s[4];
+    kb_v4_qmul(p, x, s);
+    for (int j = 0; j < 4; j++)
+        out[j] = kb_v4_select(apart, s[j], p[j]);
+}
+
+#endif
+
+/* One squad value, c = (q0, a, b, q1), lg = (log(q0* q1), log(a* b)).  With
+ * vector extensions it is lane 0 of squad_value4, so that a value never
+ * depends on how queries were grouped. */
+static inline void squad_value(const double *c, const double *lg, double e, double *out)
+{
+#if defined(KB_HAVE_VMATH)
+    kb_v4 cv[16], lv[6], ov[4];
+    for (int j = 0; j < 16; j++)
+        cv[j] = kb_v4_splat(c[j]);
+    for (int j = 0; j < 6; j++)
+        lv[j] = kb_v4_splat(lg[j]);
+    const kb_v4 ev = kb_v4_splat(e);
+    squad_value4(cv, lv, &ev, ov);
+    for (int j = 0; j < 4; j++)
+        out[j] = ov[j][0];
+#else
+    double p[4], q[4], r[4];
+    kb_qslerp_log(e, c, lg, p);
+    kb_qslerp_log(e, c + 4, lg + 3, q);
+    kb_qmul_conj_left(p, q, r);
     const double n = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-    if (!(n > 0.0)) {  /* p = +-q: log is 0 (kb_qlog takes 0 for -1 too) */
+    if (!(n > 0.0)) {
         for (int j = 0; j < 4; j++)
             out[j] = p[j];
         return;
@@ -58,6 +114,7 @@ static inline void squad_value(const double *c, const double *lg, const double *
     const double k = sn / n;
     const double x[4] = {cs, k * r[1], k * r[2], k * r[3]};
     kb_qmul(p, x, out);
+#endif
 }
 
 /* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */

@@ -20,7 +20,7 @@ def kbtests(tmp_path_factory):
         pytest.skip("no C compiler")
     exe = tmp_path_factory.mktemp("ctests") / "kbtests"
     sources = sorted(map(str, CSRC.glob("kb_*.c"))) + sorted(map(str, CSRC.glob("tests/test_*.c")))
-    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread",
+    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-psabi", "-Werror", "-pedantic", "-pthread",
                     f"-I{CSRC}", f"-I{CSRC / 'tests'}", *sources, "-lm", "-o", str(exe)],
                    check=True)
     return exe

@@ -160,3 +160,22 @@ def test_scalar_last_reads_and_writes_xyzw():
     np.testing.assert_array_equal(last(t), first(t)[:, [1, 2, 3, 0]])
     np.testing.assert_array_equal(last.angular_velocity(t), first.angular_velocity(t))
     np.testing.assert_array_equal(last.control_points, first.control_points[..., [1, 2, 3, 0]])
+
+
+def test_values_do_not_depend_on_the_queries_beside_them():
+    # Values inside the domain are computed four at a time (vector sine,
+    # cosine and atan2); a query's result is the same alone, in any order,
+    # beside extrapolated ones, and on any segment of its group.
+    rng = np.random.default_rng(7)
+    times = np.cumsum(rng.uniform(0.2, 1.5, 9))
+    s = RotationSpline(times, random_quaternions(rng, 9), 0.3, -0.2, 0.1,
+                       ease_from=rng.uniform(0, 0.5, 9), ease_to=rng.uniform(0, 0.5, 9),
+                       extrapolate="linear")
+    t = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 301), times])
+    together = s(t)
+    assert np.array_equal(together, np.array([s(x) for x in t]))
+    order = rng.permutation(len(t))
+    assert np.array_equal(s(t[order]), together[order])
+    single = np.empty(together.shape, np.float32)
+    s(t, out=single)
+    assert np.array_equal(single, together.astype(np.float32))
