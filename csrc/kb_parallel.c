@@ -1,11 +1,15 @@
 /* kb_parallel.c -- splitting a batch of tracks over threads.
  *
- * Threads are started per call and joined before it returns: the core keeps
- * no global state (no pool to own, nothing to shut down, safe under any
- * number of callers), and a thread start costs tens of microseconds, so
- * only calls with enough work are split (see kb_threads_for).  POSIX
- * threads rather than OpenMP, because a wheel then needs no OpenMP runtime
- * bundled (and macOS's compiler has none); elsewhere calls run serially. */
+ * A pool of POSIX worker threads, started on the first call that splits
+ * and kept, so that a call costs a wake-up (microseconds) rather than
+ * thread starts (tens of microseconds each).  POSIX threads rather than
+ * OpenMP, because a wheel then needs no OpenMP runtime bundled (and macOS's
+ * compiler has none); elsewhere calls run serially.
+ *
+ * One caller uses the pool at a time; a caller that finds it busy (another
+ * Python thread, say) starts threads of its own for that call, so callers
+ * never wait on each other.  After fork() the child starts a new pool.
+ * kb_threads_shutdown() joins the workers. */
 #include "kb_internal.h"
 
 #include <stdlib.h>
@@ -16,21 +20,6 @@
 #endif
 
 #define KB_MAX_THREADS 256
-
-typedef struct {
-    kb_range_fn fn;
-    void *ctx;
-    ptrdiff_t begin, end;
-} kb_job;
-
-#ifdef KB_HAVE_PTHREADS
-static void *run_job(void *arg)
-{
-    kb_job *job = arg;
-    job->fn(job->ctx, job->begin, job->end);
-    return NULL;
-}
-#endif
 
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
 {
@@ -43,37 +32,214 @@ int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
     return most < 1 ? 1 : most;
 }
 
+#ifdef KB_HAVE_PTHREADS
+
+/* Part `part` of `parts` of [0, n). */
+static void run_part(kb_range_fn fn, void *ctx, ptrdiff_t n, int part, int parts)
+{
+    fn(ctx, n * part / parts, n * (part + 1) / parts);
+}
+
+/* ---- threads started for one call (the pool is busy) ------------------- */
+
+typedef struct {
+    kb_range_fn fn;
+    void *ctx;
+    ptrdiff_t n;
+    int part, parts;
+} kb_job;
+
+static void *run_job(void *arg)
+{
+    const kb_job *job = arg;
+    run_part(job->fn, job->ctx, job->n, job->part, job->parts);
+    return NULL;
+}
+
+static void parallel_for_own_threads(ptrdiff_t n, int parts, kb_range_fn fn, void *ctx)
+{
+    kb_job jobs[KB_MAX_THREADS];
+    pthread_t ids[KB_MAX_THREADS];
+    int started[KB_MAX_THREADS];
+    for (int i = 1; i < parts; i++) {
+        jobs[i] = (kb_job){fn, ctx, n, i, parts};
+        started[i] = pthread_create(&ids[i], NULL, run_job, &jobs[i]) == 0;
+    }
+    run_part(fn, ctx, n, 0, parts);
+    for (int i = 1; i < parts; i++) {
+        if (started[i])
+            pthread_join(ids[i], NULL);
+        else  /* no thread to be had: do its share here */
+            run_part(fn, ctx, n, i, parts);
+    }
+}
+
+/* ---- the pool ---------------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t lock;  /* guards every field */
+    pthread_cond_t wake;   /* workers: a new job (generation) was posted */
+    pthread_cond_t done;   /* the last worker of a job finished, or a caller let go */
+    pthread_t ids[KB_MAX_THREADS];
+    unsigned long born[KB_MAX_THREADS];  /* the generation when each was started */
+    int n_workers;         /* running; worker i takes part i (1-based) */
+    int busy;              /* a caller owns the pool */
+    int stop;              /* workers: exit (kb_threads_shutdown) */
+    unsigned long generation;
+    kb_range_fn fn;
+    void *ctx;
+    ptrdiff_t n;
+    int parts, pending;    /* parts of the job; workers still running theirs */
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+          .done = PTHREAD_COND_INITIALIZER};
+
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+/* fork() happens with the lock held, so the child's copy of the pool is
+ * consistent; the child has none of the parent's workers and starts afresh. */
+static void pool_before_fork(void)
+{
+    pthread_mutex_lock(&pool.lock);
+}
+
+static void pool_after_fork_in_parent(void)
+{
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void pool_after_fork_in_child(void)
+{
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.n_workers = pool.busy = pool.stop = pool.pending = 0;
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void register_fork_handlers(void)
+{
+    pthread_atfork(pool_before_fork, pool_after_fork_in_parent, pool_after_fork_in_child);
+}
+
+static void *worker(void *arg)
+{
+    const int part = (int)(ptrdiff_t)arg;
+    pthread_mutex_lock(&pool.lock);
+    /* not pool.generation: the job this worker was started for may have
+     * been posted before it got the lock */
+    unsigned long seen = pool.born[part - 1];
+    for (;;) {
+        while (pool.generation == seen && !pool.stop)
+            pthread_cond_wait(&pool.wake, &pool.lock);
+        if (pool.stop)
+            break;
+        seen = pool.generation;
+        if (part >= pool.parts)
+            continue;  /* not needed for this job */
+        const kb_range_fn fn = pool.fn;
+        void *ctx = pool.ctx;
+        const ptrdiff_t n = pool.n;
+        const int parts = pool.parts;
+        pthread_mutex_unlock(&pool.lock);
+        run_part(fn, ctx, n, part, parts);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.pending == 0)
+            pthread_cond_broadcast(&pool.done);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return NULL;
+}
+
+/* Starts workers until there are `want` (or no more can be had); under lock. */
+static void grow_pool(int want)
+{
+    pthread_once(&fork_handlers_once, register_fork_handlers);
+    pthread_attr_t attr;
+    const int have_attr = pthread_attr_init(&attr) == 0;
+    /* the core's frames are small, but some C libraries (musl) default to
+     * 128 KB stacks: ask for a size that holds whatever calls into it */
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, (size_t)1 << 20);
+    while (pool.n_workers < want) {
+        const ptrdiff_t part = pool.n_workers + 1;
+        pool.born[pool.n_workers] = pool.generation;
+        if (pthread_create(&pool.ids[pool.n_workers], have_attr ? &attr : NULL, worker,
+                           (void *)part) != 0)
+            break;
+        pool.n_workers++;
+    }
+    if (have_attr)
+        pthread_attr_destroy(&attr);
+}
+
 void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
 {
-#ifdef KB_HAVE_PTHREADS
-    if (n_threads > 1 && n > 1) {
-        kb_job jobs[KB_MAX_THREADS];
-        pthread_t ids[KB_MAX_THREADS];
-        int started[KB_MAX_THREADS];
-        if (n_threads > KB_MAX_THREADS)
-            n_threads = KB_MAX_THREADS;
-        for (int i = 0; i < n_threads; i++) {
-            jobs[i].fn = fn;
-            jobs[i].ctx = ctx;
-            jobs[i].begin = n * i / n_threads;
-            jobs[i].end = n * (i + 1) / n_threads;
-        }
-        for (int i = 1; i < n_threads; i++)
-            started[i] = pthread_create(&ids[i], NULL, run_job, &jobs[i]) == 0;
-        fn(ctx, jobs[0].begin, jobs[0].end);
-        for (int i = 1; i < n_threads; i++) {
-            if (started[i])
-                pthread_join(ids[i], NULL);
-            else  /* no thread to be had: do its share here */
-                fn(ctx, jobs[i].begin, jobs[i].end);
-        }
+    if (n_threads > KB_MAX_THREADS)
+        n_threads = KB_MAX_THREADS;
+    if (n_threads <= 1 || n <= 1) {
+        fn(ctx, 0, n);
         return;
     }
-#else
+    pthread_mutex_lock(&pool.lock);
+    if (pool.busy) {
+        pthread_mutex_unlock(&pool.lock);
+        parallel_for_own_threads(n, n_threads, fn, ctx);
+        return;
+    }
+    pool.busy = 1;
+    grow_pool(n_threads - 1);
+    const int parts = pool.n_workers + 1 < n_threads ? pool.n_workers + 1 : n_threads;
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.n = n;
+    pool.parts = parts;
+    pool.pending = parts - 1;
+    pool.generation++;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+
+    run_part(fn, ctx, n, 0, parts);
+
+    pthread_mutex_lock(&pool.lock);
+    while (pool.pending > 0)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pool.busy = 0;
+    pthread_cond_broadcast(&pool.done);  /* for kb_threads_shutdown */
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void kb_threads_shutdown(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    while (pool.busy)  /* let a running call finish */
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pool.busy = 1;
+    pool.stop = 1;
+    pthread_cond_broadcast(&pool.wake);
+    const int n_workers = pool.n_workers;
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < n_workers; i++)
+        pthread_join(pool.ids[i], NULL);
+    pthread_mutex_lock(&pool.lock);
+    pool.n_workers = 0;
+    pool.stop = 0;
+    pool.busy = 0;
+    pthread_cond_broadcast(&pool.done);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+#else /* no threads */
+
+void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
+{
     (void)n_threads;
-#endif
     fn(ctx, 0, n);
 }
+
+void kb_threads_shutdown(void)
+{
+}
+
+#endif
 
 typedef struct {
     kb_build_fn fn;

@@ -2,9 +2,11 @@
  * kbspline.h -- the one public header of the kbspline C core.
  *
  * Kochanek-Bartels (tension / continuity / bias) splines for batches of
- * vector tracks.  Pure C11: no Python, no allocation during evaluation,
- * no globals, thread-safe.  Every array is C-contiguous float64 and its
- * shape is written with named axes, e.g. values (n_tracks, n_keys, dim).
+ * vector tracks.  Pure C11: no Python, no allocation in evaluation loops,
+ * thread-safe; the only global state is the pool of worker threads that
+ * large batches are split over (see kb_threads_shutdown).  Every array is
+ * C-contiguous float64 and its shape is written with named axes, e.g.
+ * values (n_tracks, n_keys, dim).
  *
  * Derivatives are d/dt in global time (per unit of t), never d/du.
  */
@@ -144,6 +146,11 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
+
+/* Joins the worker threads that *_threaded calls start on first use and
+ * keep; the next such call starts them again.  Optional: for leak checkers
+ * and programs that unload the library.  Must not run beside a call. */
+void kb_threads_shutdown(void);
 
 /* kb_tcb_build split over up to n_threads threads for large batches (the
  * outputs and any error are those of kb_tcb_build). */

@@ -2,6 +2,8 @@
 once give the serial results."""
 import gc
 import os
+import select
+import signal
 import sys
 import threading
 import tracemalloc
@@ -102,3 +104,31 @@ def test_many_threads_share_objects():
     for got in results:
         for a, b in zip(got, expected):
             assert np.array_equal(a, b)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_threaded_calls_work_in_a_forked_child():
+    # The core keeps a pool of worker threads; a child of fork() has none
+    # of them and must start its own rather than wait for them.
+    rng = np.random.default_rng(5)
+    spline = PositionSpline(None, rng.normal(size=(200, 20, 3)))
+    t = np.linspace(0, 19, 1000)  # 600 000 outputs: split over threads
+    previous = kbspline.set_num_threads(2)
+    try:
+        expected = spline(t)  # the pool is running now
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: evaluate on threads, report, leave at once
+            ok = np.array_equal(spline(t), expected)
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as reader:
+            answered = select.select([reader], [], [], 60)[0]
+            answer = reader.read() if answered else b"no answer in 60 s"
+        if not answered:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    finally:
+        kbspline.set_num_threads(previous)
+    assert answer == b"1"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kb_test.h"
+#include "kbspline.h"
 
 int kb_test_failed;
 
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
         else
             passed++;
     }
+    kb_threads_shutdown();  /* join the pool's workers: leak checkers see none running */
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0 || passed == 0;
 }
