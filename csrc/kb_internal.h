@@ -37,12 +37,22 @@ int kb_ends_ok(kb_ends ends);
  * Values are the caller's to check. */
 kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err);
 
+/* The four weights of a key's tangents in its two chords, per unit time:
+ * out = w[0] d_im1 + w[1] d_i, in = w[2] d_im1 + w[3] d_i (see kb_key_tangents). */
+void kb_key_weights(kb_timing timing, double tension, double continuity, double bias,
+                    double dt_im1, double dt_i, double w[4]);
+
 /* Per-time tangents of track tr under k's timing and end condition, from
  * its chords (n_keys - 1, dim) and segment durations dt (n_keys - 1,):
  * tin, tout (n_keys, dim).  Chords are value differences for positions and
  * logs of relative rotations for quaternions. */
 void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                        const double *dt, double *tin, double *tout);
+
+/* The part of kb_track_tangents that sets the two end keys, for callers
+ * that computed the inner keys' tangents themselves. */
+void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
+                     const double *dt, double *tin, double *tout);
 
 /* Runs fn(ctx, begin, end) over [0, n) split into n_threads ranges, the
  * first on the calling thread; returns when all are done. */

@@ -3,15 +3,19 @@
 
 #include <stdlib.h>
 
+#if defined(__GNUC__)
+#define KB_INLINE static inline __attribute__((always_inline))
+#else
+#define KB_INLINE static inline
+#endif
+
 /*
  * Every timing convention makes the per-time tangents linear in the two
  * chords: out = w_out_m d_im1 + w_out_p d_i, in = w_in_m d_im1 + w_in_p d_i.
  * Only the four weights differ (SPEC section 4).
  */
-void kb_key_tangents(kb_timing timing, double tension, double continuity,
-                     double bias, const double *d_im1, double dt_im1,
-                     const double *d_i, double dt_i, ptrdiff_t dim,
-                     double *tan_in, double *tan_out)
+void kb_key_weights(kb_timing timing, double tension, double continuity, double bias,
+                    double dt_im1, double dt_i, double w[4])
 {
     double omt = 1.0 - tension;
     double a = omt * (1.0 + continuity) * (1.0 + bias);
@@ -54,10 +58,30 @@ void kb_key_tangents(kb_timing timing, double tension, double continuity,
         w_in_p = d / sum;
         break;
     }
+    w[0] = w_out_m;
+    w[1] = w_out_p;
+    w[2] = w_in_m;
+    w[3] = w_in_p;
+}
+
+/* The tangents of one key from its weights (kb_key_weights). */
+KB_INLINE void apply_weights(const double w[4], const double *d_im1, const double *d_i,
+                                 ptrdiff_t dim, double *tan_in, double *tan_out)
+{
     for (ptrdiff_t j = 0; j < dim; j++) {
-        tan_out[j] = w_out_m * d_im1[j] + w_out_p * d_i[j];
-        tan_in[j] = w_in_m * d_im1[j] + w_in_p * d_i[j];
+        tan_out[j] = w[0] * d_im1[j] + w[1] * d_i[j];
+        tan_in[j] = w[2] * d_im1[j] + w[3] * d_i[j];
     }
+}
+
+void kb_key_tangents(kb_timing timing, double tension, double continuity,
+                     double bias, const double *d_im1, double dt_im1,
+                     const double *d_i, double dt_i, ptrdiff_t dim,
+                     double *tan_in, double *tan_out)
+{
+    double w[4];
+    kb_key_weights(timing, tension, continuity, bias, dt_im1, dt_i, w);
+    apply_weights(w, d_im1, d_i, dim, tan_in, tan_out);
 }
 
 int kb_timing_ok(kb_timing t)
@@ -150,9 +174,13 @@ static kb_status validate_track(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *er
     kb_status s = kb_validate_common(k, tr, err);
     if (s != KB_OK)
         return s;
+    double nan_if_not_finite = 0.0;  /* one pass the compiler vectorises */
     for (i = 0; i < K * D; i++)
-        if (!isfinite(x[i]))
-            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, tr, i / D);
+        nan_if_not_finite += x[i] - x[i];
+    if (!(nan_if_not_finite == 0.0))
+        for (i = 0; i < K * D; i++)
+            if (!isfinite(x[i]))
+                return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, tr, i / D);
     if (k->ends == KB_ENDS_CLOSED) {
         double scale = 0.0;
         for (i = 0; i < K * D; i++)
@@ -184,20 +212,29 @@ kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
 }
 
 void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
-                           const double *dt, double *tin, double *tout)
+                       const double *dt, double *tin, double *tout)
+{
+    const ptrdiff_t K = k->n_keys, D = k->dim;
+    for (ptrdiff_t i = 1; i < K - 1; i++) {
+        double w[4];
+        kb_key_weights(k->timing, kb_param_at(k->tension, tr, i),
+                       kb_param_at(k->continuity, tr, i), kb_param_at(k->bias, tr, i),
+                       dt[i - 1], dt[i], w);
+        apply_weights(w, chord + (i - 1) * D, chord + i * D, D, tin + i * D, tout + i * D);
+    }
+    kb_end_tangents(k, tr, chord, dt, tin, tout);
+}
+
+void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
+                     const double *dt, double *tin, double *tout)
 {
     const ptrdiff_t K = k->n_keys, D = k->dim, S = K - 1;
     double T, C, B;
-    ptrdiff_t i, j;
+    ptrdiff_t j;
 
 #define TCB_AT(n) (T = kb_param_at(k->tension, tr, n), \
                    C = kb_param_at(k->continuity, tr, n), \
                    B = kb_param_at(k->bias, tr, n))
-    for (i = 1; i < K - 1; i++) {
-        TCB_AT(i);
-        kb_key_tangents(k->timing, T, C, B, chord + (i - 1) * D, dt[i - 1],
-                        chord + i * D, dt[i], D, tin + i * D, tout + i * D);
-    }
     double *tin0 = tin, *tout0 = tout;
     double *tinN = tin + (K - 1) * D, *toutN = tout + (K - 1) * D;
     const double *d0 = chord, *dN = chord + (S - 1) * D;
@@ -251,62 +288,127 @@ void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
     }
 }
 
-/* Builds tracks [begin, end) of validated keys (see kb_tcb_build). */
+/* Hermite segments [first, first + S) of one track, in power form: with
+ * m0 = tout_n dt_n, m1 = tin_(n+1) dt_n, c = (x_n, m0, 3 d_n - 2 m0 - m1,
+ * -2 d_n + m0 + m1).  Returns whether every coefficient is finite (finite
+ * keys can still overflow: 1e308 - -1e308).  Inlined with constant dim. */
+KB_INLINE int track_segments(const double *x, const double *chord, const double *dt,
+                             const double *tin, const double *tout, ptrdiff_t S,
+                             ptrdiff_t first, ptrdiff_t dim, double *coef)
+{
+    double nan_if_not_finite = 0.0;  /* v - v is 0 for finite v, NaN otherwise */
+    for (ptrdiff_t s_ = 0; s_ < S; s_++) {
+        const ptrdiff_t n = first + s_;
+        double *c = coef + s_ * 4 * dim;
+        for (ptrdiff_t j = 0; j < dim; j++) {
+            const double d = chord[n * dim + j];
+            const double m0 = tout[n * dim + j] * dt[n];
+            const double m1 = tin[(n + 1) * dim + j] * dt[n];
+            const double c2 = 3.0 * d - 2.0 * m0 - m1, c3 = -2.0 * d + m0 + m1;
+            c[j] = x[n * dim + j];
+            c[dim + j] = m0;
+            c[2 * dim + j] = c2;
+            c[3 * dim + j] = c3;
+            nan_if_not_finite += (m0 - m0) + (c2 - c2) + (c3 - c3);
+        }
+    }
+    return nan_if_not_finite == 0.0;
+}
+
+/* The first of S segments with a coefficient that is not finite. */
+static ptrdiff_t first_overflow(const double *coef, ptrdiff_t S, ptrdiff_t dim)
+{
+    for (ptrdiff_t s_ = 0; s_ < S; s_++)
+        for (ptrdiff_t j = 0; j < 4 * dim; j++)
+            if (!isfinite(coef[s_ * 4 * dim + j]))
+                return s_;
+    return S;
+}
+
+/* One track of build_tracks, inlined with constant dim: chords (and, for
+ * per-track times, durations), tangents, segments.  weights: the inner
+ * keys' tangent weights when times and TCB are shared, else NULL. */
+KB_INLINE kb_status build_track(const kb_tcb_keys *k, ptrdiff_t tr, ptrdiff_t dim,
+                                const double (*weights)[4], double *chord, double *dt,
+                                double *tin, double *tout, double *coef, kb_error *err)
+{
+    const ptrdiff_t K = k->n_keys;
+    const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
+    const double *x = k->values + tr * K * dim;
+    for (ptrdiff_t n = 0; n < K - 1; n++) {
+        /* closed: key K-1 is key 0 exactly, so the loop has no gap */
+        const double *x_ip1 = (k->ends == KB_ENDS_CLOSED && n == K - 2) ? x : x + (n + 1) * dim;
+        for (ptrdiff_t j = 0; j < dim; j++)
+            chord[n * dim + j] = x_ip1[j] - x[n * dim + j];
+        if (!weights)
+            dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
+    }
+    if (weights) {
+        for (ptrdiff_t i = 1; i < K - 1; i++)
+            apply_weights(weights[i], chord + (i - 1) * dim, chord + i * dim, dim,
+                          tin + i * dim, tout + i * dim);
+        kb_end_tangents(k, tr, chord, dt, tin, tout);
+    } else {
+        kb_track_tangents(k, tr, chord, dt, tin, tout);
+    }
+    double *c = coef + tr * S * 4 * dim;
+    if (!track_segments(x, chord, dt, tin, tout, S, first, dim, c))
+        return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, first + first_overflow(c, S, dim));
+    return KB_OK;
+}
+
+/* Builds tracks [begin, end) of validated keys (see kb_tcb_build).  When
+ * times and TCB are shared, each inner key's tangent weights are computed
+ * once for all tracks; the arithmetic is the same either way. */
 static kb_status build_tracks(const kb_tcb_keys *k, ptrdiff_t begin, ptrdiff_t end,
                               double *tan_in, double *tan_out, double *coef, double *ease,
                               kb_error *err)
 {
     const ptrdiff_t K = k->n_keys, D = k->dim;
     const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
-    /* workspace: chords (K - 1, D), durations (K - 1,), then one track's
-     * tangents (2, K, D) when the caller does not keep them */
     const int keep = tan_in != NULL;
-    double *work = malloc((size_t)((K - 1) * (D + 1) + (keep ? 0 : 2 * K * D)) *
-                          sizeof(double));
+    const int shared = k->times.stride == 0 && k->tension.stride == 0 &&
+                       k->continuity.stride == 0 && k->bias.stride == 0;
+    /* workspace: chords (K - 1, D), durations (K - 1,), inner keys' weights
+     * (K, 4) when shared, then one track's tangents (2, K, D) when the
+     * caller does not keep them */
+    double *work = malloc((size_t)((K - 1) * (D + 1) + (shared ? 4 * K : 0) +
+                                   (keep ? 0 : 2 * K * D)) * sizeof(double));
     if (!work)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     double *chord = work, *dt = work + (K - 1) * D;
+    double (*weights)[4] = shared ? (double (*)[4])(dt + (K - 1)) : NULL;
+    double *scratch = dt + (K - 1) + (shared ? 4 * K : 0);
 
-    for (ptrdiff_t tr = begin; tr < end; tr++) {
-        const double *x = k->values + tr * K * D;
-        double *tin = keep ? tan_in + tr * K * D : dt + (K - 1);
-        double *tout = keep ? tan_out + tr * K * D : tin + K * D;
-        for (ptrdiff_t n = 0; n < K - 1; n++) {
-            /* closed: key K-1 is key 0 exactly, so the loop has no gap */
-            const double *x_ip1 = (k->ends == KB_ENDS_CLOSED && n == K - 2)
-                                      ? x : x + (n + 1) * D;
-            for (ptrdiff_t j = 0; j < D; j++)
-                chord[n * D + j] = x_ip1[j] - x[n * D + j];
-            dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
+    if (shared) {
+        for (ptrdiff_t n = 0; n < K - 1; n++)
+            dt[n] = k->times.data[n + 1] - k->times.data[n];
+        for (ptrdiff_t i = 1; i < K - 1; i++)
+            kb_key_weights(k->timing, k->tension.data[i], k->continuity.data[i],
+                           k->bias.data[i], dt[i - 1], dt[i], weights[i]);
+    }
+    kb_status status = KB_OK;
+    for (ptrdiff_t tr = begin; tr < end && status == KB_OK; tr++) {
+        double *tin = keep ? tan_in + tr * K * D : scratch;
+        double *tout = keep ? tan_out + tr * K * D : scratch + K * D;
+        const double (*w)[4] = (const double (*)[4])weights;
+#define KB_BUILD(dim) build_track(k, tr, dim, w, chord, dt, tin, tout, coef, err)
+        switch (D) {
+        case 1: status = KB_BUILD(1); break;
+        case 2: status = KB_BUILD(2); break;
+        case 3: status = KB_BUILD(3); break;
+        case 4: status = KB_BUILD(4); break;
+        default: status = KB_BUILD(D); break;
         }
-        kb_track_tangents(k, tr, chord, dt, tin, tout);
-
-        for (ptrdiff_t s_ = 0; s_ < S; s_++) {
-            const ptrdiff_t n = first + s_;
-            double *c = coef + (tr * S + s_) * 4 * D;
-            for (ptrdiff_t j = 0; j < D; j++) {
-                double d = chord[n * D + j];
-                double m0 = tout[n * D + j] * dt[n];
-                double m1 = tin[(n + 1) * D + j] * dt[n];
-                c[j] = x[n * D + j];
-                c[D + j] = m0;
-                c[2 * D + j] = 3.0 * d - 2.0 * m0 - m1;
-                c[3 * D + j] = -2.0 * d + m0 + m1;
+#undef KB_BUILD
+        if (ease && status == KB_OK)
+            for (ptrdiff_t s_ = 0; s_ < S; s_++) {
+                ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, first + s_);
+                ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, first + s_ + 1);
             }
-            if (ease) {
-                ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
-                ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
-            }
-            /* finite keys can still overflow: 1e308 - -1e308 */
-            for (ptrdiff_t j = 0; j < 4 * D; j++)
-                if (!isfinite(c[j])) {
-                    free(work);
-                    return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
-                }
-        }
     }
     free(work);
-    return kb_ok(err);
+    return status == KB_OK ? kb_ok(err) : status;
 }
 
 typedef struct {
