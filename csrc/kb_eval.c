@@ -227,7 +227,7 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
         }
         /* what is left: fewer than `period` vectors, the last one partial
          * (u_rep is read past the run but inside the block's array) */
-        for (p = 0; f < f_end; p++, f += 4) {
+        for (p = 0; p < period && f < f_end; p++, f += 4) {  /* constant p once unrolled */
             kb_v4 u, v;
             memcpy(&u, u_rep + f, sizeof u);
             v = KB_HORNER(p);
