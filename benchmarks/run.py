@@ -1,11 +1,16 @@
 """Benchmarks of kbspline against its peers, measured side by side in one run
 (SPEC section 10).
 
-    python benchmarks/run.py            # full sizes, median of 7 runs
-    python benchmarks/run.py --quick    # small sizes, one run: a smoke test
+    python benchmarks/run.py              # full sizes, every workload 5 times
+    python benchmarks/run.py --runs 9     # more runs
+    python benchmarks/run.py --quick      # small sizes, one run: a smoke test
 
-Single-threaded unless the row says otherwise.  Every peer is checked to
-compute the same numbers as kbspline before it is timed.
+Each run times every workload (the median of 7 calls; 3 for W2 and W3).
+The table shows, per row, the median over runs of each time and of the
+ratio, and the range of the ratio: this machine's timings drift between
+runs, peers and kbspline alike.  Single-threaded unless the row says
+otherwise.  Every peer is checked to compute the same numbers as kbspline
+before it is timed.
 """
 import argparse
 import os
@@ -165,11 +170,20 @@ def fill_speedup(out, cores, repeat):
     return many, median_time(lambda: np.copyto(out, 0.0), repeat)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
-    args = parser.parse_args(argv)
-    k, repeat = (10, 1) if args.quick else (1, 7)
+def cpu_name():
+    """The processor's model name where the system says it, else the architecture."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_once(k, repeat):
+    """Every workload once: (rows, extra)."""
     previous = kbspline.set_num_threads(1)
     try:
         rows, extra = w1(1000 // k, 64, 1000 // k, repeat)
@@ -179,21 +193,50 @@ def main(argv=None):
         rows += w5(1000 // k, 64, 1000 // k, repeat)
     finally:
         kbspline.set_num_threads(previous)
+    return rows, extra
 
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python "
-          f"{platform.python_version()}, NumPy {np.__version__}")
-    print("| workload | peer | kbspline | peer | ratio | target |")
-    print("|---|---|---|---|---|---|")
-    for workload, peer, ours, theirs, target in rows:
+
+def summary(runs):
+    """Per row: (workload, peer, median ours, median theirs, median ratio,
+    lowest ratio, highest ratio, target) over the runs."""
+    table = []
+    for i, (workload, peer, _, _, target) in enumerate(runs[0][0]):
+        ours = [rows[i][2] for rows, _ in runs]
+        theirs = [rows[i][3] for rows, _ in runs]
+        ratios = [b / a for a, b in zip(ours, theirs)]
+        table.append((workload, peer, statistics.median(ours), statistics.median(theirs),
+                      statistics.median(ratios), min(ratios), max(ratios), target))
+    return table
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one run")
+    parser.add_argument("--runs", type=int, default=5, help="how many times to run it all")
+    args = parser.parse_args(argv)
+    k, repeat, n_runs = (10, 1, 1) if args.quick else (1, 7, max(1, args.runs))
+    runs = [run_once(k, repeat) for _ in range(n_runs)]
+    table = summary(runs)
+
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()} ({cpu_name()}), Python "
+          f"{platform.python_version()}, NumPy {np.__version__}; {n_runs} run(s)")
+    print("| workload | peer | kbspline | peer | ratio (median) | ratio (range) | target |")
+    print("|---|---|---|---|---|---|---|")
+    for workload, peer, ours, theirs, ratio, low, high, target in table:
         unit, scale = ("µs", 1e6) if ours < 1e-4 else ("ms", 1e3)
-        print(f"| {workload} | {peer} | {ours * scale:.2f} {unit} | {theirs * scale:.2f} {unit} | "
-              f"{theirs / ours:,.1f}× | {target} |")
-    fill, ours = extra["W1 output fill (bandwidth)"]
-    peak, size = extra["W1 peak memory"]
-    print(f"\nW1: filling the output once takes {fill * 1e3:.2f} ms, so kbspline runs at "
-          f"{fill / ours:.0%} of the machine's write bandwidth; peak memory allocated during "
-          f"evaluation into out=: {peak} bytes ({peak / size:.2%} of the {size} byte output).")
-    return rows
+        print(f"| {workload} | {peer} | {ours * scale:.2f} {unit} | {theirs * scale:.2f} {unit} "
+              f"| {ratio:,.1f}× | {low:,.1f}–{high:,.1f}× | {target} |")
+    fills = [extra["W1 output fill (bandwidth)"] for _, extra in runs]
+    fill = statistics.median(f for f, _ in fills)
+    ours = statistics.median(o for _, o in fills)
+    peak, size = runs[-1][1]["W1 peak memory"]
+    n_samples = size // (3 * 8)
+    print(f"\nW1: {n_samples / ours / 1e6:,.0f} million 3-D samples per second on one core; "
+          f"filling the output once takes {fill * 1e3:.2f} ms, so kbspline writes at "
+          f"{fill / ours:.0%} of the machine's write bandwidth (medians over runs). Peak "
+          f"memory allocated by Python during evaluation into out=: {peak} bytes "
+          f"({peak / size:.2%} of the {size} byte output).")
+    return table
 
 
 if __name__ == "__main__":
