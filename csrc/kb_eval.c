@@ -2,6 +2,7 @@
  * ease, and the position / velocity / acceleration kernel. */
 #include "kb_internal.h"
 #include "kb_locate.h"
+#include "kb_vmath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,19 @@
 static inline double horner(const double *cf, ptrdiff_t dim, ptrdiff_t j, double e)
 {
     return ((cf[3 * dim + j] * e + cf[2 * dim + j]) * e + cf[dim + j]) * e + cf[j];
+}
+
+/* The position of one query (parameter e) into out64 or out32 from off. */
+static inline void horner_store(const double *cf, ptrdiff_t dim, double e, double *out64,
+                                float *out32, ptrdiff_t off)
+{
+    for (ptrdiff_t j = 0; j < dim; j++) {
+        const double v = horner(cf, dim, j, e);
+        if (out64)
+            out64[off + j] = v;
+        else
+            out32[off + j] = (float)v;
+    }
 }
 
 /*
@@ -94,10 +108,9 @@ KB_INLINE void combine(const double *cf, ptrdiff_t dim, const double w[4],
     }
 }
 
-#if defined(__GNUC__)
-/* Four doubles at a time: the same products and sums, in the same order,
- * as the scalar code, so the results are bit-identical. */
-typedef double kb_v4 __attribute__((vector_size(32)));
+#if defined(KB_HAVE_VMATH)
+/* Four doubles at a time (kb_v4): the same products and sums, in the same
+ * order, as the scalar code, so the results are bit-identical. */
 typedef float kb_f4 __attribute__((vector_size(16)));
 #define KB_HAVE_V4 1
 #endif
@@ -136,9 +149,10 @@ KB_INLINE ptrdiff_t run_results(const double *seg, ptrdiff_t dim, const double (
 #endif
 #endif
 
-/* tile[k][p] holds lanes 4p .. 4p+3 of coefficient k repeated, (c_0 .. c_{dim-1},
- * c_0 ..), for every p (those past the period repeat the first ones).  For dim 3 (the common case) from three loads
- * and shuffles rather than twelve gathers: a run may be a few queries long. */
+/* tile[k][p] holds lanes 4p .. 4p+3 of coefficient k repeated, (c_0 ..
+ * c_{dim-1}, c_0 ..), for every p (those past the period repeat the first
+ * ones).  For dim 3 (the common case) from three loads and shuffles rather
+ * than twelve gathers: a run may be a few queries long. */
 KB_INLINE void coefficient_tiles(const double *seg, ptrdiff_t dim, kb_v4 tile[4][KB_TILE_DIM])
 {
 #if defined(KB_SHUFFLE)
@@ -280,13 +294,7 @@ KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
                 i = end;
             } else if (b->horner[i]) {
                 for (; i < end; i++)
-                    for (ptrdiff_t j = 0; j < dim; j++) {
-                        const double v = horner(seg, dim, j, b->u[i]);
-                        if (o64)
-                            o64[i * dim + j] = v;
-                        else
-                            o32[i * dim + j] = (float)v;
-                    }
+                    horner_store(seg, dim, b->u[i], o64, o32, i * dim);
             } else if (o64) {
                 i = run_results(seg, dim, (const double (*)[4])b->w, i, end, n, o64);
             } else {
@@ -421,13 +429,7 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
                 double e = L.u, de, dde;
                 if (ez)
                     kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
-                for (ptrdiff_t j = 0; j < D; j++) {
-                    const double v = horner(seg, D, j, e);
-                    if (out64)
-                        out64[off + j] = v;
-                    else
-                        out32[off + j] = (float)v;
-                }
+                horner_store(seg, D, e, out64, out32, off);
             } else {
                 double wi[4];
                 segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);

@@ -42,7 +42,7 @@ KB_VINLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
 /* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
  * sin a / norm tends to e as norm -> 0. */
 KB_VINLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
-                                   kb_v4 *out)
+                                kb_v4 *out)
 {
     kb_v4 s, c;
     kb_v4_sincos(e * norm, &s, &c);
