@@ -22,7 +22,7 @@
  * (glibc). */
 static inline void kb_sincos(double a, double *s, double *c)
 {
-#if defined(__GNUC__) && defined(__GLIBC__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
     __builtin_sincos(a, s, c);
 #else
     *s = sin(a);
