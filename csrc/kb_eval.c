@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sweep's helpers are inlined into each compiled copy of
- * sweep_dispatch, so that they are compiled for its instruction set. */
-#if defined(__GNUC__)
-#define KB_INLINE static inline __attribute__((always_inline))
-#else
-#define KB_INLINE static inline
-#endif
-
 /* Queries located per block when every track shares knots and times.  Large
  * enough that a track's results for a block are one long run of memory
  * (splitting W1's 24 KB per track in two measured about 30% slower: the
@@ -223,7 +215,6 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
         kb_v4 tile[4][KB_TILE_DIM];
         coefficient_tiles(seg, dim, tile);
 #define KB_HORNER(p) (((tile[3][p] * u + tile[2][p]) * u + tile[1][p]) * u + tile[0][p])
-        ptrdiff_t p = 0;
         for (; f + 4 * period <= f_end;) {
             /* the output streams to memory: ask for its lines early */
             if (f + KB_PREFETCH_AHEAD < f_limit) {
@@ -232,7 +223,7 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
                 else
                     KB_PREFETCH_WRITE(out32 + f + KB_PREFETCH_AHEAD);
             }
-            for (p = 0; p < period; p++, f += 4) {
+            for (ptrdiff_t p = 0; p < period; p++, f += 4) {
                 kb_v4 u, v;
                 memcpy(&u, u_rep + f, sizeof u);
                 v = KB_HORNER(p);
@@ -241,7 +232,7 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
         }
         /* what is left: fewer than `period` vectors, the last one partial
          * (u_rep is read past the run but inside the block's array) */
-        for (p = 0; p < period && f < f_end; p++, f += 4) {  /* constant p once unrolled */
+        for (ptrdiff_t p = 0; p < period && f < f_end; p++, f += 4) {  /* p constant, unrolled */
             kb_v4 u, v;
             memcpy(&u, u_rep + f, sizeof u);
             v = KB_HORNER(p);
@@ -250,14 +241,11 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
 #undef KB_HORNER
         return;
     }
+#else
+    (void)f_limit;
 #endif
-    for (; f < f_end; f++) {
-        const double v = horner(seg, dim, f % dim, u_rep[f]);
-        if (out64)
-            out64[f] = v;
-        else
-            out32[f] = (float)v;
-    }
+    for (; f < f_end; f += dim)
+        horner_store(seg, dim, u_rep[f], out64, out32, f);
 }
 
 /* One block of located queries, shared by every track. */

@@ -7,6 +7,14 @@
 
 #define KB_PI 3.14159265358979323846
 
+/* Inlined even into target_clones copies, so that a helper runs the copy's
+ * instruction set, and with constant arguments (dim) folded. */
+#if defined(__GNUC__)
+#define KB_INLINE static inline __attribute__((always_inline))
+#else
+#define KB_INLINE static inline
+#endif
+
 static inline kb_status kb_fail(kb_error *err, kb_status status, kb_arg arg,
                                 ptrdiff_t track, ptrdiff_t index)
 {

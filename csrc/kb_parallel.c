@@ -97,8 +97,9 @@ static long long nanoseconds(void)
 }
 
 /* One step of a spin: a few pauses, then the CPU to any other thread that
- * wants it (the thread being waited for may share this CPU). */
-static void spin_step(void)
+ * wants it (the thread being waited for may share this CPU).  Whether to
+ * go on spinning: until `deadline` (nanoseconds()), then sleep instead. */
+static int spin_step(long long deadline)
 {
     for (int i = 0; i < 16; i++) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -108,22 +109,7 @@ static void spin_step(void)
 #endif
     }
     sched_yield();
-}
-
-/* Spins until *word != value, for at most KB_SPIN_NANOSECONDS. */
-static void spin_while_ulong(const atomic_ulong *word, unsigned long value)
-{
-    const long long deadline = nanoseconds() + KB_SPIN_NANOSECONDS;
-    while (atomic_load(word) == value && nanoseconds() < deadline)
-        spin_step();
-}
-
-/* Spins until *word == 0, for at most KB_SPIN_NANOSECONDS. */
-static void spin_while_nonzero(const atomic_int *word)
-{
-    const long long deadline = nanoseconds() + KB_SPIN_NANOSECONDS;
-    while (atomic_load(word) != 0 && nanoseconds() < deadline)
-        spin_step();
+    return nanoseconds() < deadline;
 }
 
 /* ---- the pool ---------------------------------------------------------- */
@@ -184,7 +170,9 @@ static void *worker(void *arg)
     unsigned long seen = pool.born[part - 1];
     for (;;) {
         pthread_mutex_unlock(&pool.lock);
-        spin_while_ulong(&pool.generation, seen);
+        for (const long long end = nanoseconds() + KB_SPIN_NANOSECONDS;
+             atomic_load(&pool.generation) == seen && spin_step(end);)
+            continue;
         pthread_mutex_lock(&pool.lock);
         while (atomic_load(&pool.generation) == seen && !pool.stop)
             pthread_cond_wait(&pool.wake, &pool.lock);
@@ -257,7 +245,9 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
 
     run_part(fn, ctx, n, 0, parts);
 
-    spin_while_nonzero(&pool.pending);
+    for (const long long end = nanoseconds() + KB_SPIN_NANOSECONDS;
+         atomic_load(&pool.pending) != 0 && spin_step(end);)
+        continue;
     pthread_mutex_lock(&pool.lock);
     while (atomic_load(&pool.pending) > 0)
         pthread_cond_wait(&pool.done, &pool.lock);

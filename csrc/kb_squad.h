@@ -27,7 +27,7 @@
 #if defined(KB_HAVE_VMATH)
 
 /* kb_qmul on four quaternions at once, one vector per component. */
-KB_VINLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
+KB_INLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
 {
     const kb_v4 w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
     const kb_v4 x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
@@ -41,7 +41,7 @@ KB_VINLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
 
 /* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
  * sin a / norm tends to e as norm -> 0. */
-KB_VINLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
+KB_INLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
                                 kb_v4 *out)
 {
     kb_v4 s, c;
@@ -60,7 +60,7 @@ KB_VINLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 n
  * sin(h theta) / |v| v).  Arguments stay within [0, pi] (e in [0, 1], log
  * norms at most pi), where the vector sine and cosine are exact to an ulp.
  */
-KB_VINLINE void squad_value4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v4 *out)
+KB_INLINE void squad_value4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v4 *out)
 {
     const kb_v4 e = *ep;
     kb_v4 p[4], q[4], r[4];

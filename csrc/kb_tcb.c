@@ -3,12 +3,6 @@
 
 #include <stdlib.h>
 
-#if defined(__GNUC__)
-#define KB_INLINE static inline __attribute__((always_inline))
-#else
-#define KB_INLINE static inline
-#endif
-
 /*
  * Every timing convention makes the per-time tangents linear in the two
  * chords: out = w_out_m d_im1 + w_out_p d_i, in = w_in_m d_im1 + w_in_p d_i.
@@ -66,7 +60,7 @@ void kb_key_weights(kb_timing timing, double tension, double continuity, double 
 
 /* The tangents of one key from its weights (kb_key_weights). */
 KB_INLINE void apply_weights(const double w[4], const double *d_im1, const double *d_i,
-                                 ptrdiff_t dim, double *tan_in, double *tan_out)
+                             ptrdiff_t dim, double *tan_in, double *tan_out)
 {
     for (ptrdiff_t j = 0; j < dim; j++) {
         tan_out[j] = w[0] * d_im1[j] + w[1] * d_i[j];

@@ -14,6 +14,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "kb_internal.h"
+
 #if defined(__GNUC__)
 #define KB_HAVE_VMATH 1
 
@@ -25,29 +27,25 @@
  * -Wno-psabi. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-/* Inlined even into target_clones copies, so that they run the copy's
- * instruction set. */
-#define KB_VINLINE static inline __attribute__((always_inline))
-
 typedef double kb_v4 __attribute__((vector_size(32)));
 typedef long long kb_m4 __attribute__((vector_size(32)));  /* lane masks: -1 or 0 */
 
 /* Where the reduction by multiples of pi/2 stays exact (k * PIO2_1 exact). */
 #define KB_VMATH_MAX_ARG 1e5
 
-KB_VINLINE kb_v4 kb_v4_splat(double x)
+KB_INLINE kb_v4 kb_v4_splat(double x)
 {
     return (kb_v4){x, x, x, x};
 }
 
 /* m ? a : b, lane by lane (C has no vector ?:) */
-KB_VINLINE kb_v4 kb_v4_select(kb_m4 m, kb_v4 a, kb_v4 b)
+KB_INLINE kb_v4 kb_v4_select(kb_m4 m, kb_v4 a, kb_v4 b)
 {
     return (kb_v4)(((kb_m4)a & m) | ((kb_m4)b & ~m));
 }
 
 /* sin and cos of |r| <= pi/4 (fdlibm __kernel_sin / __kernel_cos, tail 0) */
-KB_VINLINE void kb_v4_sincos_kernel(kb_v4 r, kb_v4 *s, kb_v4 *c)
+KB_INLINE void kb_v4_sincos_kernel(kb_v4 r, kb_v4 *s, kb_v4 *c)
 {
     const kb_v4 z = r * r, v = z * r;
     const kb_v4 ps = 8.33333333332248946124e-03 +
@@ -68,7 +66,7 @@ KB_VINLINE void kb_v4_sincos_kernel(kb_v4 r, kb_v4 *s, kb_v4 *c)
 }
 
 /* s = sin x, c = cos x for |x| <= KB_VMATH_MAX_ARG (the caller's to ensure). */
-KB_VINLINE void kb_v4_sincos(kb_v4 x, kb_v4 *s, kb_v4 *c)
+KB_INLINE void kb_v4_sincos(kb_v4 x, kb_v4 *s, kb_v4 *c)
 {
     /* k = nearest integer to x * 2/pi, by the 1.5 * 2^52 rounding trick;
      * its low bits are the quadrant */
@@ -88,7 +86,7 @@ KB_VINLINE void kb_v4_sincos(kb_v4 x, kb_v4 *s, kb_v4 *c)
 }
 
 /* atan(t) for |t| <= 7/16 (fdlibm's polynomial) */
-KB_VINLINE kb_v4 kb_v4_atan_kernel(kb_v4 t)
+KB_INLINE kb_v4 kb_v4_atan_kernel(kb_v4 t)
 {
     const kb_v4 z = t * t, w = z * z;
     const kb_v4 s1 = z * (3.33333333333329318027e-01 +
@@ -106,7 +104,7 @@ KB_VINLINE kb_v4 kb_v4_atan_kernel(kb_v4 t)
 }
 
 /* atan2(y, x) for y >= 0 and (x, y) != (0, 0), finite: in [0, pi]. */
-KB_VINLINE kb_v4 kb_v4_atan2_upper(kb_v4 y, kb_v4 x)
+KB_INLINE kb_v4 kb_v4_atan2_upper(kb_v4 y, kb_v4 x)
 {
     const double pio4_hi = 7.85398163397448278999e-01, pio4_lo = 3.06161699786838301793e-17;
     const double pio2_hi = 1.57079632679489655800e+00, pio2_lo = 6.12323399573676603587e-17;
@@ -128,7 +126,7 @@ KB_VINLINE kb_v4 kb_v4_atan2_upper(kb_v4 y, kb_v4 x)
     return kb_v4_select(steep, steep_angle, flat);
 }
 
-KB_VINLINE kb_v4 kb_v4_sqrt(kb_v4 x)
+KB_INLINE kb_v4 kb_v4_sqrt(kb_v4 x)
 {
     /* lane by lane: sqrt is correctly rounded everywhere, and compilers
      * turn this into one vector instruction where they can */
