@@ -4,6 +4,7 @@
 #include "kb_locate.h"
 #include "kb_vmath.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,25 +174,14 @@ KB_INLINE void coefficient_tiles(const double *seg, ptrdiff_t dim, kb_v4 tile[4]
         }
 }
 
-/* The first `count` (at most 4) lanes of *vp into out64 or out32 from f. */
-KB_INLINE void store4(const kb_v4 *vp, double *out64, float *out32, ptrdiff_t f,
-                       ptrdiff_t count)
+/* Four values into out64 or out32 from f. */
+KB_INLINE void store4(kb_v4 v, double *out64, float *out32, ptrdiff_t f)
 {
-    const kb_v4 v = *vp;
-    if (count >= 4) {
-        if (out64) {
-            memcpy(out64 + f, &v, sizeof v);
-        } else {
-            const kb_f4 v32 = __builtin_convertvector(v, kb_f4);
-            memcpy(out32 + f, &v32, sizeof v32);
-        }
-        return;
-    }
-    for (ptrdiff_t l = 0; l < count; l++) {
-        if (out64)
-            out64[f + l] = v[l];
-        else
-            out32[f + l] = (float)v[l];
+    if (out64) {
+        memcpy(out64 + f, &v, sizeof v);
+    } else {
+        const kb_f4 v32 = __builtin_convertvector(v, kb_f4);
+        memcpy(out32 + f, &v32, sizeof v32);
     }
 }
 #endif
@@ -203,19 +193,26 @@ KB_INLINE void store4(const kb_v4 *vp, double *out64, float *out32, ptrdiff_t f,
  * repeated dim times.  Four elements at a time: the coefficients are laid
  * out as tiles repeating (c_0 .. c_{dim-1}) across lcm(dim, 4) lanes, so
  * every vector is one Horner evaluation with no shuffles in the loop.
- * f_limit: the end of the track's output in this block.
+ *
+ * Runs are short (W1: 16 queries), so a run's end costs as much as its
+ * middle: when the track's block (up to f_limit) has three more elements,
+ * the last vector is stored whole, writing up to three elements of the
+ * runs after this one, which they then overwrite.  Otherwise the last
+ * partial vector is finished by the scalar code, whose rounding is the same.
  */
 KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
                           ptrdiff_t f, ptrdiff_t f_end, ptrdiff_t f_limit, double *out64,
                           float *out32)
 {
+    const ptrdiff_t f_run = f;
 #if defined(KB_HAVE_V4)
     if (dim <= KB_TILE_DIM) {
         const ptrdiff_t period = dim % 2 ? dim : dim % 4 ? dim / 2 : dim / 4;  /* lcm / 4 */
+        /* whole vectors start below stop */
+        const ptrdiff_t stop = f_end + 3 <= f_limit ? f_end : f_end - 3;
         kb_v4 tile[4][KB_TILE_DIM];
         coefficient_tiles(seg, dim, tile);
-#define KB_HORNER(p) (((tile[3][p] * u + tile[2][p]) * u + tile[1][p]) * u + tile[0][p])
-        for (; f + 4 * period <= f_end;) {
+        while (f < stop) {
             /* the output streams to memory: ask for its lines early */
             if (f + KB_PREFETCH_AHEAD < f_limit) {
                 if (out64)
@@ -223,29 +220,28 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
                 else
                     KB_PREFETCH_WRITE(out32 + f + KB_PREFETCH_AHEAD);
             }
-            for (ptrdiff_t p = 0; p < period; p++, f += 4) {
-                kb_v4 u, v;
+            /* p is a constant in each unrolled step: the tiles stay in registers */
+            for (ptrdiff_t p = 0; p < period && f < stop; p++, f += 4) {
+                kb_v4 u;
                 memcpy(&u, u_rep + f, sizeof u);
-                v = KB_HORNER(p);
-                store4(&v, out64, out32, f, 4);
+                store4(((tile[3][p] * u + tile[2][p]) * u + tile[1][p]) * u + tile[0][p],
+                       out64, out32, f);
             }
         }
-        /* what is left: fewer than `period` vectors, the last one partial
-         * (u_rep is read past the run but inside the block's array) */
-        for (ptrdiff_t p = 0; p < period && f < f_end; p++, f += 4) {  /* p constant, unrolled */
-            kb_v4 u, v;
-            memcpy(&u, u_rep + f, sizeof u);
-            v = KB_HORNER(p);
-            store4(&v, out64, out32, f, f_end - f);
-        }
-#undef KB_HORNER
-        return;
+        if (f >= f_end)
+            return;
     }
 #else
     (void)f_limit;
 #endif
-    for (; f < f_end; f += dim)
-        horner_store(seg, dim, u_rep[f], out64, out32, f);
+    /* element by element from f, which need not start a query */
+    for (; f < f_end; f++) {
+        const double v = horner(seg, dim, (f - f_run) % dim, u_rep[f]);
+        if (out64)
+            out64[f] = v;
+        else
+            out32[f] = (float)v;
+    }
 }
 
 /* One block of located queries, shared by every track. */
@@ -253,6 +249,7 @@ typedef struct {
     ptrdiff_t n;                     /* queries in the block */
     ptrdiff_t seg[KB_CHUNK];         /* each query's segment */
     ptrdiff_t run_end[KB_CHUNK];     /* where its run (one segment, one form) ends */
+    int all_horner;                  /* every query is one (the stream's case) */
     unsigned char horner[KB_CHUNK];  /* a position inside the domain: Horner in u */
     double u[KB_CHUNK];              /* its parameter, for Horner */
     /* u repeated dim times, for the vector sweep, and a vector's worth of
@@ -261,12 +258,140 @@ typedef struct {
     double w[KB_CHUNK][4];           /* otherwise: weights of the coefficients */
 } kb_block;
 
+#if defined(KB_HAVE_V4) && defined(__SSE2__)
+#include <emmintrin.h>
+#define KB_HAVE_STREAM 1
+
+/*
+ * Outputs from this size on go past the caches (non-temporal stores).  A
+ * store that misses the cache first reads its line from memory; on the
+ * benchmark machine (README) the arithmetic then hardly overlapped the
+ * writes, and W1 took 1.3-1.8 times as long as with streaming stores.
+ * Smaller outputs stay in the caches, for the caller to read.
+ */
+#define KB_STREAM_BYTES (8 << 20)
+
+/* Four values to out64 or out32 from f (16-byte aligned), past the caches.
+ * SSE2's stores: every x86-64 target_clones copy has them. */
+KB_INLINE void stream4(kb_v4 v, double *out64, float *out32, ptrdiff_t f)
+{
+    if (out64) {
+        _mm_stream_pd(out64 + f, (__m128d){v[0], v[1]});
+        _mm_stream_pd(out64 + f + 2, (__m128d){v[2], v[3]});
+    } else {
+        const kb_f4 v32 = __builtin_convertvector(v, kb_f4);
+        _mm_stream_ps(out32 + f, (__m128)v32);
+    }
+}
+
+/* Streaming stores are weakly ordered: fenced before the results are
+ * handed over (to the caller or the thread that waits on this one). */
+static void stream_fence(void)
+{
+    _mm_sfence();
+}
+
+/* Output element f (component f % dim of query f / dim) of one track's
+ * block, the scalar way: for the ends of a streamed block. */
+KB_INLINE double block_element(const double *cf, const kb_block *b, ptrdiff_t dim, ptrdiff_t f)
+{
+    const ptrdiff_t q = f / dim;
+    return horner(cf + b->seg[q] * 4 * dim, dim, f - q * dim, b->u[q]);
+}
+
+/* The tiles of one segment for a unit of three vectors whose first element
+ * is component r of a query: unit[k][v] serves vector v.  Only dim 3
+ * changes tile from vector to vector (r + v); for dim 1, 2 and 4 the caller
+ * ensures r == 0. */
+KB_INLINE void unit_tiles(const double *seg, ptrdiff_t dim, ptrdiff_t r, kb_v4 unit[4][3])
+{
+    kb_v4 tile[4][KB_TILE_DIM];
+    coefficient_tiles(seg, dim, tile);
+    for (int k = 0; k < 4; k++)
+        for (int v = 0; v < 3; v++)  /* r is fixed for a track's block: predicted */
+            unit[k][v] = dim != 3 ? tile[k][0]
+                         : r == 0 ? tile[k][v % 3]
+                         : r == 1 ? tile[k][(v + 1) % 3]
+                                  : tile[k][(v + 2) % 3];
+}
+
+/*
+ * One track's results for a block whose queries are all positions inside
+ * the domain, elements [0, n dim) of its output, with streaming stores.
+ * Those need whole, aligned vectors, so the stream is cut into units of 12
+ * elements (three vectors) from the first aligned element g0, regardless
+ * of where runs begin; a unit that reaches into the next runs takes those
+ * lanes from their segments' tiles.  Elements before g0 and after the last
+ * unit are computed one at a time.  Every value is the same Horner
+ * expression as on the other paths.
+ */
+KB_INLINE void stream_track(const double *cf, const kb_block *b, ptrdiff_t dim, ptrdiff_t g0,
+                            double *out64, float *out32)
+{
+    const ptrdiff_t n_el = b->n * dim, r = g0 % dim;
+    const kb_m4 lane = {0, 1, 2, 3};
+    ptrdiff_t g = 0;
+#define KB_PUT(f, v) (out64 ? (void)(out64[f] = (v)) : (void)(out32[f] = (float)(v)))
+    for (; g < g0 && g < n_el; g++)
+        KB_PUT(g, block_element(cf, b, dim, g));
+    if (g + 12 <= n_el) {
+        ptrdiff_t q = g / dim, run_end = b->run_end[q] * dim;
+        kb_v4 t[4][3];
+        unit_tiles(cf + b->seg[q] * 4 * dim, dim, r, t);
+#define KB_UNIT_HORNER(j) (((t[3][j] * u + t[2][j]) * u + t[1][j]) * u + t[0][j])
+#define KB_LOAD_U(j) memcpy(&u, b->u_rep + g + 4 * (j), sizeof u)
+        for (; g + 12 <= n_el; g += 12) {
+            kb_v4 u;
+            if (run_end >= g + 12) {  /* most units: one vector at a time */
+                for (int j = 0; j < 3; j++) {
+                    KB_LOAD_U(j);
+                    stream4(KB_UNIT_HORNER(j), out64, out32, g + 4 * j);
+                }
+                continue;
+            }
+            /* the unit reaches into the next runs: once per run */
+            kb_v4 v[3];
+            for (int j = 0; j < 3; j++) {
+                KB_LOAD_U(j);
+                v[j] = KB_UNIT_HORNER(j);
+            }
+            while (run_end < g + 12) {
+                const ptrdiff_t start = run_end;
+                q = start / dim;
+                run_end = b->run_end[q] * dim;
+                unit_tiles(cf + b->seg[q] * 4 * dim, dim, r, t);
+                for (int j = 0; j < 3; j++) {
+                    const kb_m4 from_here = lane + (g + 4 * j) >= start;
+                    KB_LOAD_U(j);
+                    v[j] = kb_v4_select(from_here, KB_UNIT_HORNER(j), v[j]);
+                }
+            }
+            for (int j = 0; j < 3; j++)
+                stream4(v[j], out64, out32, g + 4 * j);
+        }
+#undef KB_LOAD_U
+#undef KB_UNIT_HORNER
+    }
+    for (; g < n_el; g++)
+        KB_PUT(g, block_element(cf, b, dim, g));
+#undef KB_PUT
+}
+
+/* Elements before the first 16-byte boundary at or after p (of element
+ * size size); -1 if p is not aligned to its element size. */
+static ptrdiff_t stream_head(const void *p, size_t size)
+{
+    const uintptr_t a = (uintptr_t)p;
+    return a % size ? -1 : (ptrdiff_t)(((16 - a % 16) % 16) / size);
+}
+#endif
+
 /* Shared knots, times and no ease: block b swept over tracks [tb, te).
  * Sorted queries come in runs on one segment; a run's coefficients are
  * loaded once into vectors kept in registers. */
 KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
                            ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, ptrdiff_t dim,
-                           double *out64, float *out32)
+                           int stream, double *out64, float *out32)
 {
     const ptrdiff_t seg_size = 4 * dim, n = b->n;
     for (ptrdiff_t tr = tb; tr < te; tr++) {
@@ -274,6 +399,18 @@ KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
         const ptrdiff_t base = (tr * n_eval + q0) * dim;
         double *o64 = out64 ? out64 + base : NULL;
         float *o32 = out32 ? out32 + base : NULL;
+#if defined(KB_HAVE_STREAM)
+        if (stream && b->all_horner && dim <= KB_TILE_DIM) {
+            const ptrdiff_t g0 = o64 ? stream_head(o64, sizeof *o64)
+                                     : stream_head(o32, sizeof *o32);
+            if (g0 >= 0 && (dim == 3 || g0 % dim == 0)) {
+                stream_track(cf, b, dim, g0, o64, o32);
+                continue;
+            }
+        }
+#else
+        (void)stream;
+#endif
         for (ptrdiff_t i = 0; i < n;) {
             const ptrdiff_t end = b->run_end[i];
             const double *seg = cf + b->seg[i] * seg_size;
@@ -300,12 +437,12 @@ KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
 __attribute__((target_clones("default", "avx2")))
 #endif
 static void sweep_dispatch(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
-                           ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, double *out64,
-                           float *out32)
+                           ptrdiff_t n_eval, ptrdiff_t tb, ptrdiff_t te, int stream,
+                           double *out64, float *out32)
 {
 #define KB_SWEEP(D)                                                                       \
-    (out64 ? sweep_block(c, b, q0, n_eval, tb, te, D, out64, NULL)                        \
-           : sweep_block(c, b, q0, n_eval, tb, te, D, NULL, out32))
+    (out64 ? sweep_block(c, b, q0, n_eval, tb, te, D, stream, out64, NULL)                \
+           : sweep_block(c, b, q0, n_eval, tb, te, D, stream, NULL, out32))
     switch (c->dim) {
     case 1: KB_SWEEP(1); break;
     case 2: KB_SWEEP(2); break;
@@ -337,6 +474,9 @@ static void locate_block(const kb_curve *c, int nu, const double *t, ptrdiff_t n
     if (dim <= KB_TILE_DIM)
         for (ptrdiff_t j = 0; j < 4; j++)
             b->u_rep[n * dim + j] = 0.0;
+    b->all_horner = 1;
+    for (ptrdiff_t i = 0; i < n; i++)
+        b->all_horner &= b->horner[i];
     for (ptrdiff_t i = n - 1; i >= 0; i--)
         b->run_end[i] = i + 1 < n && b->seg[i + 1] == b->seg[i] &&
                                 b->horner[i + 1] == b->horner[i]
@@ -392,11 +532,23 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
         kb_block *block = malloc(sizeof *block);
         if (block) {  /* else the per-track loop below: the same results, slower */
             ptrdiff_t hint = 0;
+#if defined(KB_HAVE_STREAM)
+            const double out_bytes = (double)c->n_tracks * (double)n_eval * (double)D *
+                                     (double)(out64 ? sizeof *out64 : sizeof *out32);
+            const int stream = out_bytes >= KB_STREAM_BYTES;
+#else
+            const int stream = 0;
+#endif
             for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
                 const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
                 locate_block(c, nu, t + q0, n, &hint, block);
-                sweep_dispatch(c, block, q0, n_eval, track_begin, track_end, out64, out32);
+                sweep_dispatch(c, block, q0, n_eval, track_begin, track_end, stream, out64,
+                               out32);
             }
+#if defined(KB_HAVE_STREAM)
+            if (stream)
+                stream_fence();
+#endif
             free(block);
             return;
         }

@@ -4,7 +4,15 @@ import pickle
 import numpy as np
 import pytest
 
+import kbspline
 from kbspline import PositionSpline
+
+
+@pytest.fixture
+def restore_threads():
+    previous = kbspline.get_num_threads()
+    yield
+    kbspline.set_num_threads(previous)
 
 
 @pytest.fixture
@@ -52,6 +60,30 @@ def test_shared_sweep_equals_per_track_path(dim):
         single = np.empty(shared.shape, np.float32)
         method(t, out=single)
         assert np.array_equal(single, shared.astype(np.float32))
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_large_outputs_equal_per_track_path(dim, dtype, restore_threads):
+    # Outputs from 8 MB on are written past the caches, in aligned vectors
+    # that may straddle segments.  At any alignment of out=, on one thread
+    # or two, the values are the per-track path's, and nothing beside out=
+    # is written.
+    rng = np.random.default_rng(dim)
+    n_keys, n_times = 700, 1100  # runs of one or two queries; two blocks
+    n_tracks = (9 << 20) // (n_times * dim * np.dtype(dtype).itemsize) + 1
+    s = PositionSpline(np.cumsum(rng.uniform(0.5, 1.5, n_keys)),
+                       rng.normal(size=(n_tracks, n_keys, dim)), 0.3, -0.2, 0.1)
+    t = np.sort(rng.uniform(*s.domain, n_times))
+    expected = s(np.broadcast_to(t, (n_tracks, n_times)).copy()).astype(dtype)
+    size = expected.size
+    for threads, shift in [(1, 0), (1, 1), (2, 2), (2, 3)]:
+        kbspline.set_num_threads(threads)
+        buffer = np.full(size + 8, -7.25, dtype)
+        out = buffer[shift:shift + size].reshape(expected.shape)
+        s(t, out=out)
+        assert np.array_equal(out, expected)
+        assert np.all(buffer[:shift] == -7.25) and np.all(buffer[shift + size:] == -7.25)
 
 
 @pytest.mark.parametrize("timing", ["kb", "3ds", "parabolic", "average"])
