@@ -9,9 +9,9 @@
 #include "kb_test.h"
 #include "kbspline.h"
 
-/* Output sizes below and above the core's streaming threshold (8 MB). */
+/* Output sizes below and above the core's streaming threshold (12 MB). */
 #define SMALL_BYTES (64 << 10)
-#define LARGE_BYTES (8 << 20)
+#define LARGE_BYTES (12 << 20)
 #define GUARD 8  /* elements checked on each side of the output */
 #define SENTINEL (-7.25)
 
