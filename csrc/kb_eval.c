@@ -263,15 +263,18 @@ typedef struct {
 #define KB_HAVE_STREAM 1
 
 /*
- * Outputs from this size on go past the caches (non-temporal stores).  A
+ * Outputs from these sizes on go past the caches (non-temporal stores).  A
  * store that misses the cache first reads its line from memory; on the
  * benchmark machine (README) the arithmetic then hardly overlapped the
  * writes, and W1 (24 MB) took 1.3-1.8 times as long as with streaming
  * stores.  Smaller outputs stay in the caches, for the caller to read:
  * there, calls in a row were faster with cached stores up to about 12 MB
- * (8 MB: 0.28 against 0.38 ms; 16 MB: 1.05 against 0.83 ms).
+ * of float64 (8 MB: 0.28 against 0.38 ms; 16 MB: 1.05 against 0.83 ms).
+ * float32 output has twice the values per byte, so the arithmetic weighs
+ * more: cached stores were as fast at 24 MB, streaming ones faster at 48.
  */
-#define KB_STREAM_BYTES (12 << 20)
+#define KB_STREAM_BYTES64 (12 << 20)
+#define KB_STREAM_BYTES32 (32 << 20)
 
 /* Four values to out64 or out32 from f (16-byte aligned), past the caches.
  * SSE2's stores: every x86-64 target_clones copy has them. */
@@ -535,9 +538,9 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
         if (block) {  /* else the per-track loop below: the same results, slower */
             ptrdiff_t hint = 0;
 #if defined(KB_HAVE_STREAM)
-            const double out_bytes = (double)c->n_tracks * (double)n_eval * (double)D *
-                                     (double)(out64 ? sizeof *out64 : sizeof *out32);
-            const int stream = out_bytes >= KB_STREAM_BYTES;
+            const double values = (double)c->n_tracks * (double)n_eval * (double)D;
+            const int stream = out64 ? values * sizeof *out64 >= KB_STREAM_BYTES64
+                                     : values * sizeof *out32 >= KB_STREAM_BYTES32;
 #else
             const int stream = 0;
 #endif

@@ -65,13 +65,13 @@ def test_shared_sweep_equals_per_track_path(dim):
 @pytest.mark.parametrize("dim", [1, 2, 3, 4])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_large_outputs_equal_per_track_path(dim, dtype, restore_threads):
-    # Outputs from 12 MB on are written past the caches, in aligned vectors
-    # that may straddle segments.  At any alignment of out=, on one thread
-    # or two, the values are the per-track path's, and nothing beside out=
-    # is written.
+    # From 12 MB on, float64 outputs are written past the caches, in aligned
+    # vectors that may straddle segments (float32 from 32 MB: the C tests).
+    # At any alignment of out=, on one thread or two, the values are the
+    # per-track path's, and nothing beside out= is written.
     rng = np.random.default_rng(dim)
     n_keys, n_times = 700, 1100  # runs of one or two queries; two blocks
-    n_tracks = (12 << 20) // (n_times * dim * np.dtype(dtype).itemsize) + 1
+    n_tracks = (12 << 20) // (n_times * dim * 8) + 1
     s = PositionSpline(np.cumsum(rng.uniform(0.5, 1.5, n_keys)),
                        rng.normal(size=(n_tracks, n_keys, dim)), 0.3, -0.2, 0.1)
     t = np.sort(rng.uniform(*s.domain, n_times))

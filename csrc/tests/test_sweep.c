@@ -9,9 +9,10 @@
 #include "kb_test.h"
 #include "kbspline.h"
 
-/* Output sizes below and above the core's streaming threshold (12 MB). */
+/* Output sizes below and above the core's streaming thresholds (12 MB of
+ * float64, 32 MB of float32). */
 #define SMALL_BYTES (64 << 10)
-#define LARGE_BYTES (12 << 20)
+#define LARGE_BYTES(f32) ((f32) ? 32 << 20 : 12 << 20)
 #define GUARD 8  /* elements checked on each side of the output */
 #define SENTINEL (-7.25)
 
@@ -101,12 +102,12 @@ KB_TEST(test_sweep_outputs_equal_per_track_path)
                 KB_ASSERT(sweep_case(30, dim, 2500, f32, shift, SMALL_BYTES));
             }
     /* Streamed: fewer cases, each large (valgrind runs these tests).  Every
-     * dimension that streams; float64 off 16-byte alignment (the first
-     * element alone), float32 two elements off. */
-    for (ptrdiff_t dim = 1; dim <= 4; dim++) {
-        KB_ASSERT(sweep_case(700, dim, 1100, 0, 1, LARGE_BYTES));
-        KB_ASSERT(sweep_case(700, dim, 1100, 1, 2, LARGE_BYTES));
-    }
-    KB_ASSERT(sweep_case(30, 3, 2500, 0, 0, LARGE_BYTES));
-    KB_ASSERT(sweep_case(30, 3, 2500, 1, 3, LARGE_BYTES));
+     * dimension that streams in float64, off 16-byte alignment (the first
+     * element alone); float32, larger still, for D = 2 and 3 two elements
+     * off. */
+    for (ptrdiff_t dim = 1; dim <= 4; dim++)
+        KB_ASSERT(sweep_case(700, dim, 1100, 0, 1, LARGE_BYTES(0)));
+    KB_ASSERT(sweep_case(30, 3, 2500, 0, 0, LARGE_BYTES(0)));
+    KB_ASSERT(sweep_case(700, 2, 1100, 1, 2, LARGE_BYTES(1)));
+    KB_ASSERT(sweep_case(700, 3, 1100, 1, 2, LARGE_BYTES(1)));
 }
