@@ -219,47 +219,24 @@ static void store_quat(double *out64, float *out32, ptrdiff_t off, const double 
     store(out64, out32, off, scalar_first ? q : xyzw, 4);
 }
 
-/* One query by its jet: angular velocity or acceleration (3 values), or a
- * rotation extrapolated linearly (4). */
-static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
-                       int body, int scalar_first, double *out64, float *out32,
-                       ptrdiff_t off)
+/* Angular velocity (nu 1) or acceleration (nu 2), world or body frame, from
+ * a squad jet J along e and the parameter's time derivatives s1 = de/dt,
+ * s2 = d2e/dt2; acceleration is zero outside the domain. */
+static void rates_from_jet(double J[3][4], double s1, double s2, int nu, int body,
+                           int outside, double v[3])
 {
-    const ptrdiff_t S = c->n_seg;
-    const double *cp = c->ctrl + (tr * S + L->seg) * 16;
-    const double *lg = c->logs + (tr * S + L->seg) * 6;
-    const double *ez = c->ease ? c->ease + (tr * S + L->seg) * 2 : NULL;
-    double e = L->u, de = 1.0, dde = 0.0, v[4];
-    if (ez)
-        kb_ease(L->u, ez[0], ez[1], &e, &de, &dde);
-
-    double J[3][4], qd[4], qdd[4], qc[4];
-    const double s1 = de * L->inv_dt, s2 = dde * L->inv_dt * L->inv_dt;
-    squad_jet(cp, lg, e, J);
+    double qd[4], qdd[4], qc[4];
     for (int j = 0; j < 4; j++) {
         qd[j] = J[1][j] * s1;
         qdd[j] = J[2][j] * s1 * s1 + J[1][j] * s2;
         qc[j] = j ? -J[0][j] : J[0][j];
     }
-    double omega[3];
-    twice_vec_mul(qd, qc, omega);  /* world: 2 q' q* */
-    if (nu == 0) {
-        /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
-        const double half[3] = {0.5 * L->excess * omega[0], 0.5 * L->excess * omega[1],
-                                0.5 * L->excess * omega[2]};
-        double r[4], q[4];
-        kb_qexp(half, r);
-        kb_qmul(r, J[0], q);
-        store_quat(out64, out32, off, q, scalar_first);
-        return;
-    }
     if (nu == 1) {
         if (body)
             twice_vec_mul(qc, qd, v);  /* 2 q* q' */
         else
-            for (int j = 0; j < 3; j++)
-                v[j] = omega[j];
-    } else if (L->outside) {
+            twice_vec_mul(qd, qc, v);  /* world: 2 q' q* */
+    } else if (outside) {
         v[0] = v[1] = v[2] = 0.0;
     } else {
         /* d/dt (2 q' q*) = 2 (q'' q* + q' q'*); body: 2 (q'* q' + q* q'') */
@@ -275,6 +252,44 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
         for (int j = 0; j < 3; j++)
             v[j] = a[j] + b[j];
     }
+}
+
+/* The eased parameter of a located query and its time derivatives. */
+static void eased(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, double *e,
+                  double *s1, double *s2)
+{
+    const double *ez = c->ease ? c->ease + (tr * c->n_seg + L->seg) * 2 : NULL;
+    double de = 1.0, dde = 0.0;
+    *e = L->u;
+    if (ez)
+        kb_ease(L->u, ez[0], ez[1], e, &de, &dde);
+    *s1 = de * L->inv_dt;
+    *s2 = dde * L->inv_dt * L->inv_dt;
+}
+
+/* One query outside the domain by its jet at the end: angular velocity or
+ * acceleration (3 values), or a rotation extrapolated linearly (4). */
+static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int nu,
+                       int body, int scalar_first, double *out64, float *out32,
+                       ptrdiff_t off)
+{
+    const ptrdiff_t S = c->n_seg;
+    double e, s1, s2, J[3][4], v[3];
+    eased(c, tr, L, &e, &s1, &s2);
+    squad_jet(c->ctrl + (tr * S + L->seg) * 16, c->logs + (tr * S + L->seg) * 6, e, J);
+    if (nu == 0) {
+        /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
+        double omega[3];
+        rates_from_jet(J, s1, s2, 1, 0, L->outside, omega);
+        const double half[3] = {0.5 * L->excess * omega[0], 0.5 * L->excess * omega[1],
+                                0.5 * L->excess * omega[2]};
+        double r[4], q[4];
+        kb_qexp(half, r);
+        kb_qmul(r, J[0], q);
+        store_quat(out64, out32, off, q, scalar_first);
+        return;
+    }
+    rates_from_jet(J, s1, s2, nu, body, L->outside, v);
     store(out64, out32, off, v, 3);
 }
 
@@ -302,24 +317,25 @@ typedef struct {
     float *out32;
 } rot_job;
 
-/* Rotations inside the domain of up to four queries of one track, evaluated
- * together (they may lie on different segments), then stored. */
+/* Up to four queries of one track inside the domain, evaluated together
+ * (they may lie on different segments), then stored: rotations, or for
+ * angular rates the jets, with the parameter's time derivatives s1, s2. */
 typedef struct {
     int n;
     ptrdiff_t off[4], seg[4];
-    double e[4];
-} value_group;
+    double e[4], s1[4], s2[4];
+} sample_group;
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 __attribute__((target_clones("default", "avx2")))
 #endif
-static void flush_values(const kb_rot_curve *c, ptrdiff_t tr, value_group *g,
-                         int scalar_first, double *out64, float *out32)
+static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
+                        int body, int scalar_first, double *out64, float *out32)
 {
     const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 6;
-    double q[4][4];
+    double q[4][4], J[4][3][4];
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[16], lv[6], ev, ov[4];
+    kb_v4 cv[16], lv[6], ev;
     /* missing lanes repeat the first query; they are not stored */
     for (int l = 0; l < 4; l++) {
         const int src = l < g->n ? l : 0;
@@ -330,16 +346,38 @@ static void flush_values(const kb_rot_curve *c, ptrdiff_t tr, value_group *g,
             lv[j][l] = lg[j];
         ev[l] = g->e[src];
     }
-    squad_value4(cv, lv, &ev, ov);
-    for (int l = 0; l < g->n; l++)
-        for (int j = 0; j < 4; j++)
-            q[l][j] = ov[j][l];
+    if (nu == 0) {
+        kb_v4 ov[4];
+        squad_value4(cv, lv, &ev, ov);
+        for (int l = 0; l < g->n; l++)
+            for (int j = 0; j < 4; j++)
+                q[l][j] = ov[j][l];
+    } else {
+        kb_v4 Sv[3][4];
+        squad_jet4(cv, lv, &ev, Sv);
+        for (int l = 0; l < g->n; l++)
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < 4; j++)
+                    J[l][k][j] = Sv[k][j][l];
+    }
 #else
-    for (int l = 0; l < g->n; l++)
-        squad_value(ctrl + g->seg[l] * 16, logs + g->seg[l] * 6, g->e[l], q[l]);
+    for (int l = 0; l < g->n; l++) {
+        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 6;
+        if (nu == 0)
+            squad_value(cp, lg, g->e[l], q[l]);
+        else
+            squad_jet(cp, lg, g->e[l], J[l]);
+    }
 #endif
-    for (int l = 0; l < g->n; l++)
-        store_quat(out64, out32, g->off[l], q[l], scalar_first);
+    for (int l = 0; l < g->n; l++) {
+        if (nu == 0) {
+            store_quat(out64, out32, g->off[l], q[l], scalar_first);
+        } else {
+            double v[3];
+            rates_from_jet(J[l], g->s1[l], g->s2[l], nu, body, 0, v);
+            store(out64, out32, g->off[l], v, 3);
+        }
+    }
     g->n = 0;
 }
 
@@ -351,29 +389,26 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;
-        const double *ez = c->ease ? c->ease + tr * c->n_seg * 2 : NULL;
-        value_group g = {0, {0}, {0}, {0}};
+        sample_group g = {0, {0}, {0}, {0}, {0}, {0}};
         ptrdiff_t hint = 0;
         for (ptrdiff_t i = 0; i < j->n_eval; i++) {
             kb_loc L;
             const ptrdiff_t off = (tr * j->n_eval + i) * width;
             locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
-            if (j->nu == 0 && !L.outside) {
-                double e = L.u, de, dde;
-                if (ez)
-                    kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
+            if (!L.outside) {
                 g.off[g.n] = off;
                 g.seg[g.n] = L.seg;
-                g.e[g.n] = e;
+                eased(c, tr, &L, &g.e[g.n], &g.s1[g.n], &g.s2[g.n]);
                 if (++g.n == 4)
-                    flush_values(c, tr, &g, j->scalar_first, j->out64, j->out32);
+                    flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64,
+                                j->out32);
             } else {
                 rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32,
                            off);
             }
         }
         if (g.n)
-            flush_values(c, tr, &g, j->scalar_first, j->out64, j->out32);
+            flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64, j->out32);
     }
 }
 

@@ -81,6 +81,130 @@ KB_INLINE void squad_value4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb
         out[j] = kb_v4_select(apart, s[j], p[j]);
 }
 
+/* ---- jets, four at a time: the scalar jets of kb_quat.h, lane by lane --- */
+
+/* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */
+KB_INLINE void kb_v4_slerp_jet(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 out[3][4])
+{
+    const kb_v4 L2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
+    const kb_v4 Lq[4] = {kb_v4_splat(0.0), L[0], L[1], L[2]};
+    kb_v4_slerp_log(e, p, L, kb_v4_sqrt(L2), out[0]);
+    kb_v4_qmul(out[0], Lq, out[1]);
+    for (int j = 0; j < 4; j++)
+        out[2][j] = -L2 * out[0][j];
+}
+
+/* (ab)' = a'b + ab', (ab)'' = a''b + 2a'b' + ab'' */
+KB_INLINE void kb_v4_qjet_mul(kb_v4 a[3][4], kb_v4 b[3][4], kb_v4 out[3][4])
+{
+    kb_v4 t1[4], t2[4], t3[4];
+    kb_v4_qmul(a[0], b[0], out[0]);
+    kb_v4_qmul(a[1], b[0], t1);
+    kb_v4_qmul(a[0], b[1], t2);
+    for (int i = 0; i < 4; i++)
+        out[1][i] = t1[i] + t2[i];
+    kb_v4_qmul(a[2], b[0], t1);
+    kb_v4_qmul(a[1], b[1], t2);
+    kb_v4_qmul(a[0], b[2], t3);
+    for (int i = 0; i < 4; i++)
+        out[2][i] = t1[i] + 2.0 * t2[i] + t3[i];
+}
+
+/* kb_qjet_log: both the series (theta < 0.1) and the closed forms are
+ * computed, and each lane takes its own. */
+KB_INLINE void kb_v4_qjet_log(kb_v4 q[3][4], kb_v4 out[3][3])
+{
+    const kb_v4 n = kb_v4_sqrt(q[0][1] * q[0][1] + q[0][2] * q[0][2] + q[0][3] * q[0][3]);
+    const kb_v4 th = kb_v4_atan2_upper(n, q[0][0]);
+    const kb_v4 t2 = th * th;
+    const kb_v4 g_near =
+        1 + t2 * (1.0 / 6 + t2 * (7.0 / 360 + t2 * (31.0 / 15120 + t2 * (127.0 / 604800 +
+            t2 * (73.0 / 3421440)))));
+    const kb_v4 gw_near =
+        -1.0 / 3 - t2 * (2.0 / 15 + t2 * (2.0 / 63 + t2 * (4.0 / 675 + t2 * (2.0 / 2079 +
+            t2 * (2764.0 / 19348875)))));
+    const kb_v4 gww_near =
+        4.0 / 15 + t2 * (6.0 / 35 + t2 * (13.0 / 210 + t2 * (1153.0 / 69300 +
+            t2 * (187619.0 / 50450400 + t2 * (3325549.0 / 4540536000)))));
+    const kb_v4 sn = n, c = q[0][0], s2 = sn * sn;
+    const kb_m4 near = th < 0.1;
+    const kb_v4 g = kb_v4_select(near, g_near, th / sn);
+    const kb_v4 gw = kb_v4_select(near, gw_near, (th * c - sn) / (s2 * sn));
+    const kb_v4 gww =
+        kb_v4_select(near, gww_near, (th * s2 + 3.0 * c * (th * c - sn)) / (s2 * s2 * sn));
+    const kb_v4 w1 = q[1][0], w2 = q[2][0];
+    const kb_v4 g1 = gw * w1, g2 = gww * w1 * w1 + gw * w2;
+    for (int i = 0; i < 3; i++) {
+        const kb_v4 v0 = q[0][i + 1], v1 = q[1][i + 1], v2 = q[2][i + 1];
+        out[0][i] = g * v0;
+        out[1][i] = g1 * v0 + g * v1;
+        out[2][i] = g2 * v0 + 2.0 * g1 * v1 + g * v2;
+    }
+}
+
+/* kb_qjet_exp: the series of Sn (s < 0.25) or the closed forms, per lane.
+ * |v| <= pi/2 here (h <= 1/2, |log| <= pi), inside the vector sine's range. */
+KB_INLINE void kb_v4_qjet_exp(kb_v4 v[3][3], kb_v4 out[3][4])
+{
+    const kb_v4 s = v[0][0] * v[0][0] + v[0][1] * v[0][1] + v[0][2] * v[0][2];
+    const kb_v4 s1 = 2.0 * (v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2]);
+    const kb_v4 s2 = 2.0 * (v[1][0] * v[1][0] + v[1][1] * v[1][1] + v[1][2] * v[1][2] +
+                            v[0][0] * v[2][0] + v[0][1] * v[2][1] + v[0][2] * v[2][2]);
+    const kb_v4 a = kb_v4_sqrt(s);
+    kb_v4 sin_a, C;
+    kb_v4_sincos(a, &sin_a, &C);
+    static const double c[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
+                                -1.0 / 39916800, 1.0 / 6227020800.0,
+                                -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+    kb_v4 Sn0 = kb_v4_splat(0.0), Sn_s0 = Sn0, Sn_ss0 = Sn0;
+    for (int k = 8; k >= 0; k--)
+        Sn0 = Sn0 * s + c[k];
+    for (int k = 8; k >= 1; k--)
+        Sn_s0 = Sn_s0 * s + k * c[k];
+    for (int k = 8; k >= 2; k--)
+        Sn_ss0 = Sn_ss0 * s + k * (k - 1) * c[k];
+    const kb_v4 Sn1 = sin_a / a, Sn_s1 = (C - Sn1) / (2.0 * s);
+    const kb_v4 Sn_ss1 = (-0.5 * Sn1 - 3.0 * Sn_s1) / (2.0 * s);
+    const kb_m4 small = s < 0.25;
+    const kb_v4 Sn = kb_v4_select(small, Sn0, Sn1), Sn_s = kb_v4_select(small, Sn_s0, Sn_s1),
+                Sn_ss = kb_v4_select(small, Sn_ss0, Sn_ss1);
+    const kb_v4 C_s = -0.5 * Sn, C_ss = -0.5 * Sn_s;
+    out[0][0] = C;
+    out[1][0] = C_s * s1;
+    out[2][0] = C_ss * s1 * s1 + C_s * s2;
+    const kb_v4 d1 = Sn_s * s1, d2 = Sn_ss * s1 * s1 + Sn_s * s2;
+    for (int i = 0; i < 3; i++) {
+        out[0][i + 1] = Sn * v[0][i];
+        out[1][i + 1] = d1 * v[0][i] + Sn * v[1][i];
+        out[2][i + 1] = d2 * v[0][i] + 2.0 * d1 * v[1][i] + Sn * v[2][i];
+    }
+}
+
+/* Four squad jets along e at once (see squad_jet). */
+KB_INLINE void squad_jet4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v4 S[3][4])
+{
+    const kb_v4 e = *ep;
+    kb_v4 P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
+    kb_v4_slerp_jet(e, c, lg, P);
+    kb_v4_slerp_jet(e, c + 4, lg + 3, Q);
+    for (int k = 0; k < 3; k++) {
+        Pc[k][0] = P[k][0];
+        for (int j = 1; j < 4; j++)
+            Pc[k][j] = -P[k][j];
+    }
+    kb_v4_qjet_mul(Pc, Q, R);
+    kb_v4_qjet_log(R, M);
+    const kb_v4 h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e;
+    const double h2 = -4.0;
+    for (int j = 0; j < 3; j++) {
+        hM[0][j] = h * M[0][j];
+        hM[1][j] = h1 * M[0][j] + h * M[1][j];
+        hM[2][j] = h2 * M[0][j] + 2.0 * h1 * M[1][j] + h * M[2][j];
+    }
+    kb_v4_qjet_exp(hM, X);
+    kb_v4_qjet_mul(P, X, S);
+}
+
 #endif
 
 /* One squad value, c = (q0, a, b, q1), lg = (log(q0* q1), log(a* b)).  With
@@ -128,8 +252,10 @@ static inline void slerp_jet(const double *p, const double *L, double e, double 
         out[2][j] = -L2 * out[0][j];
 }
 
-/* Jet of squad along e: S = P exp(h M), M = log(P* Q), h = 2e(1 - e). */
-static inline void squad_jet(const double *c, const double *lg, double e, double S[3][4])
+/* Jet of squad along e: S = P exp(h M), M = log(P* Q), h = 2e(1 - e), with
+ * the C library's sine, cosine and atan2. */
+static inline void squad_jet_scalar(const double *c, const double *lg, double e,
+                                    double S[3][4])
 {
     double P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
     slerp_jet(c, lg, e, P);
@@ -145,6 +271,26 @@ static inline void squad_jet(const double *c, const double *lg, double e, double
     }
     kb_qjet_exp(hM, X);
     kb_qjet_mul(P, X, S);
+}
+
+/* The jet of squad along e.  With vector extensions it is lane 0 of
+ * squad_jet4, like squad_value; otherwise squad_jet_scalar. */
+static inline void squad_jet(const double *c, const double *lg, double e, double S[3][4])
+{
+#if defined(KB_HAVE_VMATH)
+    kb_v4 cv[16], lv[6], Sv[3][4];
+    for (int j = 0; j < 16; j++)
+        cv[j] = kb_v4_splat(c[j]);
+    for (int j = 0; j < 6; j++)
+        lv[j] = kb_v4_splat(lg[j]);
+    const kb_v4 ev = kb_v4_splat(e);
+    squad_jet4(cv, lv, &ev, Sv);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 4; j++)
+            S[k][j] = Sv[k][j][0];
+#else
+    squad_jet_scalar(c, lg, e, S);
+#endif
 }
 
 #endif /* KB_SQUAD_H */

@@ -162,20 +162,29 @@ def test_scalar_last_reads_and_writes_xyzw():
     np.testing.assert_array_equal(last.control_points, first.control_points[..., [1, 2, 3, 0]])
 
 
-def test_values_do_not_depend_on_the_queries_beside_them():
-    # Values inside the domain are computed four at a time (vector sine,
-    # cosine and atan2); a query's result is the same alone, in any order,
-    # beside extrapolated ones, and on any segment of its group.
+@pytest.mark.parametrize("method, kwargs", [
+    ("__call__", {}),
+    ("angular_velocity", {}),
+    ("angular_velocity", {"frame": "body"}),
+    ("angular_acceleration", {}),
+    ("angular_acceleration", {"frame": "body"}),
+])
+def test_values_do_not_depend_on_the_queries_beside_them(method, kwargs):
+    # Values and rates inside the domain are computed four at a time (vector
+    # sine, cosine and atan2, and the jets for rates); a query's result is
+    # the same alone, in any order, beside extrapolated ones, and on any
+    # segment of its group.
     rng = np.random.default_rng(7)
     times = np.cumsum(rng.uniform(0.2, 1.5, 9))
     s = RotationSpline(times, random_quaternions(rng, 9), 0.3, -0.2, 0.1,
                        ease_from=rng.uniform(0, 0.5, 9), ease_to=rng.uniform(0, 0.5, 9),
                        extrapolate="linear")
+    f = getattr(s, method)
     t = np.concatenate([rng.uniform(times[0] - 1, times[-1] + 1, 301), times])
-    together = s(t)
-    assert np.array_equal(together, np.array([s(x) for x in t]))
+    together = f(t, **kwargs)
+    assert np.array_equal(together, np.array([f(x, **kwargs) for x in t]))
     order = rng.permutation(len(t))
-    assert np.array_equal(s(t[order]), together[order])
+    assert np.array_equal(f(t[order], **kwargs), together[order])
     single = np.empty(together.shape, np.float32)
-    s(t, out=single)
+    f(t, out=single, **kwargs)
     assert np.array_equal(single, together.astype(np.float32))

@@ -19,6 +19,51 @@ KB_TEST(test_quat_log_exp_near_identity)
     }
 }
 
+/* Control points c = (q0, a, b, q1) and logs lg whose angles scale with
+ * `scale`, b negated if sign < 0 (the same rotation). */
+static void squad_segment(double scale, int sign, double c[16], double lg[6])
+{
+    const double a = scale, L0[3] = {0.3 * a, -0.5 * a, 0.8 * a};
+    double exp_l[4], r[4];
+    const double q0[4] = {0.5, 0.5, -0.5, 0.5};
+    for (int j = 0; j < 4; j++)
+        c[j] = q0[j];
+    kb_qexp(L0, exp_l);
+    kb_qmul(q0, exp_l, c + 12);            /* q1 = q0 exp(L0) */
+    const double La[3] = {0.1 * a, 0.2 * a, -0.1 * a}, Lab[3] = {-0.2 * a, 0, a};
+    kb_qexp(La, exp_l);
+    kb_qmul(q0, exp_l, c + 4);             /* a near q0 */
+    kb_qexp(Lab, exp_l);
+    kb_qmul(c + 4, exp_l, c + 8);          /* b = a exp(Lab) */
+    for (int j = 0; j < 4; j++)
+        c[8 + j] *= sign;
+    kb_qmul_conj_left(c + 4, c + 8, r);
+    for (int j = 0; j < 3; j++)
+        lg[j] = L0[j];
+    kb_qlog(r, lg + 3);
+}
+
+/* The vector jets (squad_jet, lane 0 of squad_jet4) equal the scalar ones
+ * (the C library's functions, kb_quat.h's jets), through both branches of
+ * the log and exp jets: tiny and large angles. */
+KB_TEST(test_squad_jet_equals_scalar_jets)
+{
+    const double scales[6] = {0.0, 1e-12, 1e-5, 0.05, 0.3, 1.4};
+    for (int i = 0; i < 6; i++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            double c[16], lg[6];
+            squad_segment(scales[i], sign, c, lg);
+            for (double e = 0.0; e <= 1.0; e += 0.0625) {
+                double got[3][4], want[3][4];
+                squad_jet(c, lg, e, got);
+                squad_jet_scalar(c, lg, e, want);
+                for (int k = 0; k < 3; k++)
+                    for (int j = 0; j < 4; j++)
+                        KB_ASSERT_NEAR(got[k][j], want[k][j], 1e-14 * (1.0 + fabs(want[k][j])));
+            }
+        }
+}
+
 /* squad_value's closed forms equal squad composed of slerps (log, then
  * exp), from tiny to large angles and with p = q and p = -q in the outer
  * slerp. */
@@ -27,25 +72,8 @@ KB_TEST(test_squad_value_equals_composed_slerps)
     const double scales[5] = {0.0, 1e-12, 1e-5, 0.3, 1.4};
     for (int i = 0; i < 5; i++)
         for (int sign = -1; sign <= 1; sign += 2) {
-            const double a = scales[i], L0[3] = {0.3 * a, -0.5 * a, 0.8 * a};
-            double c[16], lg[6], exp_l[4];
-            const double q0[4] = {0.5, 0.5, -0.5, 0.5};
-            for (int j = 0; j < 4; j++)
-                c[j] = q0[j];
-            kb_qexp(L0, exp_l);
-            kb_qmul(q0, exp_l, c + 12);            /* q1 = q0 exp(L0) */
-            const double La[3] = {0.1 * a, 0.2 * a, -0.1 * a}, Lab[3] = {-0.2 * a, 0, a};
-            kb_qexp(La, exp_l);
-            kb_qmul(q0, exp_l, c + 4);             /* a near q0 */
-            kb_qexp(Lab, exp_l);
-            kb_qmul(c + 4, exp_l, c + 8);          /* b = a exp(Lab) */
-            for (int j = 0; j < 4; j++)
-                c[8 + j] *= sign;                  /* b and -b span the same rotation */
-            double r[4];
-            kb_qmul_conj_left(c + 4, c + 8, r);
-            for (int j = 0; j < 3; j++)
-                lg[j] = L0[j];
-            kb_qlog(r, lg + 3);
+            double c[16], lg[6];
+            squad_segment(scales[i], sign, c, lg);
             for (double e = 0.0; e <= 1.0; e += 0.125) {
                 double got[4], p[4], q[4], want[4];
                 squad_value(c, lg, e, got);
