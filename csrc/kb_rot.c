@@ -336,15 +336,27 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     double q[4][4], J[4][3][4];
 #if defined(KB_HAVE_VMATH)
     kb_v4 cv[16], lv[6], ev;
+    int one_segment = 1;
+    for (int l = 1; l < g->n; l++)
+        one_segment &= g->seg[l] == g->seg[0];
     /* missing lanes repeat the first query; they are not stored */
-    for (int l = 0; l < 4; l++) {
-        const int src = l < g->n ? l : 0;
-        const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 6;
+    for (int l = 0; l < 4; l++)
+        ev[l] = g->e[l < g->n ? l : 0];
+    if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
+        const double *cp = ctrl + g->seg[0] * 16, *lg = logs + g->seg[0] * 6;
         for (int j = 0; j < 16; j++)
-            cv[j][l] = cp[j];
+            cv[j] = kb_v4_splat(cp[j]);
         for (int j = 0; j < 6; j++)
-            lv[j][l] = lg[j];
-        ev[l] = g->e[src];
+            lv[j] = kb_v4_splat(lg[j]);
+    } else {
+        for (int l = 0; l < 4; l++) {
+            const int src = l < g->n ? l : 0;
+            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 6;
+            for (int j = 0; j < 16; j++)
+                cv[j][l] = cp[j];
+            for (int j = 0; j < 6; j++)
+                lv[j][l] = lg[j];
+        }
     }
     if (nu == 0) {
         kb_v4 ov[4];
