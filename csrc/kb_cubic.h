@@ -18,17 +18,21 @@ static inline double horner(const double *cf, ptrdiff_t dim, ptrdiff_t j, double
     return ((cf[3 * dim + j] * e + cf[2 * dim + j]) * e + cf[dim + j]) * e + cf[j];
 }
 
+/* v into whichever of out64 / out32 is given, at off. */
+static inline void put_value(double *out64, float *out32, ptrdiff_t off, double v)
+{
+    if (out64)
+        out64[off] = v;
+    else
+        out32[off] = (float)v;
+}
+
 /* The position of one query (parameter e) into out64 or out32 from off. */
 static inline void horner_store(const double *cf, ptrdiff_t dim, double e, double *out64,
                                 float *out32, ptrdiff_t off)
 {
-    for (ptrdiff_t j = 0; j < dim; j++) {
-        const double v = horner(cf, dim, j, e);
-        if (out64)
-            out64[off + j] = v;
-        else
-            out32[off + j] = (float)v;
-    }
+    for (ptrdiff_t j = 0; j < dim; j++)
+        put_value(out64, out32, off + j, horner(cf, dim, j, e));
 }
 
 /*
@@ -71,14 +75,10 @@ static inline void segment_weights(const kb_loc *loc, const double *ease, int nu
 KB_INLINE void combine(const double *cf, ptrdiff_t dim, const double w[4],
                        double *out64, float *out32, ptrdiff_t off)
 {
-    for (ptrdiff_t j = 0; j < dim; j++) {
-        const double v = w[0] * cf[j] + w[1] * cf[dim + j] + w[2] * cf[2 * dim + j] +
-                         w[3] * cf[3 * dim + j];
-        if (out64)
-            out64[off + j] = v;
-        else
-            out32[off + j] = (float)v;
-    }
+    for (ptrdiff_t j = 0; j < dim; j++)
+        put_value(out64, out32, off + j,
+                  w[0] * cf[j] + w[1] * cf[dim + j] + w[2] * cf[2 * dim + j] +
+                      w[3] * cf[3 * dim + j]);
 }
 
 #endif /* KB_CUBIC_H */

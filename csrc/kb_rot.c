@@ -343,11 +343,7 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     for (int l = 0; l < 4; l++)
         ev[l] = g->e[l < g->n ? l : 0];
     if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
-        const double *cp = ctrl + g->seg[0] * 16, *lg = logs + g->seg[0] * 6;
-        for (int j = 0; j < 16; j++)
-            cv[j] = kb_v4_splat(cp[j]);
-        for (int j = 0; j < 6; j++)
-            lv[j] = kb_v4_splat(lg[j]);
+        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 6, cv, lv);
     } else {
         for (int l = 0; l < 4; l++) {
             const int src = l < g->n ? l : 0;

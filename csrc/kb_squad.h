@@ -39,6 +39,15 @@ KB_INLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
     out[3] = z;
 }
 
+/* One segment's control points c (16) and logs lg (6) in every lane. */
+KB_INLINE void kb_v4_splat_segment(const double *c, const double *lg, kb_v4 *cv, kb_v4 *lv)
+{
+    for (int j = 0; j < 16; j++)
+        cv[j] = kb_v4_splat(c[j]);
+    for (int j = 0; j < 6; j++)
+        lv[j] = kb_v4_splat(lg[j]);
+}
+
 /* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
  * sin a / norm tends to e as norm -> 0. */
 KB_INLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
@@ -214,10 +223,7 @@ static inline void squad_value(const double *c, const double *lg, double e, doub
 {
 #if defined(KB_HAVE_VMATH)
     kb_v4 cv[16], lv[6], ov[4];
-    for (int j = 0; j < 16; j++)
-        cv[j] = kb_v4_splat(c[j]);
-    for (int j = 0; j < 6; j++)
-        lv[j] = kb_v4_splat(lg[j]);
+    kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     squad_value4(cv, lv, &ev, ov);
     for (int j = 0; j < 4; j++)
@@ -279,10 +285,7 @@ static inline void squad_jet(const double *c, const double *lg, double e, double
 {
 #if defined(KB_HAVE_VMATH)
     kb_v4 cv[16], lv[6], Sv[3][4];
-    for (int j = 0; j < 16; j++)
-        cv[j] = kb_v4_splat(c[j]);
-    for (int j = 0; j < 6; j++)
-        lv[j] = kb_v4_splat(lg[j]);
+    kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     squad_jet4(cv, lv, &ev, Sv);
     for (int k = 0; k < 3; k++)

@@ -161,13 +161,8 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
     (void)f_limit;
 #endif
     /* element by element from f, which need not start a query */
-    for (; f < f_end; f++) {
-        const double v = horner(seg, dim, (f - f_run) % dim, u_rep[f]);
-        if (out64)
-            out64[f] = v;
-        else
-            out32[f] = (float)v;
-    }
+    for (; f < f_end; f++)
+        put_value(out64, out32, f, horner(seg, dim, (f - f_run) % dim, u_rep[f]));
 }
 
 /* One block of located queries, shared by every track. */
@@ -262,9 +257,8 @@ KB_INLINE void stream_track(const double *cf, const kb_block *b, ptrdiff_t dim, 
     const ptrdiff_t n_el = b->n * dim, r = g0 % dim;
     const kb_m4 lane = {0, 1, 2, 3};
     ptrdiff_t g = 0;
-#define KB_PUT(f, v) (out64 ? (void)(out64[f] = (v)) : (void)(out32[f] = (float)(v)))
     for (; g < g0 && g < n_el; g++)
-        KB_PUT(g, block_element(cf, b, dim, g));
+        put_value(out64, out32, g, block_element(cf, b, dim, g));
     if (g + 12 <= n_el) {
         ptrdiff_t q = g / dim, run_end = b->run_end[q] * dim;
         kb_v4 t[4][3];
@@ -304,8 +298,7 @@ KB_INLINE void stream_track(const double *cf, const kb_block *b, ptrdiff_t dim, 
 #undef KB_UNIT_HORNER
     }
     for (; g < n_el; g++)
-        KB_PUT(g, block_element(cf, b, dim, g));
-#undef KB_PUT
+        put_value(out64, out32, g, block_element(cf, b, dim, g));
 }
 
 /* Elements before the first 16-byte boundary at or after p (of element
