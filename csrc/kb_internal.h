@@ -68,8 +68,9 @@ void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                     ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32);
 
-/* Runs fn(ctx, begin, end) over [0, n) split into n_threads ranges, the
- * first on the calling thread; returns when all are done. */
+/* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread,
+ * which up to n_threads threads (the calling one among them) take in turn;
+ * returns when all are done. */
 typedef void (*kb_range_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end);
 void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx);
 

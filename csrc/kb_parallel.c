@@ -14,7 +14,12 @@
  * Waking a sleeping thread took about 50 microseconds on the virtual
  * machine this was measured on, so workers, and a caller waiting for them,
  * spin for a short while before they sleep: calls made one after another
- * (a loop over batches) find the workers awake. */
+ * (a loop over batches) find the workers awake.
+ *
+ * A job is cut into a few chunks per thread, which the threads take in
+ * turn, so that a thread on a slower or busier core does less of it: the
+ * two cores of that machine ran at speeds up to 1.6 times apart, and with
+ * one half each the call waited on the slow one. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime, sched_yield */
 #include "kb_internal.h"
 
@@ -30,6 +35,11 @@
 
 #define KB_MAX_THREADS 256
 
+/* Chunks per thread: enough for the fast threads to take over a slow one's
+ * share, few enough that per-chunk setup (the sweep locates its queries
+ * again, about 8 microseconds for 1000) stays small. */
+#define KB_CHUNKS_PER_THREAD 4
+
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
 {
     /* below about 1e5 outputs a thread costs more than it saves */
@@ -43,44 +53,44 @@ int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
 
 #ifdef KB_HAVE_PTHREADS
 
-/* Part `part` of `parts` of [0, n). */
-static void run_part(kb_range_fn fn, void *ctx, ptrdiff_t n, int part, int parts)
+/* How many chunks a job over [0, n) on `threads` threads is cut into. */
+static long chunk_count(ptrdiff_t n, int threads)
 {
-    fn(ctx, n * part / parts, n * (part + 1) / parts);
+    const long want = (long)threads * KB_CHUNKS_PER_THREAD;
+    return want < n ? want : (long)n;
 }
 
-/* ---- threads started for one call (the pool is busy) ------------------- */
-
+/* fn over [0, n) in `chunks` chunks, which every thread running the job
+ * takes in turn. */
 typedef struct {
     kb_range_fn fn;
     void *ctx;
     ptrdiff_t n;
-    int part, parts;
+    long chunks;
+    atomic_long next;  /* the next chunk to take */
 } kb_job;
 
+/* Takes the job's chunks until none are left. */
 static void *run_job(void *arg)
 {
-    const kb_job *job = arg;
-    run_part(job->fn, job->ctx, job->n, job->part, job->parts);
+    kb_job *job = arg;
+    for (long i; (i = atomic_fetch_add(&job->next, 1)) < job->chunks;)
+        job->fn(job->ctx, job->n * i / job->chunks, job->n * (i + 1) / job->chunks);
     return NULL;
 }
 
-static void parallel_for_own_threads(ptrdiff_t n, int parts, kb_range_fn fn, void *ctx)
+/* ---- threads started for one call (the pool is busy) ------------------- */
+
+static void parallel_for_own_threads(ptrdiff_t n, int threads, kb_range_fn fn, void *ctx)
 {
-    kb_job jobs[KB_MAX_THREADS];
+    kb_job job = {fn, ctx, n, chunk_count(n, threads), 0};
     pthread_t ids[KB_MAX_THREADS];
-    int started[KB_MAX_THREADS];
-    for (int i = 1; i < parts; i++) {
-        jobs[i] = (kb_job){fn, ctx, n, i, parts};
-        started[i] = pthread_create(&ids[i], NULL, run_job, &jobs[i]) == 0;
-    }
-    run_part(fn, ctx, n, 0, parts);
-    for (int i = 1; i < parts; i++) {
-        if (started[i])
-            pthread_join(ids[i], NULL);
-        else  /* no thread to be had: do its share here */
-            run_part(fn, ctx, n, i, parts);
-    }
+    int started = 1;
+    while (started < threads && pthread_create(&ids[started], NULL, run_job, &job) == 0)
+        started++;  /* threads that cannot be had leave their chunks to the others */
+    run_job(&job);
+    for (int i = 1; i < started; i++)
+        pthread_join(ids[i], NULL);
 }
 
 /* ---- spinning ----------------------------------------------------------- */
@@ -121,15 +131,13 @@ static struct {
     pthread_cond_t done;   /* the last worker of a job finished, or a caller let go */
     pthread_t ids[KB_MAX_THREADS];
     unsigned long born[KB_MAX_THREADS];  /* the generation when each was started */
-    int n_workers;         /* running; worker i takes part i (1-based) */
+    int n_workers;         /* running; worker i (1-based) helps jobs of more than i threads */
     int busy;              /* a caller owns the pool */
     int stop;              /* workers: exit (kb_threads_shutdown) */
     atomic_ulong generation;  /* counts the jobs posted */
-    kb_range_fn fn;
-    void *ctx;
-    ptrdiff_t n;
-    int parts;             /* parts of the job */
-    atomic_int pending;    /* workers still running theirs */
+    kb_job job;            /* the job posted */
+    int threads;           /* how many threads it runs on, the caller's included */
+    atomic_int pending;    /* workers still running it */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
           .done = PTHREAD_COND_INITIALIZER};
 
@@ -179,14 +187,10 @@ static void *worker(void *arg)
         if (pool.stop)
             break;
         seen = atomic_load(&pool.generation);
-        if (part >= pool.parts)
+        if (part >= pool.threads)
             continue;  /* not needed for this job */
-        const kb_range_fn fn = pool.fn;
-        void *ctx = pool.ctx;
-        const ptrdiff_t n = pool.n;
-        const int parts = pool.parts;
         pthread_mutex_unlock(&pool.lock);
-        run_part(fn, ctx, n, part, parts);
+        run_job(&pool.job);
         pthread_mutex_lock(&pool.lock);
         if (atomic_fetch_sub(&pool.pending, 1) == 1)
             pthread_cond_broadcast(&pool.done);
@@ -233,17 +237,19 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
     }
     pool.busy = 1;
     grow_pool(n_threads - 1);
-    const int parts = pool.n_workers + 1 < n_threads ? pool.n_workers + 1 : n_threads;
-    pool.fn = fn;
-    pool.ctx = ctx;
-    pool.n = n;
-    pool.parts = parts;
-    atomic_store(&pool.pending, parts - 1);
+    const int threads = pool.n_workers + 1 < n_threads ? pool.n_workers + 1 : n_threads;
+    pool.job.fn = fn;
+    pool.job.ctx = ctx;
+    pool.job.n = n;
+    pool.job.chunks = chunk_count(n, threads);
+    atomic_store(&pool.job.next, 0);
+    pool.threads = threads;
+    atomic_store(&pool.pending, threads - 1);
     atomic_fetch_add(&pool.generation, 1);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
 
-    run_part(fn, ctx, n, 0, parts);
+    run_job(&pool.job);
 
     for (const long long end = nanoseconds() + KB_SPIN_NANOSECONDS;
          atomic_load(&pool.pending) != 0 && spin_step(end);)

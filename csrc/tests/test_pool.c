@@ -1,10 +1,16 @@
 /* test_pool.c -- the worker pool behind the *_threaded calls: many jobs in
  * a row, several callers at once (one gets the pool, the others threads of
  * their own), and a shutdown between jobs; every result equals the serial
- * one. */
+ * one.  Jobs are taken in chunks: every item exactly once, and a thread
+ * held up by one chunk leaves the rest to the others. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
+#include "kb_internal.h"
 #include "kb_test.h"
 #include "kbspline.h"
 
@@ -65,4 +71,87 @@ KB_TEST(test_pool_many_jobs_and_callers)
         wrong += (ptrdiff_t)w;
     }
     KB_ASSERT(wrong == 0);
+}
+
+enum { MOST_ITEMS = 1001 };
+
+typedef struct {
+    ptrdiff_t n;
+    int hold;                     /* the range with item 0 waits for all others */
+    atomic_int visits[MOST_ITEMS];
+    atomic_long done;             /* items visited */
+    atomic_int timed_out;
+    atomic_long held;             /* items in the range that waited */
+} visit_job;
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void visit(void *ctx, ptrdiff_t begin, ptrdiff_t end)
+{
+    visit_job *j = ctx;
+    if (j->hold && begin == 0)
+        atomic_store(&j->held, end - begin);
+    /* the range with item 0 waits until every other item is done (giving
+     * up after 10 s: with equal shares fixed in advance, never) */
+    for (const double until = seconds() + 10.0;
+         j->hold && begin == 0 && atomic_load(&j->done) < j->n - end;) {
+        if (seconds() > until) {
+            atomic_store(&j->timed_out, 1);
+            break;
+        }
+        sched_yield();
+    }
+    for (ptrdiff_t i = begin; i < end; i++)
+        atomic_fetch_add(&j->visits[i], 1);
+    atomic_fetch_add(&j->done, end - begin);
+}
+
+/* Jobs of several sizes on 1 to 4 threads; 1 if all went as they should. */
+static int visit_jobs(void)
+{
+    static const ptrdiff_t sizes[] = {0, 1, 2, 3, 5, 8, 9, 100, MOST_ITEMS};
+    static visit_job j;
+    for (int threads = 1; threads <= 4; threads++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            j.n = sizes[s];
+            j.hold = threads > 1;
+            for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
+                atomic_store(&j.visits[i], 0);
+            atomic_store(&j.done, 0);
+            atomic_store(&j.timed_out, 0);
+            atomic_store(&j.held, 0);
+            kb_parallel_for(j.n, threads, visit, &j);
+            for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
+                if (atomic_load(&j.visits[i]) != (i < j.n))
+                    return 0;
+            /* the others did all the rest, more than their equal shares:
+             * the range that waited was smaller than one share */
+            if (atomic_load(&j.timed_out) ||
+                (j.hold && j.n > threads && atomic_load(&j.held) * threads >= j.n))
+                return 0;
+        }
+    return 1;
+}
+
+static atomic_int nested_ok;
+
+/* Inside a job the pool is busy: the same checks on threads of their own. */
+static void visit_jobs_inside_a_job(void *ctx, ptrdiff_t begin, ptrdiff_t end)
+{
+    (void)ctx;
+    if (begin == 0 && end > 0)
+        atomic_store(&nested_ok, visit_jobs());
+}
+
+KB_TEST(test_pool_chunks_taken_in_turn)
+{
+    KB_ASSERT(visit_jobs());
+    atomic_store(&nested_ok, 0);
+    kb_parallel_for(2, 2, visit_jobs_inside_a_job, NULL);
+    KB_ASSERT(atomic_load(&nested_ok));
 }
