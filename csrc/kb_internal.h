@@ -63,10 +63,12 @@ void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                      const double *dt, double *tin, double *tout);
 
 /* Tracks [track_begin, track_end) of a validated evaluation whose knots and
- * query times are shared by every track and which has no ease (kb_sweep.c).
- * 0 if its workspace could not be allocated (nothing written). */
+ * query times are shared by every track and which has no ease (kb_sweep.c),
+ * a part of one that `threads` threads share.  0 if its workspace could not
+ * be allocated (nothing written). */
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
-                    ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32);
+                    ptrdiff_t track_begin, ptrdiff_t track_end, int threads, double *out64,
+                    float *out32);
 
 /* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread,
  * which up to n_threads threads (the calling one among them) take in turn;
