@@ -38,17 +38,17 @@ kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
     return kb_ok(err);
 }
 
-/* Tracks [track_begin, track_end) of a validated call on `threads` threads. */
+/* Tracks [track_begin, track_end) of a validated call. */
 static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                        ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
-                       int threads, double *out64, float *out32)
+                       double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
 
     /* Shared knots and times: the sweep, unless its workspace cannot be
      * had (then the loop below: the same results, slower). */
     if (c->knots_stride == 0 && t_stride == 0 && !c->ease &&
-        kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, threads, out64, out32))
+        kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, out64, out32))
         return;
 
     for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
@@ -86,7 +86,7 @@ kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_
     if ((out64 == NULL) == (out32 == NULL) || track_begin < 0 ||
         track_end > c->n_tracks || track_begin > track_end)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    eval_range(c, nu, t, n_eval, t_stride, track_begin, track_end, 1, out64, out32);
+    eval_range(c, nu, t, n_eval, t_stride, track_begin, track_end, out64, out32);
     return kb_ok(err);
 }
 
@@ -95,7 +95,6 @@ typedef struct {
     int nu;
     const double *t;
     ptrdiff_t n_eval, t_stride;
-    int threads;
     double *out64;
     float *out32;
 } eval_job;
@@ -103,8 +102,7 @@ typedef struct {
 static void eval_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
 {
     const eval_job *j = ctx;
-    eval_range(j->c, j->nu, j->t, j->n_eval, j->t_stride, begin, end, j->threads, j->out64,
-               j->out32);
+    eval_range(j->c, j->nu, j->t, j->n_eval, j->t_stride, begin, end, j->out64, j->out32);
 }
 
 kb_status kb_curve_eval_threaded(const kb_curve *c, int nu, const double *t,
@@ -117,8 +115,9 @@ kb_status kb_curve_eval_threaded(const kb_curve *c, int nu, const double *t,
     if ((out64 == NULL) == (out32 == NULL))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     const double work = (double)c->n_tracks * (double)n_eval * (double)c->dim;
-    const int threads = kb_threads_for(c->n_tracks, work, n_threads);
-    eval_job job = {c, nu, t, n_eval, t_stride, threads, out64, out32};
-    kb_parallel_for(c->n_tracks, threads, eval_job_range, &job);
+    eval_job job = {c, nu, t, n_eval, t_stride, out64, out32};
+    const int swept = c->knots_stride == 0 && t_stride == 0 && !c->ease;
+    kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads),
+                    swept ? KB_SWEEP_MIN_VALUES / c->dim + 1 : 1, eval_job_range, &job);
     return kb_ok(err);
 }

@@ -63,18 +63,23 @@ void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                      const double *dt, double *tin, double *tout);
 
 /* Tracks [track_begin, track_end) of a validated evaluation whose knots and
- * query times are shared by every track and which has no ease (kb_sweep.c),
- * a part of one that `threads` threads share.  0 if its workspace could not
- * be allocated (nothing written). */
+ * query times are shared by every track and which has no ease (kb_sweep.c).
+ * 0 if its workspace could not be allocated (nothing written). */
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
-                    ptrdiff_t track_begin, ptrdiff_t track_end, int threads, double *out64,
-                    float *out32);
+                    ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32);
 
-/* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread,
+/* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread
+ * but none under min_chunk items unless there are fewer than n_threads,
  * which up to n_threads threads (the calling one among them) take in turn;
  * returns when all are done. */
 typedef void (*kb_range_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end);
-void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx);
+void kb_parallel_for(ptrdiff_t n, int n_threads, ptrdiff_t min_chunk, kb_range_fn fn,
+                     void *ctx);
+
+/* The shared-query sweep locates its queries once per range of tracks, at
+ * about the cost of sweeping 8 values per query: a range sweeps at least
+ * this many values per query (tracks times D), so that it stays near 2%. */
+#define KB_SWEEP_MIN_VALUES 384
 
 /* How many of n_threads to use for n_items tracks carrying `work` outputs. */
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads);

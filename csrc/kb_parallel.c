@@ -36,8 +36,7 @@
 #define KB_MAX_THREADS 256
 
 /* Chunks per thread: enough for the fast threads to take over a slow one's
- * share, few enough that per-chunk setup (the sweep locates its queries
- * again, about 8 microseconds for 1000) stays small. */
+ * share, few enough that per-chunk setup stays small. */
 #define KB_CHUNKS_PER_THREAD 4
 
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
@@ -53,11 +52,16 @@ int kb_threads_for(ptrdiff_t n_items, double work, int n_threads)
 
 #ifdef KB_HAVE_PTHREADS
 
-/* How many chunks a job over [0, n) on `threads` threads is cut into. */
-static long chunk_count(ptrdiff_t n, int threads)
+/* How many chunks a job over [0, n) on `threads` threads is cut into: a
+ * few per thread, of at least min_chunk items, but one per thread at least. */
+static long chunk_count(ptrdiff_t n, int threads, ptrdiff_t min_chunk)
 {
-    const long want = (long)threads * KB_CHUNKS_PER_THREAD;
-    return want < n ? want : (long)n;
+    long chunks = (long)threads * KB_CHUNKS_PER_THREAD;
+    if (min_chunk > 1 && chunks > n / min_chunk)
+        chunks = (long)(n / min_chunk);
+    if (chunks < threads)
+        chunks = threads;
+    return chunks < n ? chunks : (long)n;
 }
 
 /* fn over [0, n) in `chunks` chunks, which every thread running the job
@@ -81,9 +85,10 @@ static void *run_job(void *arg)
 
 /* ---- threads started for one call (the pool is busy) ------------------- */
 
-static void parallel_for_own_threads(ptrdiff_t n, int threads, kb_range_fn fn, void *ctx)
+static void parallel_for_own_threads(ptrdiff_t n, int threads, ptrdiff_t min_chunk,
+                                     kb_range_fn fn, void *ctx)
 {
-    kb_job job = {fn, ctx, n, chunk_count(n, threads), 0};
+    kb_job job = {fn, ctx, n, chunk_count(n, threads, min_chunk), 0};
     pthread_t ids[KB_MAX_THREADS];
     int started = 1;
     while (started < threads && pthread_create(&ids[started], NULL, run_job, &job) == 0)
@@ -221,7 +226,8 @@ static void grow_pool(int want)
         pthread_attr_destroy(&attr);
 }
 
-void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
+void kb_parallel_for(ptrdiff_t n, int n_threads, ptrdiff_t min_chunk, kb_range_fn fn,
+                     void *ctx)
 {
     if (n_threads > KB_MAX_THREADS)
         n_threads = KB_MAX_THREADS;
@@ -232,7 +238,7 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
     pthread_mutex_lock(&pool.lock);
     if (pool.busy) {
         pthread_mutex_unlock(&pool.lock);
-        parallel_for_own_threads(n, n_threads, fn, ctx);
+        parallel_for_own_threads(n, n_threads, min_chunk, fn, ctx);
         return;
     }
     pool.busy = 1;
@@ -241,7 +247,7 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
     pool.job.fn = fn;
     pool.job.ctx = ctx;
     pool.job.n = n;
-    pool.job.chunks = chunk_count(n, threads);
+    pool.job.chunks = chunk_count(n, threads, min_chunk);
     atomic_store(&pool.job.next, 0);
     pool.threads = threads;
     atomic_store(&pool.pending, threads - 1);
@@ -284,9 +290,11 @@ void kb_threads_shutdown(void)
 
 #else /* no threads */
 
-void kb_parallel_for(ptrdiff_t n, int n_threads, kb_range_fn fn, void *ctx)
+void kb_parallel_for(ptrdiff_t n, int n_threads, ptrdiff_t min_chunk, kb_range_fn fn,
+                     void *ctx)
 {
     (void)n_threads;
+    (void)min_chunk;
     fn(ctx, 0, n);
 }
 
@@ -318,7 +326,7 @@ kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn
     if (!stopped)  /* one thread, or no memory to split with */
         return fn(ctx, 0, n, err);
     build_job job = {fn, ctx, stopped};
-    kb_parallel_for(n, threads, build_range, &job);
+    kb_parallel_for(n, threads, 1, build_range, &job);
     /* From the first range that stopped (an error, or no memory for its
      * workspace), the rest again on this thread: the error, if any, is then
      * exactly that of one serial call. */

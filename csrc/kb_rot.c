@@ -445,7 +445,7 @@ kb_status kb_rot_eval_threaded(const kb_rot_curve *c, int nu, int body, int scal
     rot_job job = {c, nu, body, scalar_first, t, n_eval, t_stride, out64, out32};
     /* a squad sample costs about as much as ten position outputs */
     const double work = 10.0 * (double)c->n_tracks * (double)n_eval;
-    kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads), rot_range,
+    kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads), 1, rot_range,
                     &job);
     return kb_ok(err);
 }

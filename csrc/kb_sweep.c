@@ -187,24 +187,14 @@ typedef struct {
  * Outputs from these sizes on go past the caches (non-temporal stores).  A
  * store that misses the cache first reads its line from memory; on the
  * benchmark machine (README) the arithmetic then hardly overlapped the
- * writes, and W1 (24 MB) on one thread took 1.3-1.8 times as long as with
- * streaming stores.  Smaller outputs stay in the caches, for the caller to
- * read: there, calls in a row were faster with cached stores up to about
- * 12 MB of float64 (8 MB: 0.28 against 0.38 ms; 16 MB: 1.05 against
- * 0.83 ms).  float32 output has twice the values per byte, so the
- * arithmetic weighs more: cached stores were as fast at 24 MB, streaming
- * ones faster at 48.
- *
- * Several threads: streaming stores share the memory's write bandwidth,
- * which one thread already fills (24 MB took 0.85 ms from one or two),
- * while cached ones scale with the threads as long as the output fits in
- * the last-level cache (32 MB there).  W1 on two threads, streamed, never
- * took less than 0.94 ms; with cached stores it took 0.56-0.75 ms in one
- * hour and 0.73-1.15 ms (median 0.99, as streamed) in another.  At 32 MB
- * the two were even, and at 48 MB streaming was faster.
+ * writes, and W1 (24 MB) took 1.3-1.8 times as long as with streaming
+ * stores.  Smaller outputs stay in the caches, for the caller to read:
+ * there, calls in a row were faster with cached stores up to about 12 MB
+ * of float64 (8 MB: 0.28 against 0.38 ms; 16 MB: 1.05 against 0.83 ms).
+ * float32 output has twice the values per byte, so the arithmetic weighs
+ * more: cached stores were as fast at 24 MB, streaming ones faster at 48.
  */
 #define KB_STREAM_BYTES64 (12 << 20)
-#define KB_STREAM_BYTES_THREADS64 (32 << 20)
 #define KB_STREAM_BYTES32 (32 << 20)
 
 /* Four values to out64 or out32 from f (16-byte aligned), past the caches.
@@ -419,8 +409,7 @@ static void locate_block(const kb_curve *c, int nu, const double *t, ptrdiff_t n
 }
 
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
-                    ptrdiff_t track_begin, ptrdiff_t track_end, int threads, double *out64,
-                    float *out32)
+                    ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32)
 {
     kb_block *block = malloc(sizeof *block);
     if (!block)
@@ -428,12 +417,9 @@ int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval
     ptrdiff_t hint = 0;
 #if defined(KB_HAVE_STREAM)
     const double values = (double)c->n_tracks * (double)n_eval * (double)c->dim;
-    const int stream =
-        out64 ? values * sizeof *out64 >=
-                    (threads > 1 ? KB_STREAM_BYTES_THREADS64 : KB_STREAM_BYTES64)
-              : values * sizeof *out32 >= KB_STREAM_BYTES32;
+    const int stream = out64 ? values * sizeof *out64 >= KB_STREAM_BYTES64
+                             : values * sizeof *out32 >= KB_STREAM_BYTES32;
 #else
-    (void)threads;
     const int stream = 0;
 #endif
     for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {

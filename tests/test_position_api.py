@@ -65,11 +65,10 @@ def test_shared_sweep_equals_per_track_path(dim):
 @pytest.mark.parametrize("dim", [1, 2, 3, 4])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_large_outputs_equal_per_track_path(dim, dtype, restore_threads):
-    # From 12 MB on, float64 outputs written by one thread go past the caches,
-    # in aligned vectors that may straddle segments (on several threads and
-    # in float32 from 32 MB: the C tests).  At any alignment of out=, on one
-    # thread or two, the values are the per-track path's, and nothing beside
-    # out= is written.
+    # From 12 MB on, float64 outputs are written past the caches, in aligned
+    # vectors that may straddle segments (float32 from 32 MB: the C tests).
+    # At any alignment of out=, on one thread or two, the values are the
+    # per-track path's, and nothing beside out= is written.
     rng = np.random.default_rng(dim)
     n_keys, n_times = 700, 1100  # runs of one or two queries; two blocks
     n_tracks = (12 << 20) // (n_times * dim * 8) + 1

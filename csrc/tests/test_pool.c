@@ -82,6 +82,7 @@ typedef struct {
     atomic_long done;             /* items visited */
     atomic_int timed_out;
     atomic_long held;             /* items in the range that waited */
+    atomic_long smallest;         /* items in the smallest range */
 } visit_job;
 
 static double seconds(void)
@@ -106,35 +107,51 @@ static void visit(void *ctx, ptrdiff_t begin, ptrdiff_t end)
         }
         sched_yield();
     }
+    long smallest = atomic_load(&j->smallest);
+    while (end - begin < smallest &&
+           !atomic_compare_exchange_weak(&j->smallest, &smallest, (long)(end - begin)))
+        continue;
     for (ptrdiff_t i = begin; i < end; i++)
         atomic_fetch_add(&j->visits[i], 1);
     atomic_fetch_add(&j->done, end - begin);
 }
 
-/* Jobs of several sizes on 1 to 4 threads; 1 if all went as they should. */
+/* One job of n items on `threads` threads; 1 if it went as it should. */
+static int visit_job_ok(visit_job *j, ptrdiff_t n, int threads, ptrdiff_t min_chunk)
+{
+    j->n = n;
+    j->hold = threads > 1;
+    for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
+        atomic_store(&j->visits[i], 0);
+    atomic_store(&j->done, 0);
+    atomic_store(&j->timed_out, 0);
+    atomic_store(&j->held, 0);
+    atomic_store(&j->smallest, MOST_ITEMS);
+    kb_parallel_for(n, threads, min_chunk, visit, j);
+    for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
+        if (atomic_load(&j->visits[i]) != (i < n))
+            return 0;
+    /* the others did all the rest, more than their equal shares: the range
+     * that waited was smaller than one share */
+    if (atomic_load(&j->timed_out) ||
+        (j->hold && min_chunk == 1 && n > threads && atomic_load(&j->held) * threads >= n))
+        return 0;
+    /* no range under min_chunk items, unless that would leave a thread none */
+    const ptrdiff_t share = n / threads;
+    return n == 0 || atomic_load(&j->smallest) >= (share < min_chunk ? share : min_chunk);
+}
+
+/* Jobs of several sizes on 1 to 4 threads, in chunks of any size or of at
+ * least 30 items; 1 if all went as they should. */
 static int visit_jobs(void)
 {
     static const ptrdiff_t sizes[] = {0, 1, 2, 3, 5, 8, 9, 100, MOST_ITEMS};
     static visit_job j;
     for (int threads = 1; threads <= 4; threads++)
-        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-            j.n = sizes[s];
-            j.hold = threads > 1;
-            for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
-                atomic_store(&j.visits[i], 0);
-            atomic_store(&j.done, 0);
-            atomic_store(&j.timed_out, 0);
-            atomic_store(&j.held, 0);
-            kb_parallel_for(j.n, threads, visit, &j);
-            for (ptrdiff_t i = 0; i < MOST_ITEMS; i++)
-                if (atomic_load(&j.visits[i]) != (i < j.n))
-                    return 0;
-            /* the others did all the rest, more than their equal shares:
-             * the range that waited was smaller than one share */
-            if (atomic_load(&j.timed_out) ||
-                (j.hold && j.n > threads && atomic_load(&j.held) * threads >= j.n))
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            if (!visit_job_ok(&j, sizes[s], threads, 1) ||
+                !visit_job_ok(&j, sizes[s], threads, 30))
                 return 0;
-        }
     return 1;
 }
 
@@ -152,6 +169,6 @@ KB_TEST(test_pool_chunks_taken_in_turn)
 {
     KB_ASSERT(visit_jobs());
     atomic_store(&nested_ok, 0);
-    kb_parallel_for(2, 2, visit_jobs_inside_a_job, NULL);
+    kb_parallel_for(2, 2, 1, visit_jobs_inside_a_job, NULL);
     KB_ASSERT(atomic_load(&nested_ok));
 }
