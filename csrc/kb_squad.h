@@ -182,11 +182,8 @@ KB_INLINE void kb_v4_qjet_exp(kb_v4 v[3][3], kb_v4 out[3][4])
     out[1][0] = C_s * s1;
     out[2][0] = C_ss * s1 * s1 + C_s * s2;
     const kb_v4 d1 = Sn_s * s1, d2 = Sn_ss * s1 * s1 + Sn_s * s2;
-    for (int i = 0; i < 3; i++) {
-        out[0][i + 1] = Sn * v[0][i];
-        out[1][i + 1] = d1 * v[0][i] + Sn * v[1][i];
-        out[2][i + 1] = d2 * v[0][i] + 2.0 * d1 * v[1][i] + Sn * v[2][i];
-    }
+    for (int i = 0; i < 3; i++)
+        KB_JET_TIMES(Sn, d1, d2, v, i, out, i + 1);
 }
 
 /* Four squad jets along e at once (see squad_jet). */
@@ -205,11 +202,8 @@ KB_INLINE void squad_jet4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v
     kb_v4_qjet_log(R, M);
     const kb_v4 h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e;
     const double h2 = -4.0;
-    for (int j = 0; j < 3; j++) {
-        hM[0][j] = h * M[0][j];
-        hM[1][j] = h1 * M[0][j] + h * M[1][j];
-        hM[2][j] = h2 * M[0][j] + 2.0 * h1 * M[1][j] + h * M[2][j];
-    }
+    for (int j = 0; j < 3; j++)
+        KB_JET_TIMES(h, h1, h2, M, j, hM, j);
     kb_v4_qjet_exp(hM, X);
     kb_v4_qjet_mul(P, X, S);
 }
@@ -270,11 +264,8 @@ static inline void squad_jet_scalar(const double *c, const double *lg, double e,
     kb_qjet_mul(Pc, Q, R);
     kb_qjet_log(R, M);
     const double h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e, h2 = -4.0;
-    for (int j = 0; j < 3; j++) {
-        hM[0][j] = h * M[0][j];
-        hM[1][j] = h1 * M[0][j] + h * M[1][j];
-        hM[2][j] = h2 * M[0][j] + 2.0 * h1 * M[1][j] + h * M[2][j];
-    }
+    for (int j = 0; j < 3; j++)
+        KB_JET_TIMES(h, h1, h2, M, j, hM, j);
     kb_qjet_exp(hM, X);
     kb_qjet_mul(P, X, S);
 }
