@@ -17,9 +17,9 @@
  * (a loop over batches) find the workers awake.
  *
  * A job is cut into a few chunks per thread, which the threads take in
- * turn, so that a thread on a slower or busier core does less of it: the
- * two cores of that machine ran at speeds up to 1.6 times apart, and with
- * one half each the call waited on the slow one. */
+ * turn, so that a thread on a slower or busier core (shared with another
+ * process, or another guest of the same host) does less of it; with one
+ * fixed share each, the call would wait on that core. */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime, sched_yield */
 #include "kb_internal.h"
 
