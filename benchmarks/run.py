@@ -159,23 +159,39 @@ def w5(n_tracks, n_keys, n_times, repeat):
     _, _, spline, t = w1_setup(n_tracks, n_keys, n_times)
     out = np.empty((n_tracks, n_times, 3))
     cores = os.cpu_count() or 1
-    kbspline.set_num_threads(cores)
-    many = median_time(lambda: spline(t, out=out), repeat)
-    kbspline.set_num_threads(1)
-    one = median_time(lambda: spline(t, out=out), repeat)
+
+    def on(n_threads):
+        kbspline.set_num_threads(n_threads)  # a Python variable: no cost
+        spline(t, out=out)
+
+    many, one = paired_median_times(lambda: on(cores), lambda: on(1), repeat)
     return [(f"W5 W1 on {cores} cores", "kbspline on 1 core", many, one, "≥ 1.7×"),
             (f"W5 ceiling: filling W1's output on {cores} cores", "the same fill on 1 core",
-             *fill_speedup(out, cores, repeat), "")]
+             *fill_times(out, cores, repeat), "")]
 
 
-def fill_speedup(out, cores, repeat):
-    """How much faster the machine writes W1's output from all cores than from
-    one: the most any evaluation that writes it can gain from threads."""
+def paired_median_times(a, b, repeat):
+    """Medians of calls of a and b made in turn, so that both see this
+    machine in the same state: its speed drifts within seconds."""
+    samples = ([], [])
+    a(), b()  # warm up
+    for _ in range(repeat):
+        for fn, times in zip((a, b), samples):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
+def fill_times(out, cores, repeat):
+    """Filling W1's output from all cores and from one: how much more the
+    machine writes per second with all cores, the most an evaluation that
+    writes the output at the machine's speed can gain from threads."""
     from concurrent.futures import ThreadPoolExecutor
     parts = np.array_split(out.reshape(-1), cores)
     with ThreadPoolExecutor(cores) as pool:  # np.copyto releases the GIL
-        many = median_time(lambda: list(pool.map(lambda p: np.copyto(p, 0.0), parts)), repeat)
-    return many, median_time(lambda: np.copyto(out, 0.0), repeat)
+        return paired_median_times(lambda: list(pool.map(lambda p: np.copyto(p, 0.0), parts)),
+                                   lambda: np.copyto(out, 0.0), repeat)
 
 
 def cpu_name():
