@@ -106,10 +106,13 @@ def w2(n_tracks, n_keys, n_times, repeat):
     assert np.allclose(np.abs(np.sum(at_keys * q_wxyz, axis=-1)), 1.0, atol=1e-12)
     out = np.empty((n_tracks, n_times, 4))
     ours = median_time(lambda: spline(t, out=out), repeat)
+    cores = os.cpu_count() or 1
     return [("W2 rotations", "SciPy Slerp, per track", ours,
              median_time(lambda: [s(t) for s in slerps], repeat), "≥ 5×"),
             ("W2 rotations", "SciPy RotationSpline, per track", ours,
-             median_time(lambda: [s(t) for s in splines], repeat), "≥ 5×")]
+             median_time(lambda: [s(t) for s in splines], repeat), "≥ 5×"),
+            (f"W2 rotations on {cores} cores", "kbspline on 1 core",
+             *threads_against_one(lambda: spline(t, out=out), cores, repeat), "")]
 
 
 def w3(n_tracks, n_keys, n_samples, repeat):
@@ -159,15 +162,20 @@ def w5(n_tracks, n_keys, n_times, repeat):
     _, _, spline, t = w1_setup(n_tracks, n_keys, n_times)
     out = np.empty((n_tracks, n_times, 3))
     cores = os.cpu_count() or 1
-
-    def on(n_threads):
-        kbspline.set_num_threads(n_threads)  # a Python variable: no cost
-        spline(t, out=out)
-
-    many, one = paired_median_times(lambda: on(cores), lambda: on(1), repeat)
+    many, one = threads_against_one(lambda: spline(t, out=out), cores, repeat)
     return [(f"W5 W1 on {cores} cores", "kbspline on 1 core", many, one, "≥ 1.7×"),
             (f"W5 ceiling: filling W1's output on {cores} cores", "the same fill on 1 core",
              *fill_times(out, cores, repeat), "")]
+
+
+def threads_against_one(call, cores, repeat):
+    """call on all cores and on one, timed in turn; leaves one thread set."""
+    def on(n_threads):
+        kbspline.set_num_threads(n_threads)  # a Python variable: no cost
+        call()
+    many, one = paired_median_times(lambda: on(cores), lambda: on(1), repeat)
+    kbspline.set_num_threads(1)
+    return many, one
 
 
 def paired_median_times(a, b, repeat):
