@@ -266,11 +266,15 @@ KB_INLINE void stream_track(const double *cf, const kb_block *b, ptrdiff_t dim, 
 #define KB_UNIT_HORNER(j) (((t[3][j] * u + t[2][j]) * u + t[1][j]) * u + t[0][j])
 #define KB_LOAD_U(j) memcpy(&u, b->u_rep + g + 4 * (j), sizeof u)
         for (; g + 12 <= n_el; g += 12) {
+            /* the unit's own pointers, so stores take constant offsets from
+             * them even where signed overflow wraps (Python's -fwrapv) */
+            double *const o64 = out64 ? out64 + g : NULL;
+            float *const o32 = out32 ? out32 + g : NULL;
             kb_v4 u;
             if (run_end >= g + 12) {  /* most units: one vector at a time */
                 for (int j = 0; j < 3; j++) {
                     KB_LOAD_U(j);
-                    stream4(KB_UNIT_HORNER(j), out64, out32, g + 4 * j);
+                    stream4(KB_UNIT_HORNER(j), o64, o32, 4 * j);
                 }
                 continue;
             }
@@ -292,7 +296,7 @@ KB_INLINE void stream_track(const double *cf, const kb_block *b, ptrdiff_t dim, 
                 }
             }
             for (int j = 0; j < 3; j++)
-                stream4(v[j], out64, out32, g + 4 * j);
+                stream4(v[j], o64, o32, 4 * j);
         }
 #undef KB_LOAD_U
 #undef KB_UNIT_HORNER
