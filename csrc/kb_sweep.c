@@ -10,10 +10,8 @@
 
 /* Queries located per block when every track shares knots and times.  Large
  * enough that a track's results for a block are one long run of memory
- * (splitting W1's 24 KB per track in two measured about 30% slower: the
- * output goes to DRAM, and the prefetchers lose the stream at each jump),
- * small enough that the repeated parameters (24 KB for D = 3) stay in the
- * first-level cache. */
+ * (W1's 1000 queries are one block), small enough that the repeated
+ * parameters (24 KB for D = 3) stay in the first-level cache. */
 #define KB_CHUNK 1024
 
 /* How far ahead of the stores to ask for the output's cache lines. */
@@ -186,13 +184,12 @@ typedef struct {
 /*
  * Outputs from these sizes on go past the caches (non-temporal stores).  A
  * store that misses the cache first reads its line from memory; on the
- * benchmark machine (README) the arithmetic then hardly overlapped the
- * writes, and W1 (24 MB) took 1.3-1.8 times as long as with streaming
- * stores.  Smaller outputs stay in the caches, for the caller to read:
- * there, calls in a row were faster with cached stores up to about 12 MB
- * of float64 (8 MB: 0.28 against 0.38 ms; 16 MB: 1.05 against 0.83 ms).
- * float32 output has twice the values per byte, so the arithmetic weighs
- * more: cached stores were as fast at 24 MB, streaming ones faster at 48.
+ * development machine the arithmetic then hardly overlapped the writes,
+ * and W1 (24 MB) took about a quarter longer with cached stores.  Smaller
+ * outputs stay in the caches, for the caller to read: there, calls in a
+ * row were faster with cached stores up to about 12 MB of float64 (even at
+ * 16 MB).  float32 output has twice the values per byte, so the arithmetic
+ * weighs more: streaming paid only from about 24-48 MB.  Figures: README.
  */
 #define KB_STREAM_BYTES64 (12 << 20)
 #define KB_STREAM_BYTES32 (32 << 20)
