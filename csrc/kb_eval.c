@@ -38,6 +38,12 @@ kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
     return kb_ok(err);
 }
 
+/* Knots and query times shared by every track, and no ease: the sweep's case. */
+static int sweepable(const kb_curve *c, ptrdiff_t t_stride)
+{
+    return c->knots_stride == 0 && t_stride == 0 && !c->ease;
+}
+
 /* Tracks [track_begin, track_end) of a validated call. */
 static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                        ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
@@ -45,9 +51,9 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
 {
     const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
 
-    /* Shared knots and times: the sweep, unless its workspace cannot be
-     * had (then the loop below: the same results, slower). */
-    if (c->knots_stride == 0 && t_stride == 0 && !c->ease &&
+    /* The sweep, unless its workspace cannot be had (then the loop below:
+     * the same results, slower). */
+    if (sweepable(c, t_stride) &&
         kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, out64, out32))
         return;
 
@@ -116,8 +122,8 @@ kb_status kb_curve_eval_threaded(const kb_curve *c, int nu, const double *t,
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     const double work = (double)c->n_tracks * (double)n_eval * (double)c->dim;
     eval_job job = {c, nu, t, n_eval, t_stride, out64, out32};
-    const int swept = c->knots_stride == 0 && t_stride == 0 && !c->ease;
     kb_parallel_for(c->n_tracks, kb_threads_for(c->n_tracks, work, n_threads),
-                    swept ? KB_SWEEP_MIN_VALUES / c->dim + 1 : 1, eval_job_range, &job);
+                    sweepable(c, t_stride) ? KB_SWEEP_MIN_VALUES / c->dim + 1 : 1,
+                    eval_job_range, &job);
     return kb_ok(err);
 }
