@@ -26,6 +26,36 @@
      (out)[1][io] = (a1) * (v)[0][iv] + (a0) * (v)[1][iv],                         \
      (out)[2][io] = (a2) * (v)[0][iv] + 2.0 * (a1) * (v)[1][iv] + (a0) * (v)[2][iv])
 
+/*
+ * The functions of the log and exp jets, written once for double and kb_v4
+ * alike (the scalar jets below and the vector ones in kb_squad.h), so that
+ * both round the same way.  Log: g(theta) = theta / sin(theta) and its
+ * derivatives in w = cos(theta), as series in t2 = theta^2 near the
+ * identity or in closed form from theta, c = cos and s = sin.
+ */
+#define KB_LOG_G_NEAR(t2)                                                              \
+    (1 + (t2) * (1.0 / 6 + (t2) * (7.0 / 360 + (t2) * (31.0 / 15120 +                  \
+        (t2) * (127.0 / 604800 + (t2) * (73.0 / 3421440))))))
+#define KB_LOG_GW_NEAR(t2)                                                             \
+    (-1.0 / 3 - (t2) * (2.0 / 15 + (t2) * (2.0 / 63 + (t2) * (4.0 / 675 +              \
+        (t2) * (2.0 / 2079 + (t2) * (2764.0 / 19348875))))))
+#define KB_LOG_GWW_NEAR(t2)                                                            \
+    (4.0 / 15 + (t2) * (6.0 / 35 + (t2) * (13.0 / 210 + (t2) * (1153.0 / 69300 +       \
+        (t2) * (187619.0 / 50450400 + (t2) * (3325549.0 / 4540536000))))))
+#define KB_LOG_G_FAR(th, s) ((th) / (s))
+#define KB_LOG_GW_FAR(th, c, s) (((th) * (c) - (s)) / ((s) * (s) * (s)))
+#define KB_LOG_GWW_FAR(th, c, s)                                                       \
+    (((th) * ((s) * (s)) + 3.0 * (c) * ((th) * (c) - (s))) /                           \
+     (((s) * (s)) * ((s) * (s)) * (s)))
+
+/* Exp: Sn(s) = sin(sqrt s) / sqrt s = sum_k (-s)^k / (2k+1)!, whose
+ * coefficients these are, and its first two derivatives in closed form. */
+static const double kb_sinc_series[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
+                                         -1.0 / 39916800, 1.0 / 6227020800.0,
+                                         -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+#define KB_SINC_S(C, Sn, s) (((C) - (Sn)) / (2.0 * (s)))
+#define KB_SINC_SS(Sn, Sn_s, s) ((-0.5 * (Sn) - 3.0 * (Sn_s)) / (2.0 * (s)))
+
 /* sin and cos of one angle, in one call where the C library has sincos
  * (glibc). */
 static inline void kb_sincos(double a, double *s, double *c)
@@ -149,26 +179,18 @@ static inline void kb_qjet_log(double q[3][4], double out[3][3])
     double g, gw, gww;
     if (th < 0.1) {
         const double t2 = th * th;
-        g = 1 + t2 * (1.0 / 6 + t2 * (7.0 / 360 + t2 * (31.0 / 15120 + t2 * (127.0 / 604800 +
-                t2 * (73.0 / 3421440)))));
-        gw = -1.0 / 3 - t2 * (2.0 / 15 + t2 * (2.0 / 63 + t2 * (4.0 / 675 + t2 * (2.0 / 2079 +
-                t2 * (2764.0 / 19348875)))));
-        gww = 4.0 / 15 + t2 * (6.0 / 35 + t2 * (13.0 / 210 + t2 * (1153.0 / 69300 +
-                t2 * (187619.0 / 50450400 + t2 * (3325549.0 / 4540536000)))));
+        g = KB_LOG_G_NEAR(t2);
+        gw = KB_LOG_GW_NEAR(t2);
+        gww = KB_LOG_GWW_NEAR(t2);
     } else {
-        const double s = n, c = q[0][0], s2 = s * s;
-        g = th / s;
-        gw = (th * c - s) / (s2 * s);
-        gww = (th * s2 + 3.0 * c * (th * c - s)) / (s2 * s2 * s);
+        g = KB_LOG_G_FAR(th, n);
+        gw = KB_LOG_GW_FAR(th, q[0][0], n);
+        gww = KB_LOG_GWW_FAR(th, q[0][0], n);
     }
     const double w1 = q[1][0], w2 = q[2][0];
     const double g1 = gw * w1, g2 = gww * w1 * w1 + gw * w2;
-    for (int i = 0; i < 3; i++) {
-        const double v0 = q[0][i + 1], v1 = q[1][i + 1], v2 = q[2][i + 1];
-        out[0][i] = g * v0;
-        out[1][i] = g1 * v0 + g * v1;
-        out[2][i] = g2 * v0 + 2.0 * g1 * v1 + g * v2;
-    }
+    for (int i = 0; i < 3; i++)
+        KB_JET_TIMES(g, g1, g2, q, i + 1, out, i);
 }
 
 /*
@@ -185,10 +207,8 @@ static inline void kb_qjet_exp(double v[3][3], double out[3][4])
     double C, Sn, Sn_s, Sn_ss;
     if (s < 0.25) {
         C = cos(a);
-        /* Sn = sum_k (-s)^k / (2k+1)!, and its derivatives term by term */
-        static const double c[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
-                                    -1.0 / 39916800, 1.0 / 6227020800.0,
-                                    -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+        /* Sn and its derivatives term by term */
+        const double *c = kb_sinc_series;
         Sn = Sn_s = Sn_ss = 0.0;
         for (int k = 8; k >= 0; k--)
             Sn = Sn * s + c[k];
@@ -199,8 +219,8 @@ static inline void kb_qjet_exp(double v[3][3], double out[3][4])
     } else {
         kb_sincos(a, &Sn, &C);
         Sn /= a;
-        Sn_s = (C - Sn) / (2.0 * s);
-        Sn_ss = (-0.5 * Sn - 3.0 * Sn_s) / (2.0 * s);
+        Sn_s = KB_SINC_S(C, Sn, s);
+        Sn_ss = KB_SINC_SS(Sn, Sn_s, s);
     }
     const double C_s = -0.5 * Sn, C_ss = -0.5 * Sn_s;
     out[0][0] = C;

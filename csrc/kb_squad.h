@@ -125,30 +125,15 @@ KB_INLINE void kb_v4_qjet_log(kb_v4 q[3][4], kb_v4 out[3][3])
 {
     const kb_v4 n = kb_v4_sqrt(q[0][1] * q[0][1] + q[0][2] * q[0][2] + q[0][3] * q[0][3]);
     const kb_v4 th = kb_v4_atan2_upper(n, q[0][0]);
-    const kb_v4 t2 = th * th;
-    const kb_v4 g_near =
-        1 + t2 * (1.0 / 6 + t2 * (7.0 / 360 + t2 * (31.0 / 15120 + t2 * (127.0 / 604800 +
-            t2 * (73.0 / 3421440)))));
-    const kb_v4 gw_near =
-        -1.0 / 3 - t2 * (2.0 / 15 + t2 * (2.0 / 63 + t2 * (4.0 / 675 + t2 * (2.0 / 2079 +
-            t2 * (2764.0 / 19348875)))));
-    const kb_v4 gww_near =
-        4.0 / 15 + t2 * (6.0 / 35 + t2 * (13.0 / 210 + t2 * (1153.0 / 69300 +
-            t2 * (187619.0 / 50450400 + t2 * (3325549.0 / 4540536000)))));
-    const kb_v4 sn = n, c = q[0][0], s2 = sn * sn;
+    const kb_v4 t2 = th * th, c = q[0][0];
     const kb_m4 near = th < 0.1;
-    const kb_v4 g = kb_v4_select(near, g_near, th / sn);
-    const kb_v4 gw = kb_v4_select(near, gw_near, (th * c - sn) / (s2 * sn));
-    const kb_v4 gww =
-        kb_v4_select(near, gww_near, (th * s2 + 3.0 * c * (th * c - sn)) / (s2 * s2 * sn));
+    const kb_v4 g = kb_v4_select(near, KB_LOG_G_NEAR(t2), KB_LOG_G_FAR(th, n));
+    const kb_v4 gw = kb_v4_select(near, KB_LOG_GW_NEAR(t2), KB_LOG_GW_FAR(th, c, n));
+    const kb_v4 gww = kb_v4_select(near, KB_LOG_GWW_NEAR(t2), KB_LOG_GWW_FAR(th, c, n));
     const kb_v4 w1 = q[1][0], w2 = q[2][0];
     const kb_v4 g1 = gw * w1, g2 = gww * w1 * w1 + gw * w2;
-    for (int i = 0; i < 3; i++) {
-        const kb_v4 v0 = q[0][i + 1], v1 = q[1][i + 1], v2 = q[2][i + 1];
-        out[0][i] = g * v0;
-        out[1][i] = g1 * v0 + g * v1;
-        out[2][i] = g2 * v0 + 2.0 * g1 * v1 + g * v2;
-    }
+    for (int i = 0; i < 3; i++)
+        KB_JET_TIMES(g, g1, g2, q, i + 1, out, i);
 }
 
 /* kb_qjet_exp: the series of Sn (s < 0.25) or the closed forms, per lane.
@@ -162,9 +147,7 @@ KB_INLINE void kb_v4_qjet_exp(kb_v4 v[3][3], kb_v4 out[3][4])
     const kb_v4 a = kb_v4_sqrt(s);
     kb_v4 sin_a, C;
     kb_v4_sincos(a, &sin_a, &C);
-    static const double c[9] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880,
-                                -1.0 / 39916800, 1.0 / 6227020800.0,
-                                -1.0 / 1307674368000.0, 1.0 / 355687428096000.0};
+    const double *c = kb_sinc_series;
     kb_v4 Sn0 = kb_v4_splat(0.0), Sn_s0 = Sn0, Sn_ss0 = Sn0;
     for (int k = 8; k >= 0; k--)
         Sn0 = Sn0 * s + c[k];
@@ -172,8 +155,8 @@ KB_INLINE void kb_v4_qjet_exp(kb_v4 v[3][3], kb_v4 out[3][4])
         Sn_s0 = Sn_s0 * s + k * c[k];
     for (int k = 8; k >= 2; k--)
         Sn_ss0 = Sn_ss0 * s + k * (k - 1) * c[k];
-    const kb_v4 Sn1 = sin_a / a, Sn_s1 = (C - Sn1) / (2.0 * s);
-    const kb_v4 Sn_ss1 = (-0.5 * Sn1 - 3.0 * Sn_s1) / (2.0 * s);
+    const kb_v4 Sn1 = sin_a / a, Sn_s1 = KB_SINC_S(C, Sn1, s);
+    const kb_v4 Sn_ss1 = KB_SINC_SS(Sn1, Sn_s1, s);
     const kb_m4 small = s < 0.25;
     const kb_v4 Sn = kb_v4_select(small, Sn0, Sn1), Sn_s = kb_v4_select(small, Sn_s0, Sn_s1),
                 Sn_ss = kb_v4_select(small, Sn_ss0, Sn_ss1);
