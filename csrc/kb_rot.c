@@ -6,7 +6,8 @@
 #include "kb_internal.h"
 #include "kb_locate.h"
 #include "kb_quat.h"
-#include "kb_squad.h"
+#include "kb_cumulative.h"
+#include "kb_rot_segment.h"
 
 /* The position-key view of a rotation track: 3-vector chords (the logs)
  * with the same times, parameters and options. */
@@ -80,7 +81,7 @@ static void omega_to_log_tangent(const double *q, const double *omega, double *o
 /* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
 static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
                               double *tan_in, double *tan_out, double *ctrl, double *logs,
-                              double *ease, kb_error *err)
+                              unsigned char *kind, double *ease, kb_error *err)
 {
     const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
     const ptrdiff_t first = kb_first_segment_key(k->ends);
@@ -132,11 +133,13 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
         for (ptrdiff_t s_ = 0; s_ < S; s_++) {
             const ptrdiff_t n = first + s_;
             const double *L = chord + 3 * n, *q0 = q + 4 * n, *q1 = q + 4 * (n + 1);
-            double *c = ctrl + (tr * S + s_) * 16, *lg = logs + (tr * S + s_) * 6;
-            double ha[3], hb[3], ea[4], eb[4], r[4];
+            double *c = ctrl + (tr * S + s_) * 16, *lg = logs + (tr * S + s_) * 9;
+            double T0[3], T1[3], ha[3], hb[3], ea[4], eb[4], r[4];
             for (int j = 0; j < 3; j++) {
-                ha[j] = 0.5 * (tout[3 * n + j] * dt[n] - L[j]);
-                hb[j] = 0.5 * (L[j] - tin[3 * (n + 1) + j] * dt[n]);
+                T0[j] = tout[3 * n + j] * dt[n];  /* per unit u */
+                T1[j] = tin[3 * (n + 1) + j] * dt[n];
+                ha[j] = 0.5 * (T0[j] - L[j]);
+                hb[j] = 0.5 * (L[j] - T1[j]);
             }
             kb_qexp(ha, ea);
             kb_qexp(hb, eb);
@@ -150,6 +153,12 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
                 lg[j] = L[j];
             kb_qmul_conj_left(c + 4, c + 8, r);
             kb_qlog(r, lg + 3);
+            lg[6] = lg[7] = lg[8] = 0.0;
+            kind[tr * S + s_] = KB_SEG_SQUAD;
+            if (!kb_squad_is_certified(L, T0, T1, lg + 3)) {
+                kb_cumulative_segment(q0, q1, T0, T1, c, lg);
+                kind[tr * S + s_] = KB_SEG_CUMULATIVE;
+            }
             if (ease) {
                 ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
                 ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
@@ -162,34 +171,36 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
 
 typedef struct {
     const kb_rot_keys *k;
-    double *tan_in, *tan_out, *ctrl, *logs, *ease;
+    double *tan_in, *tan_out, *ctrl, *logs;
+    unsigned char *kind;
+    double *ease;
 } build_job;
 
 static kb_status build_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_error *err)
 {
     const build_job *j = ctx;
-    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->ctrl, j->logs, j->ease,
-                        err);
+    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->ctrl, j->logs, j->kind,
+                        j->ease, err);
 }
 
 kb_status kb_rot_build_threaded(const kb_rot_keys *k, double *tan_in, double *tan_out,
-                                double *ctrl, double *logs, double *ease, int n_threads,
-                                kb_error *err)
+                                double *ctrl, double *logs, unsigned char *kind, double *ease,
+                                int n_threads, kb_error *err)
 {
     kb_status s = kb_rot_validate(k, err);
     if (s != KB_OK)
         return s;
-    if (!tan_in || !tan_out || !ctrl || !logs)
+    if (!tan_in || !tan_out || !ctrl || !logs || !kind)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    build_job job = {k, tan_in, tan_out, ctrl, logs, ease};
+    build_job job = {k, tan_in, tan_out, ctrl, logs, kind, ease};
     const double work = (double)k->n_tracks * (double)k->n_keys * 4.0;
     return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
 }
 
 kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
-                       double *logs, double *ease, kb_error *err)
+                       double *logs, unsigned char *kind, double *ease, kb_error *err)
 {
-    return kb_rot_build_threaded(k, tan_in, tan_out, ctrl, logs, ease, 1, err);
+    return kb_rot_build_threaded(k, tan_in, tan_out, ctrl, logs, kind, ease, 1, err);
 }
 
 /* 2 vec(a b) */
@@ -276,7 +287,9 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
     const ptrdiff_t S = c->n_seg;
     double e, s1, s2, J[3][4], v[3];
     eased(c, tr, L, &e, &s1, &s2);
-    squad_jet(c->ctrl + (tr * S + L->seg) * 16, c->logs + (tr * S + L->seg) * 6, e, J);
+    const ptrdiff_t i = tr * S + L->seg;
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + i * 16, c->logs + i * 9, e,
+                    J);
     if (nu == 0) {
         /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
         double omega[3];
@@ -332,7 +345,8 @@ __attribute__((target_clones("default", "avx2")))
 static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
                         int body, int scalar_first, double *out64, float *out32)
 {
-    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 6;
+    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 9;
+    const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
     double q[4][4], J[4][3][4];
 #if defined(KB_HAVE_VMATH)
     kb_v4 cv[16], lv[6], ev;
@@ -343,11 +357,11 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     for (int l = 0; l < 4; l++)
         ev[l] = g->e[l < g->n ? l : 0];
     if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
-        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 6, cv, lv);
+        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 9, cv, lv);
     } else {
         for (int l = 0; l < 4; l++) {
             const int src = l < g->n ? l : 0;
-            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 6;
+            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 9;
             for (int j = 0; j < 16; j++)
                 cv[j][l] = cp[j];
             for (int j = 0; j < 6; j++)
@@ -370,13 +384,23 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     }
 #else
     for (int l = 0; l < g->n; l++) {
-        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 6;
+        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 9;
         if (nu == 0)
             squad_value(cp, lg, g->e[l], q[l]);
         else
             squad_jet(cp, lg, g->e[l], J[l]);
     }
 #endif
+    /* the few cumulative segments one lane at a time, over squad's lanes */
+    for (int l = 0; kind && l < g->n; l++) {
+        if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
+            continue;
+        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 9;
+        if (nu == 0)
+            cumulative_value(cp, lg, g->e[l], q[l]);
+        else
+            cumulative_jet(cp, lg, g->e[l], J[l]);
+    }
     for (int l = 0; l < g->n; l++) {
         if (nu == 0) {
             store_quat(out64, out32, g->off[l], q[l], scalar_first);

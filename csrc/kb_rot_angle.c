@@ -1,7 +1,7 @@
 /* kb_rot_angle.c -- the rotation angle swept along a squad spline and its
  * inverse, for constant angular speed (tables in kb_integrate.c). */
 #include "kb_integrate.h"
-#include "kb_squad.h"
+#include "kb_cumulative.h"
 
 /* |w| per unit of the segment parameter u: 2 |dS/de| de/du for unit S. */
 static double angular_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double u)
@@ -11,7 +11,8 @@ static double angular_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double
     double e = u, de = 1.0, dde, J[3][4];
     if (c->ease)
         kb_ease(u, c->ease[2 * i], c->ease[2 * i + 1], &e, &de, &dde);
-    squad_jet(c->ctrl + 16 * i, c->logs + 6 * i, e, J);
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 9 * i, e,
+                    J);
     return 2.0 * sqrt(kb_qdot(J[1], J[1])) * de;
 }
 

@@ -301,34 +301,51 @@ typedef struct {
  * rotation as key 0 (|dot| of the unit keys >= 1 - 1e-9). */
 kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
 
+/* How a rotation segment is interpolated (kb_rot_curve.kind). */
+enum {
+    KB_SEG_SQUAD = 0,      /* squad(q_n, a_n, b_(n+1), q_(n+1)) */
+    KB_SEG_CUMULATIVE = 1  /* the cumulative cubic of Kim, Kim & Shin (1995) */
+};
+
 /*
- * Builds squad segments.  Keys are normalised and sign-aligned (each key
+ * Builds rotation segments.  Keys are normalised and sign-aligned (each key
  * on the side of its predecessor), L_n = log(q_n* q_(n+1)) are the chords,
  * tangents come from kb_key_tangents on them, and
  * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2).
+ * A segment is squad where a bound on squad's angular speed proves it within
+ * 2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / dt; elsewhere (large tangents,
+ * where squad's inner curves come near antipodal and it would spike) it is
+ * the cumulative cubic q_n exp(B1 w1) exp(B2 w2) exp(B3 w3), which has the
+ * same ends and end angular velocities (w1 = T0_n dt / 3, w3 = T1_(n+1) dt / 3)
+ * and always keeps that bound.
  *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
- *   @param[out] ctrl   (n_tracks, S, 4, 4): (q_n, a_n, b_(n+1), q_(n+1))
- *   @param[out] logs   (n_tracks, S, 2, 3): (L_n, log(a_n* b_(n+1)))
+ *   @param[out] ctrl   (n_tracks, S, 4, 4): squad: (q_n, a_n, b_(n+1), q_(n+1));
+ *                      cumulative: (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
+ *   @param[out] logs   (n_tracks, S, 3, 3): squad: (L_n, log(a_n* b_(n+1)), 0);
+ *                      cumulative: (w1, w2, w3)
+ *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
  *   @param[out] ease   (n_tracks, S, 2) or NULL
  * Allocates one workspace of 7 n_keys doubles.
  */
 kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
-                       double *ctrl, double *logs, double *ease, kb_error *err);
+                       double *ctrl, double *logs, unsigned char *kind, double *ease,
+                       kb_error *err);
 
 /* kb_rot_build split over up to n_threads threads for large batches (see
  * kb_tcb_build_threaded). */
 kb_status kb_rot_build_threaded(const kb_rot_keys *keys, double *tan_in, double *tan_out,
-                                double *ctrl, double *logs, double *ease, int n_threads,
-                                kb_error *err);
+                                double *ctrl, double *logs, unsigned char *kind, double *ease,
+                                int n_threads, kb_error *err);
 
 typedef struct {
     ptrdiff_t n_tracks, n_seg;
     const double *knots;    /* (n_tracks | 1, n_seg + 1) */
     ptrdiff_t knots_stride; /* 0 or n_seg + 1 */
     const double *ctrl;     /* (n_tracks, n_seg, 4, 4) */
-    const double *logs;     /* (n_tracks, n_seg, 2, 3) */
+    const double *logs;     /* (n_tracks, n_seg, 3, 3) */
     const double *ease;     /* (n_tracks, n_seg, 2) or NULL */
     kb_extrap extrap;
+    const unsigned char *kind; /* (n_tracks, n_seg), or NULL: every segment squad */
 } kb_rot_curve;
 
 /*

@@ -316,7 +316,7 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 PyDoc_STRVAR(rot_build_doc,
 "rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
 "          start_omega, end_omega, timing, ends, with_ease, n_threads)\n"
-"-> (tan_in, tan_out, ctrl, logs, ease or None)\n\n"
+"-> (tan_in, tan_out, ctrl, logs, kind, ease or None)\n\n"
 "quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
 "start/end omega None, (3,) or (B, 3).  Private: use RotationSpline.");
 
@@ -325,7 +325,8 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
     int timing, ends, with_ease, n_threads;
     PyArrayObject *quats;
-    PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *ease = NULL;
+    PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *kind = NULL,
+             *ease = NULL;
     kb_rot_keys k;
     kb_error err;
     kb_status status;
@@ -357,47 +358,53 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     if (S < 1)
         return raise_core_error(kb_rot_validate(&k, &err), &err);
     npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
-    npy_intp dims_logs[4] = {B, S, 2, 3}, dims_ease[3] = {B, S, 2};
+    npy_intp dims_logs[4] = {B, S, 3, 3}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
     tan_in = new_array(3, dims_tan);
     tan_out = new_array(3, dims_tan);
     ctrl = new_array(4, dims_ctrl);
     logs = new_array(4, dims_logs);
+    kind = PyArray_SimpleNew(2, dims_kind, NPY_UINT8);
     ease = with_ease ? new_array(3, dims_ease) : (Py_INCREF(Py_None), Py_None);
-    if (!tan_in || !tan_out || !ctrl || !logs || !ease)
+    if (!tan_in || !tan_out || !ctrl || !logs || !kind || !ease)
         goto fail;
 
     double *p_in = PyArray_DATA((PyArrayObject *)tan_in);
     double *p_out = PyArray_DATA((PyArrayObject *)tan_out);
     double *p_ctrl = PyArray_DATA((PyArrayObject *)ctrl);
     double *p_logs = PyArray_DATA((PyArrayObject *)logs);
+    unsigned char *p_kind = PyArray_DATA((PyArrayObject *)kind);
     double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_rot_build_threaded(&k, p_in, p_out, p_ctrl, p_logs, p_ease, n_threads, &err);
+    status = kb_rot_build_threaded(&k, p_in, p_out, p_ctrl, p_logs, p_kind, p_ease, n_threads,
+                                   &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
         goto fail;
     }
-    return Py_BuildValue("(NNNNN)", tan_in, tan_out, ctrl, logs, ease);
+    return Py_BuildValue("(NNNNNN)", tan_in, tan_out, ctrl, logs, kind, ease);
 
 fail:
     Py_XDECREF(tan_in);
     Py_XDECREF(tan_out);
     Py_XDECREF(ctrl);
     Py_XDECREF(logs);
+    Py_XDECREF(kind);
     Py_XDECREF(ease);
     return NULL;
 }
 
 PyDoc_STRVAR(rot_eval_doc,
-"rot_eval(knots, ctrl, logs, ease, extrap, nu, body, scalar_first, n_threads, t, out)\n\n"
-"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 2, 3); ease None or\n"
+"rot_eval(knots, ctrl, logs, kind, ease, extrap, nu, body, scalar_first, n_threads, t,\n"
+"         out)\n\n"
+"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 3, 3); kind (B, S) uint8;\n"
+"ease None or\n"
 "(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
 "float64 or float32, written in place.  Private: use RotationSpline.");
 
 /* The arrays of a built rotation spline, checked and viewed as a curve. */
 static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs,
-                           PyObject *o_ease, int extrap, kb_rot_curve *c)
+                           PyObject *o_kind, PyObject *o_ease, int extrap, kb_rot_curve *c)
 {
     PyArrayObject *ctrl, *logs, *ease;
     kb_param knots;
@@ -408,11 +415,29 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
     const npy_intp B = PyArray_DIM(ctrl, 0), S = PyArray_DIM(ctrl, 1);
     if (!expect_dim(ctrl, 2, 4, "ctrl") || !expect_dim(ctrl, 3, 4, "ctrl") ||
         !expect_dim(logs, 0, B, "logs") || !expect_dim(logs, 1, S, "logs") ||
-        !expect_dim(logs, 2, 2, "logs") || !expect_dim(logs, 3, 3, "logs") ||
+        !expect_dim(logs, 2, 3, "logs") || !expect_dim(logs, 3, 3, "logs") ||
         (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
                   !expect_dim(ease, 2, 2, "ease"))) ||
         !as_param(o_knots, "knots", B, S + 1, 0, &knots))
         return 0;
+    if (!PyArray_Check(o_kind) || PyArray_TYPE((PyArrayObject *)o_kind) != NPY_UINT8 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o_kind) ||
+        PyArray_NDIM((PyArrayObject *)o_kind) != 2 ||
+        PyArray_DIM((PyArrayObject *)o_kind, 0) != B ||
+        PyArray_DIM((PyArrayObject *)o_kind, 1) != S) {
+        PyErr_SetString(PyExc_ValueError, "kind must be a C-contiguous uint8 array (B, S)");
+        return 0;
+    }
+    c->kind = (const unsigned char *)PyArray_DATA((PyArrayObject *)o_kind);
+    if (!PyArray_Check(o_kind) || PyArray_TYPE((PyArrayObject *)o_kind) != NPY_UINT8 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o_kind) ||
+        PyArray_NDIM((PyArrayObject *)o_kind) != 2 ||
+        PyArray_DIM((PyArrayObject *)o_kind, 0) != B ||
+        PyArray_DIM((PyArrayObject *)o_kind, 1) != S) {
+        PyErr_SetString(PyExc_ValueError, "kind must be a C-contiguous uint8 array (B, S)");
+        return 0;
+    }
+    c->kind = (const unsigned char *)PyArray_DATA((PyArrayObject *)o_kind);
     c->n_tracks = B;
     c->n_seg = S;
     c->knots = knots.data;
@@ -426,7 +451,7 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
 
 static PyObject *rot_eval(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_t, *o_out;
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease, *o_t, *o_out;
     int extrap, nu, body, scalar_first, n_threads;
     PyArrayObject *out;
     kb_rot_curve c;
@@ -436,9 +461,9 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOiippiOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
-                          &nu, &body, &scalar_first, &n_threads, &o_t, &o_out) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
+    if (!PyArg_ParseTuple(args, "OOOOOiippiOO", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
+                          &extrap, &nu, &body, &scalar_first, &n_threads, &o_t, &o_out) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c) ||
         !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
         !parse_queries(o_t, "t", c.n_tracks, &t, &M))
         return NULL;
@@ -532,20 +557,21 @@ static int parse_integral_query(PyObject *o_q, PyObject *o_out, int op, npy_intp
 }
 
 PyDoc_STRVAR(angle_table_doc,
-"angle_table(knots, ctrl, logs, ease, extrap) -> (seg_start, panels)\n\n"
+"angle_table(knots, ctrl, logs, kind, ease, extrap) -> (seg_start, panels)\n\n"
 "The swept-angle table of a rotation spline.  Private.");
 
 static PyObject *angle_table(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease;
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease;
     int extrap;
     kb_rot_curve c;
     kb_table tab;
     kb_error err;
     kb_status status;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOi", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c))
+    if (!PyArg_ParseTuple(args, "OOOOOi", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
+                          &extrap) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     status = kb_rot_angle_table(&c, &tab, &err);
@@ -556,12 +582,12 @@ static PyObject *angle_table(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(angle_query_doc,
-"angle_query(knots, ctrl, logs, ease, extrap, op, seg_start, panels, q, out)\n\n"
+"angle_query(knots, ctrl, logs, kind, ease, extrap, op, seg_start, panels, q, out)\n\n"
 "op 1: out <- angle at times q; op 2: out <- times at angles q.  Private.");
 
 static PyObject *angle_query(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_ease, *o_start, *o_panels, *o_q, *o_out;
+    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease, *o_start, *o_panels, *o_q, *o_out;
     int extrap, op;
     kb_rot_curve c;
     kb_table tab;
@@ -571,9 +597,9 @@ static PyObject *angle_query(PyObject *self, PyObject *args)
     kb_error err;
     kb_status status;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOiiOOOO", &o_knots, &o_ctrl, &o_logs, &o_ease, &extrap,
-                          &op, &o_start, &o_panels, &o_q, &o_out) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_ease, extrap, &c) ||
+    if (!PyArg_ParseTuple(args, "OOOOOiiOOOO", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
+                          &extrap, &op, &o_start, &o_panels, &o_q, &o_out) ||
+        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c) ||
         !parse_table(o_start, o_panels, c.n_tracks, c.n_seg, &tab) ||
         !parse_integral_query(o_q, o_out, op, c.n_tracks, &q, &M, &out))
         return NULL;

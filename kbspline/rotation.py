@@ -100,13 +100,12 @@ class RotationSpline(KeyedSpline):
         params = self._key_params(batch_shape, K, tension=tension, continuity=continuity,
                                   bias=bias, ease_from=ease_from, ease_to=ease_to)
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, 4)))
-        tan_in, tan_out, ctrl, logs, ease = self._build(_core.rot_build, key_times, flat,
-                                                        params, omegas, batch_shape,
-                                                        get_num_threads())
+        tan_in, tan_out, ctrl, logs, kind, ease = self._build(
+            _core.rot_build, key_times, flat, params, omegas, batch_shape, get_num_threads())
         self._set_knots(key_times, ctrl.shape[1])
-        self._ctrl, self._logs, self._ease = ctrl, logs, ease
+        self._ctrl, self._logs, self._kind, self._ease = ctrl, logs, kind, ease
         self._tan_in, self._tan_out = tan_in, tan_out
-        for arr in (ctrl, logs, ease, tan_in, tan_out):
+        for arr in (ctrl, logs, kind, ease, tan_in, tan_out):
             if arr is not None:
                 arr.flags.writeable = False
         self._batch_shape, self._num_keys = tuple(batch_shape), K
@@ -120,7 +119,8 @@ class RotationSpline(KeyedSpline):
         body = _check_option("frame", frame, FRAMES)
         width = 4 if nu == 0 else 3
         return self._evaluate(_core.rot_eval, t, out, (width,), width, self._knots,
-                              self._ctrl, self._logs, self._ease, self._extrap_code, nu,
+                              self._ctrl, self._logs, self._kind, self._ease,
+                              self._extrap_code, nu,
                               body, self._scalar_first, get_num_threads())
 
     def __call__(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
@@ -165,7 +165,7 @@ class RotationSpline(KeyedSpline):
     _query_fn = staticmethod(_core.angle_query)
 
     def _curve(self):
-        return (self._knots, self._ctrl, self._logs, self._ease, self._extrap_code)
+        return (self._knots, self._ctrl, self._logs, self._kind, self._ease, self._extrap_code)
 
     @property
     def total_angle(self) -> float | FloatArray:

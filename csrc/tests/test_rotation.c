@@ -94,13 +94,14 @@ KB_TEST(test_rotation_two_keys_is_slerp)
 {
     const double theta = 2.5, times[2] = {1.0, 3.0}, zero[2] = {0, 0};
     const double q[8] = {1, 0, 0, 0, cos(theta / 2), 0, 0, sin(theta / 2)};
-    double tin[6], tout[6], ctrl[16], logs[6], out[4], w[3], a[3], total;
+    double tin[6], tout[6], ctrl[16], logs[9], out[4], w[3], a[3], total;
+    unsigned char kind[1];
     kb_table table;
     kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
     kb_error err;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_OK);
-    kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP};
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+    kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
     const double t = 1.5;
     KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(out[0], cos(theta / 8), 1e-15);
@@ -124,19 +125,20 @@ KB_TEST(test_rotation_keys_normalised_and_checked)
 {
     const double times[3] = {0, 1, 2}, zero[3] = {0, 0, 0};
     double q[12] = {2, 0, 0, 0, -0.9, -0.1, 0, 0, 0.8, 0, 0.2, 0};
-    double tin[9], tout[9], ctrl[32], logs[12], out[4];
+    double tin[9], tout[9], ctrl[32], logs[18], out[4];
+    unsigned char kind[2];
     kb_rot_keys k = {1, 3, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
     kb_error err;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_OK);
-    kb_rot_curve c = {1, 2, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP};
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+    kb_rot_curve c = {1, 2, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
     const double t = 1.0;
     KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
     const double n = sqrt(0.82);
     KB_ASSERT_NEAR(out[0], 0.9 / n, 1e-15);  /* the second key, flipped to +w */
     KB_ASSERT_NEAR(out[1], 0.1 / n, 1e-15);
     q[4] = q[5] = 0.0;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, NULL, &err) == KB_EZERONORM);
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_EZERONORM);
     KB_ASSERT(err.arg == KB_ARG_QUATERNIONS && err.index == 1);
 }
 

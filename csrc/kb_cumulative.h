@@ -1,0 +1,103 @@
+/*
+ * kb_cumulative.h -- private: the cumulative cubic on SO(3) (Kim, Kim & Shin
+ * 1995) that stands in for squad on segments where squad is ill-conditioned
+ * (see kb_rot_segment.c), and the dispatch between the two.
+ *
+ *   S(e) = q0 exp(B1(e) w1) exp(B2(e) w2) exp(B3(e) w3)
+ *
+ * with the cumulative Bernstein basis B1 = 1 - (1 - e)^3, B2 = 3e^2 - 2e^3,
+ * B3 = e^3 and logs w1 = T0 / 3, w3 = T1 / 3 (the segment's per-u log
+ * tangents, in the frames of q0 and q1) and w2 = log(exp(-w1) q0* q1
+ * exp(-w3)).  So S(0) = q0, S(1) = q1, S'(0) = q0 T0, S'(1) = q1 T1: the same
+ * ends and end angular velocities as squad.  Its angular speed per unit e is
+ * 2 |(1-e)^2 T0 + 6e(1-e) w2' + e^2 T1'| (each term turned into one frame),
+ * at most 2 max(|T0|, |T1|) + 3 |w2|, and |w2| <= |w1| + |L| + |w3|.
+ */
+#ifndef KB_CUMULATIVE_H
+#define KB_CUMULATIVE_H
+
+#include <string.h>
+
+#include "kb_squad.h"
+
+/* The three basis functions of e with their first and second derivatives:
+ * b[i] = (B_i, B_i', B_i''). */
+static inline void cumulative_basis(double e, double b[3][3])
+{
+    const double f = 1.0 - e;
+    b[0][0] = 1.0 - f * f * f;
+    b[0][1] = 3.0 * f * f;
+    b[0][2] = -6.0 * f;
+    b[1][0] = e * e * (3.0 - 2.0 * e);
+    b[1][1] = 6.0 * e * f;
+    b[1][2] = 6.0 - 12.0 * e;
+    b[2][0] = e * e * e;
+    b[2][1] = 3.0 * e * e;
+    b[2][2] = 6.0 * e;
+}
+
+/* Value of a cumulative segment: q0 and w = (w1, w2, w3). */
+static inline void cumulative_value(const double *q0, const double *w, double e, double *out)
+{
+    double b[3][3], x[4], r[4], p[4] = {q0[0], q0[1], q0[2], q0[3]};
+    cumulative_basis(e, b);
+    for (int i = 0; i < 3; i++) {
+        const double v[3] = {b[i][0] * w[3 * i], b[i][0] * w[3 * i + 1], b[i][0] * w[3 * i + 2]};
+        kb_qexp(v, x);
+        kb_qmul(p, x, r);
+        for (int j = 0; j < 4; j++)
+            p[j] = r[j];
+    }
+    for (int j = 0; j < 4; j++)
+        out[j] = p[j];
+}
+
+/* Jet of a cumulative segment along e.  Each factor X = exp(B w) has
+ * X' = B' w X and X'' = (B'' w - B'^2 |w|^2) X, as w commutes with X. */
+static inline void cumulative_jet(const double *q0, const double *w, double e, double S[3][4])
+{
+    double b[3][3], X[3][4], P[3][4], T[3][4];
+    cumulative_basis(e, b);
+    for (int k = 0; k < 4; k++) {
+        P[0][k] = q0[k];
+        P[1][k] = P[2][k] = 0.0;
+    }
+    for (int i = 0; i < 3; i++) {
+        const double *wi = w + 3 * i;
+        const double wq[4] = {0.0, wi[0], wi[1], wi[2]};
+        const double v[3] = {b[i][0] * wi[0], b[i][0] * wi[1], b[i][0] * wi[2]};
+        const double w2 = wi[0] * wi[0] + wi[1] * wi[1] + wi[2] * wi[2];
+        double wx[4];
+        kb_qexp(v, X[0]);
+        kb_qmul(wq, X[0], wx);
+        for (int k = 0; k < 4; k++) {
+            X[1][k] = b[i][1] * wx[k];
+            X[2][k] = b[i][2] * wx[k] - b[i][1] * b[i][1] * w2 * X[0][k];
+        }
+        kb_qjet_mul(P, X, T);
+        memcpy(P, T, sizeof P);
+    }
+    memcpy(S, P, sizeof P);
+}
+
+/* One rotation segment, squad or cumulative by its kind: control points c
+ * (16) and logs lg (9) as kb_rot_build writes them. */
+static inline void rot_segment_value(unsigned char kind, const double *c, const double *lg,
+                                     double e, double *out)
+{
+    if (kind == KB_SEG_CUMULATIVE)
+        cumulative_value(c, lg, e, out);
+    else
+        squad_value(c, lg, e, out);
+}
+
+static inline void rot_segment_jet(unsigned char kind, const double *c, const double *lg,
+                                   double e, double S[3][4])
+{
+    if (kind == KB_SEG_CUMULATIVE)
+        cumulative_jet(c, lg, e, S);
+    else
+        squad_jet(c, lg, e, S);
+}
+
+#endif /* KB_CUMULATIVE_H */

@@ -1,0 +1,109 @@
+/* kb_rot_segment.c -- which construction a rotation segment takes: squad
+ * where a bound on its angular speed proves it well-conditioned, else the
+ * cumulative cubic of kb_cumulative.h with the same ends and end angular
+ * velocities.
+ *
+ * Why: squad is slerp(h, P, Q) between its inner curves P = slerp(u, q0, q1)
+ * and Q = slerp(u, a, b), h = 2u(1-u).  With large tangents P and Q come
+ * near antipodal (theta, the angle between them in S^3, near pi), where the
+ * axis of log(P* Q) swings and the rotation spikes.  Per unit u, with
+ * S = P exp(h M), M = log(P* Q), R = P* Q:
+ *   |S'| <= |P'| + |(h M)'| <= |L| + |h'| theta + h |M'|,
+ *   |M'| <= theta / sin(theta) |R'|,   |R'| <= |L| + |Lab| = rho,
+ * (exp is a contraction in its derivative; log stretches by at most
+ * theta / sin theta), and theta is Lipschitz in u with constant rho.  Theta
+ * is sampled at N + 1 points; between two, it is at most the tent over them.
+ * Squad is kept where this bounds |S'| by 2 max(|T0|, |T1|) + pi, i.e. its
+ * angular speed by the SPEC's 2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / dt.
+ * The cumulative cubic always meets that bound: its |S'| is at most
+ * max(|T0|, |T1|) + 3/2 |w2| <= 2 max(|T0|, |T1|) + 3/4 pi (kb_cumulative.h).
+ */
+#include "kb_internal.h"
+#include "kb_quat.h"
+#include "kb_rot_segment.h"
+
+#define SAMPLES 8  /* intervals over which theta is bounded */
+
+static double norm3(const double *v)
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* theta(u): the angle between P(u) = exp(u L) and Q(u) = A exp(u Lab) in S^3
+ * (both taken relative to q0, which leaves it unchanged). */
+static double inner_angle(const double *L, const double *A, const double *Lab, double u)
+{
+    const double mu[3] = {-u * L[0], -u * L[1], -u * L[2]};
+    const double ub[3] = {u * Lab[0], u * Lab[1], u * Lab[2]};
+    double p[4], q[4], t[4], r[4];
+    kb_qexp(mu, p);
+    kb_qexp(ub, q);
+    kb_qmul(p, A, t);
+    kb_qmul(t, q, r);
+    return atan2(norm3(r + 1), r[0]);
+}
+
+int kb_squad_is_certified(const double *L, const double *T0, const double *T1,
+                          const double *Lab)
+{
+    double ha[3], hb[3];
+    for (int j = 0; j < 3; j++) {
+        ha[j] = 0.5 * (T0[j] - L[j]);
+        hb[j] = 0.5 * (L[j] - T1[j]);
+    }
+    /* squad's end velocities are its tangents only while exp does not wrap */
+    if (!(norm3(ha) < KB_PI && norm3(hb) < KB_PI))
+        return 0;
+    const double limit = 2.0 * fmax(norm3(T0), norm3(T1)) + KB_PI;
+    const double nL = norm3(L), rho = nL + norm3(Lab);
+    double A[4], prev;
+    kb_qexp(ha, A);
+    prev = inner_angle(L, A, Lab, 0.0);
+    for (int k = 0; k < SAMPLES; k++) {
+        const double u0 = (double)k / SAMPLES, u1 = (double)(k + 1) / SAMPLES;
+        const double next = inner_angle(L, A, Lab, u1);
+        const double theta = fmin(0.5 * (prev + next + rho / SAMPLES), KB_PI);
+        prev = next;
+        if (!(theta < 0.95 * KB_PI))
+            return 0;
+        const double dh = fmax(fabs(2.0 - 4.0 * u0), fabs(2.0 - 4.0 * u1));
+        const double mid = fmin(fmax(0.5, u0), u1), h = 2.0 * mid * (1.0 - mid);
+        const double stretch = theta > 1e-8 ? theta / sin(theta) : 1.0;
+        if (!(nL + dh * theta + h * stretch * rho <= limit))
+            return 0;
+    }
+    return 1;
+}
+
+static void scaled_exp(double k, const double *v, double *q)
+{
+    const double kv[3] = {k * v[0], k * v[1], k * v[2]};
+    kb_qexp(kv, q);
+}
+
+void kb_cumulative_segment(const double *q0, const double *q1, const double *T0,
+                           const double *T1, double *ctrl, double *logs)
+{
+    double *w1 = logs, *w2 = logs + 3, *w3 = logs + 6;
+    double e1[4], e3[4], t[4], r[4];
+    for (int j = 0; j < 3; j++) {
+        w1[j] = T0[j] / 3.0;
+        w3[j] = T1[j] / 3.0;
+    }
+    /* w2 = log(exp(-w1) q0* q1 exp(-w3)): the rotation left between the two
+     * end pieces, towards q1 itself (not -q1), so the segment ends on it */
+    scaled_exp(-1.0, w1, e1);
+    scaled_exp(-1.0, w3, e3);
+    kb_qmul_conj_left(q0, q1, r);
+    kb_qmul(e1, r, t);
+    kb_qmul(t, e3, r);
+    kb_qlog(r, w2);
+    /* the control points of its Bezier form: q0, q0 exp(w1), q1 exp(-w3), q1 */
+    scaled_exp(1.0, w1, e1);
+    for (int j = 0; j < 4; j++) {
+        ctrl[j] = q0[j];
+        ctrl[12 + j] = q1[j];
+    }
+    kb_qmul(q0, e1, ctrl + 4);
+    kb_qmul(q1, e3, ctrl + 8);
+}
