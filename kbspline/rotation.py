@@ -5,6 +5,7 @@ import math
 from typing import Any, Optional
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import _kbspline as _core
 from ._checks import _check_float_array, _check_option, _per_row
@@ -230,6 +231,13 @@ class RotationSpline(KeyedSpline):
         in the component order of ``scalar_first``."""
         ctrl = self._ctrl if self._scalar_first else self._ctrl[..., _TO_SCALAR_LAST]
         return ctrl.reshape(self._batch_shape + self._ctrl.shape[1:])
+
+    @property
+    def squad_segments(self) -> NDArray[np.bool_]:
+        """(..., S) bool: True where a segment is squad, False where squad
+        would be ill-conditioned and the segment is the cumulative cubic
+        q_n exp(B1 w1) exp(B2 w2) exp(B3 w3) instead (see the class notes)."""
+        return (self._kind == 0).reshape(self._batch_shape + self._kind.shape[1:])
 
     @property
     def tangents(self) -> tuple[FloatArray, FloatArray]:

@@ -165,3 +165,43 @@ KB_TEST(test_length_of_a_stop_and_go_segment)
         KB_ASSERT_NEAR(at[i], t[i], 1e-12);
     }
 }
+
+/* A two-key segment clamped to a fast spin at both ends brings squad's
+ * inner curves near antipodal: it becomes the cumulative cubic, which starts
+ * and ends on the keys at the clamped angular velocities and stays within
+ * the speed bound; with a slow spin the same keys stay squad. */
+KB_TEST(test_rotation_ill_conditioned_segment_is_cumulative)
+{
+    const double times[2] = {0.0, 2.0}, zero[2] = {0, 0};
+    const double q[8] = {1, 0, 0, 0, cos(0.6), sin(0.6), 0, 0};
+    const double spins[2][3] = {{0.0, 0.2, 0.0}, {0.0, 4.0, 0.0}};
+    const unsigned char want[2] = {KB_SEG_SQUAD, KB_SEG_CUMULATIVE};
+    for (int c_ = 0; c_ < 2; c_++) {
+        const double w0[3] = {spins[c_][0], spins[c_][1], spins[c_][2]};
+        const double *w1 = w0;
+        double tin[6], tout[6], ctrl[16], logs[9], v[4], w[3];
+        unsigned char kind[1];
+        kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
+                         {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED};
+        kb_error err;
+        KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+        KB_ASSERT(kind[0] == want[c_]);
+        kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+        const double ends[2] = {0.0, 2.0}, *wend[2] = {w0, w1};
+        for (int e = 0; e < 2; e++) {
+            KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, ends + e, 1, 0, 0, 1, v, NULL, &err) == KB_OK);
+            for (int j = 0; j < 4; j++)
+                KB_ASSERT_NEAR(v[j], q[4 * e + j], 1e-14);
+            KB_ASSERT(kb_rot_eval(&c, 1, 0, 1, ends + e, 1, 0, 0, 1, w, NULL, &err) == KB_OK);
+            for (int j = 0; j < 3; j++)
+                KB_ASSERT_NEAR(w[j], wend[e][j], 1e-12);
+        }
+        /* 2 max(|w(0)|, |w(2)|) + 2 pi / 2 */
+        const double bound = 2.0 * sqrt(w0[0] * w0[0] + w0[1] * w0[1] + w0[2] * w0[2]) +
+                             3.14159265358979;
+        for (double t = 0.0; t <= 2.0; t += 1.0 / 1024) {
+            KB_ASSERT(kb_rot_eval(&c, 1, 0, 1, &t, 1, 0, 0, 1, w, NULL, &err) == KB_OK);
+            KB_ASSERT(sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) <= bound);
+        }
+    }
+}
