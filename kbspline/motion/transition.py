@@ -1,16 +1,20 @@
-"""Transitions between clips: squad between the two poses with both
-angular velocities matched, and a Hermite root path (the future work that
-seed 003 names, in place of its linear Euler blend)."""
+"""Transitions between clips: each clip coasts on from its end to a stop
+and the two are blended, so both poses and angular velocities are matched
+without holding a velocity over the whole transition, and a Hermite root
+path (the future work that seed 003 names, in place of its linear Euler
+blend)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..position import PositionSpline
-from ..quaternion import quat_from_axis_angle, quat_multiply, quat_to_matrix
+from ..quaternion import quat_exp, quat_from_axis_angle, quat_multiply, quat_to_matrix, slerp
 from ..rotation import RotationSpline
 from .bvh import Motion
 
 UP = np.array([0.0, 1.0, 0.0])  # BVH's vertical axis
+COAST_SECONDS = 0.25  # time a clip's end velocity takes to die away
+COAST_ANGLE = np.pi / 6  # furthest a joint turns on at its clip's end rate
 
 
 def moving_root(motion):
@@ -49,18 +53,76 @@ def place(motion, root, yaw, start):
     return rotations, translations
 
 
+def coast(t, tau):
+    """Distance covered at unit initial speed, decelerating uniformly to a
+    stop at time tau: t - t^2 / (2 tau), then tau / 2.  Slope 1 at 0."""
+    t = np.minimum(t, tau)
+    return t - t * t / (2.0 * tau)
+
+
+def smoothstep(x):
+    """3x^2 - 2x^3: 0 to 1 with zero slope at both ends."""
+    return x * x * (3.0 - 2.0 * x)
+
+
+def cruise_then_coast(t, speed):
+    """Angle turned by time t (M,) at initial speeds (J, 1): on at that
+    speed, then slowing to a stop within COAST_SECONDS, having turned
+    COAST_ANGLE in all (a fast joint slows from the start, and sooner)."""
+    with np.errstate(divide="ignore"):
+        reach = COAST_ANGLE / speed                           # time at full speed
+    tau = np.minimum(COAST_SECONDS, 2.0 * reach)
+    cruise = reach - 0.5 * tau
+    return np.minimum(t, cruise) + coast(np.maximum(t - cruise, 0.0), tau)
+
+
+def _coasting(q, omega, t):
+    """Rotations q (J, 4) turning on from world angular velocities omega
+    (J, 3) by cruise_then_coast, at times t (M,): (J, M, 4)."""
+    speed = np.linalg.norm(omega, axis=-1, keepdims=True)
+    half = 0.5 * omega[:, None, :] * cruise_then_coast(t[None, :], speed)[:, :, None]
+    turn = quat_exp(np.concatenate([np.zeros(half.shape[:-1] + (1,)), half], axis=-1))
+    return quat_multiply(turn, q[:, None, :])
+
+
+def blend_rotations(q_a, omega_a, q_b, omega_b, t, duration):
+    """(J, M, 4): a's last pose turning on from its angular velocity,
+    slerped by a smoothstep into b's first pose turning back from its own.
+    Poses and angular velocities match both clips at t = 0 and t = duration;
+    no joint turns on by more than COAST_ANGLE from either end; where b
+    starts as a's uniform turn would continue, the turn goes on uniformly."""
+    from_a = _coasting(q_a, omega_a, t)
+    from_b = _coasting(q_b, -omega_b, duration - t)
+    return slerp(from_a, from_b, smoothstep(t / duration)[None, :])
+
+
+def blend_translations(x_a, v_a, x_b, v_b, t, duration, tau):
+    """(J, M, 3): the same blend for translations, each end's velocity
+    dying away over tau."""
+    from_a = x_a[:, None] + v_a[:, None] * coast(t, tau)[None, :, None]
+    from_b = x_b[:, None] - v_b[:, None] * coast(duration - t, tau)[None, :, None]
+    s = smoothstep(t / duration)[None, :, None]
+    return (1.0 - s) * from_a + s * from_b
+
+
 def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     """Clip `a`, then `frames` frames of transition, then clip `b` placed to
     continue `a`'s heading and position.
 
-    Each joint's rotation over the transition is a two-key squad spline from
-    a's last pose to b's first, its end angular velocities clamped to those
-    of the two clips' own splines; the root follows a cubic Hermite segment
-    matching both root velocities.  b is turned about the vertical by the
-    difference of headings and moved to start where the Hermite segment
-    ends, a's end position plus the mean of the two root velocities times
-    the transition's duration.  Both clips must share a skeleton and frame
-    time (resample one first otherwise)."""
+    Over the transition each joint's rotation continues `a`'s last frame at
+    `a`'s end angular velocity, then slows to a stop within COAST_SECONDS,
+    having turned on by COAST_ANGLE at most; likewise it runs back from
+    `b`'s first frame at `b`'s start angular velocity; a smoothstep slerps
+    the first into the second.  Translations do the same, each velocity
+    dying away within COAST_SECONDS (or half the transition).  So poses and
+    velocities match both clips, and a long transition does not hold a
+    velocity for its whole length (which made joints spin turn after turn).
+    The root travels on a cubic Hermite path in the horizontal plane that
+    matches both root velocities.  b is turned about the vertical by the
+    difference of headings and moved to start where that path ends: a's end
+    position plus the mean of the two horizontal root velocities times the
+    transition's duration, at b's own height.  Both clips must share a
+    skeleton and frame time (resample one first otherwise)."""
     if [j.name for j in a.joints] != [j.name for j in b.joints]:
         raise ValueError("the two clips must have the same joints in the same order")
     if abs(a.frame_time - b.frame_time) > 1e-9 * a.frame_time:
@@ -72,6 +134,7 @@ def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     root = moving_root(a)
     dt = a.frame_time
     duration = (frames + 1) * dt
+    tau = min(COAST_SECONDS, 0.5 * duration)
     a_rot, a_tr = a.rotations(), a.translations()
     a_omega, a_vel = _end_rates(a, at_end=True)
     yaw = heading(a_rot[root, -1]) - heading(b.rotations()[root, 0])
@@ -79,16 +142,18 @@ def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     turn = quat_to_matrix(quat_from_axis_angle(UP, yaw))
     b_vel0 = b_vel0 @ turn.T                     # b's velocities in a's heading
     b_omega0[root] = turn @ b_omega0[root]
-    start = a_tr[root, -1] + 0.5 * (a_vel[root] + b_vel0[root]) * duration
+    flat = np.eye(3) - np.outer(UP, UP)
+    start = a_tr[root, -1] + 0.5 * (a_vel[root] + b_vel0[root]) @ flat * duration
+    start += UP * (b.translations()[root, 0] @ UP)   # b keeps its own height
     b_rot, b_tr = place(b, root, yaw, start)
 
-    key_times = np.array([0.0, duration])
     t = np.arange(1, frames + 1) * dt
-    rot = RotationSpline(key_times, np.stack([a_rot[:, -1], b_rot[:, 0]], axis=1),
-                         ends="clamped", start_angular_velocity=a_omega,
-                         end_angular_velocity=b_omega0)(t)
-    tr = PositionSpline(key_times, np.stack([a_tr[:, -1], b_tr[:, 0]], axis=1),
-                        ends="clamped", start_velocity=a_vel, end_velocity=b_vel0)(t)
+    rot = blend_rotations(a_rot[:, -1], a_omega, b_rot[:, 0], b_omega0, t, duration)
+    tr = blend_translations(a_tr[:, -1], a_vel, b_tr[:, 0], b_vel0, t, duration, tau)
+    path = PositionSpline([0.0, duration], np.stack([a_tr[root, -1], b_tr[root, 0]]),
+                          ends="clamped", start_velocity=a_vel[root],
+                          end_velocity=b_vel0[root])(t)
+    tr[root] = tr[root] @ np.outer(UP, UP) + path @ flat
     rotations = np.concatenate([a_rot, rot, b_rot], axis=1)
     translations = np.concatenate([a_tr, tr, b_tr], axis=1)
     out = a.with_frames(rotations, translations, dt)
