@@ -75,11 +75,18 @@ def random_tracks(rng, n, K=8, max_degrees=115.0, ends="natural", ease_keys=Fals
     return times, q, tcb, kw
 
 
-def max_ease_slope(a, b, samples=401):
-    """The largest de/du of seed 002's Ease(u, a, b), by differences."""
-    u = np.linspace(0.0, 1.0, samples)
-    e = np.array([ease(x, a, b) for x in u])
-    return np.max(np.diff(e) / np.diff(u))
+def max_ease_slope(a, b):
+    """The largest de/du of seed 002's Ease(u, a, b): its linear piece's
+    slope 2 / (2 - a - b), after a and b are scaled to a sum of at most 1."""
+    s = np.maximum(a + b, 1.0)
+    return 2.0 / (2.0 - (a + b) / s)
+
+
+def test_max_ease_slope_against_differences():
+    u = np.linspace(0.0, 1.0, 4001)[:-1]    # the seed divides by b at u = 1
+    for a, b in [(0.0, 0.0), (0.3, 0.0), (0.2, 0.5), (0.9, 0.7), (1.0, 1.0), (0.0, 0.8)]:
+        e = np.array([ease(x, a, b) for x in u])
+        assert np.max(np.diff(e) / np.diff(u)) == pytest.approx(max_ease_slope(a, b), rel=1e-3)
 
 
 def speed_ratios(spline, times, samples=256, ease_from=None, ease_to=None):
@@ -99,9 +106,7 @@ def speed_ratios(spline, times, samples=256, ease_from=None, ease_to=None):
     w_end = 2 * np.linalg.norm(tin[:, seg + 1], axis=-1)
     bound = 2 * np.maximum(w_start, w_end) + 2 * np.pi / dt
     if ease_from is not None:
-        slope = np.array([[max_ease_slope(ease_from[i, k], ease_to[i, k + 1]) for k in seg]
-                          for i in range(n)])
-        bound = bound * slope
+        bound = bound * max_ease_slope(ease_from[:, seg], ease_to[:, seg + 1])
     return speed / bound
 
 
@@ -116,11 +121,27 @@ def test_angular_speed_bound_on_random_tracks(timing, ends):
 @pytest.mark.parametrize("timing", TIMINGS)
 def test_angular_speed_bound_with_ease(timing):
     rng = np.random.default_rng([8, TIMINGS.index(timing)])
-    times, q, tcb, kw = random_tracks(rng, 120, ends="natural", ease_keys=True)
+    times, q, tcb, kw = random_tracks(rng, 1500, ends="natural", ease_keys=True)
     spline = RotationSpline(times, q, *tcb, timing=timing, **kw)
     ratios = speed_ratios(spline, times, samples=512, ease_from=kw["ease_from"],
                           ease_to=kw["ease_to"])
     assert ratios.max() <= 1.0
+
+
+@pytest.mark.parametrize("ends", ENDS)
+def test_angular_speed_bound_at_the_extremes(ends):
+    """TCB at the corners of [-1, 1], neighbours up to 179 degrees apart,
+    spacing alternating 0.2 and 2 (a ratio of 10)."""
+    rng = np.random.default_rng([9, ENDS.index(ends)])
+    times, q, tcb, kw = random_tracks(rng, 1500, ends=ends, max_degrees=179)
+    steps = np.resize([0.2, 2.0], times.shape[1] - 1)
+    times = np.broadcast_to(np.concatenate([[0.0], np.cumsum(steps)]), times.shape).copy()
+    tcb = rng.choice([-1.0, 0.0, 1.0], size=tcb.shape)
+    if ends == "closed":
+        tcb[:, :, -1] = tcb[:, :, 0]
+    for timing in TIMINGS:
+        spline = RotationSpline(times, q, *tcb, timing=timing, ends=ends, **kw)
+        assert speed_ratios(spline, times).max() <= 1.0, timing
 
 
 def squad_oracle_speed(q0, q1, T0, T1, samples=4001):
