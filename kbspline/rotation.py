@@ -46,6 +46,14 @@ class RotationSpline(KeyedSpline):
 
     Notes
     -----
+    No glitches: inside every segment the angular speed stays within
+    2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / (t_(n+1) - t_n), times the
+    ease's largest slope.  Where squad would break that (large tangents
+    bring its inner curves near antipodal), the segment is the cumulative
+    cubic of Kim, Kim & Shin (1995), q_n exp(B1 w1) exp(B2 w2) exp(B3 w3)
+    with w1 = T0_n dt / 3, w3 = T1_(n+1) dt / 3, which has the same end
+    orientations and end angular velocities; `squad_segments` says which.
+
     Angular velocity w satisfies dq/dt = w q / 2 in the world frame and
     q w / 2 in the body frame.  Rates are analytic: derivatives are carried
     through every slerp, log and exp of squad (see ``csrc/kb_quat.h``).
