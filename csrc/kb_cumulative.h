@@ -1,17 +1,18 @@
 /*
  * kb_cumulative.h -- private: the cumulative cubic on SO(3) (Kim, Kim & Shin
  * 1995) that stands in for squad on segments where squad is ill-conditioned
- * (see kb_rot_segment.c), and the dispatch between the two.
+ * and on multi-turn segments (see kb_rot_segment.c), and the dispatch.
  *
- *   S(e) = q0 exp(B1(e) w1) exp(B2(e) w2) exp(B3(e) w3)
+ *   S(e) = q0 exp(e s) exp(B1(e) w1) exp(B2(e) w2) exp(B3(e) w3)
  *
  * with the cumulative Bernstein basis B1 = 1 - (1 - e)^3, B2 = 3e^2 - 2e^3,
- * B3 = e^3 and logs w1 = T0 / 3, w3 = T1 / 3 (the segment's per-u log
- * tangents, in the frames of q0 and q1) and w2 = log(exp(-w1) q0* q1
- * exp(-w3)).  So S(0) = q0, S(1) = q1, S'(0) = q0 T0, S'(1) = q1 T1: the same
- * ends and end angular velocities as squad.  Its angular speed per unit e is
- * 2 |(1-e)^2 T0 + 6e(1-e) w2' + e^2 T1'| (each term turned into one frame),
- * at most 2 max(|T0|, |T1|) + 3 |w2|, and |w2| <= |w1| + |L| + |w3|.
+ * B3 = e^3, a uniform spin s (0, or the whole log of a multi-turn segment)
+ * and logs w1 = (T0 - s) / 3, w3 = (T1 - s) / 3 (from the segment's per-u
+ * log tangents, in the frames of q0 and q1) and w2 = log(exp(-w1) exp(-s)
+ * q0* q1 exp(-w3)).  So S(0) = q0, S(1) = q1, S'(0) = q0 T0, S'(1) = q1 T1:
+ * the same ends and end angular velocities as squad.  Each factor
+ * X = exp(b w) has X' = b' w X, so the angular speed per unit e is at most
+ * 2 (|s| + 3(1-e)^2 |w1| + 6e(1-e) |w2| + 3e^2 |w3|).
  */
 #ifndef KB_CUMULATIVE_H
 #define KB_CUMULATIVE_H
@@ -20,28 +21,31 @@
 
 #include "kb_squad.h"
 
-/* The three basis functions of e with their first and second derivatives:
- * b[i] = (B_i, B_i', B_i''). */
-static inline void cumulative_basis(double e, double b[3][3])
+/* The four factors' functions of e with their first and second
+ * derivatives, b[i] = (b_i, b_i', b_i''): e for the spin, then B1, B2, B3. */
+static inline void cumulative_basis(double e, double b[4][3])
 {
     const double f = 1.0 - e;
-    b[0][0] = 1.0 - f * f * f;
-    b[0][1] = 3.0 * f * f;
-    b[0][2] = -6.0 * f;
-    b[1][0] = e * e * (3.0 - 2.0 * e);
-    b[1][1] = 6.0 * e * f;
-    b[1][2] = 6.0 - 12.0 * e;
-    b[2][0] = e * e * e;
-    b[2][1] = 3.0 * e * e;
-    b[2][2] = 6.0 * e;
+    b[0][0] = e;
+    b[0][1] = 1.0;
+    b[0][2] = 0.0;
+    b[1][0] = 1.0 - f * f * f;
+    b[1][1] = 3.0 * f * f;
+    b[1][2] = -6.0 * f;
+    b[2][0] = e * e * (3.0 - 2.0 * e);
+    b[2][1] = 6.0 * e * f;
+    b[2][2] = 6.0 - 12.0 * e;
+    b[3][0] = e * e * e;
+    b[3][1] = 3.0 * e * e;
+    b[3][2] = 6.0 * e;
 }
 
-/* Value of a cumulative segment: q0 and w = (w1, w2, w3). */
+/* Value of a cumulative segment: q0 and w = (s, w1, w2, w3). */
 static inline void cumulative_value(const double *q0, const double *w, double e, double *out)
 {
-    double b[3][3], x[4], r[4], p[4] = {q0[0], q0[1], q0[2], q0[3]};
+    double b[4][3], x[4], r[4], p[4] = {q0[0], q0[1], q0[2], q0[3]};
     cumulative_basis(e, b);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         const double v[3] = {b[i][0] * w[3 * i], b[i][0] * w[3 * i + 1], b[i][0] * w[3 * i + 2]};
         kb_qexp(v, x);
         kb_qmul(p, x, r);
@@ -56,13 +60,13 @@ static inline void cumulative_value(const double *q0, const double *w, double e,
  * X' = B' w X and X'' = (B'' w - B'^2 |w|^2) X, as w commutes with X. */
 static inline void cumulative_jet(const double *q0, const double *w, double e, double S[3][4])
 {
-    double b[3][3], X[3][4], P[3][4], T[3][4];
+    double b[4][3], X[3][4], P[3][4], T[3][4];
     cumulative_basis(e, b);
     for (int k = 0; k < 4; k++) {
         P[0][k] = q0[k];
         P[1][k] = P[2][k] = 0.0;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         const double *wi = w + 3 * i;
         const double wq[4] = {0.0, wi[0], wi[1], wi[2]};
         const double v[3] = {b[i][0] * wi[0], b[i][0] * wi[1], b[i][0] * wi[2]};
@@ -81,7 +85,7 @@ static inline void cumulative_jet(const double *q0, const double *w, double e, d
 }
 
 /* One rotation segment, squad or cumulative by its kind: control points c
- * (16) and logs lg (9) as kb_rot_build writes them. */
+ * (16) and logs lg (12) as kb_rot_build writes them. */
 static inline void rot_segment_value(unsigned char kind, const double *c, const double *lg,
                                      double e, double *out)
 {

@@ -56,6 +56,9 @@ kb_status kb_rot_validate(const kb_rot_keys *k, kb_error *err)
             if (norm4(q + 4 * i) == 0.0)
                 return kb_fail(err, KB_EZERONORM, KB_ARG_QUATERNIONS, tr, i);
         }
+        for (ptrdiff_t i = 0; k->chords && i < 3 * (K - 1); i++)
+            if (!isfinite(k->chords[tr * 3 * (K - 1) + i]))
+                return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, tr, i / 3 + 1);
         if (k->ends == KB_ENDS_CLOSED) {
             const double *last = q + 4 * (K - 1);
             double c = kb_qdot(q, last) / (norm4(q) * norm4(last));
@@ -78,6 +81,64 @@ static void omega_to_log_tangent(const double *q, const double *omega, double *o
         out[j] = 0.5 * r[j + 1];
 }
 
+/* One segment from q0 to q1 with log L and per-u log tangents T0, T1:
+ * squad where it is proven well-conditioned, else the cumulative cubic (on
+ * the whole spin, for a segment of more than half a turn). */
+static unsigned char build_segment(const double *q0, const double *q1, const double *L,
+                                   const double *T0, const double *T1, double *c, double *lg)
+{
+    static const double no_spin[3] = {0.0, 0.0, 0.0};
+    const double half_angle = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+    if (half_angle > 0.5 * KB_PI) {
+        kb_cumulative_segment(q0, q1, L, T0, T1, c, lg);
+        return KB_SEG_CUMULATIVE;
+    }
+    double ha[3], hb[3], ea[4], eb[4], r[4];
+    for (int j = 0; j < 3; j++) {
+        ha[j] = 0.5 * (T0[j] - L[j]);
+        hb[j] = 0.5 * (L[j] - T1[j]);
+    }
+    kb_qexp(ha, ea);
+    kb_qexp(hb, eb);
+    for (int j = 0; j < 4; j++) {
+        c[j] = q0[j];
+        c[12 + j] = q1[j];
+    }
+    kb_qmul(q0, ea, c + 4);
+    kb_qmul(q1, eb, c + 8);
+    for (int j = 0; j < 3; j++)
+        lg[j] = L[j];
+    kb_qmul_conj_left(c + 4, c + 8, r);
+    kb_qlog(r, lg + 3);
+    for (int j = 6; j < 12; j++)
+        lg[j] = 0.0;
+    if (kb_squad_is_certified(L, T0, T1, lg + 3))
+        return KB_SEG_SQUAD;
+    kb_cumulative_segment(q0, q1, no_spin, T0, T1, c, lg);
+    return KB_SEG_CUMULATIVE;
+}
+
+/* Unit keys (K, 4) of track tr: each on the side of its predecessor, or
+ * with multi-turn chords as given (q_(n+1) = q_n exp(L_n) fixes the sign);
+ * a closed track's last key is the first rotation exactly. */
+static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, double *q)
+{
+    const ptrdiff_t K = k->n_keys;
+    const double *src = k->quats + tr * K * 4;
+    for (ptrdiff_t i = 0; i < K; i++) {
+        const double n = norm4(src + 4 * i);
+        /* q and -q are one rotation */
+        const int flip = !k->chords && i > 0 && kb_qdot(src + 4 * i, q + 4 * (i - 1)) < 0.0;
+        for (int j = 0; j < 4; j++)
+            q[4 * i + j] = (flip ? -src[4 * i + j] : src[4 * i + j]) / n;
+    }
+    if (k->ends == KB_ENDS_CLOSED) {
+        const double sign = kb_qdot(q + 4 * (K - 1), q) < 0.0 ? -1.0 : 1.0;
+        for (int j = 0; j < 4; j++)
+            q[4 * (K - 1) + j] = sign * q[j];
+    }
+}
+
 /* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
 static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
                               double *tan_in, double *tan_out, double *ctrl, double *logs,
@@ -85,33 +146,31 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
 {
     const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
     const ptrdiff_t first = kb_first_segment_key(k->ends);
-    /* workspace: unit aligned keys (K, 4), chords (K - 1, 3), durations (K - 1,) */
-    double *work = malloc((size_t)(4 * K + 4 * (K - 1)) * sizeof(double));
+    /* workspace: unit keys (K, 4), chords and the chords tangents are taken
+     * from (K - 1, 3) each, durations (K - 1,) */
+    double *work = malloc((size_t)(4 * K + 7 * (K - 1)) * sizeof(double));
     if (!work)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    double *q = work, *chord = work + 4 * K, *dt = chord + 3 * (K - 1);
+    double *q = work, *chord = work + 4 * K, *tchord = chord + 3 * (K - 1);
+    double *dt = tchord + 3 * (K - 1);
     kb_tcb_keys view = log_view(k);
 
     for (ptrdiff_t tr = begin; tr < end; tr++) {
-        const double *src = k->quats + tr * K * 4;
-        for (ptrdiff_t i = 0; i < K; i++) {
-            const double n = norm4(src + 4 * i);
-            /* each key on the side of its predecessor: q and -q are one rotation */
-            const double sign = (i > 0 && kb_qdot(src + 4 * i, q + 4 * (i - 1)) < 0.0) ? -1.0
-                                                                                      : 1.0;
-            for (int j = 0; j < 4; j++)
-                q[4 * i + j] = sign * src[4 * i + j] / n;
-        }
-        if (k->ends == KB_ENDS_CLOSED) {
-            /* the last key is the first rotation exactly, on its own side */
-            const double sign = kb_qdot(q + 4 * (K - 1), q) < 0.0 ? -1.0 : 1.0;
-            for (int j = 0; j < 4; j++)
-                q[4 * (K - 1) + j] = sign * q[j];
-        }
+        unit_keys(k, tr, q);
         for (ptrdiff_t n = 0; n < K - 1; n++) {
-            double r[4];
-            kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
-            kb_qlog(r, chord + 3 * n);
+            double r[4], *L = chord + 3 * n, *C = tchord + 3 * n;
+            if (k->chords) {
+                for (int j = 0; j < 3; j++)
+                    L[j] = k->chords[(tr * (K - 1) + n) * 3 + j];
+            } else {
+                kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
+                kb_qlog(r, L);
+            }
+            if (k->chords && k->timing == KB_TIMING_3DS)
+                kb_compab_chord(L, C);
+            else
+                for (int j = 0; j < 3; j++)
+                    C[j] = L[j];
             dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
         }
         double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
@@ -128,40 +187,20 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
         view.end_tangent.data = end;
         view.end_tangent.stride = 0;
         double *tin = tan_in + tr * K * 3, *tout = tan_out + tr * K * 3;
-        kb_track_tangents(&view, tr, chord, dt, tin, tout);
+        kb_track_tangents(&view, tr, tchord, dt, tin, tout);
 
         for (ptrdiff_t s_ = 0; s_ < S; s_++) {
-            const ptrdiff_t n = first + s_;
-            const double *L = chord + 3 * n, *q0 = q + 4 * n, *q1 = q + 4 * (n + 1);
-            double *c = ctrl + (tr * S + s_) * 16, *lg = logs + (tr * S + s_) * 9;
-            double T0[3], T1[3], ha[3], hb[3], ea[4], eb[4], r[4];
+            const ptrdiff_t n = first + s_, i = tr * S + s_;
+            double T0[3], T1[3];
             for (int j = 0; j < 3; j++) {
                 T0[j] = tout[3 * n + j] * dt[n];  /* per unit u */
                 T1[j] = tin[3 * (n + 1) + j] * dt[n];
-                ha[j] = 0.5 * (T0[j] - L[j]);
-                hb[j] = 0.5 * (L[j] - T1[j]);
             }
-            kb_qexp(ha, ea);
-            kb_qexp(hb, eb);
-            for (int j = 0; j < 4; j++) {
-                c[j] = q0[j];
-                c[12 + j] = q1[j];
-            }
-            kb_qmul(q0, ea, c + 4);
-            kb_qmul(q1, eb, c + 8);
-            for (int j = 0; j < 3; j++)
-                lg[j] = L[j];
-            kb_qmul_conj_left(c + 4, c + 8, r);
-            kb_qlog(r, lg + 3);
-            lg[6] = lg[7] = lg[8] = 0.0;
-            kind[tr * S + s_] = KB_SEG_SQUAD;
-            if (!kb_squad_is_certified(L, T0, T1, lg + 3)) {
-                kb_cumulative_segment(q0, q1, T0, T1, c, lg);
-                kind[tr * S + s_] = KB_SEG_CUMULATIVE;
-            }
+            kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1,
+                                    ctrl + i * 16, logs + i * 12);
             if (ease) {
-                ease[(tr * S + s_) * 2] = kb_param_at(k->ease_from, tr, n);
-                ease[(tr * S + s_) * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
+                ease[i * 2] = kb_param_at(k->ease_from, tr, n);
+                ease[i * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
             }
         }
     }
@@ -288,7 +327,7 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
     double e, s1, s2, J[3][4], v[3];
     eased(c, tr, L, &e, &s1, &s2);
     const ptrdiff_t i = tr * S + L->seg;
-    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + i * 16, c->logs + i * 9, e,
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + i * 16, c->logs + i * 12, e,
                     J);
     if (nu == 0) {
         /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
@@ -345,7 +384,7 @@ __attribute__((target_clones("default", "avx2")))
 static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
                         int body, int scalar_first, double *out64, float *out32)
 {
-    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 9;
+    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 12;
     const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
     double q[4][4], J[4][3][4];
 #if defined(KB_HAVE_VMATH)
@@ -357,11 +396,11 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     for (int l = 0; l < 4; l++)
         ev[l] = g->e[l < g->n ? l : 0];
     if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
-        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 9, cv, lv);
+        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 12, cv, lv);
     } else {
         for (int l = 0; l < 4; l++) {
             const int src = l < g->n ? l : 0;
-            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 9;
+            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 12;
             for (int j = 0; j < 16; j++)
                 cv[j][l] = cp[j];
             for (int j = 0; j < 6; j++)
@@ -384,7 +423,7 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     }
 #else
     for (int l = 0; l < g->n; l++) {
-        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 9;
+        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 12;
         if (nu == 0)
             squad_value(cp, lg, g->e[l], q[l]);
         else
@@ -395,7 +434,7 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     for (int l = 0; kind && l < g->n; l++) {
         if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
             continue;
-        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 9;
+        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 12;
         if (nu == 0)
             cumulative_value(cp, lg, g->e[l], q[l]);
         else

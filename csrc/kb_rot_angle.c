@@ -11,7 +11,7 @@ static double angular_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double
     double e = u, de = 1.0, dde, J[3][4];
     if (c->ease)
         kb_ease(u, c->ease[2 * i], c->ease[2 * i + 1], &e, &de, &dde);
-    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 9 * i, e,
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 12 * i, e,
                     J);
     return 2.0 * sqrt(kb_qdot(J[1], J[1])) * de;
 }

@@ -15,8 +15,11 @@
  * is sampled at N + 1 points; between two, it is at most the tent over them.
  * Squad is kept where this bounds |S'| by 2 max(|T0|, |T1|) + pi, i.e. its
  * angular speed by the SPEC's 2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / dt.
- * The cumulative cubic always meets that bound: its |S'| is at most
- * max(|T0|, |T1|) + 3/2 |w2| <= 2 max(|T0|, |T1|) + 3/4 pi (kb_cumulative.h).
+ * The cumulative cubic without spin always meets that bound: its |S'| is at
+ * most max(|T0|, |T1|) + 3/2 |w2| <= 2 max(|T0|, |T1|) + 3/4 pi, as |w2| is
+ * the angle between exp(w1) and q0* q1 exp(-w3), at most |w1| + |L| + |w3|
+ * (kb_cumulative.h).  On a spin L (multi-turn segments) it is at most
+ * |L| + 2 max(|T0 - L|, |T1 - L|): |w2| <= |w1| + |w3| there.
  */
 #include "kb_internal.h"
 #include "kb_quat.h"
@@ -81,23 +84,27 @@ static void scaled_exp(double k, const double *v, double *q)
     kb_qexp(kv, q);
 }
 
-void kb_cumulative_segment(const double *q0, const double *q1, const double *T0,
-                           const double *T1, double *ctrl, double *logs)
+void kb_cumulative_segment(const double *q0, const double *q1, const double *spin,
+                           const double *T0, const double *T1, double *ctrl, double *logs)
 {
-    double *w1 = logs, *w2 = logs + 3, *w3 = logs + 6;
-    double e1[4], e3[4], t[4], r[4];
+    double *w1 = logs + 3, *w2 = logs + 6, *w3 = logs + 9;
+    double e1[4], e3[4], es[4], t[4], r[4];
     for (int j = 0; j < 3; j++) {
-        w1[j] = T0[j] / 3.0;
-        w3[j] = T1[j] / 3.0;
+        logs[j] = spin[j];
+        w1[j] = (T0[j] - spin[j]) / 3.0;
+        w3[j] = (T1[j] - spin[j]) / 3.0;
     }
-    /* w2 = log(exp(-w1) q0* q1 exp(-w3)): the rotation left between the two
-     * end pieces, towards q1 itself (not -q1), so the segment ends on it */
+    /* w2 = log(exp(-w1) exp(-spin) q0* q1 exp(-w3)): the rotation left
+     * between the end pieces, towards q1 itself (not -q1), so the segment
+     * ends on it */
     scaled_exp(-1.0, w1, e1);
     scaled_exp(-1.0, w3, e3);
+    scaled_exp(-1.0, spin, es);
     kb_qmul_conj_left(q0, q1, r);
-    kb_qmul(e1, r, t);
-    kb_qmul(t, e3, r);
-    kb_qlog(r, w2);
+    kb_qmul(es, r, t);
+    kb_qmul(e1, t, r);
+    kb_qmul(r, e3, t);
+    kb_qlog(t, w2);
     /* the control points of its Bezier form: q0, q0 exp(w1), q1 exp(-w3), q1 */
     scaled_exp(1.0, w1, e1);
     for (int j = 0; j < 4; j++) {
@@ -106,4 +113,21 @@ void kb_cumulative_segment(const double *q0, const double *q1, const double *T0,
     }
     kb_qmul(q0, e1, ctrl + 4);
     kb_qmul(q1, e3, ctrl + 8);
+}
+
+void kb_compab_chord(const double *L, double *out)
+{
+    const double half_angle = norm3(L);
+    if (2.0 * half_angle > 2.0 * KB_PI - 1e-5) {
+        /* a spin key: the log of the half turn about its axis, (axis, 0) */
+        for (int j = 0; j < 3; j++)
+            out[j] = 0.5 * KB_PI * L[j] / half_angle;
+        return;
+    }
+    double q[4];
+    kb_qexp(L, q);
+    if (q[0] < 0.0)  /* the shorter arc: qlndif of sign-aligned keys */
+        for (int j = 0; j < 4; j++)
+            q[j] = -q[j];
+    kb_qlog(q, out);
 }

@@ -8,9 +8,15 @@
 int kb_squad_is_certified(const double *L, const double *T0, const double *T1,
                           const double *Lab);
 
-/* The cumulative cubic from q0 to q1 with per-u log tangents T0, T1:
- * ctrl (16): its Bezier control points; logs (9): w1, w2, w3. */
-void kb_cumulative_segment(const double *q0, const double *q1, const double *T0,
-                           const double *T1, double *ctrl, double *logs);
+/* The cumulative cubic from q0 to q1 on a uniform spin (0, or the whole
+ * log of a multi-turn segment), with per-u log tangents T0, T1:
+ * ctrl (16): its Bezier control points; logs (12): spin, w1, w2, w3. */
+void kb_cumulative_segment(const double *q0, const double *q1, const double *spin,
+                           const double *T0, const double *T1, double *ctrl, double *logs);
+
+/* The chord 3D Studio's CompAB takes for tangents from a segment's log L:
+ * pi/2 along the axis for a turn of 2 pi - 1e-5 or more (its spin branch),
+ * else the log of the shorter arc. */
+void kb_compab_chord(const double *L, double *out);
 
 #endif

@@ -294,6 +294,10 @@ typedef struct {
                                              for clamped ends; data may be NULL (zero) */
     kb_timing timing;
     kb_ends ends;
+    const double *chords;      /* (n_tracks, n_keys - 1, 3) or NULL: multi-turn keys.  The
+                                  logs L_n of the segments, never reduced modulo a turn
+                                  (|L_n| is half the angle turned); the keys must then be
+                                  q_(n+1) = q_n exp(L_n), and are not sign-aligned */
 } kb_rot_keys;
 
 /* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions
@@ -304,25 +308,31 @@ kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
 /* How a rotation segment is interpolated (kb_rot_curve.kind). */
 enum {
     KB_SEG_SQUAD = 0,      /* squad(q_n, a_n, b_(n+1), q_(n+1)) */
-    KB_SEG_CUMULATIVE = 1  /* the cumulative cubic of Kim, Kim & Shin (1995) */
+    KB_SEG_CUMULATIVE = 1  /* the cumulative cubic of Kim, Kim & Shin (1995), on a spin */
 };
 
 /*
  * Builds rotation segments.  Keys are normalised and sign-aligned (each key
- * on the side of its predecessor), L_n = log(q_n* q_(n+1)) are the chords,
- * tangents come from kb_key_tangents on them, and
+ * on the side of its predecessor), L_n = log(q_n* q_(n+1)) are the chords
+ * (or, for multi-turn keys, the given chords), tangents come from
+ * kb_key_tangents on them (with timing 3ds, on 3D Studio's CompAB chords:
+ * a key turned by 2 pi - 1e-5 or more contributes pi/2 along its axis, a
+ * shorter one its chord reduced to the shorter arc), and
  * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2).
  * A segment is squad where a bound on squad's angular speed proves it within
  * 2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / dt; elsewhere (large tangents,
  * where squad's inner curves come near antipodal and it would spike) it is
  * the cumulative cubic q_n exp(B1 w1) exp(B2 w2) exp(B3 w3), which has the
  * same ends and end angular velocities (w1 = T0_n dt / 3, w3 = T1_(n+1) dt / 3)
- * and always keeps that bound.
+ * and always keeps that bound.  A segment of more than half a turn
+ * (|L_n| > pi / 2, multi-turn keys only) is the same cubic on a uniform spin,
+ * q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3) with w1 = (T0 - L_n) / 3,
+ * w3 = (T1 - L_n) / 3, so it sweeps the whole angle.
  *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
  *   @param[out] ctrl   (n_tracks, S, 4, 4): squad: (q_n, a_n, b_(n+1), q_(n+1));
  *                      cumulative: (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
- *   @param[out] logs   (n_tracks, S, 3, 3): squad: (L_n, log(a_n* b_(n+1)), 0);
- *                      cumulative: (w1, w2, w3)
+ *   @param[out] logs   (n_tracks, S, 4, 3): squad: (L_n, log(a_n* b_(n+1)), 0, 0);
+ *                      cumulative: (spin, w1, w2, w3), spin L_n or 0
  *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
  *   @param[out] ease   (n_tracks, S, 2) or NULL
  * Allocates one workspace of 7 n_keys doubles.
@@ -342,7 +352,7 @@ typedef struct {
     const double *knots;    /* (n_tracks | 1, n_seg + 1) */
     ptrdiff_t knots_stride; /* 0 or n_seg + 1 */
     const double *ctrl;     /* (n_tracks, n_seg, 4, 4) */
-    const double *logs;     /* (n_tracks, n_seg, 3, 3) */
+    const double *logs;     /* (n_tracks, n_seg, 4, 3) */
     const double *ease;     /* (n_tracks, n_seg, 2) or NULL */
     kb_extrap extrap;
     const unsigned char *kind; /* (n_tracks, n_seg), or NULL: every segment squad */

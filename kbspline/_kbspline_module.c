@@ -315,16 +315,17 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(rot_build_doc,
 "rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
-"          start_omega, end_omega, timing, ends, with_ease, n_threads)\n"
+"          start_omega, end_omega, timing, ends, with_ease, n_threads, chords)\n"
 "-> (tan_in, tan_out, ctrl, logs, kind, ease or None)\n\n"
 "quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
-"start/end omega None, (3,) or (B, 3).  Private: use RotationSpline.");
+"start/end omega None, (3,) or (B, 3); chords None or (B, K - 1, 3), the\n"
+"segments' logs of multi-turn keys.  Private: use RotationSpline.");
 
 static PyObject *rot_build(PyObject *self, PyObject *args)
 {
-    PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
+    PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en, *o_chords;
     int timing, ends, with_ease, n_threads;
-    PyArrayObject *quats;
+    PyArrayObject *quats, *chords;
     PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *kind = NULL,
              *ease = NULL;
     kb_rot_keys k;
@@ -332,14 +333,20 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipi", &o_times, &o_quats, &o_t, &o_c, &o_b,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipiO", &o_times, &o_quats, &o_t, &o_c, &o_b,
                           &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
-                          &n_threads))
+                          &n_threads, &o_chords))
         return NULL;
     if (!check_array(o_quats, "quaternions", 3, 0, 0, 0, &quats) ||
-        !expect_dim(quats, 2, 4, "quaternions"))
+        !expect_dim(quats, 2, 4, "quaternions") ||
+        !check_array(o_chords, "chords", 3, 1, 0, 0, &chords))
         return NULL;
     const npy_intp B = PyArray_DIM(quats, 0), K = PyArray_DIM(quats, 1);
+    if (chords && (!expect_dim(chords, 0, B, "chords") ||
+                   !expect_dim(chords, 1, K > 0 ? K - 1 : 0, "chords") ||
+                   !expect_dim(chords, 2, 3, "chords")))
+        return NULL;
+    k.chords = chords ? (const double *)PyArray_DATA(chords) : NULL;
     k.n_tracks = B;
     k.n_keys = K;
     k.quats = (const double *)PyArray_DATA(quats);
@@ -358,7 +365,7 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     if (S < 1)
         return raise_core_error(kb_rot_validate(&k, &err), &err);
     npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
-    npy_intp dims_logs[4] = {B, S, 3, 3}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
+    npy_intp dims_logs[4] = {B, S, 4, 3}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
     tan_in = new_array(3, dims_tan);
     tan_out = new_array(3, dims_tan);
     ctrl = new_array(4, dims_ctrl);
@@ -397,7 +404,7 @@ fail:
 PyDoc_STRVAR(rot_eval_doc,
 "rot_eval(knots, ctrl, logs, kind, ease, extrap, nu, body, scalar_first, n_threads, t,\n"
 "         out)\n\n"
-"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 3, 3); kind (B, S) uint8;\n"
+"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 4, 3); kind (B, S) uint8;\n"
 "ease None or\n"
 "(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
 "float64 or float32, written in place.  Private: use RotationSpline.");
@@ -415,7 +422,7 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
     const npy_intp B = PyArray_DIM(ctrl, 0), S = PyArray_DIM(ctrl, 1);
     if (!expect_dim(ctrl, 2, 4, "ctrl") || !expect_dim(ctrl, 3, 4, "ctrl") ||
         !expect_dim(logs, 0, B, "logs") || !expect_dim(logs, 1, S, "logs") ||
-        !expect_dim(logs, 2, 3, "logs") || !expect_dim(logs, 3, 3, "logs") ||
+        !expect_dim(logs, 2, 4, "logs") || !expect_dim(logs, 3, 3, "logs") ||
         (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
                   !expect_dim(ease, 2, 2, "ease"))) ||
         !as_param(o_knots, "knots", B, S + 1, 0, &knots))

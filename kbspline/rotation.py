@@ -18,6 +18,13 @@ _TO_SCALAR_FIRST = [3, 0, 1, 2]
 _TO_SCALAR_LAST = [1, 2, 3, 0]
 
 
+def _first_bad(name: str, bad: NDArray[np.bool_], what: str) -> None:
+    """ValueError naming the first entry of `name` flagged in `bad`."""
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name}[{', '.join(map(str, index))}] {what}")
+
+
 class RotationSpline(KeyedSpline):
     """Squad spline through unit-quaternion keys, with KB tangents.
 
@@ -87,7 +94,8 @@ class RotationSpline(KeyedSpline):
                  start_angular_velocity: Optional[ArrayLike] = None,
                  end_angular_velocity: Optional[ArrayLike] = None,
                  ease_from: ArrayLike = 0.0, ease_to: ArrayLike = 0.0,
-                 extrapolate: Optional[str] = None, scalar_first: bool = True) -> None:
+                 extrapolate: Optional[str] = None, scalar_first: bool = True,
+                 _chords: Optional[ArrayLike] = None) -> None:
         self._parse_options(timing, ends, extrapolate)
         if not isinstance(scalar_first, (bool, np.bool_)):
             raise TypeError(f"scalar_first must be True or False, not {scalar_first!r}")
@@ -109,8 +117,12 @@ class RotationSpline(KeyedSpline):
         params = self._key_params(batch_shape, K, tension=tension, continuity=continuity,
                                   bias=bias, ease_from=ease_from, ease_to=ease_to)
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, 4)))
+        chords = None if _chords is None else np.ascontiguousarray(
+            np.reshape(np.asarray(_chords, dtype=np.float64),
+                       (math.prod(batch_shape), K - 1, 3)))
         tan_in, tan_out, ctrl, logs, kind, ease = self._build(
-            _core.rot_build, key_times, flat, params, omegas, batch_shape, get_num_threads())
+            _core.rot_build, key_times, flat, params, omegas, batch_shape, get_num_threads(),
+            chords)
         self._set_knots(key_times, ctrl.shape[1])
         self._ctrl, self._logs, self._kind, self._ease = ctrl, logs, kind, ease
         self._tan_in, self._tan_out = tan_in, tan_out
@@ -122,7 +134,8 @@ class RotationSpline(KeyedSpline):
                        bias=bias, timing=timing, ends=ends,
                        start_angular_velocity=start_angular_velocity,
                        end_angular_velocity=end_angular_velocity, ease_from=ease_from,
-                       ease_to=ease_to, extrapolate=extrapolate, scalar_first=scalar_first)
+                       ease_to=ease_to, extrapolate=extrapolate, scalar_first=scalar_first,
+                       _chords=_chords)
 
     def _eval(self, t, nu, frame, out):
         body = _check_option("frame", frame, FRAMES)
@@ -205,6 +218,82 @@ class RotationSpline(KeyedSpline):
         0.5
         """
         return self._time_at_integral(s, out)
+
+    # -- multi-turn keys --------------------------------------------------------
+
+    @classmethod
+    def from_relative(cls, times: Optional[ArrayLike], axes: ArrayLike, angles: ArrayLike,
+                      tension: ArrayLike = 0.0, continuity: ArrayLike = 0.0,
+                      bias: ArrayLike = 0.0, *, start: Optional[ArrayLike] = None,
+                      **keywords: Any) -> RotationSpline:
+        """A spline through keys given as turns, as 3D Studio stores them, so
+        that a key may turn by any number of revolutions.
+
+        Key 0 is `start` (default the identity) turned by angles[0] radians
+        about axes[0]; key n > 0 is key n-1 turned by angles[n] about axes[n]
+        in key n-1's own frame.  The segment from key n-1 to key n sweeps the
+        whole angle, however many turns (its log is angles[n] / 2 along the
+        axis, never reduced).  Other keywords are the constructor's; with
+        ``timing='3ds'`` the tangents follow 3D Studio's CompAB, whose keys
+        of 2 pi - 1e-5 or more contribute half a turn about their axis.
+
+        A segment of more than half a turn is the cumulative cubic on a
+        uniform spin, q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3), with
+        the tangents' end angular velocities: it turns at its mean rate
+        plus at most twice the end rates' departure from it.
+
+        Parameters
+        ----------
+        times : array_like (K,) or (..., K), or None
+        axes : array_like (..., K, 3)
+            Turn axes, any nonzero length.
+        angles : array_like (..., K)
+            Turns in radians, any sign and size.
+        start : array_like (4,) or (..., 4), optional
+            The rotation the first turn starts from, in the component order
+            of ``scalar_first``.
+
+        >>> wheel = RotationSpline.from_relative([0, 1, 2, 3], [[0, 0, 1]] * 4,
+        ...                                      [0.0, 5 * np.pi, 5 * np.pi, 5 * np.pi])
+        >>> round(wheel.total_angle / np.pi, 9)
+        15.0
+        >>> np.round(wheel.angular_velocity(0.3) / np.pi, 9) + 0.0
+        array([0., 0., 5.])
+        """
+        from .quaternion import quat_from_axis_angle, quat_multiply
+        axes_ = _check_float_array("axes", axes)
+        angles_ = _check_float_array("angles", angles)
+        if axes_.ndim < 2 or axes_.shape[-1] != 3:
+            raise ValueError(f"axes must have shape (..., K, 3), not {axes_.shape}")
+        if angles_.shape != axes_.shape[:-1]:
+            raise ValueError(f"angles must have shape {axes_.shape[:-1]} to match axes, "
+                             f"not {angles_.shape}")
+        _first_bad("axes", ~np.all(np.isfinite(axes_), axis=-1), "is not finite")
+        _first_bad("axes", ~np.any(axes_ != 0.0, axis=-1), "has zero length")
+        _first_bad("angles", ~np.isfinite(angles_), "is not finite")
+        scalar_first = keywords.get("scalar_first", True)
+        scaled = axes_ / np.abs(axes_).max(axis=-1, keepdims=True)   # no overflow in the norm
+        unit = scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
+        turns = quat_from_axis_angle(unit, angles_)
+        if start is None:
+            first = turns[..., 0, :]
+        else:
+            start_ = _check_float_array("start", start)
+            if start_.shape[-1:] != (4,):
+                raise ValueError(f"start must have shape (4,) or (..., 4), not {start_.shape}")
+            if not scalar_first:
+                start_ = start_[..., _TO_SCALAR_FIRST]
+            first = quat_multiply(start_, turns[..., 0, :])
+        keys = np.empty(np.broadcast_shapes(first.shape[:-1] + (1,), turns.shape[:-1]) + (4,))
+        keys[..., 0, :] = first
+        for n in range(1, keys.shape[-2]):
+            keys[..., n, :] = quat_multiply(keys[..., n - 1, :], turns[..., n, :])
+        chords = 0.5 * angles_[..., 1:, None] * unit[..., 1:, :]
+        if not scalar_first:
+            keys = keys[..., _TO_SCALAR_LAST]
+        return cls(times, keys, tension, continuity, bias,
+                   _chords=np.broadcast_to(chords, keys.shape[:-2] + chords.shape[-2:]),
+                   **keywords)
 
     # -- SciPy interop --------------------------------------------------------
 

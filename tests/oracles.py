@@ -300,20 +300,32 @@ class SeedRotSpline:
 
 # -- Seed 002: 3D Studio CompAB ------------------------------------------------
 
+TWOPI = 2 * np.pi
+
+
 def comp_ab(prev, cur, nxt):
     """CompAB: (a, b) of key `cur`; keys are dicts with frame, quat, tens,
-    cont, bias; prev or nxt may be None (a key without a neighbour)."""
+    cont, bias, and optionally the key's turn from its predecessor, angle
+    (>= 0) and unit axis; prev or nxt may be None (a key without a
+    neighbour).  A key whose angle exceeds 2 pi - 1e-5 contributes the log
+    of the pure quaternion of its axis (the seed's spin branch)."""
     qm = qp = None
     if prev is not None:
-        qprev = prev["quat"].copy()
-        if np.dot(qprev, cur["quat"]) < 0:
-            qprev = -qprev
-        qm = wm_log(wm_mul(wm_conjugate(qprev), cur["quat"]))  # qlndif(qprev, cur)
+        if cur.get("angle", 0.0) > TWOPI - .00001:
+            qm = wm_log(np.concatenate([[0.0], cur["axis"]]))  # q = (axis, 0); qlog(q, qm)
+        else:
+            qprev = prev["quat"].copy()
+            if np.dot(qprev, cur["quat"]) < 0:
+                qprev = -qprev
+            qm = wm_log(wm_mul(wm_conjugate(qprev), cur["quat"]))  # qlndif(qprev, cur)
     if nxt is not None:
-        qnext = nxt["quat"].copy()
-        if np.dot(qnext, cur["quat"]) < 0:
-            qnext = -qnext
-        qp = wm_log(wm_mul(wm_conjugate(cur["quat"]), qnext))  # qlndif(cur, qnext)
+        if nxt.get("angle", 0.0) > TWOPI - .00001:
+            qp = wm_log(np.concatenate([[0.0], nxt["axis"]]))
+        else:
+            qnext = nxt["quat"].copy()
+            if np.dot(qnext, cur["quat"]) < 0:
+                qnext = -qnext
+            qp = wm_log(wm_mul(wm_conjugate(cur["quat"]), qnext))  # qlndif(cur, qnext)
     if prev is None:
         qm = qp.copy()
     if nxt is None:

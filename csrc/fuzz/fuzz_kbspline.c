@@ -142,7 +142,7 @@ static void fuzz_rotations(reader *r)
     const kb_extrap extrap = (kb_extrap)(take_byte(r) % 4);
     const int nu = take_byte(r) % 3, body = take_byte(r) & 1;
     double times[9], q[36], params[45], omega[6], t[16], out[64];
-    double tin[27], tout[27], ctrl[8 * 16], logs[8 * 9], ease[16];
+    double tin[27], tout[27], ctrl[8 * 16], logs[8 * 12], ease[16];
     unsigned char kind[8];
     for (ptrdiff_t i = 0; i < K; i++)
         times[i] = (i ? times[i - 1] : 0.0) + fabs(take_double(r, &tame)) + 0.05;
@@ -156,7 +156,7 @@ static void fuzz_rotations(reader *r)
         t[i] = take_double(r, &tame);
     kb_rot_keys keys = {1, K, {times, 0}, q, {params, 0}, {params + K, 0}, {params + 2 * K, 0},
                         {params + 3 * K, 0}, {params + 4 * K, 0}, {omega, 0}, {omega + 3, 0},
-                        timing, ends};
+                        timing, ends, NULL};
     kb_error err;
     if (K == 0 || kb_rot_build(&keys, tin, tout, ctrl, logs, kind, ease, &err) != KB_OK)
         return;

@@ -94,11 +94,11 @@ KB_TEST(test_rotation_two_keys_is_slerp)
 {
     const double theta = 2.5, times[2] = {1.0, 3.0}, zero[2] = {0, 0};
     const double q[8] = {1, 0, 0, 0, cos(theta / 2), 0, 0, sin(theta / 2)};
-    double tin[6], tout[6], ctrl[16], logs[9], out[4], w[3], a[3], total;
+    double tin[6], tout[6], ctrl[16], logs[12], out[4], w[3], a[3], total;
     unsigned char kind[1];
     kb_table table;
     kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
     kb_error err;
     KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
     kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
@@ -125,10 +125,10 @@ KB_TEST(test_rotation_keys_normalised_and_checked)
 {
     const double times[3] = {0, 1, 2}, zero[3] = {0, 0, 0};
     double q[12] = {2, 0, 0, 0, -0.9, -0.1, 0, 0, 0.8, 0, 0.2, 0};
-    double tin[9], tout[9], ctrl[32], logs[18], out[4];
+    double tin[9], tout[9], ctrl[32], logs[24], out[4];
     unsigned char kind[2];
     kb_rot_keys k = {1, 3, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
     kb_error err;
     KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
     kb_rot_curve c = {1, 2, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
@@ -179,10 +179,10 @@ KB_TEST(test_rotation_ill_conditioned_segment_is_cumulative)
     for (int c_ = 0; c_ < 2; c_++) {
         const double w0[3] = {spins[c_][0], spins[c_][1], spins[c_][2]};
         const double *w1 = w0;
-        double tin[6], tout[6], ctrl[16], logs[9], v[4], w[3];
+        double tin[6], tout[6], ctrl[16], logs[12], v[4], w[3];
         unsigned char kind[1];
         kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                         {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED};
+                         {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED, NULL};
         kb_error err;
         KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
         KB_ASSERT(kind[0] == want[c_]);
