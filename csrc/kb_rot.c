@@ -87,10 +87,9 @@ static void omega_to_log_tangent(const double *q, const double *omega, double *o
 static unsigned char build_segment(const double *q0, const double *q1, const double *L,
                                    const double *T0, const double *T1, double *c, double *lg)
 {
-    static const double no_spin[3] = {0.0, 0.0, 0.0};
     const double half_angle = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
     if (half_angle > 0.5 * KB_PI) {
-        kb_cumulative_segment(q0, q1, L, T0, T1, c, lg);
+        kb_cumulative_segment(q0, q1, L, 1, T0, T1, c, lg);
         return KB_SEG_CUMULATIVE;
     }
     double ha[3], hb[3], ea[4], eb[4], r[4];
@@ -114,7 +113,7 @@ static unsigned char build_segment(const double *q0, const double *q1, const dou
         lg[j] = 0.0;
     if (kb_squad_is_certified(L, T0, T1, lg + 3))
         return KB_SEG_SQUAD;
-    kb_cumulative_segment(q0, q1, no_spin, T0, T1, c, lg);
+    kb_cumulative_segment(q0, q1, L, 0, T0, T1, c, lg);
     return KB_SEG_CUMULATIVE;
 }
 

@@ -19,7 +19,7 @@
  * most max(|T0|, |T1|) + 3/2 |w2| <= 2 max(|T0|, |T1|) + 3/4 pi, as |w2| is
  * the angle between exp(w1) and q0* q1 exp(-w3), at most |w1| + |L| + |w3|
  * (kb_cumulative.h).  On a spin L (multi-turn segments) it is at most
- * |L| + 2 max(|T0 - L|, |T1 - L|): |w2| <= |w1| + |w3| there.
+ * |L| + 3/2 max(|T0 - L|, |T1 - L|) + 3/2 pi, as |w2| <= |w1| + |w3| + pi.
  */
 #include "kb_internal.h"
 #include "kb_quat.h"
@@ -84,27 +84,58 @@ static void scaled_exp(double k, const double *v, double *q)
     kb_qexp(kv, q);
 }
 
-void kb_cumulative_segment(const double *q0, const double *q1, const double *spin,
+/* The log of unit q nearest to `target` among those no longer than `limit`
+ * (the logs of q are (theta + 2 pi k) n for whole k; the shortest, k = 0,
+ * is never longer than limit here, up to rounding). */
+static void log_near(const double *q, const double *target, double limit, double *out)
+{
+    double v[3];
+    kb_qlog(q, v);
+    const double theta = norm3(v), tn = norm3(target);
+    double n[3] = {1.0, 0.0, 0.0};
+    if (theta > 0.0)
+        for (int j = 0; j < 3; j++)
+            n[j] = v[j] / theta;
+    else if (tn > 0.0)   /* the identity: any axis; the target's */
+        for (int j = 0; j < 3; j++)
+            n[j] = target[j] / tn;
+    const double along = target[0] * n[0] + target[1] * n[1] + target[2] * n[2];
+    /* the limit is met with equality when every log is parallel: leave
+     * rounding room */
+    limit = limit * (1.0 + 1e-12) + 1e-12;
+    double k = nearbyint((along - theta) / (2.0 * KB_PI));
+    k = fmin(k, floor((limit - theta) / (2.0 * KB_PI)));
+    k = fmax(k, ceil((-limit - theta) / (2.0 * KB_PI)));
+    for (int j = 0; j < 3; j++)
+        out[j] = (theta + 2.0 * KB_PI * k) * n[j];
+}
+
+void kb_cumulative_segment(const double *q0, const double *q1, const double *L, int spin,
                            const double *T0, const double *T1, double *ctrl, double *logs)
 {
-    double *w1 = logs + 3, *w2 = logs + 6, *w3 = logs + 9;
-    double e1[4], e3[4], es[4], t[4], r[4];
+    double *s = logs, *w1 = logs + 3, *w2 = logs + 6, *w3 = logs + 9;
+    double e1[4], e3[4], es[4], t[4], r[4], target[3];
     for (int j = 0; j < 3; j++) {
-        logs[j] = spin[j];
-        w1[j] = (T0[j] - spin[j]) / 3.0;
-        w3[j] = (T1[j] - spin[j]) / 3.0;
+        s[j] = spin ? L[j] : 0.0;
+        w1[j] = (T0[j] - s[j]) / 3.0;
+        w3[j] = (T1[j] - s[j]) / 3.0;
+        target[j] = L[j] - s[j] - w1[j] - w3[j];
     }
-    /* w2 = log(exp(-w1) exp(-spin) q0* q1 exp(-w3)): the rotation left
-     * between the end pieces, towards q1 itself (not -q1), so the segment
-     * ends on it */
+    /* w2: a log of exp(-w1) exp(-s) q0* q1 exp(-w3), the rotation left
+     * between the end pieces, towards q1 itself (not -q1) so the segment
+     * ends on it; of those, the one nearest what the logs leave when they
+     * commute, so the segment turns as its keys say (a spin's turns are not
+     * unwound).  Without a spin, no longer than |w1| + |L| + |w3| (the
+     * shortest always is), which keeps the angular speed bound; on a spin
+     * the nearest is within pi of that anyway */
     scaled_exp(-1.0, w1, e1);
     scaled_exp(-1.0, w3, e3);
-    scaled_exp(-1.0, spin, es);
+    scaled_exp(-1.0, s, es);
     kb_qmul_conj_left(q0, q1, r);
     kb_qmul(es, r, t);
     kb_qmul(e1, t, r);
     kb_qmul(r, e3, t);
-    kb_qlog(t, w2);
+    log_near(t, target, spin ? HUGE_VAL : norm3(w1) + norm3(L) + norm3(w3), w2);
     /* the control points of its Bezier form: q0, q0 exp(w1), q1 exp(-w3), q1 */
     scaled_exp(1.0, w1, e1);
     for (int j = 0; j < 4; j++) {

@@ -8,10 +8,11 @@
 int kb_squad_is_certified(const double *L, const double *T0, const double *T1,
                           const double *Lab);
 
-/* The cumulative cubic from q0 to q1 on a uniform spin (0, or the whole
- * log of a multi-turn segment), with per-u log tangents T0, T1:
- * ctrl (16): its Bezier control points; logs (12): spin, w1, w2, w3. */
-void kb_cumulative_segment(const double *q0, const double *q1, const double *spin,
+/* The cumulative cubic from q0 to q1 (segment log L) with per-u log
+ * tangents T0, T1, on the uniform spin L if `spin` (multi-turn segments),
+ * else on none: ctrl (16): its Bezier control points; logs (12): the spin,
+ * w1, w2, w3. */
+void kb_cumulative_segment(const double *q0, const double *q1, const double *L, int spin,
                            const double *T0, const double *T1, double *ctrl, double *logs);
 
 /* The chord 3D Studio's CompAB takes for tangents from a segment's log L:

@@ -9,7 +9,7 @@ import pytest
 
 from kbspline import RotationSpline
 from oracles import comp_ab, wm_exp, wm_mul
-from test_rotation_segments import qconj, qexp, qlog, qmul, speed_ratios
+from test_rotation_segments import log_near, qconj, qexp, qlog, qmul, speed_ratios
 
 TIMINGS = ["kb", "3ds", "parabolic", "average"]
 
@@ -82,8 +82,9 @@ def test_keys_are_the_composed_turns_and_output_is_continuous():
 
 def spin_ratios(spline, times, axes, angles, samples=256):
     """(n, S): each multi-turn segment's largest angular speed over its
-    bound |w_spin| + 1.5 max(|w(t_n+) - w_spin|, |w(t_(n+1)-) - w_spin|),
-    body frames, w_spin = angle / dt about the axis; NaN elsewhere."""
+    bound |w_spin| + 1.5 max(|w(t_n+) - w_spin|, |w(t_(n+1)-) - w_spin|)
+    + 3 pi / dt, body frames, w_spin = angle / dt about the axis; NaN
+    elsewhere."""
     tin, tout = spline.tangents
     n, S = times.shape[0], times.shape[1] - 1
     dt = np.diff(times, axis=1)
@@ -95,7 +96,7 @@ def spin_ratios(spline, times, axes, angles, samples=256):
     spin = angles[:, 1:, None] * unit(axes[:, 1:]) / dt[:, :, None]
     away = np.maximum(np.linalg.norm(2 * tout[:, :-1] - spin, axis=-1),
                       np.linalg.norm(2 * tin[:, 1:] - spin, axis=-1))
-    ratio = speed / (np.linalg.norm(spin, axis=-1) + 1.5 * away)
+    ratio = speed / (np.linalg.norm(spin, axis=-1) + 1.5 * away + 3 * np.pi / dt)
     return np.where(np.abs(angles[:, 1:]) > np.pi, ratio, np.nan)
 
 
@@ -116,6 +117,28 @@ def test_no_glitch_on_random_multi_turn_tracks(timing, ends):
     # ordinary segments keep the bound of any rotation spline
     ordinary = speed_ratios(spline, times)[~spinning]
     assert ordinary.max() <= 1.0
+
+
+def test_spinning_segments_match_their_transcription():
+    """A segment of more than half a turn is q_n exp(u L) exp(B1 c1)
+    exp(B2 c2) exp(B3 c3), c1 = (T0 - L) / 3, c3 = (T1 - L) / 3 and c2 the
+    log of exp(-c1) exp(-c3) nearest -(c1 + c3)."""
+    rng = np.random.default_rng(9)
+    times, axes, angles, tcb = random_relative(rng, 40)
+    u = np.linspace(0.0, 1.0, 21)[:, None]
+    B1, B2, B3 = 1 - (1 - u) ** 3, 3 * u ** 2 - 2 * u ** 3, u ** 3
+    for i in range(40):
+        s = RotationSpline.from_relative(times[i], axes[i], angles[i], *tcb[:, i], timing="kb")
+        q = composed(unit(axes[i]), angles[i])
+        tin, tout = s.tangents
+        for n in np.flatnonzero(np.abs(angles[i, 1:]) > np.pi):
+            dt = times[i, n + 1] - times[i, n]
+            L = 0.5 * angles[i, n + 1] * unit(axes[i, n + 1])
+            c1, c3 = (tout[n] * dt - L) / 3, (tin[n + 1] * dt - L) / 3
+            c2 = log_near(qmul(qexp(-c1), qexp(-c3)), -(c1 + c3), np.inf)
+            want = qmul(qmul(qmul(qmul(q[n], qexp(u * L)), qexp(B1 * c1)), qexp(B2 * c2)),
+                        qexp(B3 * c3))
+            np.testing.assert_allclose(s(times[i, n] + u[:, 0] * dt), want, atol=1e-12)
 
 
 def test_swept_angle_counts_every_turn():

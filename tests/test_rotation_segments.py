@@ -189,11 +189,27 @@ def aligned_keys(q):
     return q
 
 
+def log_near(q, target, limit):
+    """Of the logs (theta + 2 pi k) n of unit q, the one nearest `target`
+    whose length is at most `limit` (by trying every k)."""
+    v = qlog(q)
+    theta = np.linalg.norm(v)
+    n = v / theta if theta > 0 else target / np.linalg.norm(target)
+    k = np.arange(-20, 21)
+    lengths = theta + 2 * np.pi * k
+    allowed = np.abs(lengths) <= limit * (1 + 1e-12) + 1e-12
+    candidates = lengths[allowed, None] * n
+    return candidates[np.argmin(np.linalg.norm(candidates - target, axis=-1))]
+
+
 def cumulative_oracle(q0, q1, T0, T1, u):
     """Kim, Kim & Shin's cumulative cubic from q0 to q1 with per-u log
-    tangents T0, T1 (half angular velocities, body frames), at u (M,)."""
+    tangents T0, T1 (half angular velocities, body frames), at u (M,); its
+    middle log the one nearest L - w1 - w3 no longer than |w1| + |L| + |w3|."""
     w1, w3 = T0 / 3, T1 / 3
-    w2 = qlog(qmul(qmul(qexp(-w1), qmul(qconj(q0), q1)), qexp(-w3)))
+    L = qlog(qmul(qconj(q0), q1))
+    w2 = log_near(qmul(qmul(qexp(-w1), qmul(qconj(q0), q1)), qexp(-w3)), L - w1 - w3,
+                  np.linalg.norm(w1) + np.linalg.norm(L) + np.linalg.norm(w3))
     u = u[:, None]
     B1, B2, B3 = 1 - (1 - u) ** 3, 3 * u ** 2 - 2 * u ** 3, u ** 3
     return qmul(qmul(qmul(q0, qexp(B1 * w1)), qexp(B2 * w2)), qexp(B3 * w3))
