@@ -205,3 +205,35 @@ KB_TEST(test_rotation_ill_conditioned_segment_is_cumulative)
         }
     }
 }
+
+/* Multi-turn keys: three segments of 5 pi about z each (chords given, never
+ * reduced) turn at a constant 5 pi per unit time, and sweep 15 pi. */
+KB_TEST(test_rotation_multi_turn_chords_keep_every_turn)
+{
+    const double pi = 3.14159265358979323846, times[4] = {0, 1, 2, 3}, zero[4] = {0};
+    const double L[9] = {0, 0, 2.5 * pi, 0, 0, 2.5 * pi, 0, 0, 2.5 * pi};
+    double q[16], tin[12], tout[12], ctrl[48], logs[36], w[3], total;
+    unsigned char kind[3];
+    for (int i = 0; i < 4; i++) {   /* q_n = exp(n L) */
+        q[4 * i] = cos(2.5 * pi * i);
+        q[4 * i + 1] = q[4 * i + 2] = 0.0;
+        q[4 * i + 3] = sin(2.5 * pi * i);
+    }
+    kb_rot_keys k = {1, 4, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L};
+    kb_error err;
+    kb_table table;
+    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+    KB_ASSERT(kind[0] == KB_SEG_CUMULATIVE && kind[1] == KB_SEG_CUMULATIVE);
+    kb_rot_curve c = {1, 3, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+    for (double t = 0.0; t <= 3.0; t += 0.125) {
+        KB_ASSERT(kb_rot_eval(&c, 1, 0, 1, &t, 1, 0, 0, 1, w, NULL, &err) == KB_OK);
+        KB_ASSERT_NEAR(w[2], 5.0 * pi, 1e-12);
+        KB_ASSERT_NEAR(w[0] * w[0] + w[1] * w[1], 0.0, 1e-24);
+    }
+    const double end = 3.0;
+    KB_ASSERT(kb_rot_angle_table(&c, &table, &err) == KB_OK);
+    KB_ASSERT(kb_rot_angle(&c, &table, &end, 1, 0, 0, 1, &total, &err) == KB_OK);
+    kb_table_free(&table);
+    KB_ASSERT_NEAR(total, 15.0 * pi, 1e-11);
+}
