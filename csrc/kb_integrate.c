@@ -108,19 +108,67 @@ static int piece_panels(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, double 
     return 1;
 }
 
-/* Ease's breaks of segment (tr, seg), ascending, or none. */
-static int ease_breaks(const kb_speed *sp, ptrdiff_t i, double cut[2])
+double kb_rising_zero(kb_slope_fn slope, const void *ctx, ptrdiff_t tr, ptrdiff_t seg,
+                      double lo, double hi)
 {
-    if (!sp->ease)
-        return 0;
-    double a = sp->ease[2 * i], b = sp->ease[2 * i + 1];
+    for (;;) {
+        const double mid = 0.5 * (lo + hi);
+        if (!(mid > lo && mid < hi))
+            return hi;
+        if (slope(ctx, tr, seg, mid) < 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+}
+
+/* The u at which ease (a, b) reaches e: kb_ease's three pieces inverted. */
+static double ease_inverse(double e, double a, double b)
+{
     kb_ease_pieces(&a, &b);
+    const double k = 1.0 / (2.0 - a - b);
+    if (e < k * a)
+        return sqrt(e * a / k);
+    if (b > 0.0 && e > 1.0 - k * b)
+        return 1.0 - sqrt((1.0 - e) * b / k);
+    return 0.5 * (e / k + a);
+}
+
+/* Where segment (tr, seg) is cut into pieces, ascending in (0, 1): where
+ * ease changes piece and the speed's local minima; returns their count. */
+static int segment_cuts(const kb_speed *sp, ptrdiff_t tr, ptrdiff_t seg, ptrdiff_t i,
+                        double cut[KB_MAX_MINIMA + 2])
+{
     int n = 0;
-    if (a > 0.0 && a < 1.0)
+    if (sp->ease) {
+        double a = sp->ease[2 * i], b = sp->ease[2 * i + 1];
+        kb_ease_pieces(&a, &b);
         cut[n++] = a;
-    if (b > 0.0 && 1.0 - b > (n ? cut[0] : 0.0))
         cut[n++] = 1.0 - b;
-    return n;
+    }
+    if (sp->minima) {
+        double e[KB_MAX_MINIMA];
+        const int m = sp->minima(sp->ctx, tr, seg, e);
+        for (int j = 0; j < m; j++)
+            cut[n++] = sp->ease ? ease_inverse(e[j], sp->ease[2 * i], sp->ease[2 * i + 1])
+                                : e[j];
+    }
+    int kept = 0;  /* sorted (insertion), inside (0, 1), each once */
+    for (int j = 0; j < n; j++) {
+        const double c = cut[j];
+        if (!(c > 0.0 && c < 1.0))
+            continue;
+        int at = kept;
+        while (at > 0 && cut[at - 1] > c)
+            at--;
+        if (at > 0 && cut[at - 1] == c)
+            continue;
+        for (int q = kept; q > at; q--)
+            cut[q] = cut[q - 1];
+        cut[at] = c;
+        kept++;
+    }
+    return kept;
 }
 
 kb_status kb_table_build(const kb_speed *sp, ptrdiff_t n_tracks, ptrdiff_t n_seg,
@@ -134,8 +182,8 @@ kb_status kb_table_build(const kb_speed *sp, ptrdiff_t n_tracks, ptrdiff_t n_seg
         double s = 0.0;
         for (ptrdiff_t seg = 0; seg < n_seg; seg++) {
             const ptrdiff_t i = tr * n_seg + seg;
-            double cut[2], lo = 0.0;
-            const int n_cut = ease_breaks(sp, i, cut);
+            double cut[KB_MAX_MINIMA + 2], lo = 0.0;
+            const int n_cut = segment_cuts(sp, tr, seg, i, cut);
             const double tol = KB_INTEGRAL_RTOL * fabs(gl10(sp, tr, seg, 0.0, 1.0)) + 1e-300;
             seg_start[i] = buf.n;
             for (int c = 0; c <= n_cut; c++) {

@@ -9,15 +9,32 @@
 /* Error target of every integral, relative to its segment's total. */
 #define KB_INTEGRAL_RTOL 1e-13
 
+/* At most this many local minima of a segment's speed are split at. */
+#define KB_MAX_MINIMA 8
+
+/* d/de of half the squared speed of segment `seg` of track `track` in the
+ * curve's own parameter e (before ease): zero where the speed has a local
+ * extremum, rising through zero at its minima. */
+typedef double (*kb_slope_fn)(const void *ctx, ptrdiff_t track, ptrdiff_t seg, double e);
+
 /* A nonnegative speed d(quantity)/du on segment `seg` of track `track`,
  * u in [0, 1].  Smooth but where ease changes piece (at a and 1 - b of
- * ease (n_tracks, n_seg, 2), when given), where integrals are split so
- * that no narrow piece can hide between quadrature nodes. */
+ * ease (n_tracks, n_seg, 2), when given) and where it touches zero (|.| of
+ * a zero crossing, a kink).  Integrals are split at both, and at every
+ * local minimum of the speed that `minima` returns (in e, in any order,
+ * at most KB_MAX_MINIMA): a kink that falls between a panel's last node and
+ * its end is invisible to every rule on that panel. */
 typedef struct {
     double (*fn)(const void *ctx, ptrdiff_t track, ptrdiff_t seg, double u);
+    int (*minima)(const void *ctx, ptrdiff_t track, ptrdiff_t seg, double *e);
     const void *ctx;
     const double *ease;
 } kb_speed;
+
+/* The point in (lo, hi] where slope rises through zero, to the last bit by
+ * bisection, given slope(lo) < 0 <= slope(hi). */
+double kb_rising_zero(kb_slope_fn slope, const void *ctx, ptrdiff_t track, ptrdiff_t seg,
+                      double lo, double hi);
 
 /* Where the curve lives in time, for the queries' extrapolation. */
 typedef struct {

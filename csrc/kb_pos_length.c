@@ -18,12 +18,87 @@ static double position_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, doubl
     return sqrt(sq) * de;
 }
 
+/* P'(e) . P''(e) of segment seg of track tr, with P'(e) = A + B e + C e^2. */
+static double position_slope(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double e)
+{
+    const kb_curve *c = ctx;
+    const ptrdiff_t D = c->dim;
+    const double *cf = c->coef + (tr * c->n_seg + seg) * 4 * D;
+    double g = 0.0;
+    for (ptrdiff_t j = 0; j < D; j++) {
+        const double B = 2.0 * cf[2 * D + j], C = 3.0 * cf[3 * D + j];
+        g += (cf[D + j] + e * (B + e * C)) * (B + 2.0 * e * C);
+    }
+    return g;
+}
+
+/* The real roots in (0, 1) of a + b e + c e^2, ascending (the formula
+ * without cancellation); returns their count. */
+static int quadratic_roots(double a, double b, double c, double r[2])
+{
+    double x[2];
+    int n = 0, kept = 0;
+    if (c == 0.0) {
+        if (b != 0.0)
+            x[n++] = -a / b;
+    } else if (b * b - 4.0 * a * c >= 0.0) {
+        const double q = -0.5 * (b + copysign(sqrt(b * b - 4.0 * a * c), b));
+        x[n++] = q / c;
+        if (q != 0.0)
+            x[n++] = a / q;
+    }
+    for (int j = 0; j < n; j++)
+        if (x[j] > 0.0 && x[j] < 1.0)
+            r[kept++] = x[j];
+    if (kept == 2 && r[0] > r[1]) {
+        const double t = r[0];
+        r[0] = r[1];
+        r[1] = t;
+    }
+    return kept;
+}
+
+/*
+ * The local minima of |P'(e)| in (0, 1), among them every zero of the
+ * speed (cusps; for D = 1 every turning point).  The slope P'.P'' is a
+ * cubic in e, monotone between the zeros of its derivative
+ * |P''|^2 + P'.P''', so each interval between them holds at most one
+ * rising zero, which bisection finds to the last bit.
+ */
+static int position_minima(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double *out)
+{
+    const kb_curve *c = ctx;
+    const ptrdiff_t D = c->dim;
+    const double *cf = c->coef + (tr * c->n_seg + seg) * 4 * D;
+    double BB = 0.0, AC = 0.0, BC = 0.0, CC = 0.0;
+    for (ptrdiff_t j = 0; j < D; j++) {
+        const double A = cf[D + j], B = 2.0 * cf[2 * D + j], C = 3.0 * cf[3 * D + j];
+        BB += B * B;
+        AC += A * C;
+        BC += B * C;
+        CC += C * C;
+    }
+    double ends[4] = {0.0};
+    const int n_mono = quadratic_roots(BB + 2.0 * AC, 6.0 * BC, 6.0 * CC, ends + 1) + 1;
+    ends[n_mono] = 1.0;
+    int n = 0;
+    double g_lo = position_slope(ctx, tr, seg, 0.0);
+    for (int k = 0; k < n_mono; k++) {
+        const double g_hi = position_slope(ctx, tr, seg, ends[k + 1]);
+        if (g_lo < 0.0 && g_hi >= 0.0)
+            out[n++] = kb_rising_zero(position_slope, ctx, tr, seg, ends[k], ends[k + 1]);
+        g_lo = g_hi;
+    }
+    return n;
+}
+
 /* The speed and domain views the tables take. */
 static int views(const kb_curve *c, kb_speed *sp, kb_domain *dom)
 {
     if (!c || !c->coef || !c->knots || c->n_seg < 1 || c->dim < 1 || c->n_tracks < 0)
         return 0;
     sp->fn = position_speed;
+    sp->minima = position_minima;
     sp->ctx = c;
     sp->ease = c->ease;
     dom->n_tracks = c->n_tracks;
