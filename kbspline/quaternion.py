@@ -32,9 +32,11 @@ def _element(name, value, width):
     return arr
 
 
-def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False):
+def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False,
+         out_of_range="is too large: the result overflows float64"):
     """Runs utility `op` on named inputs [(name, array, width)], broadcast
-    over their leading shapes; returns the outputs (width 0: no trailing axis)."""
+    over their leading shapes; returns the outputs (width 0: no trailing axis).
+    `out_of_range` says what the core's KB_ERANGE means ({where}: the index)."""
     leads = [arr.shape[:arr.ndim - (1 if w else 0)] for _, arr, w in inputs]
     try:
         shape = np.broadcast_shapes(*leads)
@@ -52,7 +54,7 @@ def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False):
         name = inputs[operand][0] if 0 <= operand < len(inputs) else "input"
         where = _index_text(shape, index, -1, True) if shape else ""
         if reason == "out of range":
-            reason = "must be a rotation matrix (orthonormal, determinant 1)"
+            reason = out_of_range.format(where=where)
         raise ValueError(f"{name}{where} {reason}") from None
     return outs
 
@@ -81,7 +83,8 @@ def quat_multiply(p: ArrayLike, q: ArrayLike, scalar_first: bool = True) -> Floa
     array([0., 0., 0., 1.])
     """
     (out,) = _run(_core.Q_MULTIPLY, [("p", _qin("p", p, scalar_first), 4),
-                                     ("q", _qin("q", q, scalar_first), 4)], [4])
+                                     ("q", _qin("q", q, scalar_first), 4)], [4],
+                  out_of_range="times q{where} overflows float64")
     return _qout(out, scalar_first)
 
 
@@ -191,7 +194,8 @@ def quat_from_matrix(matrix: ArrayLike, scalar_first: bool = True) -> FloatArray
     m = _check_float_array("matrix", matrix)
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
         raise ValueError(f"matrix must have shape (..., 3, 3), not {m.shape}")
-    (out,) = _run(_core.Q_FROM_MATRIX, [("matrix", m.reshape(m.shape[:-2] + (9,)), 9)], [4])
+    (out,) = _run(_core.Q_FROM_MATRIX, [("matrix", m.reshape(m.shape[:-2] + (9,)), 9)], [4],
+                  out_of_range="must be a rotation matrix (orthonormal, determinant 1)")
     return _qout(out, scalar_first)
 
 
