@@ -138,6 +138,18 @@ kb_status kb_quat_exp(ptrdiff_t n, const double *q, double *out, kb_error *err)
     return kb_ok(err);
 }
 
+/* p exp(u log(p* q)) as kb_qslerp (no shorter arc; no turn where p* q is
+ * real), turning by u theta whole: |u log(p* q)| would overflow at |u| > 1e154. */
+static void slerp(double u, const double *p, const double *q, double *out)
+{
+    double r[4], axis[3], s, c;
+    kb_qmul_conj_left(p, q, r);
+    const double sin_angle = direction(r + 1, axis);
+    kb_sincos(sin_angle > 0.0 ? u * atan2(sin_angle, r[0]) : 0.0, &s, &c);
+    const double e[4] = {c, s * axis[0], s * axis[1], s * axis[2]};
+    kb_qmul(p, e, out);
+}
+
 /* r into out, or KB_ERANGE for the parameter (operand `which`) when u times
  * an angle overflowed. */
 static kb_status finite_result(const double *r, int which, ptrdiff_t i, double *out,
@@ -164,7 +176,7 @@ kb_status kb_quat_slerp(ptrdiff_t n, const double *p, const double *q, const dou
         if (kb_qdot(a, b) < 0.0)  /* the shorter arc */
             for (int j = 0; j < 4; j++)
                 b[j] = -b[j];
-        kb_qslerp(u[i], a, b, r);
+        slerp(u[i], a, b, r);
         if ((s = finite_result(r, 2, i, out + 4 * i, err)) != KB_OK)
             return s;
     }
@@ -184,9 +196,9 @@ kb_status kb_quat_squad(ptrdiff_t n, const double *p, const double *a, const dou
         if (!isfinite(u[i]))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_T, 4, i);
         /* as in the spline: no slerp here takes a shorter arc */
-        kb_qslerp(u[i], c[0], c[3], s1);
-        kb_qslerp(u[i], c[1], c[2], s2);
-        kb_qslerp(2.0 * u[i] * (1.0 - u[i]), s1, s2, r);
+        slerp(u[i], c[0], c[3], s1);
+        slerp(u[i], c[1], c[2], s2);
+        slerp(2.0 * u[i] * (1.0 - u[i]), s1, s2, r);
         if ((s = finite_result(r, 4, i, out + 4 * i, err)) != KB_OK)
             return s;
     }

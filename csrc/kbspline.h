@@ -387,11 +387,11 @@ kb_status kb_quat_log(ptrdiff_t n, const double *q, double *out, kb_error *err);
 /* KB_ERANGE where e^w or the vector part's norm overflows. */
 kb_status kb_quat_exp(ptrdiff_t n, const double *q, double *out, kb_error *err);
 /* Slerp along the shorter arc (q is negated when p . q < 0); KB_ERANGE
- * (operand 2) where u times the angle overflows. */
+ * (operand 2) where u times the angle overflows (|u| > 5e307). */
 kb_status kb_quat_slerp(ptrdiff_t n, const double *p, const double *q, const double *u,
                         double *out, kb_error *err);
 /* slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), no slerp taking a shorter arc;
- * KB_ERANGE (operand 4) where 2u(1-u) times an angle overflows. */
+ * KB_ERANGE (operand 4) where 2u(1-u) times an angle overflows (|u| > 9e153). */
 kb_status kb_quat_squad(ptrdiff_t n, const double *p, const double *a, const double *b,
                         const double *q, const double *u, double *out, kb_error *err);
 kb_status kb_quat_from_axis_angle(ptrdiff_t n, const double *axis, const double *angle,
