@@ -2,9 +2,11 @@
 
 IMPORTANT: quaternions are (w, x, y, z) unless ``scalar_first=False``, which
 reads and writes (x, y, z, w) as SciPy does.  Hamilton product; a unit q
-rotates v as q v q*.  Functions that take rotations normalise them, and a
-zero-norm or non-finite quaternion is a ValueError naming the argument and
-index.  Arguments broadcast against each other over their leading axes.
+rotates v as q v q*.  Functions that take rotations normalise them and give
+the same result at any finite scale, subnormal to 1e308; a zero-norm
+quaternion, NaN or infinity in any argument, or a result too large for
+float64 is a ValueError naming the argument and index.  Arguments broadcast
+against each other over their leading axes.
 """
 from __future__ import annotations
 
@@ -101,6 +103,8 @@ def quat_conjugate(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Quaternion logarithm (ln|q|, theta n) for q = |q| (cos theta + sin theta n),
     theta in [0, pi]; for a unit q the vector part is half the rotation vector.
+    A negative real q = -s gives (ln s, pi, 0, 0): the axis x, which
+    `quat_to_axis_angle` gives the identity, and the limit from the +x side.
 
     >>> np.round(quat_log([0.0, 0.0, 0.0, 1.0]), 6)
     array([0.      , 0.      , 0.      , 1.570796])
@@ -110,7 +114,8 @@ def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`.
+    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`;
+    w above ln(max float64) = 709.78 is a ValueError.
 
     >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
     array([0., 0., 0., 1.])

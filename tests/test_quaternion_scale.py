@@ -360,3 +360,11 @@ def test_outputs_of_other_widths_may_not_share_an_input():
     with pytest.raises(ValueError, match="output 1 overlaps"):
         core.quat_util(core.Q_TO_AXIS_ANGLE, 4, (q,), (buf[:12], buf[11:15]), (0, 1, 2), False)
     np.testing.assert_array_equal(buf, 0.0)
+
+
+def test_a_count_whose_size_overflows_is_refused():
+    """n = 2^62 + 1 elements of width 4 wrap to 4 doubles in 64 bits: these
+    one-element arrays must not pass for them."""
+    with pytest.raises(ValueError, match="of n \\* width"):
+        core.quat_util(core.Q_CONJUGATE, 2 ** 62 + 1, (np.ones(4),), (np.empty(4),),
+                       (0, 1, 2), False)
