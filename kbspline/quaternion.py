@@ -115,7 +115,8 @@ def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`;
-    w above ln(max float64) = 709.78 is a ValueError.
+    w above ln(max float64) = 709.78, or a vector part whose norm overflows,
+    is a ValueError.
 
     >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
     array([0., 0., 0., 1.])
