@@ -1,77 +1,184 @@
 /* kb_quatops.c -- vectorised quaternion utilities (SPEC section 7).
- * Quaternions are (w, x, y, z); every array is C-contiguous, n elements. */
+ * Quaternions are (w, x, y, z); every array is C-contiguous, n elements.
+ *
+ * Any finite scale: inputs are scaled by a power of two (exact) before
+ * anything is squared, so no norm overflows or underflows, from subnormal
+ * components to 1e308.  Each element is read whole before its outputs are
+ * written, so an output may be the very array of an input (in place). */
 #include "kb_internal.h"
 #include "kb_quat.h"
 
-/* Unit copy of q, or KB_EZERONORM / KB_ENONFINITE for operand `which`. */
-static kb_status unit(const double *q, double *out, int which, ptrdiff_t i, kb_error *err)
+#define KB_LN2 0.693147180559945309417232121458176568
+
+static int all_finite(const double *v, int len)
 {
-    for (int j = 0; j < 4; j++)
-        if (!isfinite(q[j]))
-            return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, which, i);
-    const double n = sqrt(kb_qdot(q, q));
+    for (int j = 0; j < len; j++)
+        if (!isfinite(v[j]))
+            return 0;
+    return 1;
+}
+
+/* v (len components) as 2^e s with the largest |s_j| in [1, 2), or s = v
+ * and e = 0 when v is all zeros; returns e. */
+static int split_scale(const double *v, int len, double *s)
+{
+    double big = 0.0;
+    for (int j = 0; j < len; j++)
+        big = fmax(big, fabs(v[j]));
+    const int e = big > 0.0 ? ilogb(big) : 0;
+    for (int j = 0; j < len; j++)
+        s[j] = scalbn(v[j], -e);
+    return e;
+}
+
+/* Unit copy u of q and, when log_norm is not NULL, ln|q|; or KB_ENONFINITE /
+ * KB_EZERONORM for operand `which`. */
+static kb_status unit(const double *q, double *u, double *log_norm, int which, ptrdiff_t i,
+                      kb_error *err)
+{
+    if (!all_finite(q, 4))
+        return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, which, i);
+    const int e = split_scale(q, 4, u);
+    const double n = sqrt(kb_qdot(u, u));
     if (n == 0.0)
         return kb_fail(err, KB_EZERONORM, KB_ARG_QUATERNIONS, which, i);
     for (int j = 0; j < 4; j++)
-        out[j] = q[j] / n;
+        u[j] /= n;
+    if (log_norm)
+        *log_norm = log(n) + e * KB_LN2;
     return KB_OK;
 }
 
-void kb_quat_multiply(ptrdiff_t n, const double *a, const double *b, double *out)
+/* Unit direction of the 3-vector v into axis ((1, 0, 0) for v = 0); returns |v|,
+ * inf when it overflows. */
+static double direction(const double *v, double *axis)
 {
-    for (ptrdiff_t i = 0; i < n; i++)
-        kb_qmul(a + 4 * i, b + 4 * i, out + 4 * i);
-}
-
-void kb_quat_conjugate(ptrdiff_t n, const double *q, double *out)
-{
-    for (ptrdiff_t i = 0; i < n; i++) {
-        out[4 * i] = q[4 * i];
-        for (int j = 1; j < 4; j++)
-            out[4 * i + j] = -q[4 * i + j];
+    const int e = split_scale(v, 3, axis);
+    const double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (n == 0.0) {
+        axis[0] = 1.0;
+        axis[1] = axis[2] = 0.0;
+        return 0.0;
     }
+    for (int j = 0; j < 3; j++)
+        axis[j] /= n;
+    return scalbn(n, e);
 }
 
-kb_status kb_quat_log(ptrdiff_t n, const double *q, double *out, kb_error *err)
+/* The product of finite a and b, each scaled to [1, 2) first so that only a
+ * product too large for a double overflows (KB_ERANGE). */
+kb_status kb_quat_multiply(ptrdiff_t n, const double *a, const double *b, double *out,
+                           kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
-        double u[4];
-        kb_status s = unit(q + 4 * i, u, 0, i, err);
-        if (s != KB_OK)
-            return s;
-        out[4 * i] = log(sqrt(kb_qdot(q + 4 * i, q + 4 * i)));
-        kb_qlog(u, out + 4 * i + 1);
+        const double *p = a + 4 * i, *q = b + 4 * i;
+        double sp[4], sq[4], r[4];
+        if (!all_finite(p, 4))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, 0, i);
+        if (!all_finite(q, 4))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, 1, i);
+        const int ep = split_scale(p, 4, sp), eq = split_scale(q, 4, sq);
+        kb_qmul(sp, sq, r);
+        for (int j = 0; j < 4; j++)
+            r[j] = scalbn(r[j], ep + eq);
+        if (!all_finite(r, 4))
+            return kb_fail(err, KB_ERANGE, KB_ARG_QUATERNIONS, 0, i);
+        for (int j = 0; j < 4; j++)
+            out[4 * i + j] = r[j];
     }
     return kb_ok(err);
 }
 
-void kb_quat_exp(ptrdiff_t n, const double *q, double *out)
+kb_status kb_quat_conjugate(ptrdiff_t n, const double *q, double *out, kb_error *err)
+{
+    for (ptrdiff_t i = 0; i < n; i++) {
+        if (!all_finite(q + 4 * i, 4))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, 0, i);
+        out[4 * i] = q[4 * i];
+        for (int j = 1; j < 4; j++)
+            out[4 * i + j] = -q[4 * i + j];
+    }
+    return kb_ok(err);
+}
+
+/* (ln|q|, theta n) with q = |q| (cos theta, sin theta n); a negative real q
+ * has theta = pi and n = (1, 0, 0), the axis quat_to_axis_angle gives the
+ * identity. */
+kb_status kb_quat_log(ptrdiff_t n, const double *q, double *out, kb_error *err)
+{
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double u[4], axis[3], log_norm;
+        kb_status s = unit(q + 4 * i, u, &log_norm, 0, i, err);
+        if (s != KB_OK)
+            return s;
+        const double theta = atan2(direction(u + 1, axis), u[0]);
+        out[4 * i] = log_norm;
+        for (int j = 0; j < 3; j++)
+            out[4 * i + 1 + j] = theta * axis[j];
+    }
+    return kb_ok(err);
+}
+
+/* e^w (cos|v|, sin|v| v/|v|); KB_ERANGE where e^w or |v| overflows. */
+kb_status kb_quat_exp(ptrdiff_t n, const double *q, double *out, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
         const double *v = q + 4 * i;
-        double *o = out + 4 * i;
-        const double scale = exp(v[0]);
-        kb_qexp(v + 1, o);
-        for (int j = 0; j < 4; j++)
-            o[j] *= scale;
+        double axis[3], sin_a, cos_a;
+        if (!all_finite(v, 4))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, 0, i);
+        const double scale = exp(v[0]), a = direction(v + 1, axis);
+        if (isinf(scale) || isinf(a))
+            return kb_fail(err, KB_ERANGE, KB_ARG_QUATERNIONS, 0, i);
+        kb_sincos(a, &sin_a, &cos_a);
+        out[4 * i] = scale * cos_a;
+        for (int j = 0; j < 3; j++)
+            out[4 * i + 1 + j] = scale * sin_a * axis[j];
     }
+    return kb_ok(err);
+}
+
+/* p exp(u log(p* q)) as kb_qslerp (no shorter arc; no turn where p* q is
+ * real), turning by u theta whole: |u log(p* q)| would overflow at |u| > 1e154. */
+static void slerp(double u, const double *p, const double *q, double *out)
+{
+    double r[4], axis[3], s, c;
+    kb_qmul_conj_left(p, q, r);
+    const double sin_angle = direction(r + 1, axis);
+    kb_sincos(sin_angle > 0.0 ? u * atan2(sin_angle, r[0]) : 0.0, &s, &c);
+    const double e[4] = {c, s * axis[0], s * axis[1], s * axis[2]};
+    kb_qmul(p, e, out);
+}
+
+/* r into out, or KB_ERANGE for the parameter (operand `which`) when u times
+ * an angle overflowed. */
+static kb_status finite_result(const double *r, int which, ptrdiff_t i, double *out,
+                               kb_error *err)
+{
+    if (!all_finite(r, 4))
+        return kb_fail(err, KB_ERANGE, KB_ARG_T, which, i);
+    for (int j = 0; j < 4; j++)
+        out[j] = r[j];
+    return KB_OK;
 }
 
 kb_status kb_quat_slerp(ptrdiff_t n, const double *p, const double *q, const double *u,
                         double *out, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
-        double a[4], b[4];
+        double a[4], b[4], r[4];
         kb_status s;
-        if ((s = unit(p + 4 * i, a, 0, i, err)) != KB_OK ||
-            (s = unit(q + 4 * i, b, 1, i, err)) != KB_OK)
+        if ((s = unit(p + 4 * i, a, NULL, 0, i, err)) != KB_OK ||
+            (s = unit(q + 4 * i, b, NULL, 1, i, err)) != KB_OK)
             return s;
         if (!isfinite(u[i]))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_T, 2, i);
         if (kb_qdot(a, b) < 0.0)  /* the shorter arc */
             for (int j = 0; j < 4; j++)
                 b[j] = -b[j];
-        kb_qslerp(u[i], a, b, out + 4 * i);
+        slerp(u[i], a, b, r);
+        if ((s = finite_result(r, 2, i, out + 4 * i, err)) != KB_OK)
+            return s;
     }
     return kb_ok(err);
 }
@@ -80,19 +187,20 @@ kb_status kb_quat_squad(ptrdiff_t n, const double *p, const double *a, const dou
                         const double *q, const double *u, double *out, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
-        double c[4][4], s1[4], s2[4];
+        double c[4][4], s1[4], s2[4], r[4];
         const double *in[4] = {p + 4 * i, a + 4 * i, b + 4 * i, q + 4 * i};
-        for (int k = 0; k < 4; k++) {
-            kb_status s = unit(in[k], c[k], k, i, err);
-            if (s != KB_OK)
+        kb_status s;
+        for (int k = 0; k < 4; k++)
+            if ((s = unit(in[k], c[k], NULL, k, i, err)) != KB_OK)
                 return s;
-        }
         if (!isfinite(u[i]))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_T, 4, i);
         /* as in the spline: no slerp here takes a shorter arc */
-        kb_qslerp(u[i], c[0], c[3], s1);
-        kb_qslerp(u[i], c[1], c[2], s2);
-        kb_qslerp(2.0 * u[i] * (1.0 - u[i]), s1, s2, out + 4 * i);
+        slerp(u[i], c[0], c[3], s1);
+        slerp(u[i], c[1], c[2], s2);
+        slerp(2.0 * u[i] * (1.0 - u[i]), s1, s2, r);
+        if ((s = finite_result(r, 4, i, out + 4 * i, err)) != KB_OK)
+            return s;
     }
     return kb_ok(err);
 }
@@ -101,16 +209,15 @@ kb_status kb_quat_from_axis_angle(ptrdiff_t n, const double *axis, const double 
                                   double *out, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
-        const double *ax = axis + 3 * i;
-        if (!isfinite(ax[0]) || !isfinite(ax[1]) || !isfinite(ax[2]))
+        double ax[3], s, c;
+        if (!all_finite(axis + 3 * i, 3))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 0, i);
         if (!isfinite(angle[i]))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 1, i);
-        const double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-        if (len == 0.0)
+        if (direction(axis + 3 * i, ax) == 0.0)
             return kb_fail(err, KB_EZERONORM, KB_ARG_VALUES, 0, i);
-        const double s = sin(0.5 * angle[i]) / len;
-        out[4 * i] = cos(0.5 * angle[i]);
+        kb_sincos(0.5 * angle[i], &s, &c);
+        out[4 * i] = c;
         for (int j = 0; j < 3; j++)
             out[4 * i + 1 + j] = s * ax[j];
     }
@@ -121,17 +228,16 @@ kb_status kb_quat_to_axis_angle(ptrdiff_t n, const double *q, double *axis, doub
                                 kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++) {
-        double u[4];
-        kb_status s = unit(q + 4 * i, u, 0, i, err);
+        double u[4], ax[3];
+        kb_status s = unit(q + 4 * i, u, NULL, 0, i, err);
         if (s != KB_OK)
             return s;
         if (u[0] < 0.0)  /* angle in [0, pi] */
             for (int j = 0; j < 4; j++)
                 u[j] = -u[j];
-        const double len = sqrt(u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
-        angle[i] = 2.0 * atan2(len, u[0]);
+        angle[i] = 2.0 * atan2(direction(u + 1, ax), u[0]);
         for (int j = 0; j < 3; j++)
-            axis[3 * i + j] = len > 0.0 ? u[1 + j] / len : (j == 0 ? 1.0 : 0.0);
+            axis[3 * i + j] = ax[j];
     }
     return kb_ok(err);
 }
@@ -140,7 +246,7 @@ kb_status kb_quat_to_matrix(ptrdiff_t n, const double *q, double *out, kb_error 
 {
     for (ptrdiff_t i = 0; i < n; i++) {
         double u[4];
-        kb_status s = unit(q + 4 * i, u, 0, i, err);
+        kb_status s = unit(q + 4 * i, u, NULL, 0, i, err);
         if (s != KB_OK)
             return s;
         const double w = u[0], x = u[1], y = u[2], z = u[3];
@@ -270,7 +376,7 @@ kb_status kb_quat_to_euler(ptrdiff_t n, const double *q, const int *axes, int ex
     const double sign = (double)((i - j) * (j - k) * (k - i) / 2);
     for (ptrdiff_t e = 0; e < n; e++) {
         double u[4], th[3];
-        kb_status s = unit(q + 4 * e, u, 0, e, err);
+        kb_status s = unit(q + 4 * e, u, NULL, 0, e, err);
         if (s != KB_OK)
             return s;
         double a = u[0], b = u[1 + i], c = u[1 + j], d = u[1 + k] * sign;

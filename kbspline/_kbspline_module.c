@@ -711,7 +711,8 @@ static double *flat_data(PyObject *obj, npy_intp n, int width, int writeable)
     a = (PyArrayObject *)obj;
     if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) ||
         !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a) ||
-        (writeable && !PyArray_ISWRITEABLE(a)) || PyArray_SIZE(a) != n * width) {
+        (writeable && !PyArray_ISWRITEABLE(a)) || n > NPY_MAX_INTP / width ||
+        PyArray_SIZE(a) != n * width) {
         PyErr_SetString(PyExc_ValueError,
                         "quaternion utility arrays must be float64, C-contiguous, of n * width");
         return NULL;
@@ -719,9 +720,19 @@ static double *flat_data(PyObject *obj, npy_intp n, int width, int writeable)
     return (double *)PyArray_DATA(a);
 }
 
+/* Whether n elements of width wa at a and n of width wb at b share memory. */
+static int overlap(const double *a, int wa, const double *b, int wb, npy_intp n)
+{
+    const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    const uintptr_t a1 = a0 + (uintptr_t)(n * wa) * sizeof(double);
+    const uintptr_t b1 = b0 + (uintptr_t)(n * wb) * sizeof(double);
+    return n > 0 && a0 < b1 && b0 < a1;
+}
+
 PyDoc_STRVAR(quat_util_doc,
 "quat_util(op, n, inputs, outputs, axes, extrinsic) -> None\n\n"
-"One of the quaternion utilities over n elements of flat float64 arrays.\n"
+"One of the quaternion utilities over n elements of flat float64 arrays;\n"
+"an output may be an input of the same width, and overlap no other way.\n"
 "Private: use the functions of kbspline.");
 
 static PyObject *quat_util(PyObject *self, PyObject *args)
@@ -749,13 +760,25 @@ static PyObject *quat_util(PyObject *self, PyObject *args)
     for (int i = 0; i < q_ops[op].n_out; i++)
         if (!(out[i] = flat_data(PyTuple_GET_ITEM(outs, i), n, q_ops[op].out[i], 1)))
             return NULL;
+    for (int i = 0; i < q_ops[op].n_out; i++) {
+        const int w = q_ops[op].out[i];
+        int bad = i > 0 && overlap(out[0], q_ops[op].out[0], out[i], w, n);
+        for (int j = 0; j < q_ops[op].n_in; j++)  /* the same array is computed in place */
+            bad |= overlap(out[i], w, in[j], q_ops[op].in[j], n) &&
+                   !(out[i] == in[j] && w == q_ops[op].in[j]);
+        if (bad) {
+            PyErr_Format(PyExc_ValueError, "quat_util: output %d overlaps an input or output "
+                         "other than as the same array", i);
+            return NULL;
+        }
+    }
 
     Py_BEGIN_ALLOW_THREADS
     switch (op) {
-    case Q_MULTIPLY: kb_quat_multiply(n, in[0], in[1], out[0]); break;
-    case Q_CONJUGATE: kb_quat_conjugate(n, in[0], out[0]); break;
+    case Q_MULTIPLY: status = kb_quat_multiply(n, in[0], in[1], out[0], &err); break;
+    case Q_CONJUGATE: status = kb_quat_conjugate(n, in[0], out[0], &err); break;
     case Q_LOG: status = kb_quat_log(n, in[0], out[0], &err); break;
-    case Q_EXP: kb_quat_exp(n, in[0], out[0]); break;
+    case Q_EXP: status = kb_quat_exp(n, in[0], out[0], &err); break;
     case Q_SLERP: status = kb_quat_slerp(n, in[0], in[1], in[2], out[0], &err); break;
     case Q_SQUAD:
         status = kb_quat_squad(n, in[0], in[1], in[2], in[3], in[4], out[0], &err);

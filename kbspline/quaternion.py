@@ -2,9 +2,11 @@
 
 IMPORTANT: quaternions are (w, x, y, z) unless ``scalar_first=False``, which
 reads and writes (x, y, z, w) as SciPy does.  Hamilton product; a unit q
-rotates v as q v q*.  Functions that take rotations normalise them, and a
-zero-norm or non-finite quaternion is a ValueError naming the argument and
-index.  Arguments broadcast against each other over their leading axes.
+rotates v as q v q*.  Functions that take rotations normalise them and give
+the same result at any finite scale, subnormal to 1e308; a zero-norm
+quaternion, NaN or infinity in any argument, or a result too large for
+float64 is a ValueError naming the argument and index.  Arguments broadcast
+against each other over their leading axes.
 """
 from __future__ import annotations
 
@@ -32,9 +34,11 @@ def _element(name, value, width):
     return arr
 
 
-def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False):
+def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False,
+         out_of_range="is too large: the result overflows float64"):
     """Runs utility `op` on named inputs [(name, array, width)], broadcast
-    over their leading shapes; returns the outputs (width 0: no trailing axis)."""
+    over their leading shapes; returns the outputs (width 0: no trailing axis).
+    `out_of_range` says what the core's KB_ERANGE means ({where}: the index)."""
     leads = [arr.shape[:arr.ndim - (1 if w else 0)] for _, arr, w in inputs]
     try:
         shape = np.broadcast_shapes(*leads)
@@ -52,7 +56,7 @@ def _run(op, inputs, out_widths, axes=(0, 1, 2), extrinsic=False):
         name = inputs[operand][0] if 0 <= operand < len(inputs) else "input"
         where = _index_text(shape, index, -1, True) if shape else ""
         if reason == "out of range":
-            reason = "must be a rotation matrix (orthonormal, determinant 1)"
+            reason = out_of_range.format(where=where)
         raise ValueError(f"{name}{where} {reason}") from None
     return outs
 
@@ -81,7 +85,8 @@ def quat_multiply(p: ArrayLike, q: ArrayLike, scalar_first: bool = True) -> Floa
     array([0., 0., 0., 1.])
     """
     (out,) = _run(_core.Q_MULTIPLY, [("p", _qin("p", p, scalar_first), 4),
-                                     ("q", _qin("q", q, scalar_first), 4)], [4])
+                                     ("q", _qin("q", q, scalar_first), 4)], [4],
+                  out_of_range="times q{where} overflows float64")
     return _qout(out, scalar_first)
 
 
@@ -98,6 +103,8 @@ def quat_conjugate(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
     """Quaternion logarithm (ln|q|, theta n) for q = |q| (cos theta + sin theta n),
     theta in [0, pi]; for a unit q the vector part is half the rotation vector.
+    A negative real q = -s gives (ln s, pi, 0, 0): the axis x, which
+    `quat_to_axis_angle` gives the identity, and the limit from the +x side.
 
     >>> np.round(quat_log([0.0, 0.0, 0.0, 1.0]), 6)
     array([0.      , 0.      , 0.      , 1.570796])
@@ -107,7 +114,9 @@ def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`.
+    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`;
+    w above ln(max float64) = 709.78, or a vector part whose norm overflows,
+    is a ValueError.
 
     >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
     array([0., 0., 0., 1.])
@@ -191,7 +200,8 @@ def quat_from_matrix(matrix: ArrayLike, scalar_first: bool = True) -> FloatArray
     m = _check_float_array("matrix", matrix)
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
         raise ValueError(f"matrix must have shape (..., 3, 3), not {m.shape}")
-    (out,) = _run(_core.Q_FROM_MATRIX, [("matrix", m.reshape(m.shape[:-2] + (9,)), 9)], [4])
+    (out,) = _run(_core.Q_FROM_MATRIX, [("matrix", m.reshape(m.shape[:-2] + (9,)), 9)], [4],
+                  out_of_range="must be a rotation matrix (orthonormal, determinant 1)")
     return _qout(out, scalar_first)
 
 

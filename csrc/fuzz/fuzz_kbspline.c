@@ -197,10 +197,10 @@ static void fuzz_utilities(reader *r)
     for (int i = 0; i < 3; i++)
         axes[i] = (int)(take_byte(r) % 4);
     kb_error err;
-    kb_quat_multiply(4, a, b, out);
-    kb_quat_conjugate(4, a, out);
+    kb_quat_multiply(4, a, b, out, &err);
+    kb_quat_conjugate(4, a, out, &err);
     kb_quat_log(4, a, out, &err);
-    kb_quat_exp(4, a, out);
+    kb_quat_exp(4, a, out, &err);
     kb_quat_slerp(4, a, b, a, out, &err);
     kb_quat_squad(1, a, a + 4, b, b + 4, a + 8, out, &err);
     kb_quat_from_axis_angle(4, a, b, out, &err);
