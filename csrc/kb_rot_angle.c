@@ -3,6 +3,15 @@
 #include "kb_integrate.h"
 #include "kb_cumulative.h"
 
+/* The jet along e of segment seg of track tr, squad or cumulative. */
+static void segment_jet(const kb_rot_curve *c, ptrdiff_t tr, ptrdiff_t seg, double e,
+                        double J[3][4])
+{
+    const ptrdiff_t i = tr * c->n_seg + seg;
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 12 * i, e,
+                    J);
+}
+
 /* |w| per unit of the segment parameter u: 2 |dS/de| de/du for unit S. */
 static double angular_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double u)
 {
@@ -11,18 +20,15 @@ static double angular_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double
     double e = u, de = 1.0, dde, J[3][4];
     if (c->ease)
         kb_ease(u, c->ease[2 * i], c->ease[2 * i + 1], &e, &de, &dde);
-    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 12 * i, e,
-                    J);
+    segment_jet(c, tr, seg, e, J);
     return 2.0 * sqrt(kb_qdot(J[1], J[1])) * de;
 }
 
 /* S'(e) . S''(e) of segment seg of track tr: a quarter of d/de |w|^2 / 2. */
 static double angular_slope(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double e)
 {
-    const kb_rot_curve *c = ctx;
-    const ptrdiff_t i = tr * c->n_seg + seg;
     double J[3][4];
-    squad_jet(c->ctrl + 16 * i, c->logs + 6 * i, e, J);
+    segment_jet(ctx, tr, seg, e, J);
     return kb_qdot(J[1], J[2]);
 }
 
