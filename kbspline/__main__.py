@@ -19,7 +19,12 @@ def main(argv=None):
     run.add_argument("--no-plot", action="store_true", help="print the table only")
     res = commands.add_parser("resample", help="resample a BVH clip to another frame rate")
     res.add_argument("input", help="the BVH file to read")
-    res.add_argument("--fps", type=float, required=True, help="frames per second to write")
+    res.add_argument("--fps", type=float, required=True,
+                     help="frames per second to write, exactly (the clip ends at its last "
+                          "whole frame)")
+    res.add_argument("--keep-end", action="store_true",
+                     help="keep the last frame too, with the frame time nearest 1/fps that "
+                          "divides the clip")
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
     red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
     red.add_argument("input", help="the BVH file to read")
@@ -141,7 +146,7 @@ def gltf_command(args):
 def resample_command(args):
     from .motion import read_bvh, resample, write_bvh
     clip = read_bvh(args.input)
-    out = resample(clip, args.fps)
+    out = resample(clip, args.fps, keep_end=args.keep_end)
     write_bvh(out, args.output)
     return (f"{args.input}: {clip.num_frames} frames at {1 / clip.frame_time:.4g} fps -> "
             f"{args.output}: {out.num_frames} frames at {1 / out.frame_time:.4g} fps")

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from kbspline import quat_from_axis_angle
+from kbspline import RotationSpline, quat_from_axis_angle
 from kbspline.motion import BvhError, Joint, Motion, read_bvh, resample, world_positions, write_bvh
 from mocap import CLIPS
 
@@ -113,15 +113,22 @@ def test_resample_keeps_the_original_frames(path):
 
 @pytest.mark.parametrize("path", CLIPS[:1], ids=lambda p: p.stem)
 def test_resample_non_integer_ratio(path):
+    """24 fps from 30: exactly 24 fps, ending at the last whole frame; with
+    keep_end, the last original frame is kept and the rate is nearest 24."""
     clip = read_bvh(path)
-    out = resample(clip, 24)
     duration = clip.times[-1]
-    assert out.num_frames == round(duration * 24) + 1
-    assert abs(out.times[-1] - duration) < 1e-12
-    np.testing.assert_array_equal(out.frames[[0, -1]], clip.frames[[0, -1]])
-    # in between: close to the slerp of the neighbouring originals
-    rot = out.rotations()
-    assert np.all(np.isfinite(rot))
+    out = resample(clip, 24)
+    assert out.frame_time == 1 / 24
+    assert out.num_frames == int(duration * 24) + 1
+    np.testing.assert_array_equal(out.frames[0], clip.frames[0])
+    want = RotationSpline(clip.times, clip.rotations())(np.arange(out.num_frames) / 24)
+    got = out.rotations()
+    assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-9
+    kept = resample(clip, 24, keep_end=True)
+    assert kept.num_frames == round(duration * 24) + 1
+    assert abs(kept.times[-1] - duration) < 1e-12
+    np.testing.assert_array_equal(kept.frames[[0, -1]], clip.frames[[0, -1]])
+    assert np.all(np.isfinite(kept.rotations()))
 
 
 def test_resample_rejects_bad_fps(chain):
@@ -137,6 +144,17 @@ def test_resample_command(tmp_path, chain):
                           "-o", str(out)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert "-> " in run.stdout and read_bvh(out).num_frames == 9
+    # 24 fps from a clip whose duration is not a whole number of 24ths
+    write_bvh(resample(chain, 30), source)
+    for flags, fps in [([], 24.0), (["--keep-end"], None)]:
+        run = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(source), "--fps",
+                              "24", "-o", str(out)] + flags, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        written = read_bvh(out)
+        if fps:
+            assert written.frame_time == pytest.approx(1 / fps, rel=1e-6)
+        else:
+            assert written.times[-1] == pytest.approx(read_bvh(source).times[-1], rel=1e-5)
     bad = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(tmp_path / "no.bvh"),
                           "--fps", "8", "-o", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "no.bvh" in bad.stderr

@@ -9,14 +9,18 @@ from .bvh import Motion
 
 
 def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,
-             bias: float = 0.0) -> Motion:
+             bias: float = 0.0, *, keep_end: bool = False) -> Motion:
     """`motion` at `fps` frames per second: joint rotations by one batched
     RotationSpline, translations by one PositionSpline (KB tangents with the
     given TCB, natural ends).
 
-    The first and last frames are kept exactly, so the frame time is the
-    clip's duration divided into a whole number of steps as close to 1/fps
-    as possible (for 30 -> 60 fps exactly 1/60).
+    The frame time is exactly 1 / fps and the first frame is kept; the clip
+    ends at the last whole frame within its duration (the last original
+    frame itself when the duration is a whole number of new frames, as for
+    30 -> 60 or 120 fps).  With ``keep_end=True`` the last original frame is
+    kept too, so the frame time is the duration divided into the whole
+    number of steps nearest 1 / fps (24 fps from a 30 fps clip of 195
+    frames: 23.68).
     """
     fps = float(fps)
     if not np.isfinite(fps) or fps <= 0:
@@ -25,15 +29,24 @@ def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float
     duration = times[-1]
     if motion.num_frames < 2:
         return Motion(motion.joints, 1.0 / fps, motion.frames.copy())
-    steps = max(1, int(round(duration * fps)))
-    new_times = np.linspace(0.0, duration, steps + 1)
+    if keep_end:
+        steps = max(1, int(round(duration * fps)))
+        frame_time = duration / steps
+    else:
+        frame_time = 1.0 / fps
+        steps = int(np.floor(duration * fps * (1.0 + 1e-12)))   # a whole frame short of 1e-12
+    new_times = np.arange(steps + 1) * frame_time
+    ends_on_last = keep_end or abs(new_times[-1] - duration) <= 1e-9 * frame_time
+    if ends_on_last:
+        new_times[-1] = duration
     rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)(new_times)
     translations = PositionSpline(times, motion.translations(), tension, continuity,
                                   bias)(new_times)
-    out = motion.with_frames(rotations, translations, duration / steps)
+    out = motion.with_frames(rotations, translations, frame_time)
     # Euler angles are unwrapped along time; start them on the same turn as
     # the original channels, which may lie outside [-180, 180]
     out.align_turns(0, motion.frames[0])
     out.frames[0] = motion.frames[0]
-    out.frames[-1] = motion.frames[-1]
+    if ends_on_last:
+        out.frames[-1] = motion.frames[-1]
     return out
