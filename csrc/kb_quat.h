@@ -26,6 +26,11 @@
      (out)[1][io] = (a1) * (v)[0][iv] + (a0) * (v)[1][iv],                         \
      (out)[2][io] = (a2) * (v)[0][iv] + 2.0 * (a1) * (v)[1][iv] + (a0) * (v)[2][iv])
 
+/* Its first-order part alone (a jet whose second derivatives are not wanted). */
+#define KB_JET_TIMES1(a0, a1, v, iv, out, io)                                     \
+    ((out)[0][io] = (a0) * (v)[0][iv],                                             \
+     (out)[1][io] = (a1) * (v)[0][iv] + (a0) * (v)[1][iv])
+
 /*
  * The functions of the log and exp jets, written once for double and kb_v4
  * alike (the scalar jets below and the vector ones in kb_squad.h), so that

@@ -269,15 +269,15 @@ static void store_quat(double *out64, float *out32, ptrdiff_t off, const double 
 }
 
 /* Angular velocity (nu 1) or acceleration (nu 2), world or body frame, from
- * a squad jet J along e and the parameter's time derivatives s1 = de/dt,
- * s2 = d2e/dt2; acceleration is zero outside the domain. */
+ * a squad jet J along e (its second derivatives read for nu 2 only) and the
+ * parameter's time derivatives s1 = de/dt, s2 = d2e/dt2; acceleration is
+ * zero outside the domain. */
 static void rates_from_jet(double J[3][4], double s1, double s2, int nu, int body,
                            int outside, double v[3])
 {
     double qd[4], qdd[4], qc[4];
     for (int j = 0; j < 4; j++) {
         qd[j] = J[1][j] * s1;
-        qdd[j] = J[2][j] * s1 * s1 + J[1][j] * s2;
         qc[j] = j ? -J[0][j] : J[0][j];
     }
     if (nu == 1) {
@@ -290,6 +290,8 @@ static void rates_from_jet(double J[3][4], double s1, double s2, int nu, int bod
     } else {
         /* d/dt (2 q' q*) = 2 (q'' q* + q' q'*); body: 2 (q'* q' + q* q'') */
         double a[3], b[3];
+        for (int j = 0; j < 4; j++)
+            qdd[j] = J[2][j] * s1 * s1 + J[1][j] * s2;
         const double qdc[4] = {qd[0], -qd[1], -qd[2], -qd[3]};
         if (body) {
             twice_vec_mul(qdc, qd, a);
@@ -414,7 +416,10 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
                 q[l][j] = ov[j][l];
     } else {
         kb_v4 Sv[3][4];
-        squad_jet4(cv, lv, &ev, Sv);
+        if (nu == 1)   /* angular velocity needs no second derivatives */
+            squad_jet4(cv, lv, &ev, 1, Sv);
+        else
+            squad_jet4(cv, lv, &ev, 2, Sv);
         for (int l = 0; l < g->n; l++)
             for (int k = 0; k < 3; k++)
                 for (int j = 0; j < 4; j++)
