@@ -206,7 +206,7 @@ class _Words:
     def take(self, expected=None):
         word = self.peek()
         if word is None:
-            self.fail(f"unexpected end of file (expected {expected or 'more'})")
+            self.fail(f"unexpected end of file (expected {expected and repr(expected) or 'more'})")
         if expected is not None and word != expected:
             self.fail(f"expected {expected!r}, found {word!r}")
         return self.pending.pop()
