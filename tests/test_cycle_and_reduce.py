@@ -3,8 +3,9 @@ algorithms they replaced give (transcribed here as oracles)."""
 import numpy as np
 import pytest
 
-from kbspline.motion import Motion, find_cycle, read_bvh
+from kbspline.motion import Motion, find_cycle, read_bvh, reduce_keys
 from kbspline.motion import cycle as cycle_module
+from kbspline.motion.reduce import rotation_error
 from mocap import CLIPS
 
 
@@ -65,3 +66,52 @@ def test_find_cycle_without_allowed_pairs(min_seconds, max_seconds):
     clip = read_bvh(CLIPS[0])
     with pytest.raises(ValueError, match=f"the clip has {clip.num_frames} frames: too short"):
         find_cycle(clip, min_seconds, max_seconds)
+
+
+def reduce_joint_whole(times, q, x, angle_tolerance, distance_tolerance):
+    """The previous greedy: both splines through all keys evaluated at every
+    frame after each new key."""
+    from kbspline import PositionSpline, RotationSpline
+    keys = [0, len(times) - 1]
+    while True:
+        k = np.array(keys)
+        angle = rotation_error(RotationSpline(times[k], q[k])(times), q)
+        distance = np.linalg.norm(PositionSpline(times[k], x[k])(times) - x, axis=-1)
+        score = np.maximum(angle / angle_tolerance, distance / distance_tolerance)
+        worst = int(np.argmax(score))
+        if score[worst] <= 1.0 or worst in keys:
+            return k, float(angle.max()), float(distance.max())
+        keys = sorted(keys + [worst])
+
+
+@pytest.mark.parametrize("degrees, distance", [(0.01, 0.01), (0.5, 0.05), (5.0, 1.0)])
+@pytest.mark.parametrize("path", CLIPS, ids=lambda p: p.stem)
+def test_reduce_keys_as_whole_clip_oracle(path, degrees, distance):
+    """The same keys and worst errors, bit for bit, as evaluating every
+    frame after each new key."""
+    clip = read_bvh(path)
+    if clip.num_frames > 60:
+        clip = Motion(clip.joints, clip.frame_time, clip.frames[:60])
+    result = reduce_keys(clip, np.radians(degrees), distance)
+    rotations, translations = clip.rotations(), clip.translations()
+    for j in range(len(clip.joints)):
+        keys, angle, dist = reduce_joint_whole(clip.times, rotations[j], translations[j],
+                                               np.radians(degrees), distance)
+        np.testing.assert_array_equal(result.key_frames[j], keys)
+        assert (result.max_angle[j], result.max_distance[j]) == (angle, dist)
+    rebuilt_rotations, rebuilt_translations = result.rebuild(clip.times)
+    assert rotation_error(rebuilt_rotations, rotations).max() <= np.radians(degrees)
+    assert np.linalg.norm(rebuilt_translations - translations, axis=-1).max() <= distance
+
+
+def test_reduce_keys_short_clips_and_progress():
+    clip = read_bvh(CLIPS[0])
+    calls = []
+    for frames in (1, 2):
+        calls.clear()
+        motion = Motion(clip.joints, clip.frame_time, clip.frames[:frames])
+        result = reduce_keys(motion, 1e-9, 1e-9, progress=lambda *a: calls.append(a))
+        assert [list(k) for k in result.key_frames] == [list(range(frames))] * len(clip.joints)
+        assert calls == [(j + 1, len(clip.joints)) for j in range(len(clip.joints))]
+    with pytest.raises(ValueError, match="the clip has no frames"):
+        reduce_keys(Motion(clip.joints, clip.frame_time, clip.frames[:0]), 0.1, 0.1)
