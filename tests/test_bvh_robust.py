@@ -72,7 +72,8 @@ def test_byte_that_is_not_utf8(tmp_path):
 
 def test_missing_motion_and_extra_frame(tmp_path):
     assert_line(bvh_error(tmp_path, replace_line(16, "")), 17, "expected 'MOTION', found 'Frames:'")
-    assert_line(bvh_error(tmp_path, replace_line(17, "Frames: 2")), 21, "more frames than Frames: 2")
+    assert_line(bvh_error(tmp_path, replace_line(17, "Frames: 2")), 21,
+                "more frames than Frames: 2")
 
 
 def test_second_end_site(tmp_path):

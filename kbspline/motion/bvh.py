@@ -11,6 +11,7 @@ without a byte order mark; lines end in LF, CR LF or CR.
 """
 from __future__ import annotations
 
+import array
 import codecs
 import dataclasses
 import math
@@ -235,7 +236,7 @@ def _read_hierarchy(words):
     joints are kept on a list, not the call stack, so any depth reads."""
     words.take("HIERARCHY")
     words.take("ROOT")
-    joints: list[Joint] = []
+    joints = []
     while True:
         open_joints = [_read_joint(words, joints, -1)]
         while open_joints:
@@ -264,7 +265,7 @@ def _read_joint(words, joints, parent):
     count = words.count("CHANNELS")
     if count > len(CHANNELS):
         words.fail(f"CHANNELS {count}: a joint has at most {len(CHANNELS)} channels")
-    channels: list[str] = []
+    channels = []
     for _ in range(count):
         channel = words.take()
         if channel not in CHANNELS:
@@ -308,7 +309,7 @@ def _read_frames(words, count, channels):
     frame.  Grows with the lines read, never with the count announced."""
     if channels == 0:
         words.fail("the hierarchy has no channels for frames to set")
-    values: list[float] = []
+    values = array.array("d")
     last = words.line
     for last in range(words.line + 1, len(words.lines) + 1):
         row = words.lines[last - 1].split()
@@ -322,7 +323,7 @@ def _read_frames(words, count, channels):
         values.extend(_frame_values(words, row, last))
     if len(values) < count * channels:
         words.fail(f"the file ends after {len(values) // channels} of Frames: {count}", last)
-    return np.array(values).reshape(count, channels)
+    return np.frombuffer(values, dtype=np.float64).reshape(count, channels)
 
 
 def _frame_values(words, row, line):
@@ -395,7 +396,7 @@ def _check_writable(motion):
 
 
 def _children(joints):
-    children: list[list[int]] = [[] for _ in joints]
+    children = [[] for _ in joints]
     for j, joint in enumerate(joints):
         if joint.parent >= 0:
             children[joint.parent].append(j)
@@ -427,8 +428,8 @@ def _bvh_lines(motion, numbers):
         if closing:
             pad = "\t" * depth
             if joint.end_site is not None:
-                yield from (f"{pad}End Site", f"{pad}{{", f"{pad}\tOFFSET {numbers(joint.end_site)}",
-                            f"{pad}}}")
+                yield from (f"{pad}End Site", f"{pad}{{",
+                            f"{pad}\tOFFSET {numbers(joint.end_site)}", f"{pad}}}")
             depth -= 1
             yield "\t" * depth + "}"
             continue

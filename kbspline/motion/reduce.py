@@ -92,8 +92,8 @@ class _JointKeys:
         self.keys = [0, frames - 1] if frames > 1 else [0]
         self.angle, self.distance, self.score = np.zeros((3, frames))
         self.tolerances = tolerances
-        self.heap: list[tuple[float, int, int, int]] = []  # (-score, frame, entry, first key)
-        self.latest: dict[int, int] = {}  # a segment's first key -> its current entry
+        self.heap = []  # (-score, frame, entry, first key): each segment's worst frame
+        self.latest = {}  # a segment's first key -> its current entry
         self.entries = itertools.count()
         self.changed_segments = (0, len(self.keys) - 1)
         self.start = (self.keys, slice(0, frames)) if frames > 1 else None
