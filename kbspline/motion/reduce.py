@@ -96,7 +96,7 @@ class _JointKeys:
         self.latest = {}  # a segment's first key -> its current entry
         self.entries = itertools.count()
         self.changed_segments = (0, len(self.keys) - 1)
-        self.start = (self.keys, slice(0, frames)) if frames > 1 else None
+        self.start = (list(self.keys), slice(0, frames)) if frames > 1 else None
 
     def _score(self, angle, distance):
         return np.maximum(angle / self.tolerances[0], distance / self.tolerances[1])
@@ -144,10 +144,11 @@ def reduce_keys(motion: Motion, angle_tolerance: float, distance_tolerance: floa
     within both tolerances.  `progress(done, total)` is called as joints
     finish.
 
-    The joints are reduced side by side, a key each per round, their
-    changed frames evaluated by one batched spline of each kind, so the cost
-    grows with frames times the largest number of keys of a joint per
-    frame, not with frames squared."""
+    The joints are reduced side by side, a key each per round, and a round
+    evaluates only the frames next to the new keys, by one batched spline of
+    each kind: the rounds are as many as the most keys a joint gets, so the
+    cost is near-linear in frames (the whole clip after every key was
+    quadratic at tight tolerances)."""
     if not (angle_tolerance > 0 and distance_tolerance > 0):
         raise ValueError("angle_tolerance and distance_tolerance must be positive")
     if motion.num_frames == 0:
