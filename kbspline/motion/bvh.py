@@ -145,9 +145,10 @@ def _euler_angles(q, order):
     if len(order) == 1:
         return 2.0 * np.arctan2(qa, w)[:, None]
     qb, qc = q[:, 1:] @ axes[1], q[:, 1:] @ np.cross(axes[0], axes[1])
-    # q = (cos a, sin a A)(cos b, sin b B), A and B orthogonal, has
-    # [[w, qb], [qa, qc]] = [cos a, sin a]^T [cos b, sin b]: a from its
-    # larger column, then b from the rows weighted by (cos a, sin a)
+    # q = (cos a, sin a A)(cos b, sin b B), half-angles a, b about orthogonal
+    # axes A, B, has [[w, qb], [qa, qc]] = [cos a, sin a]^T [cos b, sin b]
+    # (qc along A x B): a from its larger column, then b from the rows
+    # weighted by (cos a, sin a)
     a = np.where(w * w + qa * qa >= qb * qb + qc * qc, np.arctan2(qa, w), np.arctan2(qc, qb))
     b = np.arctan2(np.cos(a) * qb + np.sin(a) * qc, np.cos(a) * w + np.sin(a) * qa)
     return 2.0 * np.column_stack([a, b])
