@@ -3,13 +3,21 @@
 A BVH file is a hierarchy (joints with offsets and channel lists, rotation
 channels in any order) followed by frames of channel values.  Rotation
 channels are intrinsic Euler angles in degrees, applied in the order they
-are listed (``Zrotation Xrotation Yrotation`` is intrinsic "ZXY").
+are listed (``Zrotation Xrotation Yrotation`` is intrinsic "ZXY"); a joint
+with one or two rotation channels turns about those axes only.
+
+Files are read as UTF-8 (BVH writers write ASCII, a part of it), with or
+without a byte order mark; lines end in LF, CR LF or CR.
 """
 from __future__ import annotations
 
+import array
+import codecs
 import dataclasses
+import math
 import os
 import pathlib
+import re
 from typing import Optional, Union
 
 import numpy as np
@@ -19,6 +27,7 @@ from ..quaternion import quat_from_euler, quat_to_euler
 
 POSITION_CHANNELS = ("Xposition", "Yposition", "Zposition")
 ROTATION_CHANNELS = ("Xrotation", "Yrotation", "Zrotation")
+CHANNELS = POSITION_CHANNELS + ROTATION_CHANNELS
 
 
 class BvhError(ValueError):
@@ -81,7 +90,9 @@ class Motion:
             if order:
                 cols = [self.channel_slice(j).start + k for k, c in enumerate(joint.channels)
                         if c in ROTATION_CHANNELS]
-                out[j] = quat_from_euler(self.frames[:, cols], order, degrees=True)
+                angles = np.zeros((self.num_frames, 3))
+                angles[:, :len(order)] = self.frames[:, cols]
+                out[j] = quat_from_euler(angles, _three_axes(order), degrees=True)
         return out
 
     def translations(self) -> NDArray[np.float64]:
@@ -99,7 +110,9 @@ class Motion:
                     frame_time: float) -> Motion:
         """A new Motion with these joints' local rotations (J, F, 4) and
         translations (J, F, 3) written back into each joint's channels.
-        Euler angles are unwrapped along time so channels stay continuous."""
+        Euler angles are unwrapped along time so channels stay continuous.
+        A joint with one or two rotation channels keeps the rotation's part
+        about its axes (all of it for rotations about them)."""
         rotations = np.asarray(rotations, dtype=np.float64)
         translations = np.asarray(translations, dtype=np.float64)
         F = rotations.shape[1]
@@ -108,7 +121,7 @@ class Motion:
             base = self.channel_slice(j).start
             order = self.rotation_order(j)
             if order:
-                angles = np.unwrap(quat_to_euler(rotations[j], order), axis=0)
+                angles = np.unwrap(_euler_angles(rotations[j], order), axis=0)
                 rot = [k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
                 frames[:, [base + k for k in rot]] = np.degrees(angles)
             for k, c in enumerate(joint.channels):
@@ -117,8 +130,32 @@ class Motion:
         return Motion(self.joints, float(frame_time), frames)
 
 
-def _fail(path, line, reason):
-    raise BvhError(f"{path}:{line}: {reason}")
+def _three_axes(order):
+    """`order` completed by its missing axes, whose angles are then zero."""
+    return order + "".join(axis for axis in "XYZ" if axis not in order)
+
+
+def _euler_angles(q, order):
+    """(F, len(order)) intrinsic Euler angles, radians, of rotations q about
+    the axes of `order`; with one or two axes, the rotations' part about them."""
+    if len(order) == 3:
+        return quat_to_euler(q, order)
+    axes = np.eye(3)[["XYZ".index(axis) for axis in order]]
+    w, qa = q[:, 0], q[:, 1:] @ axes[0]
+    if len(order) == 1:
+        return 2.0 * np.arctan2(qa, w)[:, None]
+    qb, qc = q[:, 1:] @ axes[1], q[:, 1:] @ np.cross(axes[0], axes[1])
+    # q = (cos a, sin a A)(cos b, sin b B), half-angles a, b about orthogonal
+    # axes A, B, has [[w, qb], [qa, qc]] = [cos a, sin a]^T [cos b, sin b]
+    # (qc along A x B): a from its larger column, then b from the rows
+    # weighted by (cos a, sin a)
+    a = np.where(w * w + qa * qa >= qb * qb + qc * qc, np.arctan2(qa, w), np.arctan2(qc, qb))
+    b = np.arctan2(np.cos(a) * qb + np.sin(a) * qc, np.cos(a) * w + np.sin(a) * qa)
+    return 2.0 * np.column_stack([a, b])
+
+
+_LINE_BREAK = r"\r\n|\r|\n"
+_MAX_COUNT_DIGITS = 18  # counts fit an int64; int() refuses very long digit strings
 
 
 def read_bvh(path: Union[str, os.PathLike[str]]) -> Motion:
@@ -126,94 +163,180 @@ def read_bvh(path: Union[str, os.PathLike[str]]) -> Motion:
     naming the file, the line and the reason."""
     path = pathlib.Path(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as exc:
         raise BvhError(f"{path}: cannot be read: {exc.strerror}") from None
-    lines = text.splitlines()
-    tokens = [(n + 1, word) for n, line in enumerate(lines) for word in line.split()]
-    pos = 0
-
-    def take(expected=None):
-        nonlocal pos
-        if pos >= len(tokens):
-            _fail(path, len(lines), f"unexpected end of file (expected {expected or 'more'})")
-        line, word = tokens[pos]
-        if expected is not None and word != expected:
-            _fail(path, line, f"expected {expected!r}, found {word!r}")
-        pos += 1
-        return line, word
-
-    def number(what):
-        line, word = take()
-        try:
-            return float(word)
-        except ValueError:
-            _fail(path, line, f"{what} must be a number, not {word!r}")
-
-    take("HIERARCHY")
-    joints: list[Joint] = []
-
-    def parse_joint(parent, keyword_line):
-        line, name = take()
-        take("{")
-        take("OFFSET")
-        offset = np.array([number("OFFSET") for _ in range(3)])
-        line, word = take("CHANNELS")
-        line, count = take()
-        if not count.isdigit():
-            _fail(path, line, f"CHANNELS needs a count, not {count!r}")
-        channels = [take()[1] for _ in range(int(count))]
-        for c in channels:
-            if c not in POSITION_CHANNELS + ROTATION_CHANNELS:
-                _fail(path, line, f"unknown channel {c!r}")
-        index = len(joints)
-        joints.append(Joint(name, parent, offset, channels))
-        while True:
-            line, word = take()
-            if word == "JOINT":
-                parse_joint(index, line)
-            elif word == "End":
-                take("Site")
-                take("{")
-                take("OFFSET")
-                joints[index].end_site = np.array([number("End Site OFFSET") for _ in range(3)])
-                take("}")
-            elif word == "}":
-                return
-            else:
-                _fail(path, line, f"expected JOINT, End Site or '}}', found {word!r}")
-
-    line, word = take()
-    if word != "ROOT":
-        _fail(path, line, f"expected ROOT, found {word!r}")
-    parse_joint(-1, line)
-    while pos < len(tokens) and tokens[pos][1] == "ROOT":
-        line, _ = take()
-        parse_joint(-1, line)
-    take("MOTION")
-    take("Frames:")
-    line, count = take()
-    if not count.isdigit():
-        _fail(path, line, f"Frames: needs a count, not {count!r}")
-    take("Frame")
-    take("Time:")
-    frame_time = number("Frame Time")
-    if not frame_time > 0:
-        _fail(path, tokens[pos - 1][0], f"Frame Time must be positive, not {frame_time}")
-    n_channels = sum(len(j.channels) for j in joints)
-    values = tokens[pos:]
-    if len(values) != int(count) * n_channels:
-        _fail(path, values[-1][0] if values else len(lines),
-              f"{int(count)} frames of {n_channels} channels need {int(count) * n_channels} "
-              f"numbers, found {len(values)}")
-    bad = next(((n, w) for n, w in values if not _is_float(w)), None)
-    if bad:
-        _fail(path, bad[0], f"frame values must be numbers, not {bad[1]!r}")
-    frames = np.array([float(w) for _, w in values]).reshape(int(count), n_channels)
-    if not np.all(np.isfinite(frames)):
-        row = int(np.argwhere(~np.isfinite(frames))[0, 0])
-        _fail(path, values[row * n_channels][0], "frame values must be finite")
+    words = _Words(path, _lines(path, data))
+    joints = _read_hierarchy(words)
+    frame_time, count = _read_motion_header(words)
+    frames = _read_frames(words, count, sum(len(joint.channels) for joint in joints))
     return Motion(joints, frame_time, frames)
+
+
+def _lines(path, data):
+    """The file's lines; a byte that is not UTF-8 is a BvhError naming its line."""
+    data = data.removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = len(re.findall(_LINE_BREAK.encode(), data[:exc.start])) + 1
+        raise BvhError(f"{path}:{line}: byte {data[exc.start]:#04x} is not UTF-8 text") from None
+    lines = re.split(_LINE_BREAK, text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class _Words:
+    """The words of a file's lines in order, each known by its line."""
+
+    def __init__(self, path, lines):
+        self.path, self.lines = path, lines
+        self.line = 0       # lines begun: the number of the current word's line
+        self.pending = []   # the words of that line not yet taken, the next one last
+
+    def fail(self, reason, line=None):
+        raise BvhError(f"{self.path}:{max(1, self.line if line is None else line)}: {reason}")
+
+    def peek(self):
+        """The next word, or None at the end of the file."""
+        while not self.pending and self.line < len(self.lines):
+            self.pending = self.lines[self.line].split()[::-1]
+            self.line += 1
+        return self.pending[-1] if self.pending else None
+
+    def take(self, expected=None):
+        word = self.peek()
+        if word is None:
+            self.fail(f"unexpected end of file (expected {expected and repr(expected) or 'more'})")
+        if expected is not None and word != expected:
+            self.fail(f"expected {expected!r}, found {word!r}")
+        return self.pending.pop()
+
+    def number(self, what):
+        word = self.take()
+        try:
+            value = float(word)
+        except ValueError:
+            self.fail(f"{what} must be a number, not {word!r}")
+        if not math.isfinite(value):
+            self.fail(f"{what} must be finite, not {word!r}")
+        return value
+
+    def count(self, what):
+        word = self.take()
+        if not (word.isascii() and word.isdigit()):
+            self.fail(f"{what} needs a count, not {word!r}")
+        if len(word) > _MAX_COUNT_DIGITS:
+            self.fail(f"{what} {word} is too large")
+        return int(word)
+
+
+def _read_hierarchy(words):
+    """The joints under every ROOT, depth first as the file lists them.  Open
+    joints are kept on a list, not the call stack, so any depth reads."""
+    words.take("HIERARCHY")
+    words.take("ROOT")
+    joints = []
+    while True:
+        open_joints = [_read_joint(words, joints, -1)]
+        while open_joints:
+            word = words.take()
+            if word == "JOINT":
+                open_joints.append(_read_joint(words, joints, open_joints[-1]))
+            elif word == "End":
+                _read_end_site(words, joints[open_joints[-1]])
+            elif word == "}":
+                open_joints.pop()
+            else:
+                words.fail(f"expected JOINT, End Site or '}}', found {word!r}")
+        if words.peek() != "ROOT":
+            return joints
+        words.take()
+
+
+def _read_joint(words, joints, parent):
+    """Appends the joint whose name comes next (its OFFSET and CHANNELS
+    read); returns its index."""
+    name = words.take()
+    words.take("{")
+    words.take("OFFSET")
+    offset = np.array([words.number("OFFSET") for _ in range(3)])
+    words.take("CHANNELS")
+    count = words.count("CHANNELS")
+    if count > len(CHANNELS):
+        words.fail(f"CHANNELS {count}: a joint has at most {len(CHANNELS)} channels")
+    channels = []
+    for _ in range(count):
+        channel = words.take()
+        if channel not in CHANNELS:
+            words.fail(f"unknown channel {channel!r}")
+        if channel in channels:
+            words.fail(f"channel {channel!r} listed twice")
+        channels.append(channel)
+    joints.append(Joint(name, parent, offset, channels))
+    return len(joints) - 1
+
+
+def _read_end_site(words, joint):
+    words.take("Site")
+    if joint.end_site is not None:
+        words.fail(f"joint {joint.name!r} has a second End Site")
+    words.take("{")
+    words.take("OFFSET")
+    joint.end_site = np.array([words.number("End Site OFFSET") for _ in range(3)])
+    words.take("}")
+
+
+def _read_motion_header(words):
+    """(frame time, number of frames) from MOTION to the end of Frame Time's line."""
+    words.take("MOTION")
+    words.take("Frames:")
+    count = words.count("Frames:")
+    if count == 0:
+        words.fail("Frames: 0, but a clip needs at least one frame")
+    words.take("Frame")
+    words.take("Time:")
+    frame_time = words.number("Frame Time")
+    if not frame_time > 0:
+        words.fail(f"Frame Time must be positive, not {frame_time}")
+    if words.pending:
+        words.fail(f"unexpected {words.pending[-1]!r} after Frame Time")
+    return frame_time, count
+
+
+def _read_frames(words, count, channels):
+    """(count, channels) values: each non-blank line after Frame Time's is a
+    frame.  Grows with the lines read, never with the count announced."""
+    if channels == 0:
+        words.fail("the hierarchy has no channels for frames to set")
+    values = array.array("d")
+    last = words.line
+    for last in range(words.line + 1, len(words.lines) + 1):
+        row = words.lines[last - 1].split()
+        if not row:
+            continue
+        if len(values) == count * channels:
+            words.fail(f"more frames than Frames: {count}", last)
+        if len(row) != channels:
+            words.fail(f"a frame needs {channels} numbers (one per channel), found {len(row)}",
+                       last)
+        values.extend(_frame_values(words, row, last))
+    if len(values) < count * channels:
+        words.fail(f"the file ends after {len(values) // channels} of Frames: {count}", last)
+    return np.frombuffer(values, dtype=np.float64).reshape(count, channels)
+
+
+def _frame_values(words, row, line):
+    try:
+        values = [float(word) for word in row]
+    except ValueError:
+        bad = next(word for word in row if not _is_float(word))
+        words.fail(f"frame values must be numbers, not {bad!r}", line)
+    if not all(map(math.isfinite, values)):
+        bad = next(word for word, value in zip(row, values) if not math.isfinite(value))
+        words.fail(f"frame values must be finite, not {bad!r}", line)
+    return values
 
 
 def _is_float(word):
@@ -224,34 +347,101 @@ def _is_float(word):
         return False
 
 
-def write_bvh(motion: Motion, path: Union[str, os.PathLike[str]], precision: int = 6) -> None:
-    """Writes `motion` as a BVH file, numbers to `precision` significant digits."""
-    out = ["HIERARCHY"]
-    fmt = f"{{:.{precision}g}}"
+def write_bvh(motion: Motion, path: Union[str, os.PathLike[str]],
+              precision: Optional[int] = None) -> None:
+    """Writes `motion` as a BVH file.  Each number is written in the shortest
+    form that reads back as the same float64, so `read_bvh` returns the motion
+    bit for bit; `precision=N` writes N significant digits instead.  A motion
+    no BVH file can hold is a ValueError, and nothing is written."""
+    if precision is None:
+        def number(value):
+            return repr(float(value))
+    elif isinstance(precision, int) and not isinstance(precision, bool) and precision >= 1:
+        def number(value):
+            return f"{float(value):.{precision}g}"
+    else:
+        raise ValueError(f"precision must be None or a positive int, not {precision!r}")
+    _check_writable(motion)
+    text = "\n".join(_bvh_lines(motion, lambda values: " ".join(map(number, values))))
+    pathlib.Path(path).write_bytes((text + "\n").encode("utf-8"))
 
-    def numbers(values):
-        return " ".join(fmt.format(float(v)) for v in values)
 
-    def write_joint(j, depth):
+def _check_writable(motion):
+    """ValueError naming the first part of `motion` a BVH file cannot hold."""
+    for j, joint in enumerate(motion.joints):
+        where = f"joint {j} ({joint.name!r})"
+        if not joint.name or any(c.isspace() for c in joint.name):
+            raise ValueError(f"{where}: a BVH joint name is one word")
+        if not (joint.parent == -1 or 0 <= joint.parent < j):
+            raise ValueError(f"{where}: parent {joint.parent} must be -1 or an earlier joint")
+        if (len(joint.channels) != len(set(joint.channels))
+                or not set(joint.channels) <= set(CHANNELS)):
+            raise ValueError(f"{where}: channels {joint.channels} must be distinct, of {CHANNELS}")
+        for what, value in (("offset", joint.offset), ("end_site", joint.end_site)):
+            if value is not None and (np.shape(value) != (3,) or not np.all(np.isfinite(value))):
+                raise ValueError(f"{where}: {what} must be 3 finite numbers")
+    order = _depth_first(motion.joints)
+    if order != list(range(len(motion.joints))):
+        wrong = next(k for k, j in enumerate(order) if k != j)
+        raise ValueError(f"joint {wrong} ({motion.joints[wrong].name!r}) is out of the "
+                         f"depth-first order a BVH file lists joints in")
+    channels = sum(len(joint.channels) for joint in motion.joints)
+    shape = np.shape(motion.frames)
+    if channels == 0 or len(shape) != 2 or shape[0] < 1 or shape[1] != channels:
+        raise ValueError(f"frames must be (F >= 1, {channels} channels), not {shape}")
+    if not np.all(np.isfinite(motion.frames)):
+        row, col = np.argwhere(~np.isfinite(motion.frames))[0]
+        raise ValueError(f"frames[{row}, {col}] is {motion.frames[row, col]}, not finite")
+    if not (math.isfinite(motion.frame_time) and motion.frame_time > 0):
+        raise ValueError(f"frame_time must be finite and positive, not {motion.frame_time}")
+
+
+def _children(joints):
+    children = [[] for _ in joints]
+    for j, joint in enumerate(joints):
+        if joint.parent >= 0:
+            children[joint.parent].append(j)
+    return children
+
+
+def _depth_first(joints):
+    """Joint indices in the order a BVH file lists them: each root, then its
+    children's subtrees in index order."""
+    children, order = _children(joints), []
+    stack = [j for j in reversed(range(len(joints))) if joints[j].parent < 0]
+    while stack:
+        j = stack.pop()
+        order.append(j)
+        stack.extend(reversed(children[j]))
+    return order
+
+
+def _bvh_lines(motion, numbers):
+    """The file's lines; joints indented by one tab a level, without recursion."""
+    yield "HIERARCHY"
+    children = _children(motion.joints)
+    stack = [(j, False) for j in reversed(range(len(motion.joints)))
+             if motion.joints[j].parent < 0]
+    depth = 0
+    while stack:
+        j, closing = stack.pop()
         joint = motion.joints[j]
-        pad = "  " * depth
-        out.append(f"{pad}{'ROOT' if joint.parent < 0 else 'JOINT'} {joint.name}")
-        out.append(f"{pad}{{")
-        out.append(f"{pad}  OFFSET {numbers(joint.offset)}")
-        out.append(f"{pad}  CHANNELS {len(joint.channels)} {' '.join(joint.channels)}")
-        for child in (k for k, c in enumerate(motion.joints) if c.parent == j):
-            write_joint(child, depth + 1)
-        if joint.end_site is not None:
-            out.append(f"{pad}  End Site")
-            out.append(f"{pad}  {{")
-            out.append(f"{pad}    OFFSET {numbers(joint.end_site)}")
-            out.append(f"{pad}  }}")
-        out.append(f"{pad}}}")
-
-    for root in (k for k, j in enumerate(motion.joints) if j.parent < 0):
-        write_joint(root, 0)
-    out.append("MOTION")
-    out.append(f"Frames: {motion.num_frames}")
-    out.append(f"Frame Time: {fmt.format(motion.frame_time)}")
-    out.extend(numbers(row) for row in motion.frames)
-    pathlib.Path(path).write_text("\n".join(out) + "\n")
+        if closing:
+            pad = "\t" * depth
+            if joint.end_site is not None:
+                yield from (f"{pad}End Site", f"{pad}{{",
+                            f"{pad}\tOFFSET {numbers(joint.end_site)}", f"{pad}}}")
+            depth -= 1
+            yield "\t" * depth + "}"
+            continue
+        pad = "\t" * depth
+        yield from (f"{pad}{'ROOT' if joint.parent < 0 else 'JOINT'} {joint.name}", f"{pad}{{",
+                    f"{pad}\tOFFSET {numbers(joint.offset)}",
+                    f"{pad}\tCHANNELS {len(joint.channels)} {' '.join(joint.channels)}")
+        depth += 1
+        stack.append((j, True))
+        stack.extend((child, False) for child in reversed(children[j]))
+    yield "MOTION"
+    yield f"Frames: {motion.num_frames}"
+    yield f"Frame Time: {numbers([motion.frame_time])}"
+    yield from (numbers(row) for row in np.asarray(motion.frames, dtype=np.float64).tolist())

@@ -12,11 +12,18 @@ from ..rotation import RotationSpline
 from .bvh import Motion
 
 
-def pose_distances(rotations, joints):
-    """(F, F) sum over `joints` of the rotation angle between frames' poses."""
-    q = rotations[joints]                                   # (J, F, 4)
-    dots = np.abs(np.einsum("jfc,jgc->jfg", q, q)).clip(0.0, 1.0)
-    return (2.0 * np.arccos(dots)).sum(axis=0)
+_BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64
+
+
+def pose_distances(p, q):
+    """(M, N) sum over joints of the rotation angle between the poses p (J, M, 4)
+    and q (J, N, 4)."""
+    angles = np.einsum("jfc,jgc->jfg", p, q)
+    np.abs(angles, out=angles)
+    np.clip(angles, 0.0, 1.0, out=angles)
+    np.arccos(angles, out=angles)
+    angles *= 2.0
+    return angles.sum(axis=0)
 
 
 def find_cycle(motion: Motion, min_seconds: float = 0.5,
@@ -27,24 +34,34 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
     plus that between the next frames (so the motion also continues the same
     way), summed over every joint but the roots, whose rotation carries the
     heading.  Loops shorter than `min_seconds` (or longer than
-    `max_seconds`) are not considered."""
+    `max_seconds`) are not considered.  Of equal costs, the earliest start
+    wins, then the earliest end.  Memory is O(frames): the pairs are
+    compared a block of starts at a time."""
     joints = [j for j, joint in enumerate(motion.joints) if joint.parent >= 0]
     if not joints:
         raise ValueError("the clip has no joints below its roots to compare poses by")
-    D = pose_distances(motion.rotations(), joints)
+    q = motion.rotations()[joints]
     F = motion.num_frames
-    cost = D[:-1, :-1] + D[1:, 1:]
-    idx = np.arange(F - 1)
-    lag = idx[None, :] - idx[:, None]                               # [i, j] -> j - i
     shortest = max(1, int(np.ceil(min_seconds / motion.frame_time)))
     longest = F if max_seconds is None else int(max_seconds / motion.frame_time)
-    allowed = (lag >= shortest) & (lag <= longest)
-    if not allowed.any():
+    rows = max(1, _BLOCK_VALUES // (len(joints) * F))
+    best = None
+    for first in range(0, F - 1, rows):
+        last = min(first + rows, F - 1) - 1                   # starts first..last
+        lo, hi = first + shortest, min(last + longest, F - 2)  # ends lo..hi
+        if lo > hi:
+            continue
+        D = pose_distances(q[:, first:last + 2], q[:, lo:hi + 2])
+        cost = D[:-1, :-1] + D[1:, 1:]                        # [start - first, end - lo]
+        lag = np.arange(lo, hi + 1)[None, :] - np.arange(first, last + 1)[:, None]
+        cost[(lag < shortest) | (lag > longest)] = np.inf
+        i, j = np.unravel_index(np.argmin(cost), cost.shape)
+        if best is None or cost[i, j] < best[2]:
+            best = (first + int(i), lo + int(j), float(cost[i, j]))
+    if best is None or best[2] == np.inf:
         raise ValueError(f"the clip has {F} frames: too short for a loop of at least "
                          f"{min_seconds} s")
-    cost = np.where(allowed, cost, np.inf)
-    start, end = np.unravel_index(np.argmin(cost), cost.shape)
-    return int(start), int(end), float(cost[start, end])
+    return best
 
 
 @dataclasses.dataclass
