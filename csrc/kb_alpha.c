@@ -5,7 +5,8 @@ kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,
                          kb_error *err)
 {
-    if (n_tracks < 0 || n_keys < 1 || dim < 1 || !values || !times_out)
+    if (n_tracks < 0 || n_keys < 1 || dim < 1 || !values || !times_out ||
+        !kb_doubles_fit(n_tracks, n_keys, dim, 1))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     if (!isfinite(alpha) || alpha < 0.0)
         return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
