@@ -181,7 +181,9 @@ void kb_key_tangents(kb_timing timing, double tension, double continuity,
  *   @param[in]  values     (n_tracks, n_keys, dim), finite
  *   @param[out] times_out  (n_tracks, n_keys)
  * KB_ENOTSORTED (argument values, index n) where alpha > 0 and key n
- * repeats key n-1, since the two would share a time.
+ * repeats key n-1, since the two would share a time; KB_ERANGE where key n
+ * is so far from key n-1 that a time overflows, or so near that its time
+ * is less than DBL_MIN after the one before.
  */
 kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,

@@ -27,6 +27,13 @@ def _alpha_times(keys, alpha, batch_shape):
         if reason == "must be strictly increasing":
             reason = (f"repeats the key before it, so alpha={alpha} gives two keys the "
                       f"same time; pass times= instead")
+        elif reason == "out of range":
+            with np.errstate(over="ignore", invalid="ignore"):
+                far = not np.max(np.abs(flat[track, index] - flat[track, index - 1])) < 1.0
+            reason = ("is too far from the key before it: their distance or its time "
+                      "overflows" if far else
+                      f"is too near the key before it: with alpha={alpha} their times would "
+                      f"be less than the smallest normal double apart") + "; pass times= instead"
         raise ValueError(f"values{where} {reason}") from None
 
 

@@ -195,3 +195,28 @@ def test_sizes_that_overflow_name_values():
     allocation."""
     with pytest.raises(ValueError, match=r"^values has too many keys times dimensions"):
         PositionSpline([0.0, 1.0, 2.0], np.empty((0, 3, 2 ** 58)))
+
+
+@pytest.mark.parametrize("keys, alpha", [([0.0, 1e-170, 1.0], 0.5), ([0.0, 1e-170, 1.0], 1.0),
+                                         ([0.0, 1e170, 3e170], 1.0),
+                                         ([[0.0, 0.0], [3e-200, 4e-200], [1.0, 1.0]], 1.0)])
+def test_alpha_times_of_tiny_and_huge_distances(keys, alpha):
+    """Squared distances under- or overflowed: distinct keys 1e-170 apart were
+    'repeated', keys 1e170 apart gave 'times[1] must be finite' (no times
+    were passed).  Now the distance is computed scaled."""
+    keys = np.array(keys)
+    spline = PositionSpline(None, keys, alpha=alpha)
+    diffs = np.diff(keys, axis=0).reshape(len(keys) - 1, -1)
+    scale = np.max(np.abs(diffs), axis=1)
+    distance = scale * np.linalg.norm(diffs / scale[:, None], axis=1)
+    expected = np.concatenate([[0.0], np.cumsum(distance ** alpha)])
+    np.testing.assert_allclose(spline.breakpoints, expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("keys, alpha, words", [
+    ([0.0, 1e308, -1e308], 0.5, r"^values\[2\] is too far from the key before it"),
+    ([0.0, 1e-320, 1.0], 1.0, r"^values\[1\] is too near the key before it: with alpha=1.0"),
+])
+def test_alpha_times_that_cannot_be_had(keys, alpha, words):
+    with pytest.raises(ValueError, match=words):
+        PositionSpline(None, np.array(keys), alpha=alpha)

@@ -146,3 +146,25 @@ KB_TEST(test_errors_sizes_that_overflow)
     KB_ASSERT(kb_doubles_fit(most / 8, 2, 2, 2) && !kb_doubles_fit(most / 8 + 1, 2, 2, 2));
     KB_ASSERT(kb_doubles_fit(0, PTRDIFF_MAX, PTRDIFF_MAX, 1) && !kb_doubles_fit(-1, 1, 1, 1));
 }
+
+KB_TEST(test_errors_alpha_times_of_tiny_and_huge_distances)
+{
+    kb_error err;
+    double t[3];
+    /* distances whose squares under- or overflow are still distances */
+    const double tiny[3] = {0.0, 1e-170, 1.0}, huge[3] = {0.0, 1e170, 3e170};
+    KB_ASSERT(kb_alpha_times(1, 3, 1, tiny, 0.5, t, &err) == KB_OK);
+    KB_ASSERT(t[1] == sqrt(1e-170) && t[2] > t[1]);
+    KB_ASSERT(kb_alpha_times(1, 3, 1, huge, 1.0, t, &err) == KB_OK);
+    KB_ASSERT_NEAR(t[2], 3e170, 1e155);
+    const double xy[4] = {0.0, 0.0, 3e-200, 4e-200};
+    KB_ASSERT(kb_alpha_times(1, 2, 2, xy, 1.0, t, &err) == KB_OK);
+    KB_ASSERT_NEAR(t[1], 5e-200, 1e-214);
+    /* a distance that overflows, and a time step below DBL_MIN */
+    const double far[3] = {0.0, 1e308, -1e308}, near[3] = {0.0, 1e-320, 1.0};
+    KB_ASSERT(kb_alpha_times(1, 3, 1, far, 0.5, t, &err) == KB_ERANGE);
+    KB_ASSERT(err.arg == KB_ARG_VALUES && err.track == 0 && err.index == 2);
+    KB_ASSERT(kb_alpha_times(1, 3, 1, near, 1.0, t, &err) == KB_ERANGE);
+    KB_ASSERT(err.arg == KB_ARG_VALUES && err.index == 1);
+    KB_ASSERT(kb_alpha_times(1, 3, 1, near, 0.5, t, &err) == KB_OK);
+}
