@@ -9,6 +9,11 @@ kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
     if (!c || !c->knots || !c->coef || c->n_seg < 1 || c->dim < 1 || c->n_tracks < 0 ||
         n_eval < 0 || (n_eval > 0 && !t))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    /* coefficients (n_tracks, n_seg, 4, dim), knots of up to as many rows,
+     * outputs (n_tracks, n_eval, dim) */
+    if (!kb_doubles_fit(c->n_tracks > 1 ? c->n_tracks : 1, c->n_seg, 4, c->dim) ||
+        !kb_doubles_fit(c->n_tracks, n_eval, c->dim, 1))
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     if (c->knots_stride != 0 && c->knots_stride != c->n_seg + 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     if (t_stride != 0 && t_stride != n_eval)

@@ -4,6 +4,7 @@
 
 #include "kbspline.h"
 #include <math.h>
+#include <stdint.h>
 
 #define KB_PI 3.14159265358979323846
 
@@ -30,6 +31,22 @@ static inline kb_status kb_fail(kb_error *err, kb_status status, kb_arg arg,
 static inline kb_status kb_ok(kb_error *err)
 {
     return kb_fail(err, KB_OK, KB_ARG_NONE, -1, -1);
+}
+
+/* Whether a * b * c * d doubles (each count >= 0) can be addressed: the
+ * arrays and workspaces sized by such products, their sizes in bytes and
+ * every offset into them fit in ptrdiff_t. */
+static inline int kb_doubles_fit(ptrdiff_t a, ptrdiff_t b, ptrdiff_t c, ptrdiff_t d)
+{
+    const ptrdiff_t factors[4] = {a, b, c, d};
+    ptrdiff_t n = 1;
+    for (int i = 0; i < 4; i++) {
+        if (factors[i] < 0 ||
+            (factors[i] > 0 && n > PTRDIFF_MAX / (ptrdiff_t)sizeof(double) / factors[i]))
+            return 0;
+        n *= factors[i];
+    }
+    return 1;
 }
 
 static inline double kb_param_at(kb_param p, ptrdiff_t track, ptrdiff_t key)

@@ -34,8 +34,6 @@
 #define KB_HAVE_PTHREADS 1
 #endif
 
-#define KB_MAX_THREADS 256
-
 /* Chunks per thread: enough for the fast threads to take over a slow one's
  * share, few enough that per-chunk setup stays small. */
 #define KB_CHUNKS_PER_THREAD 4

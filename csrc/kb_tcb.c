@@ -1,6 +1,7 @@
 /* kb_tcb.c -- Kochanek-Bartels tangents, end conditions and Hermite segments. */
 #include "kb_internal.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 /*
@@ -124,6 +125,10 @@ kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
                 return kb_fail(err, KB_ENONFINITE, KB_ARG_TIMES, tr, i);
             if (i > 0 && !(t > kb_param_at(k->times, tr, i - 1)))
                 return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, tr, i);
+            /* a subnormal spacing has lost bits, and its reciprocal (in
+             * every per-time rate) overflows */
+            if (i > 0 && t - kb_param_at(k->times, tr, i - 1) < DBL_MIN)
+                return kb_fail(err, KB_ERANGE, KB_ARG_TIMES, tr, i);
         }
         /* every difference of times must be finite too (1e308 - -1e308 is not) */
         if (!isfinite(kb_param_at(k->times, tr, K - 1) - kb_param_at(k->times, tr, 0)))
@@ -197,6 +202,10 @@ kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     if (k->n_keys < kb_min_keys(k->ends))
         return kb_fail(err, KB_ETOOFEW, KB_ARG_VALUES, -1, k->n_keys);
+    /* values, tangents and coefficients of n_tracks * K * D doubles (and
+     * 4 times that), a workspace of under 8 K D even for no tracks */
+    if (!kb_doubles_fit(8, k->n_tracks > 1 ? k->n_tracks : 1, k->n_keys, k->dim))
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
         kb_status s = validate_track(k, tr, err);
         if (s != KB_OK)

@@ -31,7 +31,8 @@ typedef enum {
     KB_EDOMAIN,     /* a query outside the domain under extrapolate=error */
     KB_ERANGE,      /* outside its allowed range (ease), or finite but too large to
                        compute with (times whose differences overflow, keys whose
-                       coefficients overflow) */
+                       coefficients overflow), or times closer than DBL_MIN (a
+                       subnormal spacing, whose reciprocal overflows) */
     KB_EZERONORM    /* a quaternion of zero norm */
 } kb_status;
 
@@ -118,8 +119,10 @@ typedef struct {
 } kb_tcb_keys;
 
 /*
- * Checks every input of kb_tcb_build once: counts, option codes, finite and
- * strictly increasing times, finite values and parameters, ease in [0, 1],
+ * Checks every input of kb_tcb_build once: counts (KB_EBADSHAPE where the
+ * arrays' sizes would overflow ptrdiff_t), option codes, finite and
+ * strictly increasing times spaced at least DBL_MIN apart, finite values
+ * and parameters, ease in [0, 1],
  * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
  * the track's largest magnitude; parameters within 1e-9).
  */
@@ -146,6 +149,9 @@ kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
+
+/* The most threads a *_threaded call uses; a larger n_threads counts as this. */
+#define KB_MAX_THREADS 256
 
 /* Joins the worker threads that *_threaded calls start on first use and
  * keep; the next such call starts them again.  Optional: for leak checkers
@@ -175,7 +181,9 @@ void kb_key_tangents(kb_timing timing, double tension, double continuity,
  *   @param[in]  values     (n_tracks, n_keys, dim), finite
  *   @param[out] times_out  (n_tracks, n_keys)
  * KB_ENOTSORTED (argument values, index n) where alpha > 0 and key n
- * repeats key n-1, since the two would share a time.
+ * repeats key n-1, since the two would share a time; KB_ERANGE where key n
+ * is so far from key n-1 that a time overflows, or so near that its time
+ * is less than DBL_MIN after the one before.
  */
 kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,

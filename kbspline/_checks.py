@@ -98,16 +98,31 @@ def _index_text(batch_shape, track, index, per_track):
     return "[" + ", ".join(map(str, parts)) + "]" if parts else ""
 
 
-def _reword_build_error(exc, batch_shape, per_track, names):
+def _out_of_range_times(key_times, track, index):
+    """Why times[index] of `track` (flat) is out of range: too close to the
+    key before it (a subnormal spacing), or too far from the first."""
+    row = key_times[track] if key_times.ndim == 2 else key_times
+    spacing, tiny = float(row[index] - row[index - 1]), float(np.finfo(np.float64).tiny)
+    if spacing < tiny:
+        return (f"is {spacing!r} after the key before it: key times must be spaced at "
+                f"least {tiny!r} (the smallest normal double) apart, or rates per unit "
+                f"time overflow")
+    return "is too far from the first time: differences of times overflow"
+
+
+def _reword_build_error(exc, batch_shape, per_track, names, key_times):
     """A core build error as a ValueError naming the user's argument and index.
 
     `per_track[arg]` says whether that argument had one row per track;
-    `names` maps core argument names to the class's own."""
+    `names` maps core argument names to the class's own; `key_times` are
+    the times as the core had them."""
     reason, arg, track, index, _ = exc.args
     if reason == "out of range":
-        reason = {"times": "is too far from the first time: differences of times overflow",
-                  "values": "is too large: the spline's coefficients overflow"}.get(
-                      arg, "must be in [0, 1]")
+        reason = (_out_of_range_times(key_times, track, index) if arg == "times" else
+                  "is too large: the spline's coefficients overflow" if arg == "values" else
+                  "must be in [0, 1]")
+    elif reason == "size out of range":
+        reason = "has too many keys times dimensions: the sizes of its arrays overflow"
     name = names.get(arg, arg)
     where = _index_text(batch_shape, track, index, per_track.get(arg, True))
     return ValueError(f"{name}{where} {reason}")

@@ -171,11 +171,14 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
         !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent))
         return NULL;
 
-    /* The build validates every input before writing (with the GIL
-     * released); only sizes that cannot be allocated are checked here. */
+    /* Counts, options and sizes are checked before allocating, on a view
+     * without tracks (cheap); the build validates every track before
+     * writing, with the GIL released. */
+    kb_tcb_keys counts = k;
+    counts.n_tracks = 0;
+    if ((status = kb_tcb_validate(&counts, &err)) != KB_OK)
+        return raise_core_error(status, &err);
     const npy_intp S = kb_num_segments(k.ends, K);
-    if (S < 1)
-        return raise_core_error(kb_tcb_validate(&k, &err), &err);
     npy_intp dims_keys[3] = {B, K, D}, dims_coef[4] = {B, S, 4, D}, dims_ease[3] = {B, S, 2};
     tan_in = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
     tan_out = with_tangents ? new_array(3, dims_keys) : (Py_INCREF(Py_None), Py_None);
@@ -360,10 +363,12 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
         !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega))
         return NULL;
 
-    /* as in tcb_build: the build validates, with the GIL released */
+    /* as in tcb_build */
+    kb_rot_keys counts = k;
+    counts.n_tracks = 0;
+    if ((status = kb_rot_validate(&counts, &err)) != KB_OK)
+        return raise_core_error(status, &err);
     const npy_intp S = kb_num_segments(k.ends, K);
-    if (S < 1)
-        return raise_core_error(kb_rot_validate(&k, &err), &err);
     npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
     npy_intp dims_logs[4] = {B, S, 4, 3}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
     tan_in = new_array(3, dims_tan);
@@ -533,8 +538,9 @@ static PyObject *table_to_arrays(kb_table *tab)
     if (start && panels) {
         memcpy(PyArray_DATA((PyArrayObject *)start), tab->seg_start,
                (size_t)n_start * sizeof(ptrdiff_t));
-        memcpy(PyArray_DATA((PyArrayObject *)panels), tab->panels,
-               (size_t)tab->n_panels * 4 * sizeof(double));
+        if (tab->n_panels > 0)  /* an empty batch has no panels: NULL, not to be copied */
+            memcpy(PyArray_DATA((PyArrayObject *)panels), tab->panels,
+                   (size_t)tab->n_panels * 4 * sizeof(double));
     }
     kb_table_free(tab);
     if (!start || !panels) {
@@ -844,7 +850,7 @@ PyMODINIT_FUNC PyInit__kbspline(void)
         {"ENDS_REFLECT", KB_ENDS_REFLECT}, {"ENDS_CLAMPED", KB_ENDS_CLAMPED},
         {"ENDS_CLOSED", KB_ENDS_CLOSED}, {"EXTRAP_CLAMP", KB_EXTRAP_CLAMP},
         {"EXTRAP_LINEAR", KB_EXTRAP_LINEAR}, {"EXTRAP_PERIODIC", KB_EXTRAP_PERIODIC},
-        {"EXTRAP_ERROR", KB_EXTRAP_ERROR},
+        {"EXTRAP_ERROR", KB_EXTRAP_ERROR}, {"MAX_THREADS", KB_MAX_THREADS},
     };
     for (int i = 0; i < Q_COUNT; i++) {
         char name[40];

@@ -68,7 +68,8 @@ class KeyedSpline:
             per_track["times"] = key_times.ndim == 2
             for name, arr in zip(("start_tangent", "end_tangent"), end_tangents):
                 per_track[name] = arr is not None and arr.ndim == 2
-            raise _reword_build_error(exc, batch_shape, per_track, self._end_names) from None
+            raise _reword_build_error(exc, batch_shape, per_track, self._end_names,
+                                      key_times) from None
 
     def _set_knots(self, key_times, n_seg):
         first = 1 if self._ends == "phantom" else 0
@@ -76,18 +77,28 @@ class KeyedSpline:
         self._knots = np.array(key_times[..., first:first + n_seg + 1], order="C")
         self._knots.flags.writeable = False
 
-    def _evaluate(self, evaluate, t, out, tail, width, *args, name="t", domain=None):
+    def _evaluate(self, evaluate, t, out, tail, width, *args, name="t", domain=None,
+                  writes_float32=True):
         """Runs a core evaluator over queries `t` into `out` (or a new array)
         of shape batch + query + tail; the core sees (B, M, width), or (B, M)
-        for width 0."""
+        for width 0.  An evaluator that writes only float64 fills a float32
+        `out` through a float64 array."""
         queries = Queries(name, t, self._batch_shape)
         result = _prepare_out(out, queries.lead + tail)
         shape = (math.prod(self._batch_shape), queries.n_eval) + ((width,) if width else ())
         flat = result.reshape(shape)
+        target = flat if writes_float32 or flat.dtype == np.float64 else np.empty(shape)
+        # the core reads queries while it writes: an `out` over them is
+        # written after they are copied
+        values = queries.values
+        if np.may_share_memory(values, target):
+            values = values.copy()
         try:
-            evaluate(*args, queries.values, flat)
+            evaluate(*args, values, target)
         except _core.CoreError as exc:
             raise queries.reword(exc, domain or self._track_domain) from None
+        if target is not flat:
+            flat[...] = target
         if out is None and result.ndim == 0:
             return result[()]
         return result
@@ -113,12 +124,14 @@ class KeyedSpline:
         return float(total) if total.ndim == 0 else total.copy()
 
     def _integral_at(self, t, out):
-        return self._evaluate(self._query_fn, t, out, (), 0, *self._curve(), 1, *self._table())
+        return self._evaluate(self._query_fn, t, out, (), 0, *self._curve(), 1, *self._table(),
+                              writes_float32=False)
 
     def _time_at_integral(self, s, out):
         totals = self._totals()
         return self._evaluate(self._query_fn, s, out, (), 0, *self._curve(), 2, *self._table(),
-                              name="s", domain=lambda track: (0.0, float(totals[max(track, 0)])))
+                              name="s", domain=lambda track: (0.0, float(totals[max(track, 0)])),
+                              writes_float32=False)
 
     def _track_domain(self, track):
         row = self._knots[track] if self._knots.ndim == 2 and track >= 0 else self._knots

@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import os
 
+from . import _kbspline as _core
+
 _ENV = "KBSPLINE_NUM_THREADS"
+MAX_THREADS = _core.MAX_THREADS  # the most threads the core splits a call over
+
+
+def _check_count(name: str, n: int) -> int:
+    if not 1 <= n <= MAX_THREADS:
+        raise ValueError(f"{name} must be in [1, {MAX_THREADS}], not {n}")
+    return n
 
 
 def _default() -> int:
@@ -13,20 +22,18 @@ def _default() -> int:
             n = int(value)
         except ValueError:
             raise ValueError(f"{_ENV} must be a whole number, not {value!r}") from None
-        if n < 1:
-            raise ValueError(f"{_ENV} must be at least 1, not {n}")
-        return n
-    return os.cpu_count() or 1
+        return _check_count(_ENV, n)
+    return min(os.cpu_count() or 1, MAX_THREADS)
 
 
 _num_threads = _default()
 
 
 def set_num_threads(n: int) -> int:
-    """Let large evaluations use up to `n` threads (default: all cores, or
-    the environment variable KBSPLINE_NUM_THREADS).  Calls with little work
-    stay on one thread; results are identical for any `n`.  Returns the
-    previous setting.
+    """Let large evaluations use up to `n` threads, 1 to 256 (default: all
+    cores up to 256, or the environment variable KBSPLINE_NUM_THREADS).
+    Calls with little work stay on one thread; results are identical for
+    any `n`.  Returns the previous setting.
 
     >>> previous = set_num_threads(1)
     >>> set_num_threads(previous)
@@ -35,9 +42,7 @@ def set_num_threads(n: int) -> int:
     global _num_threads
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"n must be an int, not {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"n must be at least 1, not {n}")
-    previous, _num_threads = _num_threads, n
+    previous, _num_threads = _num_threads, _check_count("n", n)
     return previous
 
 

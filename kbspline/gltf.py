@@ -135,9 +135,25 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
 
 def _check_offset(node, value):
     offset = np.asarray(value, dtype=np.float64)
-    if offset.shape != (3,) or not np.all(np.isfinite(offset)):
-        raise ValueError(f"offsets[{node!r}] must be 3 finite numbers, not {value!r}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.all(np.isfinite(offset.astype(np.float32)))
+    if offset.shape != (3,) or not finite:
+        raise ValueError(f"offsets[{node!r}] must be 3 numbers finite as float32 "
+                         f"(|x| < 3.4e38), not {value!r}")
     return offset.tolist()
+
+
+def _as_float32(what, rows, times):
+    """`rows` (one per time) as glTF's float32, or a ValueError naming the
+    first row that is not finite there: accessors must not hold inf or NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.asarray(rows).astype(np.float32)
+    finite = np.isfinite(stored).reshape(len(stored), -1).all(axis=1)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise ValueError(f"{what} {float(times[i])!r} (row {i}) is not finite as glTF's "
+                         f"float32 (|x| < 3.4e38): {np.asarray(rows)[i].tolist()}")
+    return stored
 
 
 def _check_acyclic(parents):
@@ -217,7 +233,7 @@ class _Track:
         """(glTF times, output rows, interpolation, measured max error)."""
         cubic = self.target != "rotation" and self.spline._ease is None
         times = self.knots if cubic else self._bake_times(rate)
-        stored = (times - offset).astype(np.float32)
+        stored = _as_float32(f"{self.where}: time", times - offset, times)
         if stored[0] < 0:
             raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
                              f"{offset}; glTF times cannot be negative")
@@ -225,14 +241,15 @@ class _Track:
             raise ValueError(f"{self.where}: key times are too close to stay increasing "
                              f"as glTF's float32 (pass a time_offset near the start)")
         if cubic:
-            output = self._hermite_rows().astype(np.float32)
+            output = _as_float32(f"{self.where}: the key (in-tangent, value, out-tangent) "
+                                 f"at time", self._hermite_rows(), times)
             play = _play_cubic
         else:
             output = self(times)
             if self.target == "rotation":
                 output = _shortest_path(output if not self.spline.scalar_first
                                         else output[..., [1, 2, 3, 0]])
-            output = output.astype(np.float32)
+            output = _as_float32(f"{self.where}: the sample at time", output, times)
             play = _play_slerp if self.target == "rotation" else _play_linear
         error = self._max_error(stored.astype(np.float64), output.astype(np.float64), play,
                                 offset)

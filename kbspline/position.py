@@ -27,6 +27,13 @@ def _alpha_times(keys, alpha, batch_shape):
         if reason == "must be strictly increasing":
             reason = (f"repeats the key before it, so alpha={alpha} gives two keys the "
                       f"same time; pass times= instead")
+        elif reason == "out of range":
+            with np.errstate(over="ignore", invalid="ignore"):
+                far = not np.max(np.abs(flat[track, index] - flat[track, index - 1])) < 1.0
+            reason = ("is too far from the key before it: their distance or its time "
+                      "overflows" if far else
+                      f"is too near the key before it: with alpha={alpha} their times would "
+                      f"be less than the smallest normal double apart") + "; pass times= instead"
         raise ValueError(f"values{where} {reason}") from None
 
 
@@ -213,7 +220,7 @@ class PositionSpline(KeyedSpline):
         Per-track tables of 10-point Gauss-Legendre panels, built on first
         use, hold every length to about 1e-13 of its segment's (tests check
         1e-10 of the total against SciPy's quad).  Shapes as for `position`
-        without the D axis; float64 `out`.  Outside the domain the length
+        without the D axis, `out` as for `position`.  Outside the domain the length
         follows ``extrapolate``.
 
         >>> s = PositionSpline([0.0, 1.0], [[0.0, 0.0], [3.0, 4.0]])
@@ -245,14 +252,17 @@ class PositionSpline(KeyedSpline):
         >>> np.round(s.position_at_length(2.5), 12)
         array([1.5, 2. ])
         """
-        return self.position(self.time_at_length(s), out=out)
+        return self._finish(*self._at_length(s, 0), out)
 
-    def _at_length(self, s):
-        t = self.time_at_length(s)
-        v = self.velocity(t)
-        if self._scalar:
-            v = v[..., None]
-        return t, v
+    def _at_length(self, s, *nus):
+        """The time derivatives `nus` of position at arc lengths `s`, each
+        (..., M, D) with M = 1 for a scalar `s`, and whether `s` was scalar.
+        A scalar's times come one per track, (...), which evaluation would
+        take for M times shared by every track: they go in as rows (..., 1)."""
+        s = _check_float_array("s", s)
+        t = self.time_at_length(s.reshape(1) if s.ndim == 0 else s)
+        results = [self._eval(t, nu, None) for nu in nus]
+        return [r[..., None] if self._scalar else r for r in results] + [s.ndim == 0]
 
     def velocity_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """dX/ds at arc length `s`: the unit tangent.  Where the curve stops
@@ -263,14 +273,12 @@ class PositionSpline(KeyedSpline):
         >>> np.round(s.velocity_at_length(1.0), 12)
         array([0.6, 0.8])
         """
-        t, v = self._at_length(s)
-        a = self.acceleration(t)
-        a = a[..., None] if self._scalar else a
+        v, a, scalar = self._at_length(s, 1, 2)
         speed = np.linalg.norm(v, axis=-1, keepdims=True)
         direction = np.where(speed > 0, v, a)
         norm = np.linalg.norm(direction, axis=-1, keepdims=True)
         unit = np.divide(direction, norm, out=np.zeros_like(direction), where=norm > 0)
-        return self._finish(unit, out)
+        return self._finish(unit, scalar, out)
 
     def acceleration_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """d2X/ds2 at arc length `s`: the curvature vector, perpendicular to
@@ -281,15 +289,15 @@ class PositionSpline(KeyedSpline):
         >>> np.round(s.acceleration_at_length(1.0), 12) + 0.0
         array([0., 0.])
         """
-        t, v = self._at_length(s)
-        a = self.acceleration(t)
-        a = a[..., None] if self._scalar else a
+        v, a, scalar = self._at_length(s, 1, 2)
         speed2 = np.sum(v * v, axis=-1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             normal = (a - v * np.sum(a * v, axis=-1, keepdims=True) / speed2) / speed2
-        return self._finish(normal, out)
+        return self._finish(normal, scalar, out)
 
-    def _finish(self, values, out):
+    def _finish(self, values, scalar, out):
+        """Values (..., M, D) of `_at_length` in the user's shape, in `out`."""
+        values = values[..., 0, :] if scalar else values
         values = values[..., 0] if self._scalar else values
         if out is None:
             return values[()] if values.ndim == 0 else values

@@ -197,7 +197,7 @@ class RotationSpline(KeyedSpline):
     def angle(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Rotation angle swept from the domain start to `t`: the integral of
         |angular velocity| (relative error about 1e-13 of each segment's).
-        Shapes as for `__call__` without the last axis; float64 `out`.
+        Shapes as for `__call__` without the last axis, `out` as there.
 
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([1, 0, 0], [0.0, 1.0]))

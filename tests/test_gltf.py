@@ -218,3 +218,23 @@ def test_baked_quaternions_take_the_short_way():
     fixed = _shortest_path(q * signs)
     assert np.all(np.sum(fixed[1:] * fixed[:-1], axis=1) > 0)
     assert np.allclose(fixed, q)  # the first key keeps its sign, the rest follow
+
+
+@pytest.mark.parametrize("channel, offsets, words", [
+    # a cubic key whose tangent overflows float32 (the values themselves fit)
+    (lambda: PositionSpline([0, 1, 2], [[0, 0, 0], [3e38, 0, 0], [0, 0, 0]]), {},
+     r"\['translation'\]: the key .* at time 0.0 \(row 0\)"),
+    # a baked sample (ease) beyond float32
+    (lambda: PositionSpline([0, 1], [[0, 0, 0], [1e39, 0, 0]], ease_from=0.5), {},
+     r"the sample at time 0.5333.* \(row 16\)"),
+    # a key time beyond float32
+    (lambda: PositionSpline([0, 1e39], [[0, 0, 0], [1, 1, 1]]), {}, r"time 1e\+39 \(row 1\)"),
+    (lambda: PositionSpline([0, 1], [[0, 0, 0], [1, 1, 1]]), {"b": [0, 1e39, 0]},
+     r"offsets\['b'\]"),
+])
+def test_non_finite_float32_is_refused(channel, offsets, words):
+    """Finite float64 samples that are inf as glTF's float32 used to be
+    written into the accessors; now a ValueError names the channel and row."""
+    with pytest.raises(ValueError, match=words) as exc:
+        export_gltf({"a": {"translation": channel()}}, offsets=offsets)
+    assert "float32" in str(exc.value)

@@ -99,3 +99,14 @@ def test_one_frame_and_bad_scale(tmp_path):
     clip.frames = clip.frames[:1]
     with pytest.raises(ValueError, match="2 frames"):
         motion_to_gltf(clip)
+
+
+def test_lengths_beyond_float32_are_refused(tmp_path):
+    """A scale that takes the clip's offsets past float32 is refused, not
+    written as inf."""
+    from test_motion import CHAIN
+    path = tmp_path / "chain.bvh"
+    path.write_text(CHAIN)
+    clip = read_bvh(path)
+    with pytest.raises(ValueError, match="float32"):
+        motion_to_gltf(clip, scale=1e38)

@@ -1,5 +1,6 @@
 """Threads: results are the same bit for bit on one thread or several, and
 the setting is checked."""
+import os
 import subprocess
 import sys
 
@@ -55,10 +56,26 @@ def test_threaded_construction_equals_serial(restore_threads):
 
 
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
-                                        (True, TypeError), ("2", TypeError)])
+                                        (True, TypeError), ("2", TypeError),
+                                        (257, ValueError), (2**31, ValueError),
+                                        (2**64, ValueError)])
 def test_set_num_threads_checks(bad, error, restore_threads):
-    with pytest.raises(error):
+    """Refused at once (2**31 used to be accepted, then overflowed the core's
+    C int at the next evaluation), naming n and its range."""
+    previous = kbspline.get_num_threads()
+    with pytest.raises(error, match="^n must"):
         kbspline.set_num_threads(bad)
+    assert kbspline.get_num_threads() == previous
+    if error is ValueError:
+        with pytest.raises(ValueError, match=r"\[1, 256\]"):
+            kbspline.set_num_threads(bad)
+
+
+def test_set_num_threads_accepts_the_whole_range(restore_threads):
+    for n in (1, 256):
+        kbspline.set_num_threads(n)
+        assert kbspline.get_num_threads() == n
+        assert PositionSpline([0.0, 1.0], np.zeros((3, 2, 2)))(0.5).shape == (3, 2)
 
 
 def test_set_num_threads_returns_the_previous(restore_threads):
@@ -67,11 +84,15 @@ def test_set_num_threads_returns_the_previous(restore_threads):
     assert kbspline.get_num_threads() == 1
 
 
-@pytest.mark.parametrize("value, expected", [("3", "3"), ("0", "ValueError"),
-                                             ("many", "ValueError")])
+@pytest.mark.parametrize("value, expected", [("3", "3"), ("256", "256"), ("0", "ValueError"),
+                                             ("257", "ValueError"), ("many", "ValueError")])
 def test_environment_variable(value, expected):
     code = ("import kbspline\n"
             "print(kbspline.get_num_threads())")
+    # the package under test, wherever it is imported from here (and with
+    # the environment's LD_PRELOAD of a sanitized build)
+    package_dir = os.path.dirname(os.path.dirname(kbspline.__file__))
+    env = dict(os.environ, KBSPLINE_NUM_THREADS=value, PYTHONPATH=package_dir)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"KBSPLINE_NUM_THREADS": value, "PATH": ""}, cwd="/")
+                         env=env, cwd="/")
     assert expected in (run.stdout + run.stderr)
