@@ -1,6 +1,8 @@
 /* kb_eval.c -- evaluation of built piecewise cubics: query checks, the
  * per-track loop (per-track knots or times, ease), and the entry points,
  * one thread or several.  Shared knots and times go to kb_sweep.c. */
+#include <stdlib.h>
+
 #include "kb_cubic.h"
 
 kb_status kb_curve_validate(const kb_curve *c, int nu, const double *t,
@@ -49,42 +51,82 @@ static int sweepable(const kb_curve *c, ptrdiff_t t_stride)
     return c->knots_stride == 0 && t_stride == 0 && !c->ease;
 }
 
+/*
+ * One track's queries: positions inside the domain in Horner form, the rest
+ * as weights of the coefficients.  Inlined with constant dim and output
+ * type (see track_dispatch), so each instance is straight-line code.
+ */
+KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const double *cf,
+                          const double *ez, const double *tt, ptrdiff_t n_eval,
+                          const seg_grid *grid, ptrdiff_t D, double *out64, float *out32)
+{
+    const ptrdiff_t S = c->n_seg, seg_size = 4 * D;
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t i = 0; i < n_eval; i++) {
+        kb_loc L;
+        hint = grid_hint(grid, tt[i], hint);
+        locate(k, S, c->extrap, tt[i], &hint, &L);
+        const double *seg = cf + L.seg * seg_size;
+        if (nu == 0 && !L.outside) {
+            double e = L.u, de, dde;
+            if (ez)
+                kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
+            horner_store(seg, D, e, out64, out32, i * D);
+        } else {
+            double wi[4];
+            segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
+            combine(seg, D, wi, out64, out32, i * D);
+        }
+    }
+}
+
+/* eval_track for dimensions 1 to 4 and each output type as constants. */
+static void track_dispatch(const kb_curve *c, int nu, const double *k, const double *cf,
+                           const double *ez, const double *tt, ptrdiff_t n_eval,
+                           const seg_grid *grid, double *out64, float *out32)
+{
+#define KB_TRACK(D)                                                                \
+    (out64 ? eval_track(c, nu, k, cf, ez, tt, n_eval, grid, D, out64, NULL)        \
+           : eval_track(c, nu, k, cf, ez, tt, n_eval, grid, D, NULL, out32))
+    switch (c->dim) {
+    case 1: KB_TRACK(1); break;
+    case 2: KB_TRACK(2); break;
+    case 3: KB_TRACK(3); break;
+    case 4: KB_TRACK(4); break;
+    default: KB_TRACK(c->dim); break;
+    }
+#undef KB_TRACK
+}
+
 /* Tracks [track_begin, track_end) of a validated call. */
 static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                        ptrdiff_t t_stride, ptrdiff_t track_begin, ptrdiff_t track_end,
                        double *out64, float *out32)
 {
-    const ptrdiff_t S = c->n_seg, D = c->dim, seg_size = 4 * D;
+    const ptrdiff_t S = c->n_seg, D = c->dim;
 
-    /* The sweep, unless its workspace cannot be had (then the loop below:
-     * the same results, slower). */
-    if (sweepable(c, t_stride) &&
+    /* The sweep over several tracks, unless its workspace cannot be had
+     * (then the loop below: the same results, slower).  One track goes
+     * through the loop, which is faster for it than the sweep's blocks
+     * (random queries: 16 against 37 ns each). */
+    if (sweepable(c, t_stride) && track_end - track_begin > 1 &&
         kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, out64, out32))
         return;
 
+    seg_grid grid;
+    grid_alloc(&grid, S, n_eval);
+    int built = 0;
     for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
-        const double *tt = t + tr * t_stride;
-        const double *cf = c->coef + tr * S * seg_size;
-        const double *ez = c->ease ? c->ease + tr * S * 2 : NULL;
-        ptrdiff_t hint = 0;
-        for (ptrdiff_t i = 0; i < n_eval; i++) {
-            kb_loc L;
-            const ptrdiff_t off = (tr * n_eval + i) * D;
-            locate(k, S, c->extrap, tt[i], &hint, &L);
-            const double *seg = cf + L.seg * seg_size;
-            if (nu == 0 && !L.outside) {
-                double e = L.u, de, dde;
-                if (ez)
-                    kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
-                horner_store(seg, D, e, out64, out32, off);
-            } else {
-                double wi[4];
-                segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
-                combine(seg, D, wi, out64, out32, off);
-            }
-        }
+        if (!built || c->knots_stride != 0)
+            grid_build(&grid, k, S);
+        built = 1;
+        const ptrdiff_t off = tr * n_eval * D;
+        track_dispatch(c, nu, k, c->coef + tr * S * 4 * D,
+                       c->ease ? c->ease + tr * S * 2 : NULL, t + tr * t_stride, n_eval, &grid,
+                       out64 ? out64 + off : NULL, out32 ? out32 + off : NULL);
     }
+    free(grid.first);
 }
 
 kb_status kb_curve_eval(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,

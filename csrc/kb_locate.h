@@ -3,6 +3,8 @@
 #ifndef KB_LOCATE_H
 #define KB_LOCATE_H
 
+#include <stdlib.h>
+
 #include "kb_internal.h"
 
 /* Where a query falls: segment, local parameter, and for linear
@@ -87,6 +89,53 @@ static inline void locate(const double *k, ptrdiff_t n_seg, kb_extrap extrap, do
     loc->u = (t - k[n]) * loc->inv_dt;
     if (t == t1)
         loc->u = 1.0;
+}
+
+/*
+ * A guess of each query's segment from a uniform grid over the domain:
+ * first[g] is the segment where cell g starts, so a query's segment is
+ * first[g] or a few after it, and random queries cost O(1) each instead of
+ * a binary search.  Only a hint for locate(), which finds the segment from
+ * any hint: results never depend on it.
+ */
+typedef struct {
+    ptrdiff_t cells;
+    double t0, per_cell;
+    ptrdiff_t *first;   /* (cells,) or NULL: no grid, the previous segment */
+} seg_grid;
+
+/* A grid of two cells a segment, where queries outnumber segments enough
+ * to pay for it; else (or without memory) none.  Free g->first after. */
+static inline void grid_alloc(seg_grid *g, ptrdiff_t n_seg, ptrdiff_t n_eval)
+{
+    g->cells = 2 * n_seg;
+    g->t0 = g->per_cell = 0.0;
+    g->first = n_eval >= 2 * n_seg && n_seg > 1 ? malloc((size_t)g->cells * sizeof *g->first)
+                                                : NULL;
+}
+
+static inline void grid_build(seg_grid *g, const double *k, ptrdiff_t n_seg)
+{
+    if (!g->first)
+        return;
+    g->t0 = k[0];
+    g->per_cell = (double)g->cells / (k[n_seg] - k[0]);
+    ptrdiff_t seg = 0;
+    for (ptrdiff_t j = 0; j < g->cells; j++) {
+        const double start = k[0] + (double)j / g->per_cell;
+        while (seg + 1 < n_seg && k[seg + 1] <= start)
+            seg++;
+        g->first[j] = seg;
+    }
+}
+
+static inline ptrdiff_t grid_hint(const seg_grid *g, double t, ptrdiff_t previous)
+{
+    if (!g->first)
+        return previous;
+    const double x = (t - g->t0) * g->per_cell;
+    const ptrdiff_t j = x <= 0.0 ? 0 : x >= (double)g->cells ? g->cells - 1 : (ptrdiff_t)x;
+    return g->first[j];
 }
 
 #endif /* KB_LOCATE_H */

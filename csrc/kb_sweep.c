@@ -380,12 +380,13 @@ static void sweep_dispatch(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
 
 /* Locates queries t[0 .. n) into b for a curve of dimension dim. */
 static void locate_block(const kb_curve *c, int nu, const double *t, ptrdiff_t n,
-                         ptrdiff_t *hint, kb_block *b)
+                         const seg_grid *grid, ptrdiff_t *hint, kb_block *b)
 {
     const ptrdiff_t dim = c->dim;
     b->n = n;
     for (ptrdiff_t i = 0; i < n; i++) {
         kb_loc L;
+        *hint = grid_hint(grid, t[i], *hint);
         locate(c->knots, c->n_seg, c->extrap, t[i], hint, &L);
         b->seg[i] = L.seg;
         b->horner[i] = nu == 0 && !L.outside;
@@ -416,6 +417,9 @@ int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval
     if (!block)
         return 0;
     ptrdiff_t hint = 0;
+    seg_grid grid;
+    grid_alloc(&grid, c->n_seg, n_eval);
+    grid_build(&grid, c->knots, c->n_seg);
 #if defined(KB_HAVE_STREAM)
     const double values = (double)c->n_tracks * (double)n_eval * (double)c->dim;
     const int stream = out64 ? values * sizeof *out64 >= KB_STREAM_BYTES64
@@ -425,13 +429,14 @@ int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval
 #endif
     for (ptrdiff_t q0 = 0; q0 < n_eval; q0 += KB_CHUNK) {
         const ptrdiff_t n = n_eval - q0 < KB_CHUNK ? n_eval - q0 : KB_CHUNK;
-        locate_block(c, nu, t + q0, n, &hint, block);
+        locate_block(c, nu, t + q0, n, &grid, &hint, block);
         sweep_dispatch(c, block, q0, n_eval, track_begin, track_end, stream, out64, out32);
     }
 #if defined(KB_HAVE_STREAM)
     if (stream)
         stream_fence();
 #endif
+    free(grid.first);
     free(block);
     return 1;
 }

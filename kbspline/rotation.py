@@ -284,9 +284,10 @@ class RotationSpline(KeyedSpline):
             if not scalar_first:
                 start_ = start_[..., _TO_SCALAR_FIRST]
             first = quat_multiply(start_, turns[..., 0, :])
-        keys = np.empty(np.broadcast_shapes(first.shape[:-1] + (1,), turns.shape[:-1]) + (4,))
+        lead = np.broadcast_shapes(first.shape[:-1], turns.shape[:-2])
+        keys = np.empty(lead + turns.shape[-2:])
         keys[..., 0, :] = first
-        for n in range(1, keys.shape[-2]):
+        for n in range(1, axes_.shape[-2]):
             keys[..., n, :] = quat_multiply(keys[..., n - 1, :], turns[..., n, :])
         chords = 0.5 * angles_[..., 1:, None] * unit[..., 1:, :]
         if not scalar_first:

@@ -1,0 +1,24 @@
+"""Every evaluation path gives the same bits: one track or many, queries
+located through the segment grid (calls with many more queries than
+segments) or from the previous query's segment (small calls)."""
+import numpy as np
+import pytest
+
+from kbspline import PositionSpline
+
+
+@pytest.mark.parametrize("dim", [1, 3, 5])
+@pytest.mark.parametrize("tracks", [1, 4])
+def test_grid_located_queries_equal_small_calls(dim, tracks):
+    rng = np.random.default_rng(dim * 10 + tracks)
+    times = np.cumsum(rng.uniform(0.01, 3.0, 40))      # uneven: cells hold many segments
+    spline = PositionSpline(times, rng.normal(size=(tracks, 40, dim)), extrapolate="linear")
+    t = rng.uniform(times[0] - 1, times[-1] + 1, 5000)
+    t[::7] = times[rng.integers(0, 40, len(t[::7]))]   # exactly on knots too
+    for nu, method in enumerate([spline.position, spline.velocity, spline.acceleration]):
+        whole = method(t)
+        pieces = np.concatenate([method(t[i:i + 3]) for i in range(0, len(t), 3)], axis=-2)
+        np.testing.assert_array_equal(whole, pieces)
+        out32 = np.empty(whole.shape, np.float32)
+        method(t, out=out32)
+        np.testing.assert_array_equal(out32, whole.astype(np.float32))
