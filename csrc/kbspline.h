@@ -227,8 +227,10 @@ kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
  *   @param[out] out32  (n_tracks, n_eval, dim) float32, or NULL (exactly one
  *                      of out64 / out32 is given)
  * Allocates nothing but, with shared knots and times, one workspace of
- * about 90 KB per call (per thread); if that cannot be had, the same
- * results are computed without it, more slowly.
+ * about 90 KB per call (per thread), and where queries outnumber segments
+ * twice over, a grid of 2 n_seg indices that guesses each query's segment;
+ * if either cannot be had, the same results are computed without it, more
+ * slowly.
  */
 kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t n_eval, ptrdiff_t t_stride,
