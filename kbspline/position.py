@@ -252,7 +252,8 @@ class PositionSpline(KeyedSpline):
         >>> np.round(s.position_at_length(2.5), 12)
         array([1.5, 2. ])
         """
-        return self._finish(*self._at_length(s, 0), out)
+        x, scalar = self._at_length(s, 0)
+        return self._finish(x, scalar, out)
 
     def _at_length(self, s, *nus):
         """The time derivatives `nus` of position at arc lengths `s`, each
