@@ -115,6 +115,60 @@ def w2(n_tracks, n_keys, n_times, repeat):
              *threads_against_one(lambda: spline(t, out=out), cores, repeat), "")]
 
 
+def w6(n_tracks, n_keys, n_times, repeat):
+    """Angular rates on the W2 batch against its values, and against values
+    plus NumPy finite differences (what a user would otherwise do)."""
+    from scipy.spatial.transform import Rotation
+    rng = np.random.default_rng(2)
+    times = np.cumsum(rng.uniform(0.5, 1.5, n_keys))
+    q = Rotation.random(n_tracks * n_keys, random_state=3).as_quat()
+    spline = RotationSpline(times, q.reshape(n_tracks, n_keys, 4), scalar_first=False)
+    t = np.linspace(times[0], times[-1], n_times)
+    h = 1e-6
+    values, rates = np.empty((n_tracks, n_times, 4)), np.empty((n_tracks, n_times, 3))
+
+    def by_differences():
+        a, b = spline(t - h), spline(t + h)
+        d = (b - a) / (2 * h)               # xyzw
+        w, x, y, z = np.moveaxis(0.5 * (a + b), -1, 0)[[3, 0, 1, 2]]
+        dw, dx, dy, dz = np.moveaxis(d, -1, 0)[[3, 0, 1, 2]]
+        # world angular velocity: 2 q' q*, vector part
+        return 2 * np.stack([-dw * x + dx * w - dy * z + dz * y,
+                             -dw * y + dx * z + dy * w - dz * x,
+                             -dw * z - dx * y + dy * x + dz * w], axis=-1)
+
+    # (the two end samples differ: one side of the difference is clamped)
+    assert np.allclose(by_differences()[:, 1:-1], spline.angular_velocity(t)[:, 1:-1],
+                       atol=1e-5)
+    velocity = median_time(lambda: spline.angular_velocity(t, out=rates), repeat)
+    acceleration = median_time(lambda: spline.angular_acceleration(t, out=rates), repeat)
+    value_time = median_time(lambda: spline(t, out=values), repeat)
+    return [("W6 angular velocity", "kbspline values", velocity, value_time,
+             "≥ 0.67× (≤ 1.5× the values)"),
+            ("W6 angular velocity", "values + NumPy differences", velocity,
+             median_time(by_differences, repeat), "≥ 2×"),
+            ("W6 angular acceleration", "kbspline values", acceleration, value_time,
+             "≥ 0.5× (≤ 2× the values)")]
+
+
+def w7(n_keys, n_times, repeat):
+    """One long track (a camera path) against SciPy, sorted and random times."""
+    from scipy.interpolate import CubicHermiteSpline
+    rng = np.random.default_rng(7)
+    knots = np.cumsum(rng.uniform(0.5, 1.5, n_keys))
+    spline = PositionSpline(knots, rng.normal(size=(n_keys, 3)))
+    peer = CubicHermiteSpline(knots, spline(knots), spline.tangents[1])
+    rows = []
+    for name, t, target in [("sorted", np.linspace(knots[0], knots[-1], n_times), "≥ 6×"),
+                            ("random", rng.uniform(knots[0], knots[-1], n_times), "≥ 4×")]:
+        out = np.empty((n_times, 3))
+        assert np.allclose(spline(t), peer(t), atol=1e-10)
+        rows.append((f"W7 one track, {name} times", "SciPy CubicHermiteSpline",
+                     median_time(lambda: spline(t, out=out), repeat),
+                     median_time(lambda: peer(t), repeat), target))
+    return rows
+
+
 def w3(n_tracks, n_keys, n_samples, repeat):
     import splines
     rng = np.random.default_rng(4)
@@ -223,6 +277,8 @@ def run_once(k, repeat):
         rows += w3(100 // k, 64, 1000 // k, max(1, repeat // 2))
         rows += w4(10000 // k, 64, repeat)
         rows += w5(1000 // k, 64, 1000 // k, repeat)
+        rows += w6(100 // k, 64, 10000 // k, max(1, repeat // 2))
+        rows += w7(64, 1_000_000 // k, repeat)
     finally:
         kbspline.set_num_threads(previous)
     return rows, extra
