@@ -14,5 +14,5 @@ def test_benchmarks_quick(capsys):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     rows = bench.main(["--quick"])
-    assert {row[0][:2] for row in rows} == {"W1", "W2", "W3", "W4", "W5"}
+    assert {row[0][:2] for row in rows} == {"W1", "W2", "W3", "W4", "W5", "W6", "W7"}
     assert "| W1 positions |" in capsys.readouterr().out
