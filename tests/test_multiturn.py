@@ -100,8 +100,8 @@ def spin_ratios(spline, times, axes, angles, samples=256):
     return np.where(np.abs(angles[:, 1:]) > np.pi, ratio, np.nan)
 
 
-@pytest.mark.parametrize("timing,ends", itertools.product(TIMINGS, ["natural", "reflect",
-                                                                     "clamped"]))
+@pytest.mark.parametrize("timing,ends", list(itertools.product(TIMINGS, ["natural", "reflect",
+                                                                          "clamped"])))
 def test_no_glitch_on_random_multi_turn_tracks(timing, ends):
     rng = np.random.default_rng([3, TIMINGS.index(timing), len(ends)])
     times, axes, angles, tcb = random_relative(rng, 800)

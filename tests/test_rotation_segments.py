@@ -110,7 +110,7 @@ def speed_ratios(spline, times, samples=256, ease_from=None, ease_to=None):
     return speed / bound
 
 
-@pytest.mark.parametrize("timing,ends", itertools.product(TIMINGS, ENDS))
+@pytest.mark.parametrize("timing,ends", list(itertools.product(TIMINGS, ENDS)))
 def test_angular_speed_bound_on_random_tracks(timing, ends):
     rng = np.random.default_rng([7, TIMINGS.index(timing), ENDS.index(ends)])
     times, q, tcb, kw = random_tracks(rng, 1500, ends=ends)
