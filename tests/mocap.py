@@ -18,3 +18,17 @@ def read_rotations(path):
 def angle_between(p, q):
     """Rotation angle between unit quaternions, radians."""
     return 2 * np.arccos(np.clip(np.abs(np.sum(p * q, axis=-1)), 0.0, 1.0))
+
+
+MISSING = (f"needs the motion-capture clips in {MOCAP} (the project's shared data, "
+           "checked out beside the repository as ../shared)")
+
+
+def first_clip():
+    """The first clip, read; the calling test is skipped, saying where the
+    clips belong, when they are not there."""
+    import pytest
+    if not CLIPS:
+        pytest.skip(MISSING)
+    from kbspline.motion import read_bvh
+    return read_bvh(CLIPS[0])

@@ -6,7 +6,7 @@ import pytest
 from kbspline.motion import Motion, find_cycle, read_bvh, reduce_keys
 from kbspline.motion import cycle as cycle_module
 from kbspline.motion.reduce import rotation_error
-from mocap import CLIPS
+from mocap import CLIPS, first_clip
 
 
 def find_cycle_whole(motion, min_seconds=0.5, max_seconds=None):
@@ -54,7 +54,7 @@ def test_find_cycle_ties_go_to_the_earliest_pair(monkeypatch):
     """A clip standing still (identity rotations, so every pair costs
     exactly 0): the first pair in start-then-end order wins, across block
     boundaries too."""
-    clip = read_bvh(CLIPS[0])
+    clip = first_clip()
     motion = Motion(clip.joints, 0.1, np.zeros((40, clip.frames.shape[1])))
     for block in (1, 50, cycle_module._BLOCK_VALUES):
         monkeypatch.setattr(cycle_module, "_BLOCK_VALUES", block)
@@ -63,7 +63,7 @@ def test_find_cycle_ties_go_to_the_earliest_pair(monkeypatch):
 
 @pytest.mark.parametrize("min_seconds, max_seconds", [(10.0, None), (0.5, 0.3), (0.5, -1.0)])
 def test_find_cycle_without_allowed_pairs(min_seconds, max_seconds):
-    clip = read_bvh(CLIPS[0])
+    clip = first_clip()
     with pytest.raises(ValueError, match=f"the clip has {clip.num_frames} frames: too short"):
         find_cycle(clip, min_seconds, max_seconds)
 
@@ -105,7 +105,7 @@ def test_reduce_keys_as_whole_clip_oracle(path, degrees, distance):
 
 
 def test_reduce_keys_short_clips_and_progress():
-    clip = read_bvh(CLIPS[0])
+    clip = first_clip()
     calls = []
     for frames in (1, 2):
         calls.clear()
