@@ -35,6 +35,11 @@ __all__ = ["export_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
 # with the spline (besides the stored keys themselves).
 CHECKS_PER_INTERVAL = 16
 
+# The most a baked rotation turns between two neighbouring keys (radians):
+# glTF's slerp takes the shorter way, so keys less than half a turn apart
+# replay every turn of a spin.
+SPLIT_ANGLE = np.pi / 2
+
 _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
 
 
@@ -261,7 +266,21 @@ class _Track:
         # keep every key time; drop grid points that would nearly repeat one
         k = np.clip(np.searchsorted(self.knots, grid), 1, len(self.knots) - 1)
         gap = np.minimum(grid - self.knots[k - 1], self.knots[k] - grid)
-        return np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
+        times = np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
+        return self._split_spins(times) if self.target == "rotation" else times
+
+    def _split_spins(self, times):
+        """`times` with more where the spline turns by more than a quarter
+        turn between two, at equal steps of the angle it sweeps, so that
+        glTF's slerp, which takes the shorter way between neighbouring keys,
+        replays every turn of a spin."""
+        swept = self.spline.angle(times)[self.index]
+        steps = np.ceil(np.diff(swept) / SPLIT_ANGLE).astype(int)
+        extra = [swept[i] + (swept[i + 1] - swept[i]) * np.arange(1, n) / n
+                 for i, n in enumerate(steps) if n > 1]
+        if not extra:
+            return times
+        return np.union1d(times, self.spline.time_at_angle(np.concatenate(extra))[self.index])
 
     def _hermite_rows(self):
         """(K, 3, 3): glTF's (in-tangent, value, out-tangent) per key, the

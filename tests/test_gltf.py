@@ -238,3 +238,39 @@ def test_non_finite_float32_is_refused(channel, offsets, words):
     with pytest.raises(ValueError, match=words) as exc:
         export_gltf({"a": {"translation": channel()}}, offsets=offsets)
     assert "float32" in str(exc.value)
+
+
+def test_spins_play_back_every_turn(tmp_path):
+    """A wheel turning five times between two keys a second apart, baked at
+    2 samples a second: keys go in at most a quarter turn apart, so glTF's
+    shortest-path slerp (played here by its own rule, not the exporter's)
+    turns five times too."""
+    import pygltflib
+    wheel = RotationSpline.from_relative([0.0, 1.0, 2.0], [[0, 0, 1]] * 3,
+                                         [0.0, 10 * np.pi, 10 * np.pi])
+    export_gltf({"wheel": {"rotation": wheel}}, tmp_path / "wheel.glb", rate=2.0)
+    doc = pygltflib.GLTF2().load(str(tmp_path / "wheel.glb"))
+    blob = doc.binary_blob()
+
+    def accessor(i, width):
+        view = doc.bufferViews[doc.accessors[i].bufferView]
+        data = np.frombuffer(blob, "<f4", view.byteLength // 4, view.byteOffset)
+        return data.reshape(-1, width) if width > 1 else data
+
+    sampler = doc.animations[0].samplers[0]
+    times = accessor(sampler.input, 1).astype(float)
+    xyzw = accessor(sampler.output, 4).astype(float)
+    assert len(times) >= 41                     # 10 turns: at least 40 quarter turns
+    # glTF 2.0's slerp between neighbours: the shorter way (dot made >= 0)
+    t = np.linspace(0.0, 2.0, 4001)
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    u = (t - times[k]) / (times[k + 1] - times[k])
+    a, b = xyzw[k], xyzw[k + 1] * np.sign(np.sum(xyzw[k] * xyzw[k + 1], axis=-1))[:, None]
+    theta = np.arccos(np.clip(np.sum(a * b, axis=-1), -1, 1))[:, None]
+    played = (np.sin((1 - u[:, None]) * theta) * a + np.sin(u[:, None] * theta) * b) / np.sin(theta)
+    angle = 2 * np.arctan2(played[:, 2], played[:, 3])          # about z
+    turned = np.sum(np.abs(np.diff(np.unwrap(angle))))
+    assert turned == pytest.approx(20 * np.pi, rel=1e-5)
+    want = wheel(t)[:, [1, 2, 3, 0]]
+    error = 2 * np.arccos(np.clip(np.abs(np.sum(played * want, axis=-1)), 0, 1))
+    assert error.max() < 1e-3
