@@ -441,15 +441,6 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
         return 0;
     }
     c->kind = (const unsigned char *)PyArray_DATA((PyArrayObject *)o_kind);
-    if (!PyArray_Check(o_kind) || PyArray_TYPE((PyArrayObject *)o_kind) != NPY_UINT8 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o_kind) ||
-        PyArray_NDIM((PyArrayObject *)o_kind) != 2 ||
-        PyArray_DIM((PyArrayObject *)o_kind, 0) != B ||
-        PyArray_DIM((PyArrayObject *)o_kind, 1) != S) {
-        PyErr_SetString(PyExc_ValueError, "kind must be a C-contiguous uint8 array (B, S)");
-        return 0;
-    }
-    c->kind = (const unsigned char *)PyArray_DATA((PyArrayObject *)o_kind);
     c->n_tracks = B;
     c->n_seg = S;
     c->knots = knots.data;
