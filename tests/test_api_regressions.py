@@ -92,7 +92,7 @@ def integral_methods():
         yield pytest.param(spline, name, q, id=name)
 
 
-@pytest.mark.parametrize("spline, name, q", integral_methods())
+@pytest.mark.parametrize("spline, name, q", list(integral_methods()))
 def test_float32_out_for_the_integrals(spline, name, q):
     """length, angle and time_at_* refused a float32 out= (a Dask bake with
     dtype float32 failed); now they compute in float64 and store float32."""
