@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbspline.motion import BvhError, Joint, Motion, read_bvh, write_bvh
-from kbspline.motion.bvh import CHANNELS
+from kbspline.motion.clip import CHANNELS
 from mocap import CLIPS
 from test_bvh_robust import assert_identical
 from test_motion import CHAIN

@@ -38,13 +38,13 @@ def test_sdist_has_the_sources(dist):
                  for n in tar.getnames() if "/" in n}
     for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/kbspline.h",
                    "csrc/kb_eval.c", "csrc/Makefile", "kbspline/_kbspline_module.c",
-                   "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/motion/bvh.py"):
+                   "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/formats/bvh.py"):
         assert needed in names, needed
 
 
 def test_wheel_has_the_package(dist):
     names = set(zipfile.ZipFile(dist[1]).namelist())
-    for needed in ("kbspline/__init__.py", "kbspline/motion/bvh.py", "kbspline/py.typed",
+    for needed in ("kbspline/__init__.py", "kbspline/formats/bvh.py", "kbspline/py.typed",
                    "kbspline/_kbspline.pyi"):
         assert needed in names, needed
     assert any(n.startswith("kbspline/_kbspline.") and n.endswith((".so", ".pyd"))

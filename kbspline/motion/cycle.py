@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .bvh import Motion
+from .clip import Motion
 
 
 _BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64

@@ -7,7 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..quaternion import quat_multiply, quat_to_matrix
-from .bvh import POSITION_CHANNELS, Motion
+from .clip import POSITION_CHANNELS, Motion
 
 
 def local_offsets(motion):

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..position import PositionSpline
 from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
-from .bvh import Motion
+from .clip import Motion
 
 
 @dataclasses.dataclass

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .bvh import Motion
+from .clip import Motion
 
 
 def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,

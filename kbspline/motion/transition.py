@@ -10,7 +10,7 @@ import numpy as np
 from ..position import PositionSpline
 from ..quaternion import quat_exp, quat_from_axis_angle, quat_multiply, quat_to_matrix, slerp
 from ..rotation import RotationSpline
-from .bvh import Motion
+from .clip import Motion
 
 UP = np.array([0.0, 1.0, 0.0])  # BVH's vertical axis
 COAST_SECONDS = 0.25  # time a clip's end velocity takes to die away

@@ -1,4 +1,4 @@
-"""BVH files: reading, writing, and their joint rotations as quaternions.
+"""BVH files: reading and writing motion clips.
 
 A BVH file is a hierarchy (joints with offsets and channel lists, rotation
 channels in any order) followed by frames of channel values.  Rotation
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import array
 import codecs
-import dataclasses
 import math
 import os
 import pathlib
@@ -21,137 +20,12 @@ import re
 from typing import Optional, Union
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
-from ..quaternion import quat_from_euler, quat_to_euler
-
-POSITION_CHANNELS = ("Xposition", "Yposition", "Zposition")
-ROTATION_CHANNELS = ("Xrotation", "Yrotation", "Zrotation")
-CHANNELS = POSITION_CHANNELS + ROTATION_CHANNELS
+from ..motion.clip import CHANNELS, Joint, Motion
 
 
 class BvhError(ValueError):
     """A malformed BVH file; the message names the file, line and reason."""
-
-
-@dataclasses.dataclass
-class Joint:
-    name: str
-    parent: int                 # index of the parent joint, -1 for a root
-    offset: NDArray[np.float64]          # (3,)
-    channels: list[str]                 # channel names in file order
-    end_site: Optional[NDArray[np.float64]] = None  # (3,) offset of an End Site, if any
-
-
-@dataclasses.dataclass
-class Motion:
-    """A BVH clip: joints in file order and frames of channel values
-    (F, C), C the channels of all joints in file order."""
-
-    joints: list[Joint]
-    frame_time: float
-    frames: NDArray[np.float64]
-
-    @property
-    def num_frames(self) -> int:
-        return self.frames.shape[0]
-
-    @property
-    def times(self) -> NDArray[np.float64]:
-        return np.arange(self.num_frames, dtype=np.float64) * self.frame_time
-
-    def channel_slice(self, j: int) -> slice:
-        start = sum(len(joint.channels) for joint in self.joints[:j])
-        return slice(start, start + len(self.joints[j].channels))
-
-    def rotation_order(self, j: int) -> str:
-        """The joint's rotation channels as an intrinsic Euler order, e.g.
-        "ZXY", or "" when it has none."""
-        return "".join(c[0] for c in self.joints[j].channels if c in ROTATION_CHANNELS)
-
-    def rotation_columns(self) -> list[int]:
-        """Indices of every rotation channel in the frames."""
-        return [self.channel_slice(j).start + k for j, joint in enumerate(self.joints)
-                for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
-
-    def align_turns(self, row: int, reference: ArrayLike) -> None:
-        """Shifts the rotation channels of frames row.. by whole turns so that
-        frame `row` lies on the same turn as `reference` (a frame of values)."""
-        cols = self.rotation_columns()
-        turns = np.round((np.asarray(reference, dtype=np.float64)[cols] - self.frames[row, cols]) / 360.0)
-        self.frames[row:, cols] += 360.0 * turns
-
-    def rotations(self) -> NDArray[np.float64]:
-        """(J, F, 4) local joint rotations, (w, x, y, z); identity for
-        joints without rotation channels."""
-        out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
-        for j, joint in enumerate(self.joints):
-            order = self.rotation_order(j)
-            if order:
-                cols = [self.channel_slice(j).start + k for k, c in enumerate(joint.channels)
-                        if c in ROTATION_CHANNELS]
-                angles = np.zeros((self.num_frames, 3))
-                angles[:, :len(order)] = self.frames[:, cols]
-                out[j] = quat_from_euler(angles, _three_axes(order), degrees=True)
-        return out
-
-    def translations(self) -> NDArray[np.float64]:
-        """(J, F, 3) local translations from position channels (zero where a
-        joint has none)."""
-        out = np.zeros((len(self.joints), self.num_frames, 3))
-        for j, joint in enumerate(self.joints):
-            base = self.channel_slice(j).start
-            for k, c in enumerate(joint.channels):
-                if c in POSITION_CHANNELS:
-                    out[j, :, POSITION_CHANNELS.index(c)] = self.frames[:, base + k]
-        return out
-
-    def with_frames(self, rotations: ArrayLike, translations: ArrayLike,
-                    frame_time: float) -> Motion:
-        """A new Motion with these joints' local rotations (J, F, 4) and
-        translations (J, F, 3) written back into each joint's channels.
-        Euler angles are unwrapped along time so channels stay continuous.
-        A joint with one or two rotation channels keeps the rotation's part
-        about its axes (all of it for rotations about them)."""
-        rotations = np.asarray(rotations, dtype=np.float64)
-        translations = np.asarray(translations, dtype=np.float64)
-        F = rotations.shape[1]
-        frames = np.zeros((F, self.frames.shape[1]))
-        for j, joint in enumerate(self.joints):
-            base = self.channel_slice(j).start
-            order = self.rotation_order(j)
-            if order:
-                angles = np.unwrap(_euler_angles(rotations[j], order), axis=0)
-                rot = [k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
-                frames[:, [base + k for k in rot]] = np.degrees(angles)
-            for k, c in enumerate(joint.channels):
-                if c in POSITION_CHANNELS:
-                    frames[:, base + k] = translations[j, :, POSITION_CHANNELS.index(c)]
-        return Motion(self.joints, float(frame_time), frames)
-
-
-def _three_axes(order):
-    """`order` completed by its missing axes, whose angles are then zero."""
-    return order + "".join(axis for axis in "XYZ" if axis not in order)
-
-
-def _euler_angles(q, order):
-    """(F, len(order)) intrinsic Euler angles, radians, of rotations q about
-    the axes of `order`; with one or two axes, the rotations' part about them."""
-    if len(order) == 3:
-        return quat_to_euler(q, order)
-    axes = np.eye(3)[["XYZ".index(axis) for axis in order]]
-    w, qa = q[:, 0], q[:, 1:] @ axes[0]
-    if len(order) == 1:
-        return 2.0 * np.arctan2(qa, w)[:, None]
-    qb, qc = q[:, 1:] @ axes[1], q[:, 1:] @ np.cross(axes[0], axes[1])
-    # q = (cos a, sin a A)(cos b, sin b B), half-angles a, b about orthogonal
-    # axes A, B, has [[w, qb], [qa, qc]] = [cos a, sin a]^T [cos b, sin b]
-    # (qc along A x B): a from its larger column, then b from the rows
-    # weighted by (cos a, sin a)
-    a = np.where(w * w + qa * qa >= qb * qb + qc * qc, np.arctan2(qa, w), np.arctan2(qc, qb))
-    b = np.arctan2(np.cos(a) * qb + np.sin(a) * qc, np.cos(a) * w + np.sin(a) * qa)
-    return 2.0 * np.column_stack([a, b])
 
 
 _LINE_BREAK = r"\r\n|\r|\n"

@@ -1,0 +1,393 @@
+"""glTF 2.0 export of keyframe tracks (``pip install kbspline[gltf]``).
+
+Translations and scales go out as CUBICSPLINE samplers: a KB spline without
+ease is a cubic Hermite curve in time, which is what glTF's cubic sampler
+is, so they are exact up to glTF's float32 storage.  Rotations are baked at
+a given rate into LINEAR samplers (glTF interpolates them by slerp; its
+cubic rotation sampler is a normalised Hermite curve on the quaternion
+components, not squad), and so are position channels with ease.  Every
+channel's largest deviation from the spline is measured on what was
+written and reported.
+
+Outside the keys glTF holds the end values, as ``extrapolate='clamp'``
+does.  glTF times are float32 seconds from zero: shift later clips with
+`time_offset` rather than lose precision.
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+import pathlib
+from collections.abc import Mapping
+from typing import Any, Optional, Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..motion.clip import POSITION_CHANNELS, Motion
+from ..motion.kinematics import local_offsets
+from ..position import PositionSpline
+from ..quaternion import _angle_between, slerp
+from ..rotation import RotationSpline
+
+__all__ = ["export_gltf", "motion_to_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
+
+# Points per stored interval where what glTF will play back is compared
+# with the spline (besides the stored keys themselves).
+CHECKS_PER_INTERVAL = 16
+
+# The most a baked rotation turns between two neighbouring keys (radians):
+# glTF's slerp takes the shorter way, so keys less than half a turn apart
+# replay every turn of a spin.
+SPLIT_ANGLE = np.pi / 2
+
+_PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfExport:
+    """What export_gltf wrote.
+
+    gltf : the pygltflib.GLTF2 document (its binary blob set).
+    interpolation : {(node, path): "CUBICSPLINE" or "LINEAR"}.
+    max_error : {(node, path): the largest distance between the spline and
+        glTF's playback of the channel, at the stored keys and
+        CHECKS_PER_INTERVAL points between each two: in the channel's units
+        for translations and scales, radians of rotation for rotations}.
+    """
+    gltf: Any
+    interpolation: dict[tuple[str, str], str]
+    max_error: dict[tuple[str, str], float]
+
+
+Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
+
+
+def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
+                path: Union[str, os.PathLike[str], None] = None, *, rate: float = 30.0,
+                time_offset: float = 0.0, parents: Optional[Mapping[str, str]] = None,
+                offsets: Optional[Mapping[str, ArrayLike]] = None,
+                name: str = "kbspline") -> GltfExport:
+    """Writes splines as one glTF 2.0 animation.
+
+    channels : {node name: {path: spline or (spline, index)}}, path one of
+        "translation", "scale" (PositionSpline, D = 3) or "rotation"
+        (RotationSpline); `index` picks one track of a batched spline.
+    path : where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None
+        to only return the document.
+    rate : samples per second for baked (LINEAR) channels, which also keep
+        every key time.
+    time_offset : subtracted from spline times to give glTF times, which
+        must not be negative.
+    parents : optional {child node: parent node} for a hierarchy; parents
+        without channels become plain nodes.
+    offsets : optional {node: (3,) translation}, a node's fixed translation
+        from its parent (a bone's offset) where no channel animates it.
+    name : the animation's name.
+
+    Returns a GltfExport with the document and each channel's error.
+    """
+    import pygltflib as gl
+
+    rate = float(rate)
+    if not np.isfinite(rate) or rate <= 0:
+        raise ValueError(f"rate must be a positive number of samples per second, not {rate}")
+    if not isinstance(channels, Mapping) or not channels:
+        raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
+    parents = dict(parents or {})
+    offsets = {node: _check_offset(node, value) for node, value in (offsets or {}).items()}
+    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets]))
+    for child, parent in parents.items():
+        if child not in nodes:
+            raise ValueError(f"parents names {child!r}, which is not a node")
+    _check_acyclic(parents)
+
+    blob = _Blob()
+    samplers, anim_channels, interpolation, max_error = [], [], {}, {}
+    for node, paths in channels.items():
+        if not isinstance(paths, Mapping):
+            raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
+        for target, entry in paths.items():
+            track = _Track(node, target, entry)
+            times, output, kind, error = track.sampled(rate, float(time_offset))
+            sampler = gl.AnimationSampler(
+                input=blob.add(gl, times, gl.SCALAR, with_bounds=True),
+                output=blob.add(gl, output, gl.VEC4 if target == "rotation" else gl.VEC3),
+                interpolation=kind)
+            samplers.append(sampler)
+            anim_channels.append(gl.AnimationChannel(
+                sampler=len(samplers) - 1,
+                target=gl.AnimationChannelTarget(node=nodes.index(node), path=target)))
+            interpolation[node, target] = kind
+            max_error[node, target] = error
+    if not samplers:
+        raise ValueError("channels has no spline to export (glTF animations need one)")
+
+    children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
+    gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
+                          translation=offsets.get(n)) for n in nodes]
+    doc = gl.GLTF2(
+        asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
+        scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
+        nodes=gltf_nodes, animations=[gl.Animation(name=name, samplers=samplers,
+                                                   channels=anim_channels)],
+        accessors=blob.accessors, bufferViews=blob.views,
+        buffers=[gl.Buffer(byteLength=len(blob.data))])
+    doc.set_binary_blob(bytes(blob.data))
+    if path is not None:
+        _save(gl, doc, pathlib.Path(path))
+    return GltfExport(doc, interpolation, max_error)
+
+
+def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = None, *,
+                   rate: Optional[float] = None, scale: float = 1.0, tension: float = 0.0,
+                   continuity: float = 0.0, bias: float = 0.0) -> GltfExport:
+    """Writes a clip as glTF: a node per joint in the BVH hierarchy (and one
+    per End Site, named "<joint>_end"), bone offsets as the nodes' fixed
+    translations, joint rotations as squad splines through the frames baked
+    at `rate` (default: the clip's frame rate, so the samples are the frames),
+    and joints with position channels as exact cubic translations.
+
+    scale : multiplies every length, e.g. 0.01 for a centimetre clip in
+        glTF's metres.
+    tension, continuity, bias : of the splines through the frames.
+
+    Returns export_gltf's GltfExport, whose max_error says how far glTF's
+    playback strays from the splines between samples.
+    """
+    if motion.num_frames < 2:
+        raise ValueError("motion_to_gltf needs a clip of at least 2 frames")
+    scale = float(scale)
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a positive number, not {scale}")
+    joints = motion.joints
+    names = [joint.name for joint in joints]
+    if len(set(names)) != len(names):
+        raise ValueError("the clip's joint names are not unique")
+    times = motion.times
+    rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)
+    moving = [j for j, joint in enumerate(joints)
+              if any(c in POSITION_CHANNELS for c in joint.channels)]
+    translations = (PositionSpline(times, local_offsets(motion)[moving] * scale, tension,
+                                   continuity, bias) if moving else None)
+
+    channels: dict[str, dict[str, Any]] = {}
+    parents, offsets = {}, {}
+    for j, joint in enumerate(joints):
+        channels[joint.name] = {}
+        if motion.rotation_order(j):
+            channels[joint.name]["rotation"] = (rotations, j)
+        if j in moving:
+            channels[joint.name]["translation"] = (translations, moving.index(j))
+        else:
+            offsets[joint.name] = joint.offset * scale
+        if joint.parent >= 0:
+            parents[joint.name] = names[joint.parent]
+        if joint.end_site is not None:
+            parents[f"{joint.name}_end"] = joint.name
+            offsets[f"{joint.name}_end"] = joint.end_site * scale
+    return export_gltf(channels, path, rate=rate or 1.0 / motion.frame_time, parents=parents,
+                       offsets=offsets, name="bvh")
+
+
+def _check_offset(node, value):
+    offset = np.asarray(value, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.all(np.isfinite(offset.astype(np.float32)))
+    if offset.shape != (3,) or not finite:
+        raise ValueError(f"offsets[{node!r}] must be 3 numbers finite as float32 "
+                         f"(|x| < 3.4e38), not {value!r}")
+    return offset.tolist()
+
+
+def _as_float32(what, rows, times):
+    """`rows` (one per time) as glTF's float32, or a ValueError naming the
+    first row that is not finite there: accessors must not hold inf or NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.asarray(rows).astype(np.float32)
+    finite = np.isfinite(stored).reshape(len(stored), -1).all(axis=1)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise ValueError(f"{what} {float(times[i])!r} (row {i}) is not finite as glTF's "
+                         f"float32 (|x| < 3.4e38): {np.asarray(rows)[i].tolist()}")
+    return stored
+
+
+def _check_acyclic(parents):
+    for start in parents:
+        seen, node = {start}, parents[start]
+        while node in parents:
+            if node in seen:
+                raise ValueError(f"parents has a cycle through {node!r}")
+            seen.add(node)
+            node = parents[node]
+
+
+def _save(gl, doc, path):
+    if path.suffix == ".glb":
+        doc.save_binary(str(path))
+    elif path.suffix == ".gltf":
+        data = doc.binary_blob()
+        doc.buffers[0].uri = ("data:application/octet-stream;base64,"
+                              + base64.b64encode(data).decode("ascii"))
+        doc.destroy_binary_blob()
+        doc.save_json(str(path))
+        doc.set_binary_blob(data)
+        doc.buffers[0].uri = None
+    else:
+        raise ValueError(f"path must end in .gltf or .glb, not {path.suffix!r}")
+
+
+class _Blob:
+    """The binary buffer: one bufferView and accessor per float32 array."""
+
+    def __init__(self):
+        self.data, self.views, self.accessors = bytearray(), [], []
+
+    def add(self, gl, array, kind, with_bounds=False):
+        array = np.ascontiguousarray(array, dtype="<f4")
+        self.views.append(gl.BufferView(buffer=0, byteOffset=len(self.data),
+                                        byteLength=array.nbytes))
+        self.data += array.tobytes()
+        count = len(array) if kind == gl.SCALAR else array.size // (4 if kind == gl.VEC4 else 3)
+        bounds = ({"min": [float(array.min())], "max": [float(array.max())]}
+                  if with_bounds else {})
+        self.accessors.append(gl.Accessor(bufferView=len(self.views) - 1,
+                                          componentType=gl.FLOAT, count=count, type=kind,
+                                          **bounds))
+        return len(self.accessors) - 1
+
+
+class _Track:
+    """One channel: a single track of a spline, checked against its path."""
+
+    def __init__(self, node, target, entry):
+        where = f"channels[{node!r}][{target!r}]"
+        if target not in _PATHS:
+            raise ValueError(f"{where}: the path must be one of {sorted(_PATHS)}")
+        spline, index = entry if isinstance(entry, tuple) else (entry, ())
+        if not isinstance(spline, _PATHS[target]):
+            raise TypeError(f"{where} must be a {_PATHS[target].__name__}, "
+                            f"not {type(spline).__name__}")
+        index = index if isinstance(index, tuple) else (index,)
+        try:
+            one_track = np.ndim(np.empty(spline.batch_shape)[index]) == 0
+        except (IndexError, TypeError, ValueError):
+            one_track = False
+        if not one_track:
+            raise ValueError(f"{where}: index {index} does not pick one track of a batch "
+                             f"of shape {spline.batch_shape}")
+        if isinstance(spline, PositionSpline) and spline.dim != 3:
+            raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
+        self.where, self.target, self.spline, self.index = where, target, spline, index
+        knots = spline.breakpoints
+        self.knots = knots[index] if knots.ndim > 1 else knots
+
+    def __call__(self, t):
+        return self.spline(t)[self.index]
+
+    def sampled(self, rate, offset):
+        """(glTF times, output rows, interpolation, measured max error)."""
+        cubic = self.target != "rotation" and self.spline._ease is None
+        times = self.knots if cubic else self._bake_times(rate)
+        stored = _as_float32(f"{self.where}: time", times - offset, times)
+        if stored[0] < 0:
+            raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
+                             f"{offset}; glTF times cannot be negative")
+        if not np.all(np.diff(stored) > 0):
+            raise ValueError(f"{self.where}: key times are too close to stay increasing "
+                             f"as glTF's float32 (pass a time_offset near the start)")
+        if cubic:
+            output = _as_float32(f"{self.where}: the key (in-tangent, value, out-tangent) "
+                                 f"at time", self._hermite_rows(), times)
+            play = _play_cubic
+        else:
+            output = self(times)
+            if self.target == "rotation":
+                output = _shortest_path(output if not self.spline.scalar_first
+                                        else output[..., [1, 2, 3, 0]])
+            output = _as_float32(f"{self.where}: the sample at time", output, times)
+            play = _play_slerp if self.target == "rotation" else _play_linear
+        error = self._max_error(stored.astype(np.float64), output.astype(np.float64), play,
+                                offset)
+        return stored, output, "CUBICSPLINE" if cubic else "LINEAR", error
+
+    def _bake_times(self, rate):
+        t0, t1 = float(self.knots[0]), float(self.knots[-1])
+        grid = t0 + np.arange(int(np.floor((t1 - t0) * rate)) + 1) / rate
+        # keep every key time; drop grid points that would nearly repeat one
+        k = np.clip(np.searchsorted(self.knots, grid), 1, len(self.knots) - 1)
+        gap = np.minimum(grid - self.knots[k - 1], self.knots[k] - grid)
+        times = np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
+        return self._split_spins(times) if self.target == "rotation" else times
+
+    def _split_spins(self, times):
+        """`times` with more where the spline turns by more than a quarter
+        turn between two, at equal steps of the angle it sweeps, so that
+        glTF's slerp, which takes the shorter way between neighbouring keys,
+        replays every turn of a spin."""
+        swept = self.spline.angle(times)[self.index]
+        steps = np.ceil(np.diff(swept) / SPLIT_ANGLE).astype(int)
+        extra = [swept[i] + (swept[i + 1] - swept[i]) * np.arange(1, n) / n
+                 for i, n in enumerate(steps) if n > 1]
+        if not extra:
+            return times
+        return np.union1d(times, self.spline.time_at_angle(np.concatenate(extra))[self.index])
+
+    def _hermite_rows(self):
+        """(K, 3, 3): glTF's (in-tangent, value, out-tangent) per key, the
+        tangents per second (glTF multiplies them by the key interval)."""
+        coef = self.spline.coefficients[self.index]          # (S, 4, 3) in u
+        dt = np.diff(self.knots)[:, None]
+        rows = np.zeros((len(self.knots), 3, 3))
+        rows[:-1, 1] = coef[:, 0]
+        rows[-1, 1] = coef[-1].sum(axis=0)
+        rows[:-1, 2] = coef[:, 1] / dt                        # d/dt at the segment's start
+        rows[1:, 0] = (coef[:, 1] + 2 * coef[:, 2] + 3 * coef[:, 3]) / dt  # and at its end
+        return rows
+
+    def _max_error(self, times, output, play, offset):
+        u = np.arange(CHECKS_PER_INTERVAL + 1) / (CHECKS_PER_INTERVAL + 1)
+        probe = np.append((times[:-1, None] + np.diff(times)[:, None] * u).ravel(), times[-1])
+        # float32 key times can round just past the spline's domain
+        truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
+        played = play(times, output, probe)
+        if self.target == "rotation":
+            if self.spline.scalar_first:
+                truth = truth[..., [1, 2, 3, 0]]
+            return float(np.max(_angle_between(played, truth)))
+        return float(np.max(np.linalg.norm(played - truth, axis=-1)))
+
+
+def _shortest_path(q):
+    """Flips quaternions so that each is within 90 degrees of the previous
+    one: slerp between neighbours then takes the short way round."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    flips = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0) % 2
+    q[1:][flips == 1] *= -1
+    return q
+
+
+def _locate(times, t):
+    k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 2)
+    u = np.clip((t - times[k]) / (times[k + 1] - times[k]), 0.0, 1.0)[:, None]
+    return k, u
+
+
+def _play_linear(times, values, t):
+    k, u = _locate(times, t)
+    return (1 - u) * values[k] + u * values[k + 1]
+
+
+def _play_slerp(times, q, t):
+    k, u = _locate(times, t)
+    return slerp(q[k], q[k + 1], u[:, 0], scalar_first=False)
+
+
+def _play_cubic(times, rows, t):
+    k, u = _locate(times, t)
+    d = (times[k + 1] - times[k])[:, None]
+    u2, u3 = u * u, u * u * u
+    return ((2 * u3 - 3 * u2 + 1) * rows[k, 1] + d * (u3 - 2 * u2 + u) * rows[k, 2]
+            + (-2 * u3 + 3 * u2) * rows[k + 1, 1] + d * (u3 - u2) * rows[k + 1, 0])
