@@ -1,13 +1,16 @@
 """glTF 2.0 export of keyframe tracks (``pip install kbspline[gltf]``).
 
-Translations and scales go out as CUBICSPLINE samplers: a KB spline without
-ease is a cubic Hermite curve in time, which is what glTF's cubic sampler
-is, so they are exact up to glTF's float32 storage.  Rotations are baked at
-a given rate into LINEAR samplers (glTF interpolates them by slerp; its
-cubic rotation sampler is a normalised Hermite curve on the quaternion
-components, not squad), and so are position channels with ease.  Every
-channel's largest deviation from the spline is measured on what was
-written and reported.
+Rotations go out as LINEAR samplers (glTF replays them by slerp between
+neighbouring keys; its cubic rotation sampler is a normalised Hermite curve
+on the quaternion components, not squad) with keys placed by
+`kbspline.formats.adaptive.linear_keys`, so that playback stays within an
+angle tolerance of the spline at every time.  Translations and scales go
+out as CUBICSPLINE samplers: a KB spline without ease is a cubic Hermite
+curve in time, which is what glTF's cubic sampler is, so they are exact up
+to glTF's float32 storage; with a distance tolerance (or ease) they go out
+LINEAR within it.  `rate=` bakes at a fixed rate instead.  Every channel's
+largest deviation from the spline is measured on what was written and
+reported.
 
 Outside the keys glTF holds the end values, as ``extrapolate='clamp'``
 does.  glTF times are float32 seconds from zero: shift later clips with
@@ -19,6 +22,7 @@ import base64
 import dataclasses
 import os
 import pathlib
+import warnings
 from collections.abc import Mapping
 from typing import Any, Optional, Union
 
@@ -30,17 +34,21 @@ from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
 from ..quaternion import _angle_between, slerp
 from ..rotation import RotationSpline
+from .adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
 
-__all__ = ["export_gltf", "motion_to_gltf", "GltfExport", "CHECKS_PER_INTERVAL"]
+__all__ = ["export_gltf", "motion_to_gltf", "GltfExport", "CHECKS_PER_INTERVAL",
+           "DEFAULT_ANGLE_TOLERANCE"]
 
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
 CHECKS_PER_INTERVAL = 16
 
-# The most a baked rotation turns between two neighbouring keys (radians):
-# glTF's slerp takes the shorter way, so keys less than half a turn apart
-# replay every turn of a spin.
-SPLIT_ANGLE = np.pi / 2
+# The default angle tolerance (radians): 0.006 degrees, a hundredth of a
+# pixel's turn at a 1000-pixel field of view of 60 degrees.
+DEFAULT_ANGLE_TOLERANCE = 1e-4
+# Where a position channel must go out LINEAR (ease) and no distance
+# tolerance is given: this fraction of the channel's extent.
+_RELATIVE_DISTANCE_TOLERANCE = 1e-6
 
 _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
 
@@ -55,18 +63,22 @@ class GltfExport:
         glTF's playback of the channel, at the stored keys and
         CHECKS_PER_INTERVAL points between each two: in the channel's units
         for translations and scales, radians of rotation for rotations}.
+    key_counts : {(node, path): the number of keys written}.
     """
     gltf: Any
     interpolation: dict[tuple[str, str], str]
     max_error: dict[tuple[str, str], float]
+    key_counts: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
 
 
 Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
 
 
 def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
-                path: Union[str, os.PathLike[str], None] = None, *, rate: float = 30.0,
-                time_offset: float = 0.0, parents: Optional[Mapping[str, str]] = None,
+                path: Union[str, os.PathLike[str], None] = None, *,
+                rate: Optional[float] = None, angle_tolerance: Optional[float] = None,
+                distance_tolerance: Optional[float] = None, time_offset: float = 0.0,
+                parents: Optional[Mapping[str, str]] = None,
                 offsets: Optional[Mapping[str, ArrayLike]] = None,
                 name: str = "kbspline") -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
@@ -76,8 +88,16 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         (RotationSpline); `index` picks one track of a batched spline.
     path : where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None
         to only return the document.
-    rate : samples per second for baked (LINEAR) channels, which also keep
-        every key time.
+    angle_tolerance : radians; rotations are written as LINEAR keys placed
+        so that glTF's playback (slerp between keys, float32 storage) stays
+        within it of the spline at every time.  Default
+        DEFAULT_ANGLE_TOLERANCE (1e-4 rad).
+    distance_tolerance : in the channels' units; with it, translations and
+        scales are LINEAR keys within it too, otherwise exact CUBICSPLINE
+        (position splines with ease, which glTF's cubic cannot follow, then
+        use a millionth of the channel's extent).
+    rate : instead of tolerances, samples per second for LINEAR channels
+        (which also keep every key time), for tools that want a fixed rate.
     time_offset : subtracted from spline times to give glTF times, which
         must not be negative.
     parents : optional {child node: parent node} for a hierarchy; parents
@@ -86,13 +106,15 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         from its parent (a bone's offset) where no channel animates it.
     name : the animation's name.
 
-    Returns a GltfExport with the document and each channel's error.
+    Returns a GltfExport with the document and each channel's error and key
+    count.  Keys are never closer than
+    `kbspline.formats.adaptive.MIN_KEY_SPACING` (0.5 ms, which importers
+    keep) unless the spline's own are; a tolerance that would need them
+    closer is reported by a warning and shows in max_error.
     """
     import pygltflib as gl
 
-    rate = float(rate)
-    if not np.isfinite(rate) or rate <= 0:
-        raise ValueError(f"rate must be a positive number of samples per second, not {rate}")
+    plan = _Plan(rate, angle_tolerance, distance_tolerance, float(time_offset))
     if not isinstance(channels, Mapping) or not channels:
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
@@ -104,13 +126,14 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     _check_acyclic(parents)
 
     blob = _Blob()
-    samplers, anim_channels, interpolation, max_error = [], [], {}, {}
+    samplers, anim_channels, interpolation, max_error, key_counts = [], [], {}, {}, {}
     for node, paths in channels.items():
         if not isinstance(paths, Mapping):
             raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
         for target, entry in paths.items():
             track = _Track(node, target, entry)
-            times, output, kind, error = track.sampled(rate, float(time_offset))
+            times, output, kind, error = track.sampled(plan.times(track), plan.offset)
+            plan.check(track, error)
             sampler = gl.AnimationSampler(
                 input=blob.add(gl, times, gl.SCALAR, with_bounds=True),
                 output=blob.add(gl, output, gl.VEC4 if target == "rotation" else gl.VEC3),
@@ -121,6 +144,7 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 target=gl.AnimationChannelTarget(node=nodes.index(node), path=target)))
             interpolation[node, target] = kind
             max_error[node, target] = error
+            key_counts[node, target] = len(times)
     if not samplers:
         raise ValueError("channels has no spline to export (glTF animations need one)")
 
@@ -137,24 +161,30 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     doc.set_binary_blob(bytes(blob.data))
     if path is not None:
         _save(gl, doc, pathlib.Path(path))
-    return GltfExport(doc, interpolation, max_error)
+    return GltfExport(doc, interpolation, max_error, key_counts)
 
 
 def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = None, *,
-                   rate: Optional[float] = None, scale: float = 1.0, tension: float = 0.0,
-                   continuity: float = 0.0, bias: float = 0.0) -> GltfExport:
+                   angle_tolerance: Optional[float] = None,
+                   distance_tolerance: Optional[float] = None, rate: Optional[float] = None,
+                   scale: float = 1.0, tension: float = 0.0, continuity: float = 0.0,
+                   bias: float = 0.0) -> GltfExport:
     """Writes a clip as glTF: a node per joint in the BVH hierarchy (and one
     per End Site, named "<joint>_end"), bone offsets as the nodes' fixed
-    translations, joint rotations as squad splines through the frames baked
-    at `rate` (default: the clip's frame rate, so the samples are the frames),
-    and joints with position channels as exact cubic translations.
+    translations, joint rotations as squad splines through the frames
+    written as LINEAR keys within `angle_tolerance` (radians, default
+    DEFAULT_ANGLE_TOLERANCE), and joints with position channels as exact
+    cubic translations (LINEAR within `distance_tolerance`, in glTF's units
+    after `scale`, when given).
 
+    rate : instead of tolerances, bake rotations at this many samples per
+        second (every frame kept), as earlier versions did at the clip's rate.
     scale : multiplies every length, e.g. 0.01 for a centimetre clip in
         glTF's metres.
     tension, continuity, bias : of the splines through the frames.
 
     Returns export_gltf's GltfExport, whose max_error says how far glTF's
-    playback strays from the splines between samples.
+    playback strays from the splines, measured densely between keys.
     """
     if motion.num_frames < 2:
         raise ValueError("motion_to_gltf needs a clip of at least 2 frames")
@@ -187,8 +217,74 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
         if joint.end_site is not None:
             parents[f"{joint.name}_end"] = joint.name
             offsets[f"{joint.name}_end"] = joint.end_site * scale
-    return export_gltf(channels, path, rate=rate or 1.0 / motion.frame_time, parents=parents,
-                       offsets=offsets, name="bvh")
+    return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
+                       distance_tolerance=distance_tolerance, parents=parents, offsets=offsets,
+                       name="bvh")
+
+
+class _Plan:
+    """How channels are sampled: the spline's own cubic keys, LINEAR keys
+    at a fixed rate, or LINEAR keys within a tolerance (placed once per
+    spline for all of its tracks)."""
+
+    def __init__(self, rate, angle_tolerance, distance_tolerance, offset):
+        if rate is not None and (angle_tolerance is not None or distance_tolerance is not None):
+            raise ValueError("give rate= (a fixed rate) or tolerances, not both")
+        self.rate = _positive("rate", rate)
+        self.angle = _positive("angle_tolerance", angle_tolerance)
+        if self.angle is None and self.rate is None:
+            self.angle = DEFAULT_ANGLE_TOLERANCE
+        self.distance = _positive("distance_tolerance", distance_tolerance)
+        if not np.isfinite(offset):
+            raise ValueError(f"time_offset must be finite, not {offset}")
+        self.offset = offset
+        self._keys = {}
+
+    def times(self, track):
+        """The channel's LINEAR key times, or None to keep it cubic."""
+        if not (track.target == "rotation" or track.spline._ease is not None
+                or self.distance is not None):
+            return None
+        if self.rate is not None:
+            return track.baked_times(self.rate)
+        tolerance = self.tolerance(track)
+        cached = self._keys.get((id(track.spline), tolerance))
+        if cached is None:
+            cached = (track.spline, linear_keys(track.spline, tolerance,
+                                                round_times=self._float32_times))
+            self._keys[id(track.spline), tolerance] = cached
+        return cached[1][track.flat_index]
+
+    def tolerance(self, track):
+        if track.target == "rotation":
+            return self.angle
+        if self.distance is not None:
+            return self.distance
+        values = track(track.knots)
+        return _RELATIVE_DISTANCE_TOLERANCE * max(np.ptp(values, axis=0).max(),
+                                                  np.abs(values).max(), 1e-300)
+
+    def check(self, track, error):
+        """Warns when a channel misses its tolerance (keys would have had to
+        come closer than importers keep)."""
+        if self.rate is None and self.times(track) is not None:
+            tolerance = self.tolerance(track)
+            if error > tolerance * (1 + 1e-6):
+                warnings.warn(f"{track.where}: glTF playback strays up to {error:.3g} from "
+                              f"the spline, beyond the tolerance {tolerance:.3g}: it would "
+                              f"need keys closer than {MIN_KEY_SPACING} s", stacklevel=3)
+
+    def _float32_times(self, t):
+        return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
+
+
+def _positive(name, value):
+    if value is None:
+        return None
+    number = float(value)
+    if not (np.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive number, not {value!r}")
+    return number
 
 
 def _check_offset(node, value):
@@ -281,16 +377,20 @@ class _Track:
         if isinstance(spline, PositionSpline) and spline.dim != 3:
             raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
         self.where, self.target, self.spline, self.index = where, target, spline, index
+        self.flat_index = int(np.arange(np.prod(spline.batch_shape, dtype=int))
+                              .reshape(spline.batch_shape)[index])
         knots = spline.breakpoints
         self.knots = knots[index] if knots.ndim > 1 else knots
 
     def __call__(self, t):
         return self.spline(t)[self.index]
 
-    def sampled(self, rate, offset):
-        """(glTF times, output rows, interpolation, measured max error)."""
-        cubic = self.target != "rotation" and self.spline._ease is None
-        times = self.knots if cubic else self._bake_times(rate)
+    def sampled(self, times, offset):
+        """(glTF times, output rows, interpolation, measured max error):
+        LINEAR keys at `times`, or the spline's own keys as CUBICSPLINE
+        when `times` is None."""
+        cubic = times is None
+        times = self.knots if cubic else times
         stored = _as_float32(f"{self.where}: time", times - offset, times)
         if stored[0] < 0:
             raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
@@ -313,7 +413,8 @@ class _Track:
                                 offset)
         return stored, output, "CUBICSPLINE" if cubic else "LINEAR", error
 
-    def _bake_times(self, rate):
+    def baked_times(self, rate):
+        """Every key time and a grid of `rate` per second."""
         t0, t1 = float(self.knots[0]), float(self.knots[-1])
         grid = t0 + np.arange(int(np.floor((t1 - t0) * rate)) + 1) / rate
         # keep every key time; drop grid points that would nearly repeat one

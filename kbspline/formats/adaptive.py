@@ -1,0 +1,263 @@
+"""Adaptive LINEAR keys: where to sample a spline so that a format's linear
+playback stays within a tolerance of it at every time.
+
+glTF's LINEAR sampler and USD's time samples replay a rotation by slerp
+between neighbouring keys and a vector by lerp.  `linear_keys` starts from
+the spline's own key times (every key kept) plus, for rotations, steps of
+at most a quarter turn of swept angle (so playback, which takes the shorter
+way, replays every turn of a spin), and splits each interval whose error
+bound exceeds the tolerance into as many equal pieces as the error's
+quadratic decay asks for, until every interval passes.  Keys end up dense
+where the motion bends and sparse where it does not.
+
+The bound of an interval: its playback error is measured at CHECKS + 1
+equally spaced points, with keys' values rounded to float32 as both formats
+store them; between two checks the error vector (rotation vector of the
+playback's difference from the spline, or the difference of positions) is
+within h^2/8 max|v''| of the line through its values there, and |v''| is
+estimated from the checks' second differences, with a factor of two to
+spare.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..position import PositionSpline
+from ..quaternion import quat_conjugate, quat_multiply, slerp
+from ..rotation import RotationSpline
+
+__all__ = ["linear_keys", "playback_error", "MIN_KEY_SPACING", "CHECKS", "SPLIT_ANGLE"]
+
+# Checks per interval (the bound's grid); playback_error measures on a
+# finer, different grid.
+CHECKS = 16
+# The closest two added keys come (seconds): importers merge keys closer
+# than 0.01 frame (Blender), which at 24 frames per second is 0.42 ms.
+MIN_KEY_SPACING = 5e-4
+# The largest swept angle between neighbouring rotation keys (radians).
+SPLIT_ANGLE = np.pi / 2
+# An interval is split so that its pieces' bound lands near this fraction
+# of the tolerance (the bound falls with the square of the length).
+_AIM = 0.5
+_SAFETY = 2.0
+_MAX_ROUNDS = 40
+
+Spline = Union[RotationSpline, PositionSpline]
+FloatArray = NDArray[np.float64]
+
+
+def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
+                round_times: Optional[Callable[[FloatArray], FloatArray]] = None
+                ) -> list[FloatArray]:
+    """Key times at which to sample `spline` for linear playback within
+    `tolerance` (radians for a RotationSpline, the spline's units for a
+    PositionSpline) at every time of its domain.
+
+    shared : one list of times for every track (a format that stores all
+        tracks per sample, as a UsdSkel animation does); otherwise one per
+        track, in the batch's C order.
+    round_times : maps times to the nearest the format can store (glTF:
+        float32 seconds); keys are placed there and the bound holds for the
+        stored times.
+
+    Returns a list of increasing float64 arrays (one when shared, else one
+    per track).  Keys are never closer than MIN_KEY_SPACING unless two of
+    the spline's keys are; where the bound would need them closer (a
+    tolerance below what float32 or that spacing allows), the interval is
+    kept and playback_error reports what it reaches.
+    """
+    try:
+        tolerance = float(tolerance)
+    except (TypeError, ValueError):
+        raise TypeError(f"tolerance must be a number, not {tolerance!r}") from None
+    if not (np.isfinite(tolerance) and tolerance > 0):
+        raise ValueError(f"tolerance must be a positive number, not {tolerance}")
+    if not isinstance(spline, (RotationSpline, PositionSpline)):
+        raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
+                        f"not {type(spline).__name__}")
+    rounding = round_times or (lambda t: t)
+    keys = _start_keys(spline, shared, rounding)
+    done = [np.zeros(len(k) - 1, dtype=bool) for k in keys]
+    for _ in range(_MAX_ROUNDS):
+        starts, ends, owner = _open_intervals(keys, done)
+        if not len(starts):
+            break
+        bound = _bounds(spline, starts, ends, owner, len(keys))
+        for g in range(len(keys)):
+            mine = owner == g
+            keys[g], done[g] = _refine(keys[g], done[g], starts[mine], ends[mine],
+                                       bound[mine], tolerance, rounding)
+    return keys
+
+
+def playback_error(spline: Spline, times: list[FloatArray],
+                   checks: int = 4 * CHECKS - 1) -> FloatArray:
+    """(tracks,) the largest distance between the spline and linear
+    playback of its values at `times` (as linear_keys returns them, values
+    stored as float32), measured at `checks` points inside every interval
+    and at the keys."""
+    tracks = int(np.prod(spline.batch_shape))
+    starts, ends, owner = _open_intervals(times, [np.zeros(len(t) - 1, bool) for t in times])
+    u = np.linspace(0.0, 1.0, checks + 2)
+    error = _errors(spline, starts, ends, owner, len(times), u)
+    worst = error.max(axis=-1)
+    if len(times) == 1:   # shared: (tracks, intervals), or (intervals,) unbatched
+        return worst.reshape(tracks, -1).max(axis=-1)
+    out = np.zeros(tracks)
+    np.maximum.at(out, owner, worst)
+    return out
+
+
+def _start_keys(spline, shared, rounding):
+    """The spline's key times and spin steps, rounded and in the domain,
+    steps no closer than MIN_KEY_SPACING to a kept time."""
+    tracks = int(np.prod(spline.batch_shape))
+    knots = np.asarray(spline.breakpoints, dtype=np.float64).reshape(-1, spline.breakpoints.shape[-1])
+    knots = np.broadcast_to(knots, (tracks, knots.shape[-1]))
+    steps = (_spin_steps(spline, knots) if isinstance(spline, RotationSpline)
+             else [np.empty(0)] * tracks)
+    if shared:
+        knots, steps = knots.ravel()[None], [np.concatenate(steps)]
+    out = []
+    for k, step in zip(knots, steps):
+        lo, hi = k.min(), k.max()
+        inner = np.clip(rounding(k[(k > lo) & (k < hi)]), lo, hi)   # the ends stay exact
+        kept = np.unique(np.concatenate([[lo, hi], inner[(inner > lo) & (inner < hi)]]))
+        for t in np.unique(np.clip(rounding(step), lo, hi)):
+            i = np.searchsorted(kept, t)
+            if min(t - kept[max(i - 1, 0)], kept[min(i, len(kept) - 1)] - t) >= MIN_KEY_SPACING:
+                kept = np.insert(kept, i, t)
+        out.append(kept)
+    return out
+
+
+def _spin_steps(spline, knots):
+    """Per track, times dividing each key interval into equal steps of swept
+    angle of at most SPLIT_ANGLE."""
+    swept = spline.angle(knots.reshape(spline.batch_shape + knots.shape[-1:]))
+    swept = np.asarray(swept).reshape(knots.shape)
+    steps = []
+    for b in range(knots.shape[0]):
+        n = np.ceil(np.diff(swept[b]) / SPLIT_ANGLE).astype(int)
+        extra = [swept[b, i] + (swept[b, i + 1] - swept[b, i]) * np.arange(1, m) / m
+                 for i, m in enumerate(n) if m > 1]
+        steps.append(np.concatenate(extra) if extra else np.empty(0))
+    if not any(len(s) for s in steps):
+        return steps
+    width = max(len(s) for s in steps)
+    padded = np.array([np.pad(s, (0, width - len(s)), mode="edge") if len(s)
+                       else np.zeros(width) for s in steps])
+    times = np.asarray(spline.time_at_angle(padded.reshape(spline.batch_shape + (width,))))
+    times = times.reshape(knots.shape[0], width)
+    return [times[b, :len(s)] for b, s in enumerate(steps)]
+
+
+def _open_intervals(keys, done):
+    """(starts, ends, owner) of every interval not yet accepted."""
+    starts, ends, owner = [], [], []
+    for g, (k, ok) in enumerate(zip(keys, done)):
+        open_ = ~ok
+        starts.append(k[:-1][open_])
+        ends.append(k[1:][open_])
+        owner.append(np.full(int(open_.sum()), g))
+    return np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
+
+
+def _bounds(spline, starts, ends, owner, groups):
+    """Each interval's error bound (the largest over tracks when shared)."""
+    u = np.linspace(0.0, 1.0, CHECKS + 1)
+    v = _errors(spline, starts, ends, owner, groups, u, vectors=True)
+    size = np.linalg.norm(v, axis=-1).max(axis=-1)
+    with np.errstate(invalid="ignore"):
+        bend = np.linalg.norm(v[..., 2:, :] - 2 * v[..., 1:-1, :] + v[..., :-2, :], axis=-1)
+    bound = size + _SAFETY * bend.max(axis=-1) / 8.0
+    return bound.max(axis=0) if bound.ndim == 2 else bound
+
+
+def _errors(spline, starts, ends, owner, groups, u, vectors=False):
+    """Playback errors at fractions `u` of each interval: (intervals, len(u))
+    norms, or with vectors the (..., 3) error vectors; shared intervals
+    (groups == 1) give every track's, (tracks, intervals, ...)."""
+    times = starts[:, None] + (ends - starts)[:, None] * u
+    times[:, -1] = ends
+    truth = _evaluate(spline, times, owner, groups)            # (..., n, m, D)
+    # values beyond float32 give an infinite error here; the exporter
+    # refuses them with the time and value
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = truth[..., :1, :].astype(np.float32).astype(np.float64)
+        hi = truth[..., -1:, :].astype(np.float32).astype(np.float64)
+    if isinstance(spline, RotationSpline):
+        first = spline.scalar_first
+        played = slerp(lo, hi, u, scalar_first=first)
+        v = _rotation_vector(quat_multiply(quat_conjugate(played, first), truth, first), first)
+    else:
+        with np.errstate(invalid="ignore"):
+            v = (1.0 - u)[:, None] * lo + u[:, None] * hi - truth
+    return v if vectors else np.linalg.norm(v, axis=-1)
+
+
+def _evaluate(spline, times, owner, groups):
+    """The spline at `times` (n, m): for shared intervals every track's,
+    (tracks, n, m, D); otherwise each interval's own track's, (n, m, D)."""
+    n, m = times.shape
+    tracks = int(np.prod(spline.batch_shape))
+    lo, hi = spline.breakpoints[..., 0].min(), spline.breakpoints[..., -1].max()
+    flat = np.clip(times.ravel(), lo, hi)
+    if groups == 1:
+        values = np.asarray(spline(flat)).reshape(tracks, n, m, -1)
+        return values if tracks > 1 or spline.batch_shape else values[0]
+    # each track its own times: pad every track's list to the longest
+    counts = np.bincount(owner, minlength=tracks)
+    width = int(counts.max()) * m
+    grid = np.repeat(flat[:1], tracks * width).reshape(tracks, width)
+    cols = _ranks(owner)[:, None] * m + np.arange(m)
+    grid[owner[:, None], cols] = times.reshape(n, m)
+    grid = np.clip(grid, lo, hi)
+    values = np.asarray(spline(grid.reshape(spline.batch_shape + (width,))))
+    values = values.reshape(tracks, width, -1)
+    return values[owner[:, None], cols]
+
+
+def _ranks(owner):
+    """The position of each entry among the entries with the same owner."""
+    order = np.argsort(owner, kind="stable")
+    sorted_owner = owner[order]
+    first = np.searchsorted(sorted_owner, sorted_owner, side="left")
+    rank = np.empty(len(owner), dtype=np.intp)
+    rank[order] = np.arange(len(owner)) - first
+    return rank
+
+
+def _rotation_vector(r, scalar_first):
+    """Rotation vectors (angle times axis) of quaternions r, on the side
+    of w >= 0 so that neighbours are comparable."""
+    w, xyz = (r[..., 0], r[..., 1:]) if scalar_first else (r[..., 3], r[..., :3])
+    xyz = np.where((w < 0)[..., None], -xyz, xyz)
+    s = np.linalg.norm(xyz, axis=-1)
+    angle = 2.0 * np.arctan2(s, np.abs(w))
+    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)
+    return xyz * scale[..., None]
+
+
+def _refine(keys, done, starts, ends, bound, tolerance, rounding):
+    """Accepts the open intervals within the tolerance (or too short to
+    split) and splits the others; returns the new keys and accepted flags."""
+    length = ends - starts
+    with np.errstate(invalid="ignore"):
+        pieces = np.ceil(np.sqrt(bound / (_AIM * tolerance)))
+        pieces = np.minimum(np.maximum(pieces, 2), np.floor(length / MIN_KEY_SPACING))
+    split = (bound > tolerance) & (pieces >= 2) & np.isfinite(bound)
+    new = [starts[i] + length[i] * np.arange(1, int(pieces[i])) / pieces[i]
+           for i in np.flatnonzero(split)]
+    added = np.unique(rounding(np.concatenate(new))) if new else np.empty(0)
+    # a split whose new keys all rounded onto its ends cannot go further
+    landed = (np.searchsorted(added, ends, side="left")
+              - np.searchsorted(added, starts, side="right"))
+    accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
+    merged = np.union1d(keys, added)
+    # an accepted interval stays so while no key lands inside it
+    flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
+    return merged, flags
