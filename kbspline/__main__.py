@@ -41,8 +41,14 @@ def main(argv=None):
     tra.add_argument("-o", "--output", required=True, help="the BVH file to write")
     glb = commands.add_parser("gltf", help="write a BVH clip as a glTF 2.0 animation")
     glb.add_argument("input", help="the BVH file to read")
+    glb.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+                     help="how far glTF's playback of rotations may stray from the splines "
+                          "(default 0.0057, i.e. 1e-4 rad)")
+    glb.add_argument("--distance-tolerance", type=float, default=None,
+                     help="with it, translations are LINEAR keys within it (in the output's "
+                          "units, after --scale) instead of exact cubics")
     glb.add_argument("--rate", type=float, default=None,
-                     help="rotation samples per second (default: the clip's frame rate)")
+                     help="instead of tolerances, bake rotations at this many samples a second")
     glb.add_argument("--scale", type=float, default=1.0,
                      help="multiplies every length, e.g. 0.01 for centimetres to metres")
     glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
@@ -134,12 +140,16 @@ def gltf_command(args):
     except ImportError:
         raise ImportError("needs pygltflib (pip install 'kbspline[gltf]')") from None
     clip = read_bvh(args.input)
-    report = motion_to_gltf(clip, args.output, rate=args.rate, scale=args.scale)
-    text = f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> {args.output}"
+    angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
+    report = motion_to_gltf(clip, args.output, angle_tolerance=angle,
+                            distance_tolerance=args.distance_tolerance, rate=args.rate,
+                            scale=args.scale)
+    text = (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
+            f"{args.output}: {sum(report.key_counts.values())} keys")
     rotations = [(e, node) for (node, path), e in report.max_error.items() if path == "rotation"]
     if rotations:
         error, node = max(rotations)
-        text += f"; largest rotation error between samples {math.degrees(error):.3f} deg ({node})"
+        text += f"; largest rotation error of playback {math.degrees(error):.4f} deg ({node})"
     return text
 
 

@@ -84,6 +84,14 @@ def test_gltf_command(tmp_path):
                              str(out), "--scale", "0.01"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "largest rotation error" in result.stdout and out.stat().st_size > 0
+    # a looser angle tolerance, in degrees, writes fewer keys and says so
+    loose = subprocess.run([sys.executable, "-m", "kbspline", "gltf", str(CLIPS[0]), "-o",
+                            str(out), "--angle-tolerance", "0.5"], capture_output=True, text=True)
+    assert loose.returncode == 0, loose.stderr
+    keys = [int(r.stdout.split(" keys")[0].rsplit(" ", 1)[1]) for r in (result, loose)]
+    assert keys[1] < keys[0]
+    worst = float(loose.stdout.split("playback ")[1].split(" deg")[0])
+    assert 0 < worst <= 0.5
     bad = subprocess.run([sys.executable, "-m", "kbspline", "gltf", str(CLIPS[0]), "-o",
                           str(tmp_path / "clip.fbx")], capture_output=True, text=True)
     assert bad.returncode == 1 and ".gltf or .glb" in bad.stderr
