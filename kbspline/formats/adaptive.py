@@ -3,11 +3,11 @@ playback stays within a tolerance of it at every time.
 
 glTF's LINEAR sampler and USD's time samples replay a rotation by slerp
 between neighbouring keys and a vector by lerp.  `linear_keys` starts from
-the spline's own key times (every key kept) plus, for rotations, steps of
-at most a quarter turn of swept angle (so playback, which takes the shorter
-way, replays every turn of a spin), and splits each interval whose error
-bound exceeds the tolerance into as many equal pieces as the error's
-quadratic decay asks for, until every interval passes.  Keys end up dense
+the spline's own key times (every key kept) and splits each interval whose
+error bound exceeds the tolerance into as many equal pieces as the error's
+quadratic decay asks for, or, for rotations, that sweeps more than a
+quarter turn (so playback, which takes the shorter way, replays every turn
+of a spin), until every interval passes.  Keys end up dense
 where the motion bends and sparse where it does not.
 
 The bound of an interval: its playback error is measured at CHECKS + 1
@@ -16,7 +16,8 @@ store them; between two checks the error vector (rotation vector of the
 playback's difference from the spline, or the difference of positions) is
 within h^2/8 max|v''| of the line through its values there, and |v''| is
 estimated from the checks' second differences, with a factor of two to
-spare.
+spare.  The swept angle of an interval is the sum of the angles between
+neighbouring checks.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..position import PositionSpline
-from ..quaternion import quat_conjugate, quat_multiply, slerp
+from ..quaternion import _angle_between, quat_conjugate, quat_multiply, slerp
 from ..rotation import RotationSpline
 
 __all__ = ["linear_keys", "playback_error", "MIN_KEY_SPACING", "CHECKS", "SPLIT_ANGLE"]
@@ -85,11 +86,11 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         starts, ends, owner = _open_intervals(keys, done)
         if not len(starts):
             break
-        bound = _bounds(spline, starts, ends, owner, len(keys))
+        pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance)
         for g in range(len(keys)):
             mine = owner == g
             keys[g], done[g] = _refine(keys[g], done[g], starts[mine], ends[mine],
-                                       bound[mine], tolerance, rounding)
+                                       pieces[mine], rounding)
     return keys
 
 
@@ -112,47 +113,16 @@ def playback_error(spline: Spline, times: list[FloatArray],
 
 
 def _start_keys(spline, shared, rounding):
-    """The spline's key times and spin steps, rounded and in the domain,
-    steps no closer than MIN_KEY_SPACING to a kept time."""
+    """The spline's key times, rounded but for the domain's ends."""
     tracks = int(np.prod(spline.batch_shape))
     knots = np.asarray(spline.breakpoints, dtype=np.float64).reshape(-1, spline.breakpoints.shape[-1])
     knots = np.broadcast_to(knots, (tracks, knots.shape[-1]))
-    steps = (_spin_steps(spline, knots) if isinstance(spline, RotationSpline)
-             else [np.empty(0)] * tracks)
-    if shared:
-        knots, steps = knots.ravel()[None], [np.concatenate(steps)]
     out = []
-    for k, step in zip(knots, steps):
+    for k in (knots.ravel()[None] if shared else knots):
         lo, hi = k.min(), k.max()
-        inner = np.clip(rounding(k[(k > lo) & (k < hi)]), lo, hi)   # the ends stay exact
-        kept = np.unique(np.concatenate([[lo, hi], inner[(inner > lo) & (inner < hi)]]))
-        for t in np.unique(np.clip(rounding(step), lo, hi)):
-            i = np.searchsorted(kept, t)
-            if min(t - kept[max(i - 1, 0)], kept[min(i, len(kept) - 1)] - t) >= MIN_KEY_SPACING:
-                kept = np.insert(kept, i, t)
-        out.append(kept)
+        inner = np.clip(rounding(k[(k > lo) & (k < hi)]), lo, hi)
+        out.append(np.unique(np.concatenate([[lo, hi], inner[(inner > lo) & (inner < hi)]])))
     return out
-
-
-def _spin_steps(spline, knots):
-    """Per track, times dividing each key interval into equal steps of swept
-    angle of at most SPLIT_ANGLE."""
-    swept = spline.angle(knots.reshape(spline.batch_shape + knots.shape[-1:]))
-    swept = np.asarray(swept).reshape(knots.shape)
-    steps = []
-    for b in range(knots.shape[0]):
-        n = np.ceil(np.diff(swept[b]) / SPLIT_ANGLE).astype(int)
-        extra = [swept[b, i] + (swept[b, i + 1] - swept[b, i]) * np.arange(1, m) / m
-                 for i, m in enumerate(n) if m > 1]
-        steps.append(np.concatenate(extra) if extra else np.empty(0))
-    if not any(len(s) for s in steps):
-        return steps
-    width = max(len(s) for s in steps)
-    padded = np.array([np.pad(s, (0, width - len(s)), mode="edge") if len(s)
-                       else np.zeros(width) for s in steps])
-    times = np.asarray(spline.time_at_angle(padded.reshape(spline.batch_shape + (width,))))
-    times = times.reshape(knots.shape[0], width)
-    return [times[b, :len(s)] for b, s in enumerate(steps)]
 
 
 def _open_intervals(keys, done):
@@ -166,15 +136,24 @@ def _open_intervals(keys, done):
     return np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
 
 
-def _bounds(spline, starts, ends, owner, groups):
-    """Each interval's error bound (the largest over tracks when shared)."""
+def _pieces(spline, starts, ends, owner, groups, tolerance):
+    """How many pieces each interval asks to be split into (1: it passes):
+    enough for the error bound to fall to _AIM of the tolerance and, for
+    rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
+    tracks when they share intervals."""
     u = np.linspace(0.0, 1.0, CHECKS + 1)
-    v = _errors(spline, starts, ends, owner, groups, u, vectors=True)
+    v, truth = _errors(spline, starts, ends, owner, groups, u, vectors=True)
     size = np.linalg.norm(v, axis=-1).max(axis=-1)
     with np.errstate(invalid="ignore"):
         bend = np.linalg.norm(v[..., 2:, :] - 2 * v[..., 1:-1, :] + v[..., :-2, :], axis=-1)
-    bound = size + _SAFETY * bend.max(axis=-1) / 8.0
-    return bound.max(axis=0) if bound.ndim == 2 else bound
+        bound = size + _SAFETY * bend.max(axis=-1) / 8.0
+        pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
+    if isinstance(spline, RotationSpline):
+        swept = _angle_between(truth[..., 1:, :], truth[..., :-1, :]).sum(axis=-1)
+        pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
+    # non-finite values (beyond float32) pass here; the exporter refuses them
+    pieces = np.where(np.isfinite(pieces), pieces, 1)
+    return pieces.max(axis=0) if pieces.ndim == 2 else pieces
 
 
 def _errors(spline, starts, ends, owner, groups, u, vectors=False):
@@ -196,7 +175,7 @@ def _errors(spline, starts, ends, owner, groups, u, vectors=False):
     else:
         with np.errstate(invalid="ignore"):
             v = (1.0 - u)[:, None] * lo + u[:, None] * hi - truth
-    return v if vectors else np.linalg.norm(v, axis=-1)
+    return (v, truth) if vectors else np.linalg.norm(v, axis=-1)
 
 
 def _evaluate(spline, times, owner, groups):
@@ -242,14 +221,12 @@ def _rotation_vector(r, scalar_first):
     return xyz * scale[..., None]
 
 
-def _refine(keys, done, starts, ends, bound, tolerance, rounding):
-    """Accepts the open intervals within the tolerance (or too short to
-    split) and splits the others; returns the new keys and accepted flags."""
+def _refine(keys, done, starts, ends, pieces, rounding):
+    """Accepts the open intervals that pass (or are too short to split) and
+    splits the others; returns the new keys and accepted flags."""
     length = ends - starts
-    with np.errstate(invalid="ignore"):
-        pieces = np.ceil(np.sqrt(bound / (_AIM * tolerance)))
-        pieces = np.minimum(np.maximum(pieces, 2), np.floor(length / MIN_KEY_SPACING))
-    split = (bound > tolerance) & (pieces >= 2) & np.isfinite(bound)
+    pieces = np.minimum(pieces, np.floor(length / MIN_KEY_SPACING))
+    split = pieces >= 2
     new = [starts[i] + length[i] * np.arange(1, int(pieces[i])) / pieces[i]
            for i in np.flatnonzero(split)]
     added = np.unique(rounding(np.concatenate(new))) if new else np.empty(0)
