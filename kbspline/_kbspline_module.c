@@ -801,6 +801,47 @@ static PyObject *quat_util(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(playback_check_doc,
+"playback_check(samples, u, rotation) -> (err_max, bend_max, swept)\n\n"
+"samples (n, m, width) of n intervals at fractions u (m,) against linear\n"
+"playback between their float32 ends (slerp when rotation, width 4).\n"
+"Private: see kbspline.formats.adaptive.");
+
+static PyObject *playback_check(PyObject *self, PyObject *args)
+{
+    PyObject *o_samples, *o_u, *result = NULL;
+    PyArrayObject *samples, *u;
+    int rotation;
+    kb_error err;
+    kb_status status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOp", &o_samples, &o_u, &rotation) ||
+        !check_array(o_samples, "samples", 3, 0, 0, 0, &samples) ||
+        !check_array(o_u, "u", 1, 0, 0, 0, &u) ||
+        !expect_dim(u, 0, PyArray_DIM(samples, 1), "u"))
+        return NULL;
+    npy_intp n = PyArray_DIM(samples, 0);
+    PyObject *out[3] = {new_array(1, &n), new_array(1, &n), new_array(1, &n)};
+    if (out[0] && out[1] && out[2]) {
+        Py_BEGIN_ALLOW_THREADS
+        status = kb_playback_check(n, PyArray_DIM(samples, 1), PyArray_DIM(samples, 2),
+                                   rotation, (const double *)PyArray_DATA(samples),
+                                   (const double *)PyArray_DATA(u),
+                                   (double *)PyArray_DATA((PyArrayObject *)out[0]),
+                                   (double *)PyArray_DATA((PyArrayObject *)out[1]),
+                                   (double *)PyArray_DATA((PyArrayObject *)out[2]), &err);
+        Py_END_ALLOW_THREADS
+        if (status != KB_OK)
+            raise_core_error(status, &err);
+        else
+            result = Py_BuildValue("(OOO)", out[0], out[1], out[2]);
+    }
+    Py_XDECREF(out[0]);
+    Py_XDECREF(out[1]);
+    Py_XDECREF(out[2]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
     {"alpha_times", alpha_times, METH_VARARGS, alpha_times_doc},
@@ -812,6 +853,7 @@ static PyMethodDef methods[] = {
     {"length_table", length_table, METH_VARARGS, length_table_doc},
     {"length_query", length_query, METH_VARARGS, length_query_doc},
     {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
+    {"playback_check", playback_check, METH_VARARGS, playback_check_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -26,8 +26,8 @@ from typing import Callable, Optional, Union
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import _kbspline as _core
 from ..position import PositionSpline
-from ..quaternion import _angle_between, quat_conjugate, quat_multiply, slerp
 from ..rotation import RotationSpline
 
 __all__ = ["linear_keys", "playback_error", "MIN_KEY_SPACING", "CHECKS", "SPLIT_ANGLE"]
@@ -102,9 +102,7 @@ def playback_error(spline: Spline, times: list[FloatArray],
     and at the keys."""
     tracks = int(np.prod(spline.batch_shape))
     starts, ends, owner = _open_intervals(times, [np.zeros(len(t) - 1, bool) for t in times])
-    u = np.linspace(0.0, 1.0, checks + 2)
-    error = _errors(spline, starts, ends, owner, len(times), u)
-    worst = error.max(axis=-1)
+    worst, _, _ = _check(spline, starts, ends, owner, len(times), checks + 2)
     if len(times) == 1:   # shared: (tracks, intervals), or (intervals,) unbatched
         return worst.reshape(tracks, -1).max(axis=-1)
     out = np.zeros(tracks)
@@ -141,41 +139,30 @@ def _pieces(spline, starts, ends, owner, groups, tolerance):
     enough for the error bound to fall to _AIM of the tolerance and, for
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
-    u = np.linspace(0.0, 1.0, CHECKS + 1)
-    v, truth = _errors(spline, starts, ends, owner, groups, u, vectors=True)
-    size = np.linalg.norm(v, axis=-1).max(axis=-1)
+    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
     with np.errstate(invalid="ignore"):
-        bend = np.linalg.norm(v[..., 2:, :] - 2 * v[..., 1:-1, :] + v[..., :-2, :], axis=-1)
-        bound = size + _SAFETY * bend.max(axis=-1) / 8.0
+        bound = size + _SAFETY * bend / 8.0
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
-    if isinstance(spline, RotationSpline):
-        swept = _angle_between(truth[..., 1:, :], truth[..., :-1, :]).sum(axis=-1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
     # non-finite values (beyond float32) pass here; the exporter refuses them
     pieces = np.where(np.isfinite(pieces), pieces, 1)
     return pieces.max(axis=0) if pieces.ndim == 2 else pieces
 
 
-def _errors(spline, starts, ends, owner, groups, u, vectors=False):
-    """Playback errors at fractions `u` of each interval: (intervals, len(u))
-    norms, or with vectors the (..., 3) error vectors; shared intervals
-    (groups == 1) give every track's, (tracks, intervals, ...)."""
+def _check(spline, starts, ends, owner, groups, m):
+    """(largest error, largest second difference of the error, swept angle)
+    of each interval's playback, from the spline at m equally spaced
+    points (the core's kb_playback_check); shared intervals (groups == 1)
+    give every track's, (tracks, intervals)."""
+    u = np.linspace(0.0, 1.0, m)
     times = starts[:, None] + (ends - starts)[:, None] * u
     times[:, -1] = ends
     truth = _evaluate(spline, times, owner, groups)            # (..., n, m, D)
-    # values beyond float32 give an infinite error here; the exporter
-    # refuses them with the time and value
-    with np.errstate(over="ignore", invalid="ignore"):
-        lo = truth[..., :1, :].astype(np.float32).astype(np.float64)
-        hi = truth[..., -1:, :].astype(np.float32).astype(np.float64)
-    if isinstance(spline, RotationSpline):
-        first = spline.scalar_first
-        played = slerp(lo, hi, u, scalar_first=first)
-        v = _rotation_vector(quat_multiply(quat_conjugate(played, first), truth, first), first)
-    else:
-        with np.errstate(invalid="ignore"):
-            v = (1.0 - u)[:, None] * lo + u[:, None] * hi - truth
-    return (v, truth) if vectors else np.linalg.norm(v, axis=-1)
+    if isinstance(spline, RotationSpline) and not spline.scalar_first:
+        truth = truth[..., [3, 0, 1, 2]]
+    flat = np.ascontiguousarray(truth).reshape(-1, m, truth.shape[-1])
+    out = _core.playback_check(flat, u, isinstance(spline, RotationSpline))
+    return tuple(x.reshape(truth.shape[:-2]) for x in out)
 
 
 def _evaluate(spline, times, owner, groups):
@@ -210,26 +197,17 @@ def _ranks(owner):
     return rank
 
 
-def _rotation_vector(r, scalar_first):
-    """Rotation vectors (angle times axis) of quaternions r, on the side
-    of w >= 0 so that neighbours are comparable."""
-    w, xyz = (r[..., 0], r[..., 1:]) if scalar_first else (r[..., 3], r[..., :3])
-    xyz = np.where((w < 0)[..., None], -xyz, xyz)
-    s = np.linalg.norm(xyz, axis=-1)
-    angle = 2.0 * np.arctan2(s, np.abs(w))
-    scale = np.where(s > 0, angle / np.where(s > 0, s, 1.0), 2.0)
-    return xyz * scale[..., None]
-
-
 def _refine(keys, done, starts, ends, pieces, rounding):
     """Accepts the open intervals that pass (or are too short to split) and
     splits the others; returns the new keys and accepted flags."""
     length = ends - starts
     pieces = np.minimum(pieces, np.floor(length / MIN_KEY_SPACING))
     split = pieces >= 2
-    new = [starts[i] + length[i] * np.arange(1, int(pieces[i])) / pieces[i]
-           for i in np.flatnonzero(split)]
-    added = np.unique(rounding(np.concatenate(new))) if new else np.empty(0)
+    # interval i gains the points j / pieces[i] of its length, j = 1 .. pieces[i] - 1
+    inner = (pieces[split] - 1).astype(np.intp)
+    which = np.repeat(np.flatnonzero(split), inner)
+    j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
+    added = np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
     # a split whose new keys all rounded onto its ends cannot go further
     landed = (np.searchsorted(added, ends, side="left")
               - np.searchsorted(added, starts, side="right"))
