@@ -14,12 +14,12 @@ before it is timed.
 """
 import argparse
 import os
-import platform
 import statistics
+import textwrap
 import time
 import tracemalloc
 
-# The targets are single-threaded, peers included: NumPy's and SciPy's BLAS
+# The targets (SPEC section 10, second round) are single-threaded, peers included: NumPy's and SciPy's BLAS
 # would otherwise start threads that keep spinning after a call (on two
 # cores, W1 on both took 4.0 instead of 1.3 ms just after a matrix product).
 # Set before NumPy loads, when run as a script.
@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402  (after the thread settings)
 
 import kbspline  # noqa: E402
 from kbspline import PositionSpline, RotationSpline  # noqa: E402
+from machine import describe  # noqa: E402  (benchmarks/machine.py)
 
 
 def median_time(fn, repeat):
@@ -77,9 +78,11 @@ def w1(n_tracks, n_keys, n_times, repeat):
     ours = median_time(lambda: spline(t, out=out), repeat)
     fill = median_time(lambda: out.fill(0.0), repeat)
     return [("W1 positions", "SciPy CubicHermiteSpline, same tangents", ours,
-             median_time(lambda: scipy_spline(t), repeat), "≥ 3×"),
+             median_time(lambda: scipy_spline(t), repeat), "≥ 10×"),
             ("W1 positions", "NumPy vectorised Hermite", ours,
-             median_time(lambda: numpy_hermite(knots, values, tangents, t), repeat), "≥ 25×")
+             median_time(lambda: numpy_hermite(knots, values, tangents, t), repeat), "≥ 50×"),
+            ("W1 positions", "filling the output once (out.fill)", ours, fill,
+             "≥ 0.83× (≤ 1.2× the fill)")
             ], {"W1 output fill (bandwidth)": (fill, ours), "W1 peak memory": w1_memory(
                 spline, t, out)}
 
@@ -108,11 +111,11 @@ def w2(n_tracks, n_keys, n_times, repeat):
     ours = median_time(lambda: spline(t, out=out), repeat)
     cores = os.cpu_count() or 1
     return [("W2 rotations", "SciPy Slerp, per track", ours,
-             median_time(lambda: [s(t) for s in slerps], repeat), "≥ 5×"),
+             median_time(lambda: [s(t) for s in slerps], repeat), "≥ 25×"),
             ("W2 rotations", "SciPy RotationSpline, per track", ours,
              median_time(lambda: [s(t) for s in splines], repeat), "≥ 5×"),
             (f"W2 rotations on {cores} cores", "kbspline on 1 core",
-             *threads_against_one(lambda: spline(t, out=out), cores, repeat), "")]
+             *threads_against_one(lambda: spline(t, out=out), cores, repeat), "≥ 1.7× (W5b)")]
 
 
 def w6(n_tracks, n_keys, n_times, repeat):
@@ -187,7 +190,7 @@ def w3(n_tracks, n_keys, n_samples, repeat):
     start = time.perf_counter()
     peer.evaluate(probe)
     theirs = (time.perf_counter() - start) / len(probe)
-    return [("W3 arc length (per sample)", "splines UnitSpeedAdapter", ours, theirs, "≥ 10⁴×")]
+    return [("W3 arc length (per sample)", "splines UnitSpeedAdapter", ours, theirs, "≥ 10000×")]
 
 
 def w4(n_tracks, n_keys, repeat):
@@ -256,18 +259,6 @@ def fill_times(out, cores, repeat):
                                    lambda: np.copyto(out, 0.0), repeat)
 
 
-def cpu_name():
-    """The processor's model name where the system says it, else the architecture."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def run_once(k, repeat):
     """Every workload once: (rows, extra)."""
     previous = kbspline.set_num_threads(1)
@@ -301,13 +292,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one run")
     parser.add_argument("--runs", type=int, default=5, help="how many times to run it all")
+    parser.add_argument("--plot", metavar="PNG", help="also draw the ratios against targets")
     args = parser.parse_args(argv)
     k, repeat, n_runs = (10, 1, 1) if args.quick else (1, 7, max(1, args.runs))
     runs = [run_once(k, repeat) for _ in range(n_runs)]
     table = summary(runs)
 
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()} ({cpu_name()}), Python "
-          f"{platform.python_version()}, NumPy {np.__version__}; {n_runs} run(s)")
+    print(f"{describe()}; {n_runs} run(s)")
     print("| workload | peer | kbspline | peer | ratio (median) | ratio (range) | target |")
     print("|---|---|---|---|---|---|---|")
     for workload, peer, ours, theirs, ratio, low, high, target in table:
@@ -324,7 +315,39 @@ def main(argv=None):
           f"{fill / ours:.0%} of the machine's write bandwidth (medians over runs). Peak "
           f"memory allocated by Python during evaluation into out=: {peak} bytes "
           f"({peak / size:.2%} of the {size} byte output).")
+    if args.plot:
+        plot(table, args.plot)
     return table
+
+
+def plot(table, path):
+    """Each row's ratio (median, and its range over runs) with its target."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 0.42 * len(table) + 1.2))
+    for y, (workload, peer, _, _, ratio, low, high, target) in enumerate(table):
+        ax.errorbar(ratio, y, xerr=[[ratio - low], [high - ratio]], fmt="o", color="tab:blue")
+        goal = target_ratio(target)
+        if goal:
+            ax.plot(goal, y, "|", color="tab:red", ms=14, mew=2)
+    ax.set_yticks(range(len(table)), [f"{w} vs {p}"[:70] for w, p, *_ in table], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("kbspline's speed-up (peer time / kbspline time); red: target")
+    ax.set_title(textwrap.fill(describe(), 110), fontsize=7)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def target_ratio(target):
+    """The number of a target such as "≥ 10×" or "≥ 0.83× (...)", else None."""
+    head = target.split("×")[0].lstrip("≥>").strip()
+    try:
+        return float(head)
+    except ValueError:
+        return None
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ _Out = NDArray[np.float64] | NDArray[np.float32]
 
 class CoreError(ValueError): ...
 
+COMPILER: str
 TIMING_KB: int
 TIMING_3DS: int
 TIMING_PARABOLIC: int

@@ -898,5 +898,17 @@ PyMODINIT_FUNC PyInit__kbspline(void)
             Py_DECREF(m);
             return NULL;
         }
+    /* the compiler that built the core, for benchmark reports */
+#if defined(__clang__) || defined(__GNUC__)
+    const char *compiler = "gcc-compatible " __VERSION__;
+#elif defined(_MSC_VER)
+    const char *compiler = "MSVC";
+#else
+    const char *compiler = "unknown";
+#endif
+    if (PyModule_AddStringConstant(m, "COMPILER", compiler) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }
