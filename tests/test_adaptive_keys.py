@@ -4,6 +4,7 @@ spline's values at the keys rounded to float32, compared with the spline at
 many random times, not the sampler's own check points."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from kbspline import PositionSpline, RotationSpline, quat_from_axis_angle
 from kbspline.formats.adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys, playback_error
@@ -165,3 +166,34 @@ def test_bad_tolerance(tolerance):
 def test_not_a_spline():
     with pytest.raises(TypeError, match="RotationSpline or PositionSpline"):
         linear_keys(np.zeros(3), 1e-3)
+
+
+def test_scalar_last_splines_get_the_same_keys():
+    rng = np.random.default_rng(8)
+    times, q = np.cumsum(rng.uniform(0.1, 1, 5)), rng.normal(size=(2, 5, 4))
+    first = RotationSpline(times, q, 0.3, -0.2, 0.1)
+    last = RotationSpline(times, q[..., [1, 2, 3, 0]], 0.3, -0.2, 0.1, scalar_first=False)
+    for a, b in zip(linear_keys(first, 1e-4), linear_keys(last, 1e-4)):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), tolerance=st.sampled_from([1e-2, 1e-3, 1e-4]),
+       timing=st.sampled_from(TIMINGS), ends=st.sampled_from(ENDS),
+       spin=st.booleans(), ease=st.floats(0, 1), shared=st.booleans())
+def test_any_rotation_spline_plays_back_within_tolerance(seed, tolerance, timing, ends, spin,
+                                                         ease, shared):
+    rng = np.random.default_rng(seed)
+    if spin:
+        times = np.cumsum(rng.uniform(0.1, 1.0, 5))
+        axes = rng.normal(size=(2, 5, 3))
+        spline = RotationSpline.from_relative(times, axes, rng.uniform(-15, 15, (2, 5)),
+                                              timing=timing, ease_from=ease)
+    else:
+        spline = random_rotations(rng, 2, 5, timing, ends)
+    keys = linear_keys(spline, tolerance, shared=shared)
+    for track in range(2):
+        mine = keys[0 if shared else track]
+        gaps = np.diff(mine)
+        if gaps.min() >= 2 * MIN_KEY_SPACING:   # not held back by the spacing floor
+            assert worst_rotation(spline, mine, track, rng, n=2000) <= tolerance
