@@ -2,6 +2,7 @@
  * per-track loop (per-track knots or times, ease), and the entry points,
  * one thread or several.  Shared knots and times go to kb_sweep.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "kb_cubic.h"
 
@@ -51,6 +52,16 @@ static int sweepable(const kb_curve *c, ptrdiff_t t_stride)
     return c->knots_stride == 0 && t_stride == 0 && !c->ease;
 }
 
+/* Whether the queries never decrease (NaN never appears: validated);
+ * random ones answer within a few. */
+static int ascending(const double *t, ptrdiff_t n)
+{
+    for (ptrdiff_t i = 1; i < n; i++)
+        if (t[i - 1] > t[i])
+            return 0;
+    return 1;
+}
+
 /*
  * One track's queries: positions inside the domain in Horner form, the rest
  * as weights of the coefficients.  Inlined with constant dim and output
@@ -61,8 +72,9 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
                           const seg_grid *grid, ptrdiff_t D, double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, seg_size = 4 * D;
+    const int runs = nu == 0 && !ez && ascending(tt, n_eval);
     ptrdiff_t hint = 0;
-    for (ptrdiff_t i = 0; i < n_eval; i++) {
+    for (ptrdiff_t i = 0; i < n_eval;) {
         kb_loc L;
         hint = grid_hint(grid, tt[i], hint);
         locate(k, S, c->extrap, tt[i], &hint, &L);
@@ -76,6 +88,21 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
             double wi[4];
             segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
             combine(seg, D, wi, out64, out32, i * D);
+        }
+        i++;
+        if (runs && !L.outside) {
+            /* Sorted queries: the ones that follow in the same segment, with
+             * the u locate() would give them, and no search (random ones
+             * skip this: its test costs them more than it saves). */
+            const double lo = k[L.seg], hi = k[L.seg + 1];
+            double local[16];   /* the coefficients where stores cannot alias them */
+            const double *cfs = seg;
+            if (seg_size <= 16) {
+                memcpy(local, seg, (size_t)seg_size * sizeof *local);
+                cfs = local;
+            }
+            for (; i < n_eval && tt[i] >= lo && tt[i] < hi; i++)
+                horner_store(cfs, D, (tt[i] - lo) * L.inv_dt, out64, out32, i * D);
         }
     }
 }
