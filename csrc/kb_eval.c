@@ -52,16 +52,6 @@ static int sweepable(const kb_curve *c, ptrdiff_t t_stride)
     return c->knots_stride == 0 && t_stride == 0 && !c->ease;
 }
 
-/* Whether the queries never decrease (NaN never appears: validated);
- * random ones answer within a few. */
-static int ascending(const double *t, ptrdiff_t n)
-{
-    for (ptrdiff_t i = 1; i < n; i++)
-        if (t[i - 1] > t[i])
-            return 0;
-    return 1;
-}
-
 /*
  * One track's queries: positions inside the domain in Horner form, the rest
  * as weights of the coefficients.  Inlined with constant dim and output
@@ -72,10 +62,14 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
                           const seg_grid *grid, ptrdiff_t D, double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, seg_size = 4 * D;
-    const int runs = nu == 0 && !ez && ascending(tt, n_eval);
+    /* runs of queries in one segment are looked for while the queries
+     * ascend: on random ones the test would cost more than it saves */
+    int runs = nu == 0 && !ez;
     ptrdiff_t hint = 0;
     for (ptrdiff_t i = 0; i < n_eval;) {
         kb_loc L;
+        if (runs && i > 0 && tt[i] < tt[i - 1])
+            runs = 0;
         hint = grid_hint(grid, tt[i], hint);
         locate(k, S, c->extrap, tt[i], &hint, &L);
         const double *seg = cf + L.seg * seg_size;
@@ -91,9 +85,8 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
         }
         i++;
         if (runs && !L.outside) {
-            /* Sorted queries: the ones that follow in the same segment, with
-             * the u locate() would give them, and no search (random ones
-             * skip this: its test costs them more than it saves). */
+            /* the queries that follow in the same segment, with the u
+             * locate() would give them, and no search */
             const double lo = k[L.seg], hi = k[L.seg + 1];
             double local[16];   /* the coefficients where stores cannot alias them */
             const double *cfs = seg;
