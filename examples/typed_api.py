@@ -144,6 +144,15 @@ def pipelines_beyond_one_machine(folder: pathlib.Path) -> None:
                                      parents=None, name="walk")
     worst: float = export.max_error["hips", "rotation"]
     assert export.interpolation["hips", "translation"] == "CUBICSPLINE" and worst < 1e-3
+    within: GltfExport = export_gltf({"hips": {"rotation": turn, "translation": hips}},
+                                     angle_tolerance=1e-4, distance_tolerance=1e-4)
+    counts: dict[tuple[str, str], int] = within.key_counts
+    assert within.max_error["hips", "rotation"] <= 1e-4 and counts["hips", "rotation"] >= 3
+
+    from kbspline.formats.adaptive import linear_keys, playback_error
+    samples: list[Array] = linear_keys(turn, 1e-3, shared=True)
+    measured: Array = playback_error(turn, samples)
+    assert measured.shape == (1,) and float(measured[0]) <= 1e-3
 
 
 def main() -> None:

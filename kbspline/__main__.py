@@ -52,6 +52,17 @@ def main(argv=None):
     glb.add_argument("--scale", type=float, default=1.0,
                      help="multiplies every length, e.g. 0.01 for centimetres to metres")
     glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
+    usd = commands.add_parser("usd", help="write a BVH clip as a UsdSkel animation")
+    usd.add_argument("input", help="the BVH file to read")
+    usd.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+                     help="how far USD's playback of rotations may stray from the splines "
+                          "(default 0.0057, i.e. 1e-4 rad)")
+    usd.add_argument("--distance-tolerance", type=float, default=None,
+                     help="how far the root's playback may stray, in the file's units "
+                          "(default: the angle tolerance times the skeleton's reach)")
+    usd.add_argument("--meters-per-unit", type=float, default=0.01,
+                     help="the stage's metersPerUnit (default 0.01: centimetres)")
+    usd.add_argument("-o", "--output", required=True, help="the .usda, .usdc or .usd file to write")
     args = parser.parse_args(argv)
 
     if args.command in PIPELINE:
@@ -162,8 +173,26 @@ def resample_command(args):
             f"{args.output}: {out.num_frames} frames at {1 / out.frame_time:.4g} fps")
 
 
+def usd_command(args):
+    from .motion import read_bvh
+    try:
+        from .formats.usd import motion_to_usd
+        import pxr  # noqa: F401
+    except ImportError:
+        raise ImportError("needs usd-core (pip install 'kbspline[usd]')") from None
+    clip = read_bvh(args.input)
+    angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
+    report = motion_to_usd(clip, args.output, angle_tolerance=angle,
+                           distance_tolerance=args.distance_tolerance,
+                           meters_per_unit=args.meters_per_unit)
+    return (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
+            f"{args.output}: {len(report.times)} samples; largest rotation error of playback "
+            f"{math.degrees(report.max_angle.max()):.4f} deg, of the root "
+            f"{report.max_distance:.3g} units")
+
+
 PIPELINE = {"resample": resample_command, "reduce": reduce_command,
-            "transition": transition_command, "gltf": gltf_command}
+            "transition": transition_command, "gltf": gltf_command, "usd": usd_command}
 
 
 if __name__ == "__main__":

@@ -6,5 +6,7 @@ only when a function needs them."""
 from .. import motion  # noqa: F401
 from .bvh import BvhError, read_bvh, write_bvh
 from .gltf import GltfExport, export_gltf, motion_to_gltf
+from .usd import UsdExport, motion_to_usd
 
-__all__ = ["BvhError", "read_bvh", "write_bvh", "GltfExport", "export_gltf", "motion_to_gltf"]
+__all__ = ["BvhError", "read_bvh", "write_bvh", "GltfExport", "export_gltf", "motion_to_gltf",
+           "UsdExport", "motion_to_usd"]
