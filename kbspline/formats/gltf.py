@@ -1,4 +1,5 @@
-"""glTF 2.0 export of keyframe tracks (``pip install kbspline[gltf]``).
+"""glTF 2.0: export of keyframe tracks (``pip install kbspline[gltf]``) and
+reading animations back (NumPy only).
 
 Rotations go out as LINEAR samplers (glTF replays them by slerp between
 neighbouring keys; its cubic rotation sampler is a normalised Hermite curve
@@ -37,7 +38,8 @@ from ..rotation import RotationSpline
 from .adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
 
 __all__ = ["export_gltf", "motion_to_gltf", "GltfExport", "CHECKS_PER_INTERVAL",
-           "DEFAULT_ANGLE_TOLERANCE"]
+           "DEFAULT_ANGLE_TOLERANCE", "read_gltf", "GltfError", "GltfScene", "GltfChannel",
+           "GltfNode", "GltfSkin"]
 
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
@@ -492,3 +494,479 @@ def _play_cubic(times, rows, t):
     u2, u3 = u * u, u * u * u
     return ((2 * u3 - 3 * u2 + 1) * rows[k, 1] + d * (u3 - 2 * u2 + u) * rows[k, 2]
             + (-2 * u3 + 3 * u2) * rows[k + 1, 1] + d * (u3 - u2) * rows[k + 1, 0])
+
+
+# -- reading -----------------------------------------------------------------
+#
+# glTF 2.0 files are parsed here without pygltflib, so that every length,
+# offset and count is checked before bytes are read: a malformed file is a
+# GltfError naming the accessor, buffer view or field, never an IndexError.
+
+class GltfError(ValueError):
+    """A malformed glTF file; the message names the file and what is wrong."""
+
+
+_GLB_MAGIC, _JSON_CHUNK, _BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
+_DATA_URIS = ("data:application/octet-stream;base64,", "data:application/gltf-buffer;base64,")
+_COMPONENTS = {5120: ("<i1", 127.0), 5121: ("<u1", 255.0), 5122: ("<i2", 32767.0),
+               5123: ("<u2", 65535.0), 5125: ("<u4", None), 5126: ("<f4", None)}
+_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+_INTERPOLATIONS = ("LINEAR", "STEP", "CUBICSPLINE")
+_TARGET_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+_MAX_ZERO_ELEMENTS = 1 << 24
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfChannel:
+    """One animation channel, evaluated as the glTF 2.0 sampler rules say.
+
+    times : (K,) key times, seconds.
+    values : (K, n) key values, or (3K, n) for CUBICSPLINE (in-tangent,
+        value, out-tangent per key), rotations as stored, (x, y, z, w).
+    interpolation : "STEP", "LINEAR" or "CUBICSPLINE".
+    path : "translation", "rotation", "scale" or "weights".
+    """
+    times: np.ndarray
+    values: np.ndarray
+    interpolation: str
+    path: str
+
+    def __call__(self, t: ArrayLike) -> np.ndarray:
+        """(M, n) values at times t, clamped outside the keys as viewers
+        do; rotations (M, 4) as (w, x, y, z), unit."""
+        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        keys, cubic = self.times, self.interpolation == "CUBICSPLINE"
+        points = self.values[1::3] if cubic else self.values
+        if len(keys) == 1:
+            out = np.repeat(points[:1], len(t), axis=0)
+            return self._as_output(out)
+        k = np.clip(np.searchsorted(keys, t, side="right") - 1, 0, len(keys) - 2)
+        span = keys[k + 1] - keys[k]
+        s = np.clip((t - keys[k]) / span, 0.0, 1.0)[:, None]
+        if self.interpolation == "STEP":
+            out = np.where(s < 1.0, points[k], points[k + 1])
+        elif cubic:
+            d = span[:, None]
+            s2, s3 = s * s, s * s * s
+            out = ((2 * s3 - 3 * s2 + 1) * points[k] + d * (s3 - 2 * s2 + s) * self.values[3 * k + 2]
+                   + (-2 * s3 + 3 * s2) * points[k + 1] + d * (s3 - s2) * self.values[3 * k + 3])
+        elif self.path == "rotation":
+            return slerp(points[k], points[k + 1], s[:, 0], scalar_first=False)[:, [3, 0, 1, 2]]
+        else:
+            out = (1 - s) * points[k] + s * points[k + 1]
+        return self._as_output(out)
+
+    def _as_output(self, out):
+        if self.path != "rotation":
+            return out
+        return (out / np.linalg.norm(out, axis=1, keepdims=True))[:, [3, 0, 1, 2]]
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfNode:
+    """A node: its name (``node<i>`` when unnamed), parent index (-1 for a
+    root), children, and rest transform: translation (3,), rotation (4,)
+    as (w, x, y, z), scale (3,) (a node's matrix decomposed into these)."""
+    name: str
+    parent: int
+    children: list[int]
+    translation: np.ndarray
+    rotation: np.ndarray
+    scale: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfSkin:
+    """A skin: its name and joint node indices (the skeleton)."""
+    name: str
+    joints: list[int]
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfScene:
+    """What read_gltf read.
+
+    nodes : every node, in file order.
+    skins : every skin.
+    animations : {animation name (its index as a string when unnamed):
+        {(node name, path): GltfChannel}}.
+    """
+    nodes: list[GltfNode]
+    skins: list[GltfSkin]
+    animations: dict[str, dict[tuple[str, str], GltfChannel]]
+
+    def to_motion(self, animation: str, fps: float, skin: int = 0) -> Motion:
+        """A skin's skeleton animated by `animation`, sampled at `fps` from
+        the animation's first key time to its last (frame 0 at the first):
+        a BVH-style Motion whose joints are the skin's joints (parents
+        first), offsets their rest translations, every joint with
+        rotation channels (ZXY Euler) and the roots, and joints whose
+        translation is animated, with position channels.  The root carries
+        its ancestors' transforms (e.g. a Y-up correction).  BVH has no
+        scale: uniform scale of the ancestors multiplies lengths; scale
+        channels, and scale that is not uniform, are ignored with a
+        warning where they differ from 1 by more than 1e-3."""
+        return _skin_motion(self, animation, fps, skin)
+
+
+def read_gltf(path: Union[str, os.PathLike[str]]) -> GltfScene:
+    """Reads a .gltf (embedded data URIs or external buffers) or .glb file's
+    nodes, skins and animations; a malformed file is a GltfError."""
+    path = pathlib.Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GltfError(f"{path}: {exc.strerror or exc}") from None
+    return _Reader(path, data).scene()
+
+
+class _Reader:
+    def __init__(self, path, data):
+        self.path = path
+        self.doc, self.glb_bin = self._parse(data)
+        self.buffers = {}
+
+    def fail(self, what):
+        raise GltfError(f"{self.path}: {what}")
+
+    def _parse(self, data):
+        import json
+        glb_bin = None
+        if data[:4] == b"glTF":
+            if len(data) < 20:
+                self.fail("a GLB file needs a 12-byte header and a chunk")
+            magic, version, length = np.frombuffer(data[:12], "<u4")
+            if version != 2:
+                self.fail(f"GLB version {version}, not 2")
+            if length > len(data):
+                self.fail(f"the GLB header says {length} bytes, the file has {len(data)}")
+            chunks, offset = {}, 12
+            while offset + 8 <= length:
+                size, kind = (int(x) for x in np.frombuffer(data[offset:offset + 8], "<u4"))
+                if offset + 8 + size > length:
+                    self.fail(f"a GLB chunk of {size} bytes at byte {offset} runs past the end")
+                chunks.setdefault(kind, data[offset + 8:offset + 8 + size])
+                offset += 8 + size
+            if _JSON_CHUNK not in chunks:
+                self.fail("the GLB file has no JSON chunk")
+            text, glb_bin = chunks[_JSON_CHUNK], chunks.get(_BIN_CHUNK)
+        elif data[:1] in (b"{", b" ", b"\n", b"\r", b"\t", b"\xef"):
+            text = data
+        else:
+            self.fail("neither a GLB file (magic 'glTF') nor glTF JSON")
+        try:
+            doc = json.loads(text.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self.fail(f"the JSON does not parse: {exc}")
+        if not isinstance(doc, dict):
+            self.fail("the JSON is not an object")
+        return doc, glb_bin
+
+    def items(self, name):
+        value = self.doc.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            self.fail(f"'{name}' must be a list of objects")
+        return value
+
+    def field(self, obj, key, where, kind=int, default=None):
+        value = obj.get(key, default)
+        if value is None or (kind is int and (isinstance(value, bool) or not isinstance(value, int)))\
+                or (kind is not int and not isinstance(value, kind)):
+            self.fail(f"{where}: '{key}' is missing or not a {kind.__name__}")
+        return value
+
+    def buffer(self, index):
+        if index not in self.buffers:
+            buffers = self.items("buffers")
+            if not 0 <= index < len(buffers):
+                self.fail(f"buffer {index} does not exist")
+            uri = buffers[index].get("uri")
+            if uri is None:
+                if self.glb_bin is None:
+                    self.fail(f"buffer {index} has no uri and there is no GLB binary chunk")
+                data = self.glb_bin
+            elif not isinstance(uri, str):
+                self.fail(f"buffer {index}: uri is not a string")
+            elif uri.startswith("data:"):
+                prefix = next((p for p in _DATA_URIS if uri.startswith(p)), None)
+                if prefix is None:
+                    self.fail(f"buffer {index}: a data URI must be base64 of "
+                              f"application/octet-stream or application/gltf-buffer")
+                try:
+                    data = base64.b64decode(uri[len(prefix):], validate=True)
+                except ValueError:
+                    self.fail(f"buffer {index}: its data URI is not valid base64")
+            else:
+                from urllib.parse import unquote
+                try:
+                    data = (self.path.parent / unquote(uri)).read_bytes()
+                except OSError as exc:
+                    self.fail(f"buffer {index}: cannot read {uri!r}: {exc.strerror or exc}")
+            length = self.field(buffers[index], "byteLength", f"buffer {index}")
+            if length > len(data):
+                self.fail(f"buffer {index}: byteLength {length}, but only {len(data)} bytes")
+            self.buffers[index] = data
+        return self.buffers[index]
+
+    def view(self, index, where):
+        views = self.items("bufferViews")
+        if not isinstance(index, int) or not 0 <= index < len(views):
+            self.fail(f"{where}: bufferView {index} does not exist")
+        view = views[index]
+        data = self.buffer(self.field(view, "buffer", f"bufferView {index}"))
+        start = self.field(view, "byteOffset", f"bufferView {index}", default=0)
+        length = self.field(view, "byteLength", f"bufferView {index}")
+        if start < 0 or length < 0 or start + length > len(data):
+            self.fail(f"bufferView {index}: bytes {start}..{start + length} lie outside its "
+                      f"buffer of {len(data)}")
+        return data[start:start + length], view.get("byteStride")
+
+    def accessor(self, index):
+        """(count, width) float64 values of accessor `index`."""
+        accessors = self.items("accessors")
+        where = f"accessor {index}"
+        if not isinstance(index, int) or not 0 <= index < len(accessors):
+            self.fail(f"{where} does not exist")
+        acc = accessors[index]
+        count = self.field(acc, "count", where)
+        kind = acc.get("componentType")
+        width = _WIDTHS.get(acc.get("type"))
+        if kind not in _COMPONENTS or width is None or count < 1:
+            self.fail(f"{where}: componentType {kind}, type {acc.get('type')!r} or count "
+                      f"{count} is not valid")
+        dtype, scale = _COMPONENTS[kind]
+        size = np.dtype(dtype).itemsize
+        if "bufferView" not in acc and count > _MAX_ZERO_ELEMENTS:
+            # zeros (for a sparse accessor) are the one thing not bounded by the file's size
+            self.fail(f"{where}: count {count} without a bufferView exceeds "
+                      f"{_MAX_ZERO_ELEMENTS}")
+        if "bufferView" not in acc:
+            out = np.zeros((count, width))
+        else:
+            data, stride = self.view(acc["bufferView"], where)
+            offset = self.field(acc, "byteOffset", where, default=0)
+            stride = stride or width * size
+            end = offset + stride * (count - 1) + width * size
+            if offset < 0 or stride < width * size or offset % size or stride % size \
+                    or end > len(data):
+                self.fail(f"{where}: {count} elements of {width * size} bytes (stride "
+                          f"{stride}) from byte {offset} run past its bufferView of "
+                          f"{len(data)} bytes")
+            raw = np.lib.stride_tricks.as_strided(
+                np.frombuffer(data, dtype, offset=offset, count=(end - offset) // size),
+                (count, width), (stride, size))
+            out = raw.astype(np.float64)
+        if "sparse" in acc:
+            out = self._sparse(acc["sparse"], out, dtype, where)
+        if scale is not None and acc.get("normalized"):
+            out = np.maximum(out / scale, -1.0)
+        return out
+
+    def _sparse(self, sparse, out, dtype, where):
+        n = self.field(sparse, "count", f"{where} sparse")
+        idx, vals = sparse.get("indices", {}), sparse.get("values", {})
+        kind = idx.get("componentType")
+        if kind not in (5121, 5123, 5125) or not isinstance(idx, dict):
+            self.fail(f"{where}: sparse indices must be unsigned integers")
+        index_bytes, _ = self.view(idx.get("bufferView"), f"{where} sparse indices")
+        value_bytes, _ = self.view(vals.get("bufferView"), f"{where} sparse values")
+        i_dtype = _COMPONENTS[kind][0]
+        i_off = self.field(idx, "byteOffset", where, default=0)
+        v_off = self.field(vals, "byteOffset", where, default=0)
+        width, size = out.shape[1], np.dtype(dtype).itemsize
+        if (i_off + n * np.dtype(i_dtype).itemsize > len(index_bytes)
+                or v_off + n * width * size > len(value_bytes)):
+            self.fail(f"{where}: its sparse indices or values run past their bufferViews")
+        rows = np.frombuffer(index_bytes, i_dtype, n, i_off).astype(np.intp)
+        if np.any(rows >= len(out)):
+            self.fail(f"{where}: a sparse index is beyond its count {len(out)}")
+        out = out.copy()
+        out[rows] = np.frombuffer(value_bytes, dtype, n * width, v_off).reshape(n, width)
+        return out
+
+    def scene(self):
+        nodes = self.nodes()
+        skins = [GltfSkin(s.get("name") or f"skin{i}", self._joints(s, i, len(nodes)))
+                 for i, s in enumerate(self.items("skins"))]
+        animations = {}
+        for a, anim in enumerate(self.items("animations")):
+            name = anim.get("name") or str(a)
+            animations[name] = self.animation(anim, a, nodes)
+        return GltfScene(nodes, skins, animations)
+
+    def _joints(self, skin, i, n_nodes):
+        joints = skin.get("joints")
+        if (not isinstance(joints, list) or not joints
+                or not all(isinstance(j, int) and 0 <= j < n_nodes for j in joints)):
+            self.fail(f"skin {i}: joints must be a list of node indices")
+        return joints
+
+    def nodes(self):
+        raw = self.items("nodes")
+        parent = [-1] * len(raw)
+        for i, node in enumerate(raw):
+            for child in node.get("children", []):
+                if not isinstance(child, int) or not 0 <= child < len(raw) or parent[child] >= 0:
+                    self.fail(f"node {i}: child {child!r} is not a node, or has two parents")
+                parent[child] = i
+        names, out = {}, []
+        for i, node in enumerate(raw):
+            name = node.get("name") or f"node{i}"
+            if name in names:    # names are keys of the animations: keep them distinct
+                name = f"{name}#{i}"
+            names[name] = i
+            out.append(GltfNode(name, parent[i], list(node.get("children", [])),
+                                *self._rest(node, i)))
+        return out
+
+    def _rest(self, node, i):
+        numbers = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}
+        for key, n in numbers.items():
+            value = node.get(key)
+            if value is not None and (not isinstance(value, list) or len(value) != n or not all(
+                    isinstance(x, (int, float)) and np.isfinite(x) for x in value)):
+                self.fail(f"node {i}: '{key}' must be {n} finite numbers")
+        if "matrix" in node:
+            m = np.array(node["matrix"], dtype=np.float64).reshape(4, 4).T  # column-major
+            scale = np.linalg.norm(m[:3, :3], axis=0)
+            if np.any(scale == 0):
+                self.fail(f"node {i}: its matrix has a zero scale")
+            from ..quaternion import quat_from_matrix
+            try:
+                rotation = quat_from_matrix(m[:3, :3] / scale)
+            except ValueError:
+                self.fail(f"node {i}: its matrix is not translation, rotation and scale")
+            return m[:3, 3].copy(), rotation, scale
+        x, y, z, w = node.get("rotation", [0.0, 0.0, 0.0, 1.0])
+        return (np.array(node.get("translation", [0.0, 0.0, 0.0]), dtype=np.float64),
+                np.array([w, x, y, z], dtype=np.float64),
+                np.array(node.get("scale", [1.0, 1.0, 1.0]), dtype=np.float64))
+
+    def animation(self, anim, a, nodes):
+        samplers = anim.get("samplers", [])
+        channels = {}
+        for c, channel in enumerate(anim.get("channels", [])):
+            where = f"animation {a} channel {c}"
+            target = channel.get("target", {}) if isinstance(channel, dict) else {}
+            node, path = target.get("node"), target.get("path")
+            if node is None:   # allowed by the spec (an extension's target): nothing to play
+                continue
+            if not isinstance(node, int) or not 0 <= node < len(nodes):
+                self.fail(f"{where}: target node {node!r} does not exist")
+            if path not in (*_TARGET_WIDTHS, "weights"):
+                self.fail(f"{where}: target path {path!r} is not translation, rotation, "
+                          f"scale or weights")
+            s = channel.get("sampler")
+            if not isinstance(s, int) or not 0 <= s < len(samplers):
+                self.fail(f"{where}: sampler {s!r} does not exist")
+            channels[nodes[node].name, path] = self.sampler(samplers[s], f"{where} sampler {s}",
+                                                            path)
+        return channels
+
+    def sampler(self, sampler, where, path):
+        interpolation = sampler.get("interpolation", "LINEAR")
+        if interpolation not in _INTERPOLATIONS:
+            self.fail(f"{where}: interpolation {interpolation!r} is not one of {_INTERPOLATIONS}")
+        times = self.accessor(sampler.get("input"))
+        if times.shape[1] != 1:
+            self.fail(f"{where}: input accessor {sampler.get('input')} is not SCALAR")
+        times = times[:, 0]
+        if not np.all(np.isfinite(times)) or np.any(np.diff(times) <= 0):
+            self.fail(f"{where}: input accessor {sampler.get('input')}: key times must be "
+                      f"finite and increasing")
+        values = self.accessor(sampler.get("output"))
+        rows = len(times) * (3 if interpolation == "CUBICSPLINE" else 1)
+        width = _TARGET_WIDTHS.get(path)
+        if width is None:   # weights: scalars, as many per key as the mesh has targets
+            if values.shape[1] != 1 or values.size % rows:
+                self.fail(f"{where}: output accessor {sampler.get('output')} does not hold "
+                          f"a whole number of weights per key")
+            values = values.reshape(rows, -1)
+        elif values.shape != (rows, width):
+            self.fail(f"{where}: output accessor {sampler.get('output')} has shape "
+                      f"{values.shape}, not ({rows}, {width}) for {len(times)} keys of {path}")
+        if not np.all(np.isfinite(values)):
+            self.fail(f"{where}: output accessor {sampler.get('output')} holds non-finite values")
+        if path == "rotation" and np.any(np.linalg.norm(values[1::3] if rows > len(times)
+                                                        else values, axis=1) == 0):
+            self.fail(f"{where}: output accessor {sampler.get('output')} holds a zero quaternion")
+        return GltfChannel(times, values, interpolation, path)
+
+
+def _skin_motion(scene, animation, fps, skin):
+    """GltfScene.to_motion: see its docstring."""
+    from ..motion.clip import Joint
+    from ..quaternion import quat_from_matrix, quat_to_matrix
+    if animation not in scene.animations:
+        raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
+    fps = _positive("fps", fps)
+    if not (isinstance(skin, int) and 0 <= skin < len(scene.skins)):
+        raise ValueError(f"skin must index one of the {len(scene.skins)} skins, not {skin!r}")
+    channels = scene.animations[animation]
+    if not channels:
+        raise ValueError(f"animation {animation!r} has no channels")
+    start = min(c.times[0] for c in channels.values())
+    end = max(c.times[-1] for c in channels.values())
+    times = start + np.arange(int(np.floor((end - start) * fps + 1e-9)) + 1) / fps
+
+    nodes, members = scene.nodes, set(scene.skins[skin].joints)
+
+    def skeleton_parent(i):
+        p = nodes[i].parent
+        while p >= 0 and p not in members:
+            p = nodes[p].parent
+        return p
+
+    order = []        # parents before children, each root's subtree in turn
+    pending = [j for j in scene.skins[skin].joints if skeleton_parent(j) < 0][::-1]
+    while pending:
+        j = pending.pop()
+        order.append(j)
+        pending += [c for c in scene.skins[skin].joints if skeleton_parent(c) == j][::-1]
+
+    def local(i, path):
+        channel = channels.get((nodes[i].name, path))
+        rest = getattr(nodes[i], path)
+        return channel(times) if channel is not None else np.tile(rest, (len(times), 1))
+
+    def matrices(i):
+        m = np.tile(np.eye(4), (len(times), 1, 1))
+        m[:, :3, :3] = quat_to_matrix(local(i, "rotation")) * local(i, "scale")[:, None, :]
+        m[:, :3, 3] = local(i, "translation")
+        return m
+
+    unused = [n for (n, path), c in channels.items() if path == "scale"
+              and np.abs(c(times) - 1).max() > 1e-3]
+    if unused:
+        warnings.warn(f"BVH has no scale: the scale channels of {unused} are ignored",
+                      stacklevel=3)
+    joints, rotations, translations = [], [], []
+    index = {j: k for k, j in enumerate(order)}
+    for j in order:
+        parent = skeleton_parent(j)
+        moving = (nodes[j].name, "translation") in channels
+        if parent < 0:   # the root carries its ancestors' transforms
+            world = matrices(j)
+            a = nodes[j].parent
+            while a >= 0:
+                world = matrices(a) @ world
+                a = nodes[a].parent
+            scale = np.linalg.norm(world[:, :3, :3], axis=1)          # (F, 3)
+            length = float(scale.mean())
+            if np.abs(scale / length - 1).max() > 1e-3:
+                warnings.warn(f"{nodes[j].name}: the skeleton's scale is not uniform or "
+                              f"changes; lengths use its mean {length:.6g}", stacklevel=3)
+            rotations.append(quat_from_matrix(world[:, :3, :3] / scale[:, None, :]))
+            translations.append(world[:, :3, 3])
+            offset = world[0, :3, 3]
+        else:
+            rotations.append(local(j, "rotation"))
+            translations.append(local(j, "translation") * length)
+            offset = nodes[j].translation * length
+        channels_ = (list(POSITION_CHANNELS) if parent < 0 or moving else []) + \
+            ["Zrotation", "Xrotation", "Yrotation"]
+        name = "_".join(nodes[j].name.split()) or f"node{j}"
+        joints.append(Joint(name, index.get(parent, -1), offset, channels_))
+    width = sum(len(joint.channels) for joint in joints)
+    template = Motion(joints, 1.0 / fps, np.zeros((1, width)))
+    return template.with_frames(np.stack(rotations), np.stack(translations), 1.0 / fps)
