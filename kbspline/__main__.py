@@ -63,6 +63,13 @@ def main(argv=None):
     usd.add_argument("--meters-per-unit", type=float, default=0.01,
                      help="the stage's metersPerUnit (default 0.01: centimetres)")
     usd.add_argument("-o", "--output", required=True, help="the .usda, .usdc or .usd file to write")
+    imp = commands.add_parser("from-gltf", help="write a glTF skin's animation as a BVH clip")
+    imp.add_argument("input", help="the .gltf or .glb file to read")
+    imp.add_argument("--animation", default=None,
+                     help="the animation's name, or its index when unnamed (default: the first)")
+    imp.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
+    imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
+    imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
     args = parser.parse_args(argv)
 
     if args.command in PIPELINE:
@@ -191,8 +198,22 @@ def usd_command(args):
             f"{report.max_distance:.3g} units")
 
 
+def from_gltf_command(args):
+    from .formats.gltf import read_gltf
+    from .motion import write_bvh
+    scene = read_gltf(args.input)
+    if not scene.animations:
+        raise ValueError(f"{args.input} has no animations")
+    animation = args.animation if args.animation is not None else next(iter(scene.animations))
+    clip = scene.to_motion(animation, args.fps, args.skin)
+    write_bvh(clip, args.output)
+    return (f"{args.input}: animation {animation!r}, {len(clip.joints)} joints -> "
+            f"{args.output}: {clip.num_frames} frames at {args.fps:g} fps")
+
+
 PIPELINE = {"resample": resample_command, "reduce": reduce_command,
-            "transition": transition_command, "gltf": gltf_command, "usd": usd_command}
+            "transition": transition_command, "gltf": gltf_command, "usd": usd_command,
+            "from-gltf": from_gltf_command}
 
 
 if __name__ == "__main__":

@@ -383,3 +383,19 @@ def test_fuzzed_files_fail_cleanly(tmp_path_factory, data):
         read_gltf(path)
     except GltfError:
         pass
+
+
+def test_from_gltf_command(tmp_path):
+    import subprocess
+    import sys
+    from kbspline.motion import read_bvh
+    out = tmp_path / "fox.bvh"
+    done = subprocess.run([sys.executable, "-m", "kbspline", "from-gltf", str(sample("Fox.glb")),
+                           "--animation", "Run", "--fps", "24", "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    clip = read_bvh(out)
+    assert len(clip.joints) == 24 and clip.frame_time == 1 / 24
+    bad = subprocess.run([sys.executable, "-m", "kbspline", "from-gltf", str(sample("Fox.glb")),
+                          "--animation", "Swim", "-o", str(out)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "'Swim' is not one of" in bad.stderr
