@@ -8,12 +8,11 @@ import sys
 import numpy as np
 import pytest
 
-from kbspline import PositionSpline, RotationSpline, quat_to_matrix
+from kbspline import RotationSpline
 from kbspline.formats.adaptive import linear_keys
-from kbspline.motion import Joint, Motion, read_bvh, world_positions
-from kbspline.motion.clip import POSITION_CHANNELS
-from kbspline.motion.kinematics import local_offsets
+from kbspline.motion import Joint, Motion, read_bvh
 from mocap import first_clip
+from poses import spline_world
 from test_motion import CHAIN
 
 
@@ -37,24 +36,6 @@ def usd_world(path, codes):
     query = UsdSkel.Cache().GetSkelQuery(UsdSkel.Skeleton(stage.GetPrimAtPath("/Root/Skeleton")))
     return np.array([np.array(query.ComputeJointWorldTransforms(
         UsdGeom.XformCache(Usd.TimeCode(float(code)))))[:, 3, :3] for code in codes])
-
-
-def spline_world(motion, t):
-    """(M, J + E, 3) positions by kbspline: squad and KB splines through the
-    frames, evaluated at t, posed by forward kinematics; End Sites last."""
-    rotations = RotationSpline(motion.times, motion.rotations())(t)
-    offsets = np.broadcast_to(np.array([j.offset for j in motion.joints])[:, None],
-                              rotations.shape[:2] + (3,)).copy()
-    moving = [j for j, joint in enumerate(motion.joints)
-              if any(c in POSITION_CHANNELS for c in joint.channels)]
-    if moving:
-        offsets[moving] = PositionSpline(motion.times, local_offsets(motion)[moving])(t)
-    positions, world_rot = world_positions(motion, rotations, offsets)
-    ends = [(j, joint.end_site) for j, joint in enumerate(motion.joints)
-            if joint.end_site is not None]
-    tips = [positions[:, j] + np.einsum("mij,j->mi", quat_to_matrix(world_rot[j]), site)
-            for j, site in ends]
-    return np.concatenate([positions, np.stack(tips, axis=1)], axis=1) if tips else positions
 
 
 def bound(motion, report, angle, distance):
