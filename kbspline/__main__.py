@@ -5,12 +5,13 @@ import math
 import os
 import sys
 
-from . import demo
+from . import __version__, demo
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m kbspline",
                                      description="Kochanek-Bartels keyframe splines.")
+    parser.add_argument("--version", action="version", version=f"kbspline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("demo", help="the keyframed leg of Eberly's paper")
     run.add_argument("--frames", type=int, default=9, help="rows of the table (default 9)")
@@ -71,6 +72,11 @@ def main(argv=None):
     imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
     args = parser.parse_args(argv)
+    for flag, target in (("-o/--output", getattr(args, "output", None)),
+                         ("--plot", getattr(args, "plot", None))):
+        folder = os.path.dirname(os.path.abspath(target)) if target else None
+        if folder and not os.path.isdir(folder):
+            parser.error(f"{flag}: the folder {folder} does not exist")
 
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)

@@ -11,6 +11,7 @@ against each other over their leading axes.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -230,6 +231,9 @@ def quat_from_euler(angles: ArrayLike, order: str, degrees: bool = False,
     a = _element("angles", angles, 3)
     if degrees:
         a = np.radians(a)
+    elif a.size and np.all(np.abs(a) > 2 * np.pi):   # NaN compares False: no warning
+        warnings.warn("every angle exceeds a full turn in magnitude: degrees given without "
+                      "degrees=True are read as radians", stacklevel=2)
     (out,) = _run(_core.Q_FROM_EULER, [("angles", a, 3)], [4], axes, extrinsic)
     return _qout(out, scalar_first)
 

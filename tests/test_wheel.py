@@ -38,7 +38,11 @@ def test_sdist_has_the_sources(dist):
                  for n in tar.getnames() if "/" in n}
     for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/kbspline.h",
                    "csrc/kb_eval.c", "csrc/Makefile", "kbspline/_kbspline_module.c",
-                   "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/formats/bvh.py"):
+                   "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/formats/bvh.py",
+                   # what the tests import besides test files, so they run from the sdist
+                   "tests/oracles.py", "tests/mocap.py", "tests/smoke_installed.py",
+                   "tests/poses.py", "tests/blender_probe.py", "examples/typed_api.py",
+                   "benchmarks/run.py", "notebooks/_helpers.py"):
         assert needed in names, needed
 
 
@@ -50,6 +54,7 @@ def test_wheel_has_the_package(dist):
     assert any(n.startswith("kbspline/_kbspline.") and n.endswith((".so", ".pyd"))
                for n in names)
     assert not any(n.startswith(("csrc/", "tests/")) for n in names)
+    assert not any(n.endswith((".c", ".h")) for n in names), "the wheel ships C source"
 
 
 @pytest.mark.parametrize("numpy_req", ["numpy", "numpy==1.25.*"])
