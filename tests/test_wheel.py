@@ -42,7 +42,8 @@ def test_sdist_has_the_sources(dist):
                    # what the tests import besides test files, so they run from the sdist
                    "tests/oracles.py", "tests/mocap.py", "tests/smoke_installed.py",
                    "tests/poses.py", "tests/blender_probe.py", "examples/typed_api.py",
-                   "benchmarks/run.py", "notebooks/_helpers.py"):
+                   "benchmarks/run.py", "notebooks/_helpers.py", "docs/camera_path.png",
+                   ".ci/run"):
         assert needed in names, needed
 
 
