@@ -20,3 +20,37 @@ def test_camera_path_figure(tmp_path):
     spline = PositionSpline(module.TIMES, module.KEYS, tension=0.1)
     steps = np.diff(spline.length(spline.equal_length_times(200)))
     np.testing.assert_allclose(steps, spline.total_length / 199, rtol=1e-9)
+
+
+GUIDE = ["getting-started", "guide/tour", "guide/arc-length", "guide/rotations", "guide/timing",
+         "guide/ends", "guide/motion", "guide/interchange", "guide/interop"]
+
+
+def test_documentation_python_blocks_run(tmp_path, monkeypatch):
+    """Every ```python block of the site's pages runs, page after page in one
+    namespace as a reader would (later pages use earlier pages' names)."""
+    import re
+    docs = pathlib.Path(__file__).resolve().parent.parent / "docs"
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    ran = 0
+    for page in GUIDE:
+        text = (docs / f"{page}.md").read_text()
+        for block in re.findall(r"```python\n(.*?)```", text, re.S):
+            exec(compile(block, f"docs/{page}.md", "exec"), namespace)
+            ran += 1
+    assert ran >= 5
+
+
+def test_every_page_is_in_the_site():
+    """No page is left out of the table of contents, nor linked from the
+    README without existing."""
+    import re
+    root = pathlib.Path(__file__).resolve().parent.parent
+    docs = root / "docs"
+    index = (docs / "index.md").read_text()
+    pages = {p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md")
+             if "_build" not in p.parts and "_notebooks" not in p.parts}
+    assert pages - {"index"} <= set(re.findall(r"^([\w/-]+)$", index, re.M))
+    for link in re.findall(r"\]\((docs/[\w/.-]+|CHANGELOG.md)\)", (root / "README.md").read_text()):
+        assert (root / link).exists(), link
