@@ -34,7 +34,11 @@ def main(argv=None):
                           "0.01rad (default 0.5deg)")
     red.add_argument("--distance", type=float, default=0.1,
                      help="largest translation error, in the file's units (default 0.1)")
-    red.add_argument("-o", "--output", required=True, help="the JSON file to write")
+    red.add_argument("--from", dest="rebuild", metavar="JSON", default=None,
+                     help="instead, rebuild the clip's frames from a reduction this command "
+                          "wrote, into the BVH file -o names")
+    red.add_argument("-o", "--output", required=True,
+                     help="the JSON file to write (with --from: the BVH file)")
     tra = commands.add_parser("transition", help="join two clips with a squad transition")
     tra.add_argument("first", help="the clip to leave")
     tra.add_argument("second", help="the clip to arrive in")
@@ -133,9 +137,18 @@ def run_reported(name, command, args):
 
 
 def reduce_command(args):
-    from .motion import read_bvh, reduce_keys
-    angle = parse_angle(args.tolerance)
+    from .motion import Reduction, read_bvh, reduce_keys, write_bvh
     clip = read_bvh(args.input)
+    if args.rebuild:
+        with open(args.rebuild) as f:
+            reduction = Reduction.from_json(json.load(f))
+        if reduction.names != [j.name for j in clip.joints]:
+            raise ValueError(f"{args.rebuild} reduces other joints than {args.input}'s")
+        rotations, translations = reduction.rebuild(clip.times)
+        write_bvh(clip.with_frames(rotations, translations, clip.frame_time), args.output)
+        return (f"{args.rebuild}: {reduction.num_keys} keys -> {args.output}: "
+                f"{clip.num_frames} frames rebuilt")
+    angle = parse_angle(args.tolerance)
     result = reduce_keys(clip, angle, args.distance, progress=show_progress("joints"))
     with open(args.output, "w") as f:
         json.dump(dict(result.to_json(), source=str(args.input)), f)

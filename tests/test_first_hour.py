@@ -42,3 +42,43 @@ def test_no_warning_when_an_angle_is_within_a_turn_or_degrees_are_said(recwarn):
     quat_from_euler([[7.0, 8.0, 0.0], [9.0, 10.0, 11.0]], "ZXY")   # one angle is 0
     quat_from_euler([[90.0, 45.0, 30.0]], "ZXY", degrees=True)
     assert not recwarn.list
+
+
+def test_reduce_json_rebuilds_the_frames(tmp_path):
+    """`reduce` writes JSON and `reduce --from` reads it back: the rebuilt
+    clip is within the tolerance of the original at every frame."""
+    import json
+
+    from kbspline.motion import Reduction, read_bvh, resample, write_bvh
+    from kbspline.quaternion import _angle_between
+    from test_motion import CHAIN
+    (tmp_path / "chain.bvh").write_text(CHAIN)
+    source = tmp_path / "in.bvh"
+    write_bvh(resample(read_bvh(tmp_path / "chain.bvh"), 40), source)
+    keys, rebuilt = tmp_path / "keys.json", tmp_path / "rebuilt.bvh"
+    assert cli("reduce", str(source), "--tolerance", "0.5deg", "-o", str(keys)).returncode == 0
+    done = cli("reduce", str(source), "--from", str(keys), "-o", str(rebuilt))
+    assert done.returncode == 0, done.stderr
+    original, again = read_bvh(source), read_bvh(rebuilt)
+    assert again.num_frames == original.num_frames
+    error = _angle_between(again.rotations(), original.rotations())
+    assert np.degrees(error.max()) <= 0.5 + 1e-6
+    reduction = Reduction.from_json(json.loads(keys.read_text()))
+    assert reduction.names == ["hip", "knee"] and 0 < reduction.ratio <= 1
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.pop("joints"), "not a reduction"),
+    (lambda d: d["joints"][0].update(key_frames=[0, 5]), "key frames must rise"),
+    (lambda d: d.update(quaternion_order="xyzw"), "quaternion_order"),
+])
+def test_reduction_from_bad_json(change, words):
+    from kbspline.motion import Reduction
+    data = {"frame_time": 0.1, "num_frames": 3, "quaternion_order": "wxyz",
+            "joints": [{"name": "a", "key_frames": [0, 2], "rotations": [[1, 0, 0, 0]] * 2,
+                        "translations": [[0, 0, 0]] * 2, "max_angle_deg": 0.0,
+                        "max_distance": 0.0}]}
+    Reduction.from_json(data)   # the unchanged one reads
+    change(data)
+    with pytest.raises(ValueError, match=words):
+        Reduction.from_json(data)

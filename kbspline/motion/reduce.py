@@ -48,6 +48,34 @@ class Reduction:
             tr.append(PositionSpline(key_times, x)(times))
         return np.stack(rot), np.stack(tr)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reduction:
+        """The Reduction that `to_json` wrote (as json.load gives it back);
+        a ValueError names what is missing or malformed."""
+        try:
+            joints = data["joints"]
+            if data.get("quaternion_order", "wxyz") != "wxyz":
+                raise ValueError(f"quaternion_order {data['quaternion_order']!r} is not 'wxyz'")
+            out = cls(
+                names=[str(j["name"]) for j in joints], frame_time=float(data["frame_time"]),
+                num_frames=int(data["num_frames"]),
+                key_frames=[np.asarray(j["key_frames"], dtype=np.intp) for j in joints],
+                rotations=[np.asarray(j["rotations"], dtype=np.float64).reshape(-1, 4)
+                           for j in joints],
+                translations=[np.asarray(j["translations"], dtype=np.float64).reshape(-1, 3)
+                              for j in joints],
+                max_angle=np.radians([float(j["max_angle_deg"]) for j in joints]),
+                max_distance=np.array([float(j["max_distance"]) for j in joints]))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
+        for name, keys, q, x in zip(out.names, out.key_frames, out.rotations, out.translations):
+            if (len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
+                    or keys[0] != 0 or keys[-1] != out.num_frames - 1
+                    or np.any(np.diff(keys) <= 0)):
+                raise ValueError(f"joint {name!r}: its key frames must rise from 0 to "
+                                 f"num_frames - 1, with a rotation and translation each")
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """A dict for json.dump: per joint, its key frames and values."""
         return {"frame_time": self.frame_time, "num_frames": self.num_frames,
