@@ -29,10 +29,12 @@ def main(argv=None):
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
     red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
     red.add_argument("input", help="the BVH file to read")
-    red.add_argument("--tolerance", default="0.5deg",
-                     help="largest rotation error of any joint in any frame, e.g. 0.5deg or "
-                          "0.01rad (default 0.5deg)")
-    red.add_argument("--distance", type=float, default=0.1,
+    red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default="0.5deg",
+                     metavar="ANGLE",
+                     help="largest rotation error of any joint in any frame, in degrees or "
+                          "with a unit: 0.5, 0.5deg or 0.01rad (default 0.5)")
+    red.add_argument("--distance-tolerance", "--distance", dest="distance", type=float,
+                     default=0.1,
                      help="largest translation error, in the file's units (default 0.1)")
     red.add_argument("--from", dest="rebuild", metavar="JSON", default=None,
                      help="instead, rebuild the clip's frames from a reduction this command "
@@ -109,7 +111,7 @@ def parse_angle(text):
             if value > 0 and math.isfinite(value):
                 return value * scale
             break
-    raise ValueError(f"--tolerance must be a positive angle such as 0.5deg or 0.01rad, "
+    raise ValueError(f"--angle-tolerance must be a positive angle such as 0.5deg or 0.01rad, "
                      f"not {text!r}")
 
 

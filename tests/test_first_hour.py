@@ -82,3 +82,36 @@ def test_reduction_from_bad_json(change, words):
     change(data)
     with pytest.raises(ValueError, match=words):
         Reduction.from_json(data)
+
+
+def test_flags_are_the_same_everywhere():
+    """-o/--output, --fps, --angle-tolerance and --distance-tolerance mean
+    the same in every command that has them (old spellings still work)."""
+    import re
+    commands = {"resample": ["--fps"], "reduce": ["--angle-tolerance", "--distance-tolerance"],
+                "transition": [], "gltf": ["--angle-tolerance", "--distance-tolerance"],
+                "usd": ["--angle-tolerance", "--distance-tolerance"], "from-gltf": ["--fps"]}
+    for command, flags in commands.items():
+        text = cli(command, "--help").stdout
+        assert re.search(r"-o OUTPUT, --output OUTPUT", text), command
+        for flag in flags:
+            assert flag in text, (command, flag)
+    assert "--tolerance" in cli("reduce", "--help").stdout   # the old spelling, kept
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda m: __import__("kbspline.motion", fromlist=["x"]).resample(30, m), "motion must be"),
+    (lambda m: __import__("kbspline.motion", fromlist=["x"]).write_bvh("out.bvh", m),
+     "motion must be"),
+    (lambda m: __import__("kbspline.motion", fromlist=["x"]).transition(m, 24), "b must be"),
+    (lambda m: __import__("kbspline.motion", fromlist=["x"]).world_positions("walk.bvh"),
+     "motion must be"),
+    (lambda m: __import__("kbspline.motion", fromlist=["x"]).motion_to_gltf("out.glb", m),
+     "motion must be"),
+])
+def test_swapped_arguments_are_a_type_error_naming_the_argument(tmp_path, call, words):
+    from kbspline.motion import read_bvh
+    from test_motion import CHAIN
+    (tmp_path / "chain.bvh").write_text(CHAIN)
+    with pytest.raises(TypeError, match=f"{words} a Motion"):
+        call(read_bvh(tmp_path / "chain.bvh"))

@@ -199,7 +199,7 @@ def test_reduce_command_writes_json(tmp_path, chain):
     assert all(j["max_angle_deg"] <= 0.5 for j in data["joints"]) and 0 < data["ratio"] <= 1
     bad = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(source),
                           "--tolerance", "half", "-o", str(out)], capture_output=True, text=True)
-    assert bad.returncode == 1 and "--tolerance must be a positive angle" in bad.stderr
+    assert bad.returncode == 1 and "--angle-tolerance must be a positive angle" in bad.stderr
 
 
 def periodic_clip(period_frames=40, frames=130, frame_time=1 / 30):

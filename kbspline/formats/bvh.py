@@ -21,7 +21,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..motion.clip import CHANNELS, Joint, Motion
+from ..motion.clip import CHANNELS, Joint, Motion, check_motion
 
 
 class BvhError(ValueError):
@@ -227,6 +227,7 @@ def write_bvh(motion: Motion, path: Union[str, os.PathLike[str]],
     form that reads back as the same float64, so `read_bvh` returns the motion
     bit for bit; `precision=N` writes N significant digits instead.  A motion
     no BVH file can hold is a ValueError, and nothing is written."""
+    check_motion(motion, "motion")
     if precision is None:
         def number(value):
             return repr(float(value))

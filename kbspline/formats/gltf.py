@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..motion.clip import POSITION_CHANNELS, Motion
+from ..motion.clip import POSITION_CHANNELS, Joint, Motion, check_motion
 from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
 from ..quaternion import _angle_between, slerp
@@ -188,6 +188,7 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     Returns export_gltf's GltfExport, whose max_error says how far glTF's
     playback strays from the splines, measured densely between keys.
     """
+    check_motion(motion, "motion")
     if motion.num_frames < 2:
         raise ValueError("motion_to_gltf needs a clip of at least 2 frames")
     scale = float(scale)
@@ -895,7 +896,6 @@ class _Reader:
 
 def _skin_motion(scene, animation, fps, skin):
     """GltfScene.to_motion: see its docstring."""
-    from ..motion.clip import Joint
     from ..quaternion import quat_from_matrix, quat_to_matrix
     if animation not in scene.animations:
         raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")

@@ -24,7 +24,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from ..motion.clip import POSITION_CHANNELS, Motion
+from ..motion.clip import POSITION_CHANNELS, Motion, check_motion
 from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
 from ..rotation import RotationSpline
@@ -73,6 +73,7 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
         centimetres: 0.01).  upAxis is Y, as in BVH.
     tension, continuity, bias : of the splines through the frames.
     """
+    check_motion(motion, "motion")
     from pxr import Gf, Usd, UsdGeom, UsdSkel, Vt
 
     path = pathlib.Path(path)

@@ -133,3 +133,11 @@ def _euler_angles(q, order):
     a = np.where(w * w + qa * qa >= qb * qb + qc * qc, np.arctan2(qa, w), np.arctan2(qc, qb))
     b = np.arctan2(np.cos(a) * qb + np.sin(a) * qc, np.cos(a) * w + np.sin(a) * qa)
     return 2.0 * np.column_stack([a, b])
+
+
+def check_motion(value: object, name: str = "motion") -> None:
+    """A TypeError naming the argument unless `value` is a Motion (an
+    argument given in the wrong place reads as one)."""
+    if not isinstance(value, Motion):
+        raise TypeError(f"{name} must be a Motion (from read_bvh, resample, ...), "
+                        f"not {type(value).__name__}")

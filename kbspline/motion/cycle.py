@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .clip import Motion
+from .clip import Motion, check_motion
 
 
 _BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64
@@ -37,6 +37,7 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
     `max_seconds`) are not considered.  Of equal costs, the earliest start
     wins, then the earliest end.  Memory is O(frames): the pairs are
     compared a block of starts at a time."""
+    check_motion(motion, "motion")
     joints = [j for j, joint in enumerate(motion.joints) if joint.parent >= 0]
     if not joints:
         raise ValueError("the clip has no joints below its roots to compare poses by")
@@ -89,6 +90,7 @@ class Loop:
 def make_loop(motion: Motion, start: int, end: int, tension: float = 0.0,
               continuity: float = 0.0, bias: float = 0.0) -> Loop:
     """A `Loop` of frames start..end-1, the last key repeating frame start."""
+    check_motion(motion, "motion")
     if not 0 <= start < end < motion.num_frames or end - start < 2:
         raise ValueError(f"need 0 <= start < end - 1 < {motion.num_frames}, "
                          f"not start={start}, end={end}")

@@ -7,7 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..quaternion import quat_multiply, quat_to_matrix
-from .clip import POSITION_CHANNELS, Motion
+from .clip import POSITION_CHANNELS, Motion, check_motion
 
 
 def local_offsets(motion):
@@ -29,6 +29,7 @@ def world_positions(motion: Motion, rotations: Optional[ArrayLike] = None,
                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(F, J, 3) world positions of every joint, and (J, F, 4) world
     rotations, from the local rotations (default: the motion's own)."""
+    check_motion(motion, "motion")
     rot = motion.rotations() if rotations is None else np.asarray(rotations, dtype=np.float64)
     off = local_offsets(motion) if offsets is None else np.asarray(offsets, dtype=np.float64)
     J, F = rot.shape[:2]

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..position import PositionSpline
 from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
-from .clip import Motion
+from .clip import Motion, check_motion
 
 
 @dataclasses.dataclass
@@ -177,6 +177,7 @@ def reduce_keys(motion: Motion, angle_tolerance: float, distance_tolerance: floa
     each kind: the rounds are as many as the most keys a joint gets, so the
     cost is near-linear in frames (the whole clip after every key was
     quadratic at tight tolerances)."""
+    check_motion(motion, "motion")
     if not (angle_tolerance > 0 and distance_tolerance > 0):
         raise ValueError("angle_tolerance and distance_tolerance must be positive")
     if motion.num_frames == 0:

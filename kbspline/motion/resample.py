@@ -5,7 +5,7 @@ import numpy as np
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .clip import Motion
+from .clip import Motion, check_motion
 
 
 def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,
@@ -22,6 +22,7 @@ def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float
     number of steps nearest 1 / fps (24 fps from a 30 fps clip of 195
     frames: 23.68).
     """
+    check_motion(motion, "motion")
     fps = float(fps)
     if not np.isfinite(fps) or fps <= 0:
         raise ValueError(f"fps must be a positive number, not {fps}")

@@ -10,7 +10,7 @@ import numpy as np
 from ..position import PositionSpline
 from ..quaternion import quat_exp, quat_from_axis_angle, quat_multiply, quat_to_matrix, slerp
 from ..rotation import RotationSpline
-from .clip import Motion
+from .clip import Motion, check_motion
 
 UP = np.array([0.0, 1.0, 0.0])  # BVH's vertical axis
 COAST_SECONDS = 0.25  # time a clip's end velocity takes to die away
@@ -123,6 +123,8 @@ def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     position plus the mean of the two horizontal root velocities times the
     transition's duration, at b's own height.  Both clips must share a
     skeleton and frame time (resample one first otherwise)."""
+    check_motion(a, "a")
+    check_motion(b, "b")
     if [j.name for j in a.joints] != [j.name for j in b.joints]:
         raise ValueError("the two clips must have the same joints in the same order")
     if abs(a.frame_time - b.frame_time) > 1e-9 * a.frame_time:
