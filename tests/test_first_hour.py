@@ -115,3 +115,15 @@ def test_swapped_arguments_are_a_type_error_naming_the_argument(tmp_path, call, 
     (tmp_path / "chain.bvh").write_text(CHAIN)
     with pytest.raises(TypeError, match=f"{words} a Motion"):
         call(read_bvh(tmp_path / "chain.bvh"))
+
+
+def test_skips_say_what_is_missing_and_where():
+    """Tests that need ../shared skip with mocap.MISSING (or the glTF
+    samples' own message), which names the folder and where it belongs."""
+    import pathlib
+    import re
+    from mocap import MISSING
+    assert "checked out beside the repository as ../shared" in MISSING
+    for path in pathlib.Path(__file__).parent.glob("test_*.py"):
+        for reason in re.findall(r"(?:skip\(|reason=)\s*(f?\"[^\"]*\")", path.read_text()):
+            assert "shared" not in reason or "Khronos" in reason, (path.name, reason)

@@ -8,7 +8,7 @@ import pytest
 
 from kbspline import RotationSpline, quat_from_axis_angle
 from kbspline.motion import BvhError, Joint, Motion, read_bvh, resample, world_positions, write_bvh
-from mocap import CLIPS
+from mocap import CLIPS, MISSING
 
 CHAIN = """HIERARCHY
 ROOT hip
@@ -294,7 +294,7 @@ def test_transition_of_real_clips(pair):
     from kbspline.motion import transition
     clips = {p.name.split("_")[1]: p for p in CLIPS}
     if not all(name in clips for name in pair):
-        pytest.skip("mocap clips not found")
+        pytest.skip(MISSING)
     a, b = (read_bvh(clips[name]) for name in pair)
     out = transition(a, b)
     assert out.num_frames == a.num_frames + 24 + b.num_frames

@@ -9,7 +9,7 @@ import pytest
 
 from kbspline import quat_to_matrix
 from kbspline.motion import motion_to_gltf, read_bvh, world_positions
-from mocap import CLIPS
+from mocap import CLIPS, MISSING
 
 gl = pytest.importorskip("pygltflib")
 from test_gltf import spec_play  # noqa: E402  (the specification's interpolation)
@@ -57,7 +57,7 @@ def world(doc, t):
     return out
 
 
-@pytest.mark.skipif(not CLIPS, reason="needs ../shared/data/mocap")
+@pytest.mark.skipif(not CLIPS, reason=MISSING)
 @pytest.mark.parametrize("rate", [None, 120.0])
 def test_clip_poses_match_forward_kinematics(tmp_path, rate):
     clip = read_bvh(CLIPS[-1])  # walk
@@ -77,7 +77,7 @@ def test_clip_poses_match_forward_kinematics(tmp_path, rate):
     assert 0 < worst < (0.02 if rate else 0.1)
 
 
-@pytest.mark.skipif(not CLIPS, reason="needs ../shared/data/mocap")
+@pytest.mark.skipif(not CLIPS, reason=MISSING)
 def test_gltf_command(tmp_path):
     out = tmp_path / "clip.gltf"
     result = subprocess.run([sys.executable, "-m", "kbspline", "gltf", str(CLIPS[0]), "-o",

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from kbspline import RotationSpline, slerp
-from mocap import CLIPS, angle_between, read_rotations
+from mocap import CLIPS, MISSING, angle_between, read_rotations
 
-pytestmark = pytest.mark.skipif(not CLIPS, reason="../shared/data/mocap not found")
+pytestmark = pytest.mark.skipif(not CLIPS, reason=MISSING)
 
 
 def reconstruction_errors(path):

@@ -316,9 +316,9 @@ def test_swept_angle_through_cumulative_segments(wild):
 
 def test_real_clips_stay_squad():
     """Motion capture has no ill-conditioned segment: it is squad throughout."""
-    from mocap import CLIPS
+    from mocap import CLIPS, MISSING
     if not CLIPS:
-        pytest.skip("the clips of ../shared/data/mocap are not here")
+        pytest.skip(MISSING)
     from kbspline.motion import read_bvh
     for path in CLIPS:
         clip = read_bvh(path)

@@ -10,7 +10,7 @@ import pytest
 from kbspline import quat_conjugate, quat_log, quat_multiply
 from kbspline.motion import read_bvh, transition
 from kbspline.motion.transition import COAST_ANGLE, blend_rotations, cruise_then_coast
-from mocap import CLIPS, angle_between
+from mocap import CLIPS, MISSING, angle_between
 
 FRAMES = [6, 12, 24, 48, 96]
 
@@ -19,7 +19,7 @@ FRAMES = [6, 12, 24, 48, 96]
 def clips():
     found = {path.name.split("_")[1]: read_bvh(path) for path in CLIPS}
     if len(found) < 3:
-        pytest.skip("the walk, run and dash clips of ../shared/data/mocap are not here")
+        pytest.skip(MISSING)
     return found
 
 
