@@ -87,7 +87,16 @@ def plot(path):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig = figure(plt)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def figure(plt):
+    """The demo's figure: legend beside the axes, axes labelled, every
+    arrow inside them."""
+    fig, ax = plt.subplots(figsize=(10, 5))
     t_path = np.linspace(0.0, 4.0, 200)
     (hip, *_), _ = animate(t_path)
     ax.plot(hip[:, 0], hip[:, 1], color="tab:blue", lw=2, label="hip path")
@@ -95,7 +104,8 @@ def plot(path):
     (p_hip, knee, ankle, foot), velocity = animate(t_pose)
     for i in range(len(t_pose)):
         chain = np.stack([p_hip[i], knee[i], ankle[i], foot[i]])
-        ax.plot(chain[:, 0], chain[:, 1], color="tab:red", alpha=0.35, lw=1)
+        ax.plot(chain[:, 0], chain[:, 1], color="tab:red", alpha=0.35, lw=1,
+                label="interpolated poses" if i == 0 else None)
     ax.quiver(p_hip[:, 0], p_hip[:, 1], velocity[:, 0], velocity[:, 1], color="tab:green",
               angles="xy", scale_units="xy", scale=2.0, width=0.004, label="hip velocity / 2")
     key_hip, key_angles = HIP[1:-1], ANGLES[:, 1:-1]
@@ -105,11 +115,16 @@ def plot(path):
         ax.plot(chain[:, 0], chain[:, 1], color="black", lw=2.2,
                 label="key frames" if i == 0 else None)
     ax.plot(key_hip[:, 0], key_hip[:, 1], "ko")
+    # room for the arrows' tips
+    tips = p_hip + velocity / 2.0
+    points = np.vstack([tips, p_hip, knee, ankle, foot])
+    pad = 5.0
+    ax.set_xlim(points[:, 0].min() - pad, points[:, 0].max() + pad)
+    ax.set_ylim(points[:, 1].max() + pad, points[:, 1].min() - pad)  # y grows downwards
     ax.set_aspect("equal")
-    ax.invert_yaxis()  # screen coordinates, as in the seed
-    ax.set_title("kbspline demo: Eberly's keyframed leg (red: interpolated poses)")
-    ax.legend(loc="center left", fontsize=8)
+    ax.set_xlabel("x (pixels)")
+    ax.set_ylabel("y (pixels, downwards: the seed's screen coordinates)")
+    ax.set_title("kbspline demo: Eberly's keyframed leg")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return fig

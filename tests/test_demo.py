@@ -78,3 +78,24 @@ def test_demo_piped_into_a_reader_that_stops():
     stderr = proc.stderr.read()
     assert proc.wait() == 1 and "Traceback" not in stderr
 
+
+
+def test_demo_figure_is_readable():
+    """The legend stands beside the axes (it covered the first pose), both
+    axes are labelled (the downward y says why), and every velocity
+    arrow's tip lies inside the axes (one was clipped)."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from kbspline import demo
+    fig = demo.figure(plt)
+    try:
+        (ax,) = fig.axes
+        fig.canvas.draw()
+        legend = ax.get_legend().get_window_extent()
+        assert legend.x0 >= ax.get_window_extent().x1
+        assert ax.get_xlabel() and "downwards" in ax.get_ylabel()
+        (hip, *_), velocity = demo.animate(np.linspace(0.0, 4.0, 17))
+        tips = hip + velocity / 2.0
+        (x0, x1), (y1, y0) = ax.get_xlim(), ax.get_ylim()
+        assert np.all((tips[:, 0] > x0) & (tips[:, 0] < x1) & (tips[:, 1] > y0) & (tips[:, 1] < y1))
+    finally:
+        plt.close(fig)
