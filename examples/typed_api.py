@@ -132,7 +132,9 @@ def pipelines_beyond_one_machine(folder: pathlib.Path) -> None:
     from kbspline.gltf import GltfExport, export_gltf
 
     values = np.random.default_rng(2).normal(size=(40, 6, 3))
-    keys = da.from_array(values, chunks=(10, 6, 3))  # type: ignore[no-untyped-call]
+    # older Dask (Python 3.9's) does not re-export from_array
+    keys = da.from_array(  # type: ignore[no-untyped-call, attr-defined, unused-ignore]
+        values, chunks=(10, 6, 3))
     baked = bake(PositionSpline, None, keys, np.linspace(0.0, 5.0, 11), method="velocity",
                  dtype=np.float32, tension=0.3)
     assert baked.compute().shape == (40, 11, 3)
