@@ -29,13 +29,23 @@ def main(argv=None):
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
     red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
     red.add_argument("input", help="the BVH file to read")
-    red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default="0.5deg",
+    red.add_argument("--position-tolerance", dest="position", type=float, default=None,
+                     metavar="DISTANCE",
+                     help="largest world-space error of any joint or End Site in any frame, "
+                          "in the file's units; the local tolerances become optional caps")
+    red.add_argument("--virtual-distance", dest="virtual", type=float, default=None,
+                     metavar="DISTANCE",
+                     help="with --position-tolerance, also measure at virtual vertices this "
+                          "far along each joint's axes")
+    red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default=None,
                      metavar="ANGLE",
-                     help="largest rotation error of any joint in any frame, in degrees or "
-                          "with a unit: 0.5, 0.5deg or 0.01rad (default 0.5)")
+                     help="largest local rotation error of any joint in any frame, in degrees "
+                          "or with a unit: 0.5, 0.5deg or 0.01rad (default 0.5 without "
+                          "--position-tolerance)")
     red.add_argument("--distance-tolerance", "--distance", dest="distance", type=float,
-                     default=0.1,
-                     help="largest translation error, in the file's units (default 0.1)")
+                     default=None,
+                     help="largest local translation error, in the file's units (default 0.1 "
+                          "without --position-tolerance)")
     red.add_argument("--from", dest="rebuild", metavar="JSON", default=None,
                      help="instead, rebuild the clip's frames from a reduction this command "
                           "wrote, into the BVH file -o names")
@@ -150,14 +160,20 @@ def reduce_command(args):
         write_bvh(clip.with_frames(rotations, translations, clip.frame_time), args.output)
         return (f"{args.rebuild}: {reduction.num_keys} keys -> {args.output}: "
                 f"{clip.num_frames} frames rebuilt")
-    angle = parse_angle(args.tolerance)
-    result = reduce_keys(clip, angle, args.distance, progress=show_progress("joints"))
+    angle, distance = args.tolerance, args.distance
+    if args.position is None:
+        angle, distance = angle or "0.5deg", 0.1 if distance is None else distance
+    angle = None if angle is None else parse_angle(angle)
+    result = reduce_keys(clip, angle, distance, position_tolerance=args.position,
+                         virtual_distance=args.virtual,
+                         progress=show_progress("joints" if args.position is None else "passes"))
     with open(args.output, "w") as f:
         json.dump(dict(result.to_json(), source=str(args.input)), f)
     return (f"{args.input}: {result.num_keys} keys of {len(result.names) * clip.num_frames} "
             f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
             f"{math.degrees(result.max_angle.max()):.3f} deg, "
-            f"{result.max_distance.max():.4g} units -> {args.output}")
+            f"{result.max_distance.max():.4g} units local, "
+            f"{result.max_position.max():.4g} units in world space -> {args.output}")
 
 
 def transition_command(args):

@@ -6,6 +6,7 @@ import bisect
 import dataclasses
 import heapq
 import itertools
+import math
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..position import PositionSpline
 from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
+from .world_error import local_tolerances, vertex_positions
 
 
 @dataclasses.dataclass
@@ -29,6 +31,9 @@ class Reduction:
     translations: list[NDArray[np.float64]]  # per joint: (K_j, 3) local translations at its keys
     max_angle: NDArray[np.float64]  # (J,) worst rotation error over all frames, radians
     max_distance: NDArray[np.float64]  # (J,) worst translation error over all frames
+    # (J,) worst world-space distance, over all frames, of the joint's origin,
+    # End Site and virtual vertices from where the clip puts them
+    max_position: Optional[NDArray[np.float64]] = None
 
     @property
     def num_keys(self) -> int:
@@ -65,7 +70,9 @@ class Reduction:
                 translations=[np.asarray(j["translations"], dtype=np.float64).reshape(-1, 3)
                               for j in joints],
                 max_angle=np.radians([float(j["max_angle_deg"]) for j in joints]),
-                max_distance=np.array([float(j["max_distance"]) for j in joints]))
+                max_distance=np.array([float(j["max_distance"]) for j in joints]),
+                max_position=(np.array([float(j["max_position"]) for j in joints])
+                              if all("max_position" in j for j in joints) else None))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
         for name, keys, q, x in zip(out.names, out.key_frames, out.rotations, out.translations):
@@ -82,10 +89,13 @@ class Reduction:
                 "ratio": self.ratio, "quaternion_order": "wxyz",
                 "joints": [{"name": n, "key_frames": k.tolist(), "rotations": q.tolist(),
                             "translations": x.tolist(), "max_angle_deg": float(np.degrees(a)),
-                            "max_distance": float(d)}
-                           for n, k, q, x, a, d in zip(self.names, self.key_frames,
-                                                       self.rotations, self.translations,
-                                                       self.max_angle, self.max_distance)]}
+                            "max_distance": float(d),
+                            **({} if p is None else {"max_position": float(p)})}
+                           for n, k, q, x, a, d, p in zip(
+                               self.names, self.key_frames, self.rotations, self.translations,
+                               self.max_angle, self.max_distance,
+                               [None] * len(self.names) if self.max_position is None
+                               else self.max_position)]}
 
 
 def _errors(times, rotations, translations, windows):
@@ -163,29 +173,25 @@ class _JointKeys:
         self._push_segments()
 
 
-def reduce_keys(motion: Motion, angle_tolerance: float, distance_tolerance: float,
-                progress: Optional[Callable[[int, int], None]] = None) -> Reduction:
-    """Per joint, greedy key reduction so that the rebuilt rotation of every
-    frame is within `angle_tolerance` radians of the original and its
-    translation within `distance_tolerance` (the clip's units).  Greedy
-    (worst frame first) is not guaranteed minimal, but every frame ends
-    within both tolerances.  `progress(done, total)` is called as joints
-    finish.
+def _check_tolerance(name, value):
+    if value is None:
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite, not {value!r}")
+    return value
 
-    The joints are reduced side by side, a key each per round, and a round
-    evaluates only the frames next to the new keys, by one batched spline of
-    each kind: the rounds are as many as the most keys a joint gets, so the
-    cost is near-linear in frames (the whole clip after every key was
-    quadratic at tight tolerances)."""
-    check_motion(motion, "motion")
-    if not (angle_tolerance > 0 and distance_tolerance > 0):
-        raise ValueError("angle_tolerance and distance_tolerance must be positive")
-    if motion.num_frames == 0:
-        raise ValueError("the clip has no frames")
-    rotations, translations = motion.rotations(), motion.translations()
-    times, J, F = motion.times, len(motion.joints), motion.num_frames
+
+def _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
+                 progress=None):
+    """Each joint's greedy key frames under its own tolerances, with its
+    worst rotation and translation errors."""
+    J, F = rotations.shape[:2]
     keys, max_angle, max_distance = [np.empty(0, dtype=np.intp)] * J, np.zeros(J), np.zeros(J)
-    active = {j: _JointKeys(F, (angle_tolerance, distance_tolerance)) for j in range(J)}
+    active = {j: _JointKeys(F, (angle_tolerances[j], distance_tolerances[j])) for j in range(J)}
     while active:
         by_size: dict[int, list] = {}
         for j, joint in list(active.items()):
@@ -203,6 +209,127 @@ def reduce_keys(motion: Motion, angle_tolerance: float, distance_tolerance: floa
             for (j, _, frames), a, d in zip(windows, angle, distance):
                 count = frames.stop - frames.start
                 active[j].update(frames, a[:count], d[:count])
-    return Reduction([j.name for j in motion.joints], motion.frame_time, F, keys,
-                     [rotations[j][k] for j, k in enumerate(keys)],
-                     [translations[j][k] for j, k in enumerate(keys)], max_angle, max_distance)
+    return keys, max_angle, max_distance
+
+
+def _reduction(motion, rotations, translations, selected, virtual_distance):
+    """The Reduction of these key frames, its world-space error measured by
+    forward kinematics at every frame."""
+    keys, max_angle, max_distance = selected
+    out = Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
+                    keys, [rotations[j][k] for j, k in enumerate(keys)],
+                    [translations[j][k] for j, k in enumerate(keys)], max_angle, max_distance)
+    rebuilt = vertex_positions(motion, *out.rebuild(motion.times), virtual_distance)[0]
+    truth, owner = vertex_positions(motion, rotations, translations, virtual_distance)
+    error = np.linalg.norm(rebuilt - truth, axis=-1).max(axis=0)
+    out.max_position = np.array([error[owner == j].max() for j in range(len(keys))])
+    return out
+
+
+SEARCH_PASSES = 9  # reductions tried by the world-space search, at most
+
+
+def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
+                distance_tolerance: Optional[float] = None,
+                progress: Optional[Callable[[int, int], None]] = None, *,
+                position_tolerance: Optional[float] = None,
+                virtual_distance: Optional[float] = None) -> Reduction:
+    """Keeps, per joint, the fewest key frames whose splines stay within a
+    tolerance of every original frame.
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip, of at least two frames.
+    angle_tolerance : float, optional
+        Largest rotation error of any joint's local rotation, radians.
+    distance_tolerance : float, optional
+        Largest error of any joint's local translation, in the clip's units.
+    progress : callable, optional
+        ``progress(done, total)``, called as joints finish (local mode) or
+        as the passes of the world-space search finish.
+    position_tolerance : float, optional
+        Largest world-space error, in the clip's units, of every joint,
+        End Site and virtual vertex in every frame, by forward kinematics.
+        With it, `angle_tolerance` and `distance_tolerance` are optional
+        local caps on top.
+    virtual_distance : float, optional
+        With `position_tolerance`: also measure at three virtual vertices
+        per joint, this far along its local axes (as ACL does), so that a
+        joint's own turn counts even where nothing hangs below it.
+
+    Returns
+    -------
+    Reduction
+        The key frames and values, the worst local errors, and the worst
+        world-space error of each joint's points (`max_position`).
+
+    Raises
+    ------
+    ValueError
+        A tolerance that is not positive and finite, neither
+        `position_tolerance` nor both local tolerances, or a clip of fewer
+        than two frames.
+
+    Notes
+    -----
+    Local mode keys, per joint, the frame worst out of tolerance until every
+    frame is within both tolerances: near-linear in frames, as only the
+    frames beside a new key are evaluated again, all joints batched.  World
+    mode splits `position_tolerance` into per-joint local tolerances that
+    bound the world error to first order (each joint's share of the chains
+    through it, its rotation's share divided by the farthest point it
+    carries), then scales them all up by the largest factor found (doubling,
+    then bisecting, at most nine reductions) whose keys keep every point of
+    every frame within `position_tolerance`, measured by forward kinematics.
+    Greedy selection is not guaranteed minimal; the bound is guaranteed.
+    """
+    check_motion(motion, "motion")
+    angle_tolerance = _check_tolerance("angle_tolerance", angle_tolerance)
+    distance_tolerance = _check_tolerance("distance_tolerance", distance_tolerance)
+    position_tolerance = _check_tolerance("position_tolerance", position_tolerance)
+    virtual_distance = _check_tolerance("virtual_distance", virtual_distance)
+    if position_tolerance is None and (angle_tolerance is None or distance_tolerance is None):
+        raise ValueError("give position_tolerance (world space), or both angle_tolerance and "
+                         "distance_tolerance (local)")
+    if virtual_distance is not None and position_tolerance is None:
+        raise ValueError("virtual_distance needs position_tolerance")
+    if motion.num_frames < 2:
+        raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
+    rotations, translations = motion.rotations(), motion.translations()
+    J = len(motion.joints)
+    caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
+    if position_tolerance is None:
+        selected = _select_keys(motion.times, rotations, translations, *caps, progress)
+        return _reduction(motion, rotations, translations, selected, virtual_distance)
+
+    base = local_tolerances(motion, rotations, translations, position_tolerance,
+                            virtual_distance)
+    passes = 0
+
+    def attempt(scale):
+        nonlocal passes
+        tolerances = [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
+        selected = _select_keys(motion.times, rotations, translations, *tolerances)
+        result = _reduction(motion, rotations, translations, selected, virtual_distance)
+        passes += 1
+        if progress:
+            progress(passes, SEARCH_PASSES)
+        return result if result.max_position.max() <= position_tolerance else None
+
+    good_scale, bad_scale, best = 1.0, None, attempt(1.0)
+    while best is None and passes < SEARCH_PASSES:  # beyond first order: tighten
+        good_scale, bad_scale = good_scale / 2, good_scale
+        best = attempt(good_scale)
+    if best is None:  # every frame a key: exact
+        every = [np.arange(motion.num_frames)] * J
+        return _reduction(motion, rotations, translations, (every, np.zeros(J), np.zeros(J)),
+                          virtual_distance)
+    while passes < SEARCH_PASSES:  # double until too loose, then bisect
+        scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
+        result = attempt(scale)
+        if result is None:
+            bad_scale = scale
+        else:
+            good_scale, best = scale, min(best, result, key=lambda r: r.num_keys)
+    return best

@@ -1,0 +1,201 @@
+"""Key reduction within a world-space tolerance: every joint, End Site and
+virtual vertex of every frame stays within it, by an independent forward
+kinematics (SciPy's rotation matrices from the BVH Euler angles)."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.spatial.transform import Rotation
+
+from kbspline.motion import Joint, Motion, Reduction, read_bvh, reduce_keys
+from kbspline.motion.clip import POSITION_CHANNELS
+from mocap import CLIPS, MISSING
+
+
+def oracle_points(motion, matrices, translations, virtual_distance=None):
+    """(F, V, 3) points and (V,) owners: joint origins, End Sites, virtual
+    vertices, from (J, F, 3, 3) local rotation matrices."""
+    F = motion.num_frames
+    world, origin, points, owner = {}, {}, [], []
+    for j, joint in enumerate(motion.joints):
+        moves = any(c in POSITION_CHANNELS for c in joint.channels)
+        offset = translations[j] if moves else np.tile(joint.offset, (F, 1))
+        if joint.parent < 0:
+            world[j], origin[j] = matrices[j], offset
+        else:
+            p = joint.parent
+            world[j] = np.matmul(world[p], matrices[j])
+            origin[j] = origin[p] + np.matmul(world[p], offset[..., None])[..., 0]
+        sites = [np.zeros(3)] + ([] if joint.end_site is None else [joint.end_site])
+        if virtual_distance:
+            sites += list(virtual_distance * np.eye(3))
+        for site in sites:
+            points.append(origin[j] + world[j] @ site)
+            owner.append(j)
+    return np.stack(points, axis=1), np.array(owner)
+
+
+def euler_matrices(motion):
+    """(J, F, 3, 3) from the frames' Euler angles (intrinsic, degrees)."""
+    out = np.tile(np.eye(3), (len(motion.joints), motion.num_frames, 1, 1))
+    for j, joint in enumerate(motion.joints):
+        order = motion.rotation_order(j)
+        if order:
+            base = motion.channel_slice(j).start
+            cols = [base + k for k, c in enumerate(joint.channels) if c.endswith("rotation")]
+            out[j] = Rotation.from_euler(order, motion.frames[:, cols], degrees=True).as_matrix()
+    return out
+
+
+def world_error(motion, result, virtual_distance=None):
+    """(J,) worst distance of each joint's points, rebuilt against original."""
+    rotations, translations = result.rebuild(motion.times)
+    rebuilt = Rotation.from_quat(rotations[..., [1, 2, 3, 0]].reshape(-1, 4)).as_matrix()
+    rebuilt = rebuilt.reshape(rotations.shape[:2] + (3, 3))
+    got, owner = oracle_points(motion, rebuilt, translations, virtual_distance)
+    want, _ = oracle_points(motion, euler_matrices(motion), motion.translations(),
+                            virtual_distance)
+    error = np.linalg.norm(got - want, axis=-1).max(axis=0)
+    return np.array([error[owner == j].max() for j in range(len(motion.joints))])
+
+
+@pytest.fixture(scope="module")
+def walk():
+    if not CLIPS:
+        pytest.skip(MISSING)
+    return read_bvh(next(p for p in CLIPS if "walk" in p.name))
+
+
+@pytest.mark.parametrize("tolerance, virtual", [(0.1, None), (1.0, None), (0.1, 5.0)])
+def test_every_point_of_every_frame_within_the_tolerance(walk, tolerance, virtual):
+    result = reduce_keys(walk, position_tolerance=tolerance, virtual_distance=virtual)
+    error = world_error(walk, result, virtual)
+    assert error.max() <= tolerance
+    np.testing.assert_allclose(result.max_position, error, rtol=1e-9, atol=1e-12)
+
+
+def test_world_space_keeps_fewer_keys_than_local_at_equal_error(walk):
+    local = reduce_keys(walk, np.radians(0.1), 0.01)
+    world = reduce_keys(walk, position_tolerance=local.max_position.max())
+    assert world.max_position.max() <= local.max_position.max()
+    assert world.num_keys < 0.85 * local.num_keys
+
+
+def test_local_caps_hold_beside_the_world_bound(walk):
+    result = reduce_keys(walk, np.radians(0.2), position_tolerance=1.0)
+    assert result.max_angle.max() <= np.radians(0.2)
+    assert result.max_position.max() <= 1.0
+    loose = reduce_keys(walk, position_tolerance=1.0)
+    assert loose.max_angle.max() > np.radians(0.2)  # so the cap did something
+
+
+def test_local_mode_reports_world_error_too(walk):
+    result = reduce_keys(walk, np.radians(0.5), 0.1)
+    np.testing.assert_allclose(result.max_position, world_error(walk, result),
+                               rtol=1e-9, atol=1e-12)
+
+
+def chain_clip(frames=30, end_site=False):
+    """A root that moves and turns, and two joints below it; the last has no
+    End Site unless asked, so its own turn moves no measured point."""
+    t = np.linspace(0, 1, frames)
+    joints = [Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + ["Zrotation"]),
+              Joint("upper", 0, np.array([0.0, 10.0, 0.0]), ["Zrotation", "Xrotation"]),
+              Joint("tip", 1, np.array([0.0, 10.0, 0.0]), ["Zrotation"],
+                    np.array([0.0, 5.0, 0.0]) if end_site else None)]
+    columns = [5 * t, np.zeros(frames), np.sin(3 * t), 40 * np.sin(4 * t),
+               30 * np.sin(5 * t), 20 * np.cos(2 * t), 90 * np.sin(7 * t)]
+    return Motion(joints, 1 / 30, np.stack(columns, axis=1))
+
+
+def test_a_joint_that_carries_nothing_keeps_two_keys():
+    free = reduce_keys(chain_clip(), position_tolerance=0.01)
+    assert len(free.key_frames[2]) == 2
+    assert free.max_position.max() <= 0.01
+    carried = reduce_keys(chain_clip(end_site=True), position_tolerance=0.01)
+    assert len(carried.key_frames[2]) > 2
+    virtual = reduce_keys(chain_clip(), position_tolerance=0.01, virtual_distance=5.0)
+    assert len(virtual.key_frames[2]) > 2
+
+
+def test_progress_counts_the_search_passes(walk):
+    calls = []
+    reduce_keys(walk, position_tolerance=0.5, progress=lambda *a: calls.append(a))
+    assert calls == [(k, 9) for k in range(1, 10)]
+
+
+def test_json_keeps_the_world_error(walk, tmp_path):
+    result = reduce_keys(walk, position_tolerance=0.5)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result.to_json()))
+    back = Reduction.from_json(json.loads(path.read_text()))
+    np.testing.assert_array_equal(back.max_position, result.max_position)
+    data = result.to_json()
+    for joint in data["joints"]:
+        del joint["max_position"]
+    assert Reduction.from_json(data).max_position is None
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({}, ValueError, "give position_tolerance"),
+    ({"angle_tolerance": 0.1}, ValueError, "give position_tolerance"),
+    ({"position_tolerance": 0.0}, ValueError, "position_tolerance must be positive and finite"),
+    ({"position_tolerance": -1.0}, ValueError, "position_tolerance must be positive"),
+    ({"position_tolerance": np.inf}, ValueError, "position_tolerance must be positive"),
+    ({"position_tolerance": np.nan}, ValueError, "position_tolerance must be positive"),
+    ({"position_tolerance": "1cm"}, TypeError, "position_tolerance must be a number"),
+    ({"angle_tolerance": np.nan, "distance_tolerance": 1.0}, ValueError, "angle_tolerance"),
+    ({"angle_tolerance": 0.1, "distance_tolerance": 0.0}, ValueError, "distance_tolerance"),
+    ({"position_tolerance": 1.0, "virtual_distance": -2.0}, ValueError, "virtual_distance"),
+    ({"angle_tolerance": 0.1, "distance_tolerance": 0.1, "virtual_distance": 2.0},
+     ValueError, "virtual_distance needs position_tolerance"),
+    ({"position_tolerance": 1.0, "tolerance": 1.0}, TypeError, "tolerance"),
+])
+def test_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        reduce_keys(chain_clip(), **kwargs)
+
+
+def test_reduce_command_in_world_space(walk, tmp_path):
+    import subprocess
+    import sys
+    out = tmp_path / "walk.json"
+    run = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(CLIPS[-1]),
+                          "--position-tolerance", "0.2", "-o", str(out)],
+                         capture_output=True, text=True, check=True)
+    assert "in world space" in run.stdout
+    result = Reduction.from_json(json.loads(out.read_text()))
+    assert result.max_position.max() <= 0.2
+    assert result.max_angle.max() > np.radians(0.5)  # the local default is not applied
+
+
+@st.composite
+def random_clips(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n_joints, frames = draw(st.integers(1, 6)), draw(st.integers(2, 40))
+    joints = []
+    for j in range(n_joints):
+        rotation = [f"{axis}rotation" for axis in rng.permutation(list("XYZ"))]
+        channels = (list(POSITION_CHANNELS) if j == 0 or rng.random() < 0.2 else []) + rotation
+        end = rng.normal(size=3) * 10 if rng.random() < 0.4 else None
+        joints.append(Joint(f"j{j}", int(rng.integers(-1, j)) if j else -1,
+                            rng.normal(size=3) * 10, channels, end))
+    width = sum(len(j.channels) for j in joints)
+    t = np.linspace(0, 1, frames)[:, None]
+    amplitude = rng.uniform(0, 90, width) * (rng.random(width) < 0.8)
+    columns = amplitude * np.sin(rng.uniform(0, 12, width) * t + rng.uniform(0, 6, width))
+    columns += rng.normal(size=(frames, width)) * draw(st.sampled_from([0.0, 0.1, 3.0]))
+    return Motion(joints, 1 / 30, columns)
+
+
+@settings(max_examples=40, deadline=None)
+@given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
+       virtual=st.sampled_from([None, 1.0, 20.0]))
+def test_random_clips_keep_the_bound(clip, tolerance, virtual):
+    result = reduce_keys(clip, position_tolerance=tolerance, virtual_distance=virtual)
+    error = world_error(clip, result, virtual)
+    assert error.max() <= tolerance
+    np.testing.assert_allclose(result.max_position, error, rtol=1e-7, atol=1e-9)
+    for keys in result.key_frames:
+        assert keys[0] == 0 and keys[-1] == clip.num_frames - 1
