@@ -193,7 +193,7 @@ def _select_keys(times, rotations, translations, angle_tolerances, distance_tole
     keys, max_angle, max_distance = [np.empty(0, dtype=np.intp)] * J, np.zeros(J), np.zeros(J)
     active = {j: _JointKeys(F, (angle_tolerances[j], distance_tolerances[j])) for j in range(J)}
     while active:
-        by_size: dict[int, list] = {}
+        by_size = {}  # windows by their key count
         for j, joint in list(active.items()):
             window = joint.add_key()
             if window is None:
