@@ -125,7 +125,8 @@ class RotationSpline(KeyedSpline):
             chords)
         self._set_knots(key_times, ctrl.shape[1])
         self._ctrl, self._logs, self._kind, self._ease = ctrl, logs, kind, ease
-        self._tan_in, self._tan_out = tan_in, tan_out
+        # the build needs the tangents; the spline keeps them only if asked
+        self._tan_in, self._tan_out = (tan_in, tan_out) if self._keep_tangents else (None, None)
         for arr in (ctrl, logs, kind, ease, tan_in, tan_out):
             if arr is not None:
                 arr.flags.writeable = False
@@ -337,10 +338,19 @@ class RotationSpline(KeyedSpline):
         q_n exp(B1 w1) exp(B2 w2) exp(B3 w3) instead (see the class notes)."""
         return (self._kind == 0).reshape(self._batch_shape + self._kind.shape[1:])
 
+    # A spline drops its tangents after the build (48 of the 300 bytes it
+    # would keep per key); the first use of `tangents` builds them again.
+    _keep_tangents = False
+
     @property
     def tangents(self) -> tuple[FloatArray, FloatArray]:
         """(incoming, outgoing), each (..., K, 3): the KB tangents of the logs
         per unit time, in each key's own frame (half an angular velocity)."""
+        if self._tan_in is None:
+            twin = object.__new__(type(self))
+            twin._keep_tangents = True
+            RotationSpline.__init__(twin, **self._state)
+            self._tan_in, self._tan_out = twin._tan_in, twin._tan_out
         inner = (self._num_keys, 3)
         return (self._tan_in.reshape(self._batch_shape + inner),
                 self._tan_out.reshape(self._batch_shape + inner))
