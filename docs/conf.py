@@ -16,7 +16,8 @@ author = "the kbspline developers"
 copyright = "the kbspline developers, MIT licence"
 release = version = kbspline.__version__
 
-extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "sphinx_copybutton"]
+extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "sphinx_copybutton",
+              "numpydoc"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "notebooks/*.png", "**.ipynb_checkpoints"]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
@@ -29,6 +30,9 @@ nb_execution_show_tb = True
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"        # the signatures carry them; numpydoc the prose
+numpydoc_show_class_members = False  # api.md lists the members
+numpydoc_xref_param_type = False
+numpydoc_validation_checks = set()
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"kbspline {release}"
@@ -45,21 +49,5 @@ def copy_notebooks(app):
             shutil.copy(path, target / path.name)
 
 
-def plain_docstrings(app, what, name, obj, options, lines):
-    """kbspline's docstrings are plain text ("name : meaning" lists,
-    formulas with |x|): the first paragraph as prose, with reST's markup
-    characters escaped, the rest verbatim in a literal block."""
-    if not lines:
-        return
-    end = lines.index("") if "" in lines else len(lines)
-    summary = [line.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
-               .replace("`", "'") for line in lines[:end]]
-    rest = lines[end:]
-    while rest and not rest[0].strip():
-        rest = rest[1:]
-    lines[:] = summary + ([""] + ["::", ""] + ["    " + line for line in rest] if rest else [])
-
-
 def setup(app):
     app.connect("builder-inited", copy_notebooks)
-    app.connect("autodoc-process-docstring", plain_docstrings, priority=900)

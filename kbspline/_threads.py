@@ -30,11 +30,31 @@ _num_threads = _default()
 
 
 def set_num_threads(n: int) -> int:
-    """Let large evaluations use up to `n` threads, 1 to 256 (default: all
-    cores up to 256, or the environment variable KBSPLINE_NUM_THREADS).
-    Calls with little work stay on one thread; results are identical for
-    any `n`.  Returns the previous setting.
+    """Lets large evaluations use up to `n` threads.
 
+    Calls with little work stay on one thread; results are identical for any
+    `n`.
+
+    Parameters
+    ----------
+    n : int
+        1 to 256.  The default is all cores up to 256, or the environment
+        variable ``KBSPLINE_NUM_THREADS``.
+
+    Returns
+    -------
+    int
+        The previous setting.
+
+    Raises
+    ------
+    ValueError
+        For `n` outside 1 to 256.
+    TypeError
+        For an `n` that is not an int.
+
+    Examples
+    --------
     >>> previous = set_num_threads(1)
     >>> set_num_threads(previous)
     1

@@ -40,23 +40,43 @@ def bake(spline_class: type[Any], times: Any, keys: Any, t: ArrayLike, *,
          method: Optional[str] = None, dtype: DTypeLike = np.float64, **options: Any) -> Any:
     """Evaluates splines through `keys` at `t`, chunk by chunk, lazily.
 
-    spline_class : PositionSpline or RotationSpline.
-    times : None, (K,) shared key times, or per-track (..., K) as a Dask or
-        NumPy array (chunked like `keys` over the tracks).
-    keys : (..., K, D) values or (..., K, 4) quaternions, a Dask array (or
-        anything ``dask.array.asarray`` takes); chunks split tracks only.
-    t : (M,) query times shared by every track (a NumPy array).
-    method : what to evaluate: ``position`` (default), ``velocity``,
+    Parameters
+    ----------
+    spline_class : type
+        PositionSpline or RotationSpline.
+    times : None, array_like (K,) or (..., K)
+        Shared key times, or per-track times as a Dask or NumPy array
+        (chunked like `keys` over the tracks).
+    keys : dask.array.Array or array_like
+        (..., K, D) values or (..., K, 4) quaternions (anything
+        ``dask.array.asarray`` takes); chunks split tracks only.
+    t : array_like (M,)
+        Query times shared by every track (a NumPy array).
+    method : str, optional
+        What to evaluate: ``position`` (default), ``velocity``,
         ``acceleration`` or ``length`` of a PositionSpline; ``__call__``
-        (default), ``angular_velocity``, ``angular_acceleration`` or
-        ``angle`` of a RotationSpline.
-    dtype : float64 or float32, the result's type.
-    options : the spline's other arguments (tension, timing, ends, ...),
-        scalars or per-key (K,) arrays shared by every track.
+        (default), ``angular_velocity``, ``angular_acceleration`` or ``angle``
+        of a RotationSpline.
+    dtype : float64 or float32
+        The result's type.
+    **options
+        The spline's other arguments (tension, timing, ends, ...), scalars or
+        per-key (K,) arrays shared by every track.
 
-    Returns a Dask array (..., M, D | 4 | 3), or (..., M) for length and angle,
-    chunked over the tracks as `keys` is.  Results equal evaluating one
-    spline over the whole batch, bit for bit.
+    Returns
+    -------
+    dask.array.Array
+        (..., M, D | 4 | 3), or (..., M) for length and angle, chunked over
+        the tracks as `keys` is.  Results equal evaluating one spline over the
+        whole batch, bit for bit.
+
+    Raises
+    ------
+    TypeError
+        For another spline class, or a dtype other than float32 or float64.
+    ValueError
+        For a method the class does not have, or shapes of `t`, `keys` or
+        `times` that do not fit.
     """
     import dask.array as da
 

@@ -182,18 +182,48 @@ class PositionSpline(KeyedSpline):
     __call__ = position
 
     def velocity(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
-        """First derivative with respect to t (per unit time); see `position`.
+        """First derivative with respect to t, per unit time.
 
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times, as for `position`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            (..., D), (..., M, D), or without D for a scalar track.
+
+        Examples
+        --------
         >>> float(PositionSpline([0.0, 2.0], [0.0, 4.0]).velocity(1.0))
         2.0
         """
         return self._eval(t, 1, out)
 
     def acceleration(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
-        """Second derivative with respect to t; see `position`.
+        """Second derivative with respect to t.
 
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times, as for `position`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            (..., D), (..., M, D), or without D for a scalar track.
+
+        Notes
+        -----
         Ease makes the acceleration jump where the ease curve changes piece.
 
+        Examples
+        --------
         >>> PositionSpline([0.0, 1.0, 2.0], [0.0, 1.0, 0.0]).acceleration([0.0, 2.0])
         array([0., 0.])
         """
@@ -217,12 +247,27 @@ class PositionSpline(KeyedSpline):
     def length(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
         """Arc length from the domain start to `t`.
 
-        Per-track tables of 10-point Gauss-Legendre panels, built on first
-        use, hold every length to about 1e-13 of its segment's (tests check
-        1e-10 of the total against SciPy's quad).  Shapes as for `position`
-        without the D axis, `out` as for `position`.  Outside the domain the length
-        follows ``extrapolate``.
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times, as for `position`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
 
+        Returns
+        -------
+        ndarray or float
+            Shapes as for `position` without the D axis.  Outside the domain the
+            length follows ``extrapolate``.
+
+        Notes
+        -----
+        Per-track tables of 10-point Gauss-Legendre panels, built on first use,
+        hold every length to about 1e-13 of its segment's (tests check 1e-10 of
+        the total against SciPy's quad).
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 1.0], [[0.0, 0.0], [3.0, 4.0]])
         >>> round(float(s.length(0.5)), 12), round(s.total_length, 12)
         (2.5, 5.0)
@@ -232,13 +277,28 @@ class PositionSpline(KeyedSpline):
     def time_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """The time at which `length` reaches `s`.
 
-        Bracketed Newton inside one panel, falling back to bisection: it
-        never diverges, including where the speed is zero (tension 1,
-        repeated keys).  The domain's ends at s = 0 and `total_length`;
-        where the curve rests, the earliest time; `s` outside
-        [0, total_length] follows ``extrapolate``.  `s` takes the shapes of
-        `t`; a shared `s` gives each track its own times, (..., M).
+        Parameters
+        ----------
+        s : float or array_like (M,) or (..., M)
+            Arc lengths, in the shapes `position` takes for times; a shared `s`
+            gives each track its own times.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
 
+        Returns
+        -------
+        ndarray or float
+            Times, (..., M) for shared lengths.  The domain's ends at s = 0 and
+            `total_length`; where the curve rests, the earliest time; `s` outside
+            [0, total_length] follows ``extrapolate``.
+
+        Notes
+        -----
+        Bracketed Newton inside one panel, falling back to bisection: it never
+        diverges, including where the speed is zero (tension 1, repeated keys).
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
         >>> round(float(s.time_at_length(2.5)), 12)
         1.0
@@ -248,6 +308,20 @@ class PositionSpline(KeyedSpline):
     def position_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
         """Position at arc length `s`: ``position(time_at_length(s))``.
 
+        Parameters
+        ----------
+        s : float or array_like (M,) or (..., M)
+            Arc lengths, as for `time_at_length`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            (..., D) or (..., M, D), without D for a scalar track.
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
         >>> np.round(s.position_at_length(2.5), 12)
         array([1.5, 2. ])
@@ -266,10 +340,24 @@ class PositionSpline(KeyedSpline):
         return [r[..., None] if self._scalar else r for r in results] + [s.ndim == 0]
 
     def velocity_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
-        """dX/ds at arc length `s`: the unit tangent.  Where the curve stops
-        (zero speed) it is the direction it leaves in, that of the
-        acceleration; zero if that vanishes too.
+        """dX/ds at arc length `s`: the unit tangent.
 
+        Parameters
+        ----------
+        s : float or array_like (M,) or (..., M)
+            Arc lengths, as for `time_at_length`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            Unit vectors, shaped as `position_at_length`.  Where the curve stops
+            (zero speed) it is the direction it leaves in, that of the
+            acceleration; zero if that vanishes too.
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
         >>> np.round(s.velocity_at_length(1.0), 12)
         array([0.6, 0.8])
@@ -282,10 +370,24 @@ class PositionSpline(KeyedSpline):
         return self._finish(unit, scalar, out)
 
     def acceleration_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
-        """d2X/ds2 at arc length `s`: the curvature vector, perpendicular to
-        `velocity_at_length`, of length 1 / radius.  NaN where the speed is
-        exactly zero (the curvature of a stop is not defined by V and A).
+        """d2X/ds2 at arc length `s`: the curvature vector.
 
+        Parameters
+        ----------
+        s : float or array_like (M,) or (..., M)
+            Arc lengths, as for `time_at_length`.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            Shaped as `position_at_length`: perpendicular to `velocity_at_length`,
+            of length 1 / radius.  NaN where the speed is exactly zero (the
+            curvature of a stop is not defined by V and A).
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 2.0], [[0.0, 0.0], [3.0, 4.0]])
         >>> np.round(s.acceleration_at_length(1.0), 12) + 0.0
         array([0., 0.])
@@ -307,12 +409,29 @@ class PositionSpline(KeyedSpline):
         return result
 
     def equal_length_times(self, n: int) -> FloatArray:
-        """Times (..., n) of n samples at equal steps of arc length from the
-        start to the end of each track: ``spline(spline.equal_length_times(n))``
-        moves at constant speed, the most common step of a camera-path
-        pipeline.  A track that does not move (length 0) gets equal steps of
-        time instead.
+        """Times of n samples at equal steps of arc length.
 
+        ``spline(spline.equal_length_times(n))`` moves at constant speed, the most
+        common step of a camera-path pipeline.
+
+        Parameters
+        ----------
+        n : int
+            Number of samples, at least 2, from the start to the end of each track.
+
+        Returns
+        -------
+        ndarray
+            (..., n) times.  A track that does not move (length 0) gets equal
+            steps of time instead.
+
+        Raises
+        ------
+        ValueError
+            If `n` is less than 2.
+
+        Examples
+        --------
         >>> s = PositionSpline([0.0, 1.0, 3.0], [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
         >>> np.round(s(s.equal_length_times(3))[:, 0], 9)
         array([0., 1., 2.])

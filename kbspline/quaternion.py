@@ -80,8 +80,21 @@ def _qout(q, scalar_first):
 
 
 def quat_multiply(p: ArrayLike, q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Hamilton product p q, (..., 4).
+    """Hamilton product p q.
 
+    Parameters
+    ----------
+    p, q : array_like (..., 4)
+        Quaternions; leading shapes broadcast.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Examples
+    --------
     >>> quat_multiply([0, 1, 0, 0], [0, 0, 1, 0])
     array([0., 0., 0., 1.])
     """
@@ -92,8 +105,21 @@ def quat_multiply(p: ArrayLike, q: ArrayLike, scalar_first: bool = True) -> Floa
 
 
 def quat_conjugate(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """q* = (w, -x, -y, -z), (..., 4).
+    """The conjugate ``q* = (w, -x, -y, -z)``.
 
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternions.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Examples
+    --------
     >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
     array([ 1., -2., -3., -4.])
     """
@@ -102,11 +128,28 @@ def quat_conjugate(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Quaternion logarithm (ln|q|, theta n) for q = |q| (cos theta + sin theta n),
-    theta in [0, pi]; for a unit q the vector part is half the rotation vector.
-    A negative real q = -s gives (ln s, pi, 0, 0): the axis x, which
-    `quat_to_axis_angle` gives the identity, and the limit from the +x side.
+    """Quaternion logarithm.
 
+    For ``q = |q| (cos theta + sin theta n)`` with theta in [0, pi], the log is
+    ``(ln |q|, theta n)``; for a unit q the vector part is half the rotation
+    vector.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Nonzero quaternions.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+        A negative real ``q = -s`` gives ``(ln s, pi, 0, 0)``: the axis x,
+        which `quat_to_axis_angle` gives the identity, and the limit from the
+        +x side.
+
+    Examples
+    --------
     >>> np.round(quat_log([0.0, 0.0, 0.0, 1.0]), 6)
     array([0.      , 0.      , 0.      , 1.570796])
     """
@@ -115,10 +158,29 @@ def quat_log(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Quaternion exponential e^w (cos|v|, sin|v| v/|v|), inverse of `quat_log`;
-    w above ln(max float64) = 709.78, or a vector part whose norm overflows,
-    is a ValueError.
+    """Quaternion exponential, the inverse of `quat_log`.
 
+    ``exp(w, v) = e^w (cos |v|, sin |v| v / |v|)``.
+
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternions (w, v).
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Raises
+    ------
+    ValueError
+        Where w exceeds ln(max float64) = 709.78, or the norm of the vector
+        part overflows.
+
+    Examples
+    --------
     >>> np.round(quat_exp([0.0, 0.0, 0.0, np.pi / 2]), 6)
     array([0., 0., 0., 1.])
     """
@@ -127,9 +189,23 @@ def quat_exp(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def slerp(p: ArrayLike, q: ArrayLike, u: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Spherical linear interpolation from p (u = 0) to q (u = 1) along the
-    shorter arc; `u` broadcasts with the leading shapes: (..., 4).
+    """Spherical linear interpolation along the shorter arc.
 
+    Parameters
+    ----------
+    p, q : array_like (..., 4)
+        The rotations at u = 0 and u = 1.
+    u : float or array_like
+        Parameters; broadcast with the leading shapes.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Examples
+    --------
     >>> np.round(slerp([1, 0, 0, 0], [0, 0, 0, 1], [0.0, 0.5]), 6)
     array([[1.      , 0.      , 0.      , 0.      ],
            [0.707107, 0.      , 0.      , 0.707107]])
@@ -142,9 +218,26 @@ def slerp(p: ArrayLike, q: ArrayLike, u: ArrayLike, scalar_first: bool = True) -
 
 def squad(p: ArrayLike, a: ArrayLike, b: ArrayLike, q: ArrayLike, u: ArrayLike,
           scalar_first: bool = True) -> FloatArray:
-    """Shoemake's squad: slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b)), with
-    no slerp taking a shorter arc (as inside `RotationSpline`): (..., 4).
+    """Shoemake's squad.
 
+    ``squad(p, a, b, q; u) = slerp(2u(1-u), slerp(u, p, q), slerp(u, a, b))``,
+    with no slerp taking a shorter arc (as inside `RotationSpline`).
+
+    Parameters
+    ----------
+    p, a, b, q : array_like (..., 4)
+        The segment's end rotations p and q and its inner points a and b.
+    u : float or array_like
+        Parameters in [0, 1]; broadcast with the leading shapes.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Examples
+    --------
     >>> np.round(squad([1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1], 1.0), 6)
     array([0., 0., 0., 1.])
     """
@@ -156,8 +249,23 @@ def squad(p: ArrayLike, a: ArrayLike, b: ArrayLike, q: ArrayLike, u: ArrayLike,
 
 def quat_from_axis_angle(axis: ArrayLike, angle: ArrayLike,
                          scalar_first: bool = True) -> FloatArray:
-    """Rotation by `angle` radians about `axis` (any nonzero length): (..., 4).
+    """Rotations by `angle` radians about `axis`.
 
+    Parameters
+    ----------
+    axis : array_like (..., 3)
+        Axes of any nonzero length.
+    angle : float or array_like (...)
+        Angles in radians.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Examples
+    --------
     >>> np.round(quat_from_axis_angle([0, 0, 2], np.pi), 6)
     array([0., 0., 0., 1.])
     """
@@ -168,9 +276,24 @@ def quat_from_axis_angle(axis: ArrayLike, angle: ArrayLike,
 
 def quat_to_axis_angle(q: ArrayLike,
                        scalar_first: bool = True) -> tuple[FloatArray, FloatArray]:
-    """(axis (..., 3), angle (...)) with angle in [0, pi]; the identity gets
-    axis (1, 0, 0).
+    """Axis and angle of rotations.
 
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternions.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    axis : ndarray (..., 3)
+        Unit axes; the identity gets (1, 0, 0).
+    angle : ndarray (...)
+        Angles in [0, pi].
+
+    Examples
+    --------
     >>> axis, angle = quat_to_axis_angle([0.0, 0.0, 0.0, 1.0])
     >>> axis, float(angle)
     (array([0., 0., 1.]), 3.141592653589793)
@@ -180,8 +303,21 @@ def quat_to_axis_angle(q: ArrayLike,
 
 
 def quat_to_matrix(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Rotation matrices (..., 3, 3) acting on column vectors.
+    """Rotation matrices acting on column vectors.
 
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternions.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 3, 3)
+
+    Examples
+    --------
     >>> np.round(quat_to_matrix(quat_from_axis_angle([0, 0, 1], np.pi / 2)), 6) + 0.0
     array([[ 0., -1.,  0.],
            [ 1.,  0.,  0.],
@@ -192,9 +328,27 @@ def quat_to_matrix(q: ArrayLike, scalar_first: bool = True) -> FloatArray:
 
 
 def quat_from_matrix(matrix: ArrayLike, scalar_first: bool = True) -> FloatArray:
-    """Unit quaternions (..., 4) with w >= 0 from rotation matrices (..., 3, 3)
-    (Shepperd's method); a matrix that is not a rotation is a ValueError.
+    """Unit quaternions from rotation matrices (Shepperd's method).
 
+    Parameters
+    ----------
+    matrix : array_like (..., 3, 3)
+        Rotation matrices.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+        With w >= 0.
+
+    Raises
+    ------
+    ValueError
+        For a matrix that is not a rotation.
+
+    Examples
+    --------
     >>> quat_from_matrix(np.eye(3))
     array([1., 0., 0., 0.])
     """
@@ -221,9 +375,32 @@ def _parse_order(order):
 
 def quat_from_euler(angles: ArrayLike, order: str, degrees: bool = False,
                     scalar_first: bool = True) -> FloatArray:
-    """Rotations (..., 4) from Euler angles (..., 3) in `order`: upper case
-    intrinsic (moving axes), lower case extrinsic (fixed axes), as in SciPy.
+    """Rotations from Euler angles.
 
+    Parameters
+    ----------
+    angles : array_like (..., 3)
+        The three angles, in the order of `order`.
+    order : str
+        Three axes: upper case intrinsic (moving axes), lower case extrinsic
+        (fixed axes), as in SciPy.
+    degrees : bool
+        Angles in degrees rather than radians.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 4)
+
+    Warns
+    -----
+    UserWarning
+        When ``degrees=False`` and every angle's magnitude exceeds 2 pi: they
+        were probably given in degrees.
+
+    Examples
+    --------
     >>> np.round(quat_from_euler([90, 0, 0], "ZXY", degrees=True), 6)
     array([0.707107, 0.      , 0.      , 0.707107])
     """
@@ -240,9 +417,26 @@ def quat_from_euler(angles: ArrayLike, order: str, degrees: bool = False,
 
 def quat_to_euler(q: ArrayLike, order: str, degrees: bool = False,
                   scalar_first: bool = True) -> FloatArray:
-    """Euler angles (..., 3) in `order` (see `quat_from_euler`), each in
-    [-pi, pi]; at gimbal lock the last extrinsic angle is 0.
+    """Euler angles of rotations.
 
+    Parameters
+    ----------
+    q : array_like (..., 4)
+        Quaternions.
+    order : str
+        As for `quat_from_euler`.
+    degrees : bool
+        Return degrees rather than radians.
+    scalar_first : bool
+        True: quaternions are (w, x, y, z); False: (x, y, z, w), as SciPy.
+
+    Returns
+    -------
+    ndarray (..., 3)
+        Each angle in [-pi, pi]; at gimbal lock the last extrinsic angle is 0.
+
+    Examples
+    --------
     >>> np.round(quat_to_euler([0.707107, 0, 0, 0.707107], "ZXY", degrees=True), 3) + 0.0
     array([90.,  0.,  0.])
     """

@@ -54,7 +54,7 @@ class RotationSpline(KeyedSpline):
     Notes
     -----
     No glitches: inside every segment the angular speed stays within
-    2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / (t_(n+1) - t_n), times the
+    ``2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / (t_(n+1) - t_n)``, times the
     ease's largest slope.  Where squad would break that (large tangents
     bring its inner curves near antipodal), the segment is the cumulative
     cubic of Kim, Kim & Shin (1995), q_n exp(B1 w1) exp(B2 w2) exp(B3 w3)
@@ -147,10 +147,23 @@ class RotationSpline(KeyedSpline):
                               body, self._scalar_first, get_num_threads())
 
     def __call__(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
-        """Unit quaternions at times `t`: (..., 4) or (..., M, 4), in the
-        component order of ``scalar_first``.  `t` and `out` as for
-        `PositionSpline.position`.
+        """Unit quaternions at times `t`.
 
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times: one time, the same M times for every track, or one row
+            of times per track (as for `PositionSpline.position`).
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            (..., 4) or (..., M, 4), in the component order of ``scalar_first``.
+
+        Examples
+        --------
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 1.0], quat_from_axis_angle([0, 0, 1], [0.0, np.pi / 2]))
         >>> np.round(s(0.5), 6)
@@ -160,10 +173,25 @@ class RotationSpline(KeyedSpline):
 
     def angular_velocity(self, t: ArrayLike, frame: str = "world",
                          out: OutArray = None) -> FloatArray:
-        """Angular velocity (..., M, 3) in rad per unit time, analytic.
+        """Angular velocity in radians per unit time, analytic.
 
-        ``frame='world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2.
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times: one time, the same M times for every track, or one row
+            of times per track (as for `PositionSpline.position`).
+        frame : {'world', 'body'}
+            ``'world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
 
+        Returns
+        -------
+        ndarray
+            (..., 3) or (..., M, 3).
+
+        Examples
+        --------
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([0, 0, 1], [0.0, 1.0]))
         >>> np.round(s.angular_velocity(1.0), 12) + 0.0
@@ -175,6 +203,23 @@ class RotationSpline(KeyedSpline):
                              out: OutArray = None) -> FloatArray:
         """Time derivative of `angular_velocity` in the same frame, analytic.
 
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times: one time, the same M times for every track, or one row
+            of times per track (as for `PositionSpline.position`).
+        frame : {'world', 'body'}
+            ``'world'``: dq/dt = w q / 2; ``'body'``: dq/dt = q w / 2.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray
+            (..., 3) or (..., M, 3), radians per unit time squared.
+
+        Examples
+        --------
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([0, 0, 1], [0.0, 1.0]))
         >>> np.round(s.angular_acceleration(1.0), 12) + 0.0
@@ -196,10 +241,26 @@ class RotationSpline(KeyedSpline):
         return self._total()
 
     def angle(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
-        """Rotation angle swept from the domain start to `t`: the integral of
-        |angular velocity| (relative error about 1e-13 of each segment's).
-        Shapes as for `__call__` without the last axis, `out` as there.
+        """Rotation angle swept from the domain start to `t`.
 
+        The integral of the angular speed ``|w|``, to a relative error of about
+        1e-13 of each segment's.
+
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times: one time, the same M times for every track, or one row
+            of times per track (as for `PositionSpline.position`).
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray or float
+            Shapes as for `__call__` without the last axis.
+
+        Examples
+        --------
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([1, 0, 0], [0.0, 1.0]))
         >>> round(float(s.angle(1.0)), 12), round(s.total_angle, 12)
@@ -208,11 +269,26 @@ class RotationSpline(KeyedSpline):
         return self._integral_at(t, out)
 
     def time_at_angle(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
-        """The time at which `angle` reaches `s`, so that samples at equal
-        steps of `s` turn at constant angular speed.  Never diverges; the
-        domain's ends at 0 and `total_angle`; where the spline rests, the
-        earliest time; `s` outside [0, total_angle] follows ``extrapolate``.
+        """The time at which `angle` reaches `s`.
 
+        Samples at equal steps of `s` turn at constant angular speed.
+
+        Parameters
+        ----------
+        s : float or array_like (M,) or (..., M)
+            Swept angles in radians, in the shapes `__call__` takes for times.
+        out : ndarray, optional
+            float64 or float32 array of the result's shape, written in place.
+
+        Returns
+        -------
+        ndarray or float
+            Times.  The domain's ends at 0 and `total_angle`; where the spline
+            rests, the earliest time; `s` outside [0, total_angle] follows
+            ``extrapolate``.  The search never diverges.
+
+        Examples
+        --------
         >>> from kbspline import quat_from_axis_angle
         >>> s = RotationSpline([0.0, 2.0], quat_from_axis_angle([1, 0, 0], [0.0, 1.0]))
         >>> round(float(s.time_at_angle(0.25)), 12)
@@ -227,33 +303,51 @@ class RotationSpline(KeyedSpline):
                       tension: ArrayLike = 0.0, continuity: ArrayLike = 0.0,
                       bias: ArrayLike = 0.0, *, start: Optional[ArrayLike] = None,
                       **keywords: Any) -> RotationSpline:
-        """A spline through keys given as turns, as 3D Studio stores them, so
-        that a key may turn by any number of revolutions.
+        """A spline through keys given as turns, as 3D Studio stores them.
 
-        Key 0 is `start` (default the identity) turned by angles[0] radians
-        about axes[0]; key n > 0 is key n-1 turned by angles[n] about axes[n]
-        in key n-1's own frame.  The segment from key n-1 to key n sweeps the
-        whole angle, however many turns (its log is angles[n] / 2 along the
-        axis, never reduced).  Other keywords are the constructor's; with
-        ``timing='3ds'`` the tangents follow 3D Studio's CompAB, whose keys
-        of 2 pi - 1e-5 or more contribute half a turn about their axis.
-
-        A segment of more than half a turn is the cumulative cubic on a
-        uniform spin, q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3), with
-        the tangents' end angular velocities: it turns at its mean rate
-        plus at most twice the end rates' departure from it.
+        A key may turn by any number of revolutions: key 0 is `start` (default the
+        identity) turned by ``angles[0]`` radians about ``axes[0]``; key n > 0 is
+        key n-1 turned by ``angles[n]`` about ``axes[n]`` in key n-1's own frame.
+        The segment from key n-1 to key n sweeps the whole angle, however many
+        turns (its log is ``angles[n] / 2`` along the axis, never reduced).
 
         Parameters
         ----------
         times : array_like (K,) or (..., K), or None
+            Strictly increasing key times (None: 0, 1, ..., K-1).
         axes : array_like (..., K, 3)
             Turn axes, any nonzero length.
         angles : array_like (..., K)
             Turns in radians, any sign and size.
+        tension, continuity, bias : float or array_like broadcastable to (..., K)
+            The TCB parameters of each key.
         start : array_like (4,) or (..., 4), optional
-            The rotation the first turn starts from, in the component order
-            of ``scalar_first``.
+            The rotation the first turn starts from, in the component order of
+            ``scalar_first``.
+        **keywords
+            The constructor's other keywords; with ``timing='3ds'`` the tangents
+            follow 3D Studio's CompAB, whose keys of 2 pi - 1e-5 or more
+            contribute half a turn about their axis.
 
+        Returns
+        -------
+        RotationSpline
+
+        Raises
+        ------
+        ValueError
+            Non-finite or zero-length axes, non-finite angles, or shapes that do
+            not match the times, naming the argument and index.
+
+        Notes
+        -----
+        A segment of more than half a turn is the cumulative cubic on a uniform
+        spin, ``q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3)``, with the
+        tangents' end angular velocities: it turns at its mean rate plus at most
+        twice the end rates' departure from it.
+
+        Examples
+        --------
         >>> wheel = RotationSpline.from_relative([0, 1, 2, 3], [[0, 0, 1]] * 4,
         ...                                      [0.0, 5 * np.pi, 5 * np.pi, 5 * np.pi])
         >>> round(wheel.total_angle / np.pi, 9)
@@ -302,10 +396,25 @@ class RotationSpline(KeyedSpline):
     @classmethod
     def from_rotation(cls, times: Optional[ArrayLike], rotation: Any, *args: Any,
                       scalar_first: bool = False, **kwargs: Any) -> RotationSpline:
-        """A spline through the keys of a `scipy.spatial.transform.Rotation`
-        holding K rotations; other arguments as for the constructor.  It
-        reads and writes SciPy's (x, y, z, w) unless ``scalar_first=True``.
+        """A spline through the keys of a `scipy.spatial.transform.Rotation`.
 
+        Parameters
+        ----------
+        times : array_like (K,) or (..., K), or None
+            Strictly increasing key times (None: 0, 1, ..., K-1).
+        rotation : scipy.spatial.transform.Rotation
+            K rotations, the keys.
+        *args, **kwargs
+            As for the constructor.
+        scalar_first : bool
+            The spline reads and writes SciPy's (x, y, z, w) unless True.
+
+        Returns
+        -------
+        RotationSpline
+
+        Examples
+        --------
         >>> from scipy.spatial.transform import Rotation
         >>> keys = Rotation.from_euler("z", [[0], [45], [90]], degrees=True)
         >>> s = RotationSpline.from_rotation([0.0, 1.0, 2.0], keys)
@@ -317,8 +426,19 @@ class RotationSpline(KeyedSpline):
         return cls(times, keys, *args, scalar_first=scalar_first, **kwargs)
 
     def as_rotation(self, t: ArrayLike) -> Any:
-        """The spline at `t` as a `scipy.spatial.transform.Rotation` (all
-        results, in C order, as one stack).  Needs SciPy."""
+        """The spline at `t` as a `scipy.spatial.transform.Rotation`.
+
+        Parameters
+        ----------
+        t : float or array_like (M,) or (..., M)
+            Query times: one time, the same M times for every track, or one row
+            of times per track (as for `PositionSpline.position`).
+
+        Returns
+        -------
+        scipy.spatial.transform.Rotation
+            All results, in C order, as one stack.  Needs SciPy.
+        """
         from scipy.spatial.transform import Rotation
         q = np.asarray(self(t))
         xyzw = q if not self._scalar_first else q[..., _TO_SCALAR_LAST]
@@ -341,6 +461,8 @@ class RotationSpline(KeyedSpline):
     # A spline drops its tangents after the build (48 of the 300 bytes it
     # would keep per key); the first use of `tangents` builds them again.
     _keep_tangents = False
+    _tan_in: Optional[FloatArray]
+    _tan_out: Optional[FloatArray]
 
     @property
     def tangents(self) -> tuple[FloatArray, FloatArray]:
@@ -351,6 +473,7 @@ class RotationSpline(KeyedSpline):
             twin._keep_tangents = True
             RotationSpline.__init__(twin, **self._state)
             self._tan_in, self._tan_out = twin._tan_in, twin._tan_out
+        assert self._tan_in is not None and self._tan_out is not None
         inner = (self._num_keys, 3)
         return (self._tan_in.reshape(self._batch_shape + inner),
                 self._tan_out.reshape(self._batch_shape + inner))

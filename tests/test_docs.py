@@ -54,3 +54,45 @@ def test_every_page_is_in_the_site():
     assert pages - {"index"} <= set(re.findall(r"^([\w/-]+)$", index, re.M))
     for link in re.findall(r"\]\((docs/[\w/.-]+|CHANGELOG.md)\)", (root / "README.md").read_text()):
         assert (root / link).exists(), link
+
+
+def public_callables():
+    """Every public function, class and method the API page documents."""
+    import inspect
+
+    import kbspline
+    import kbspline.dask
+    import kbspline.formats.adaptive
+    import kbspline.formats.gltf
+    import kbspline.formats.usd
+    import kbspline.motion
+    modules = [kbspline, kbspline.motion, kbspline.formats.gltf, kbspline.formats.usd,
+               kbspline.formats.adaptive, kbspline.dask]
+    seen = set()
+    for module in modules:
+        for name in getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")]):
+            obj = getattr(module, name)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            yield f"{module.__name__}.{name}", obj
+            for attr, value in (vars(obj).items() if inspect.isclass(obj) else ()):
+                function = getattr(value, "__func__", value)
+                if inspect.isfunction(function) and (attr == "__call__" or attr[0] != "_"):
+                    yield f"{module.__name__}.{name}.{attr}", function
+
+
+def test_docstrings_are_numpydoc():
+    """Whatever takes arguments says what each is, in numpydoc's sections
+    (the site renders them with numpydoc)."""
+    import inspect
+    missing = []
+    for name, obj in public_callables():
+        doc = inspect.getdoc(obj) or ""
+        try:
+            takes = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
+        except (TypeError, ValueError):
+            takes = []
+        if takes and "Parameters\n----------" not in doc and "Attributes\n----------" not in doc:
+            missing.append(name)
+    assert not missing, missing

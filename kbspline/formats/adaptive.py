@@ -14,8 +14,8 @@ The bound of an interval: its playback error is measured at CHECKS + 1
 equally spaced points, with keys' values rounded to float32 as both formats
 store them; between two checks the error vector (rotation vector of the
 playback's difference from the spline, or the difference of positions) is
-within h^2/8 max|v''| of the line through its values there, and |v''| is
-estimated from the checks' second differences, with a factor of two to
+within ``h^2/8 max|v''|`` of the line through its values there, and
+``|v''|`` is estimated from the checks' second differences, with a factor of two to
 spare.  The swept angle of an interval is the sum of the angles between
 neighbouring checks.
 """
@@ -53,22 +53,39 @@ FloatArray = NDArray[np.float64]
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 round_times: Optional[Callable[[FloatArray], FloatArray]] = None
                 ) -> list[FloatArray]:
-    """Key times at which to sample `spline` for linear playback within
-    `tolerance` (radians for a RotationSpline, the spline's units for a
-    PositionSpline) at every time of its domain.
+    """Key times at which to sample a spline for linear playback within a tolerance.
 
-    shared : one list of times for every track (a format that stores all
-        tracks per sample, as a UsdSkel animation does); otherwise one per
-        track, in the batch's C order.
-    round_times : maps times to the nearest the format can store (glTF:
-        float32 seconds); keys are placed there and the bound holds for the
-        stored times.
+    Parameters
+    ----------
+    spline : RotationSpline or PositionSpline
+        The spline, batched or not.
+    tolerance : float
+        Radians for a RotationSpline, the spline's units for a PositionSpline:
+        playback stays within it at every time of the domain.
+    shared : bool
+        One list of times for every track (a format that stores all tracks
+        per sample, as a UsdSkel animation does); otherwise one per track, in
+        the batch's C order.
+    round_times : callable, optional
+        Maps times to the nearest the format can store (glTF: float32
+        seconds); keys are placed there and the bound holds for the stored
+        times.
 
-    Returns a list of increasing float64 arrays (one when shared, else one
-    per track).  Keys are never closer than MIN_KEY_SPACING unless two of
-    the spline's keys are; where the bound would need them closer (a
-    tolerance below what float32 or that spacing allows), the interval is
-    kept and playback_error reports what it reaches.
+    Returns
+    -------
+    list of ndarray
+        Increasing float64 times, one array when shared, else one per track.
+        Keys are never closer than MIN_KEY_SPACING unless two of the spline's
+        keys are; where the bound would need them closer (a tolerance below
+        what float32 or that spacing allows), the interval is kept and
+        `playback_error` reports what it reaches.
+
+    Raises
+    ------
+    ValueError
+        For a tolerance that is not positive and finite.
+    TypeError
+        For a tolerance that is not a number, or another kind of spline.
     """
     try:
         tolerance = float(tolerance)
@@ -96,10 +113,23 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
 
 def playback_error(spline: Spline, times: list[FloatArray],
                    checks: int = 4 * CHECKS - 1) -> FloatArray:
-    """(tracks,) the largest distance between the spline and linear
-    playback of its values at `times` (as linear_keys returns them, values
-    stored as float32), measured at `checks` points inside every interval
-    and at the keys."""
+    """The largest distance between a spline and linear playback of its samples.
+
+    Parameters
+    ----------
+    spline : RotationSpline or PositionSpline
+        The spline.
+    times : list of ndarray
+        Sample times as `linear_keys` returns them; values are stored as
+        float32, as the formats store them.
+    checks : int
+        Points measured inside every interval, beside the keys.
+
+    Returns
+    -------
+    ndarray (tracks,)
+        Radians for rotations, the spline's units for positions.
+    """
     tracks = int(np.prod(spline.batch_shape))
     starts, ends, owner = _open_intervals(times, [np.zeros(len(t) - 1, bool) for t in times])
     worst, _, _ = _check(spline, starts, ends, owner, len(times), checks + 2)

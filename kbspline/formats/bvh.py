@@ -33,8 +33,22 @@ _MAX_COUNT_DIGITS = 18  # counts fit an int64; int() refuses very long digit str
 
 
 def read_bvh(path: Union[str, os.PathLike[str]]) -> Motion:
-    """Reads a BVH file into a `Motion`; a malformed file is a `BvhError`
-    naming the file, the line and the reason."""
+    """Reads a BVH file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, read as UTF-8 (ASCII included).
+
+    Returns
+    -------
+    Motion
+
+    Raises
+    ------
+    BvhError
+        For a malformed file, naming the file, the line and the reason.
+    """
     path = pathlib.Path(path)
     try:
         data = path.read_bytes()
@@ -223,10 +237,25 @@ def _is_float(word):
 
 def write_bvh(motion: Motion, path: Union[str, os.PathLike[str]],
               precision: Optional[int] = None) -> None:
-    """Writes `motion` as a BVH file.  Each number is written in the shortest
-    form that reads back as the same float64, so `read_bvh` returns the motion
-    bit for bit; `precision=N` writes N significant digits instead.  A motion
-    no BVH file can hold is a ValueError, and nothing is written."""
+    """Writes a motion as a BVH file.
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+    path : str or os.PathLike
+        The file to write.
+    precision : int, optional
+        Significant digits per number.  By default each number is written in
+        the shortest form that reads back as the same float64, so `read_bvh`
+        returns the motion bit for bit.
+
+    Raises
+    ------
+    ValueError
+        For a motion no BVH file can hold (nothing is written) or a bad
+        `precision`.
+    """
     check_motion(motion, "motion")
     if precision is None:
         def number(value):

@@ -57,15 +57,21 @@ _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": Position
 
 @dataclasses.dataclass(frozen=True)
 class GltfExport:
-    """What export_gltf wrote.
+    """What `export_gltf` wrote.
 
-    gltf : the pygltflib.GLTF2 document (its binary blob set).
-    interpolation : {(node, path): "CUBICSPLINE" or "LINEAR"}.
-    max_error : {(node, path): the largest distance between the spline and
-        glTF's playback of the channel, at the stored keys and
+    Attributes
+    ----------
+    gltf : pygltflib.GLTF2
+        The document, its binary blob set.
+    interpolation : dict
+        ``{(node, path): "CUBICSPLINE" or "LINEAR"}``.
+    max_error : dict
+        ``{(node, path): error}``, the largest distance between the spline
+        and glTF's playback of the channel, at the stored keys and
         CHECKS_PER_INTERVAL points between each two: in the channel's units
-        for translations and scales, radians of rotation for rotations}.
-    key_counts : {(node, path): the number of keys written}.
+        for translations and scales, radians of rotation for rotations.
+    key_counts : dict
+        ``{(node, path): the number of keys written}``.
     """
     gltf: Any
     interpolation: dict[tuple[str, str], str]
@@ -85,34 +91,60 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 name: str = "kbspline") -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
-    channels : {node name: {path: spline or (spline, index)}}, path one of
-        "translation", "scale" (PositionSpline, D = 3) or "rotation"
-        (RotationSpline); `index` picks one track of a batched spline.
-    path : where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None
-        to only return the document.
-    angle_tolerance : radians; rotations are written as LINEAR keys placed
-        so that glTF's playback (slerp between keys, float32 storage) stays
-        within it of the spline at every time.  Default
-        DEFAULT_ANGLE_TOLERANCE (1e-4 rad).
-    distance_tolerance : in the channels' units; with it, translations and
-        scales are LINEAR keys within it too, otherwise exact CUBICSPLINE
-        (position splines with ease, which glTF's cubic cannot follow, then
-        use a millionth of the channel's extent).
-    rate : instead of tolerances, samples per second for LINEAR channels
-        (which also keep every key time), for tools that want a fixed rate.
-    time_offset : subtracted from spline times to give glTF times, which
-        must not be negative.
-    parents : optional {child node: parent node} for a hierarchy; parents
-        without channels become plain nodes.
-    offsets : optional {node: (3,) translation}, a node's fixed translation
-        from its parent (a bone's offset) where no channel animates it.
-    name : the animation's name.
+    Parameters
+    ----------
+    channels : dict
+        ``{node name: {path: spline or (spline, index)}}``, path one of
+        ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
+        ``"rotation"`` (RotationSpline); `index` picks one track of a batched
+        spline.
+    path : str or os.PathLike, optional
+        Where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None to
+        only return the document.
+    rate : float, optional
+        Instead of tolerances, samples per second for LINEAR channels (which
+        also keep every key time), for tools that want a fixed rate.
+    angle_tolerance : float, optional
+        Radians: rotations are written as LINEAR keys placed so that glTF's
+        playback (slerp between keys, float32 storage) stays within it of the
+        spline at every time.  Default DEFAULT_ANGLE_TOLERANCE (1e-4 rad).
+    distance_tolerance : float, optional
+        In the channels' units: with it, translations and scales are LINEAR
+        keys within it too, otherwise exact CUBICSPLINE (position splines
+        with ease, which glTF's cubic cannot follow, then use a millionth of
+        the channel's extent).
+    time_offset : float
+        Subtracted from spline times to give glTF times, which must not be
+        negative.
+    parents : dict, optional
+        ``{child node: parent node}`` for a hierarchy; parents without
+        channels become plain nodes.
+    offsets : dict, optional
+        ``{node: (3,) translation}``, a node's fixed translation from its
+        parent (a bone's offset) where no channel animates it.
+    name : str
+        The animation's name.
 
-    Returns a GltfExport with the document and each channel's error and key
-    count.  Keys are never closer than
-    `kbspline.formats.adaptive.MIN_KEY_SPACING` (0.5 ms, which importers
-    keep) unless the spline's own are; a tolerance that would need them
-    closer is reported by a warning and shows in max_error.
+    Returns
+    -------
+    GltfExport
+        The document and each channel's error and key count.
+
+    Raises
+    ------
+    ValueError
+        For both `rate` and tolerances, a non-positive tolerance or rate, a
+        bad path suffix, names or hierarchies that do not fit, or times that
+        float32 cannot keep increasing, naming the channel.
+    TypeError
+        For channels that are not a dict of dicts of splines.
+
+    Warns
+    -----
+    UserWarning
+        Where a tolerance would need keys closer than
+        `kbspline.formats.adaptive.MIN_KEY_SPACING` (0.5 ms, which importers
+        keep); the error reached shows in `max_error`.
     """
     import pygltflib as gl
 
@@ -171,22 +203,44 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
                    distance_tolerance: Optional[float] = None, rate: Optional[float] = None,
                    scale: float = 1.0, tension: float = 0.0, continuity: float = 0.0,
                    bias: float = 0.0) -> GltfExport:
-    """Writes a clip as glTF: a node per joint in the BVH hierarchy (and one
-    per End Site, named "<joint>_end"), bone offsets as the nodes' fixed
-    translations, joint rotations as squad splines through the frames
-    written as LINEAR keys within `angle_tolerance` (radians, default
-    DEFAULT_ANGLE_TOLERANCE), and joints with position channels as exact
-    cubic translations (LINEAR within `distance_tolerance`, in glTF's units
-    after `scale`, when given).
+    """Writes a clip as glTF.
 
-    rate : instead of tolerances, bake rotations at this many samples per
-        second (every frame kept), as earlier versions did at the clip's rate.
-    scale : multiplies every length, e.g. 0.01 for a centimetre clip in
-        glTF's metres.
-    tension, continuity, bias : of the splines through the frames.
+    A node per joint in the BVH hierarchy (and one per End Site, named
+    ``"<joint>_end"``), bone offsets as the nodes' fixed translations, joint
+    rotations as squad splines through the frames written as LINEAR keys
+    within `angle_tolerance`, and joints with position channels as exact
+    cubic translations (LINEAR within `distance_tolerance` when given).
 
-    Returns export_gltf's GltfExport, whose max_error says how far glTF's
-    playback strays from the splines, measured densely between keys.
+    Parameters
+    ----------
+    motion : Motion
+        The clip, of at least 2 frames.
+    path : str or os.PathLike, optional
+        ``.gltf`` or ``.glb``; None to only return the document.
+    angle_tolerance : float, optional
+        Radians, default DEFAULT_ANGLE_TOLERANCE.
+    distance_tolerance : float, optional
+        In glTF's units, after `scale`.
+    rate : float, optional
+        Instead of tolerances, bake rotations at this many samples per second
+        (every frame kept), as earlier versions did at the clip's rate.
+    scale : float
+        Multiplies every length, e.g. 0.01 for a centimetre clip in glTF's
+        metres.
+    tension, continuity, bias : float
+        Of the splines through the frames.
+
+    Returns
+    -------
+    GltfExport
+        Its `max_error` says how far glTF's playback strays from the splines,
+        measured densely between keys.
+
+    Raises
+    ------
+    ValueError
+        For a clip of fewer than 2 frames, joint names that are not unique, a
+        non-positive scale, or arguments `export_gltf` refuses.
     """
     check_motion(motion, "motion")
     if motion.num_frames < 2:
@@ -521,11 +575,17 @@ _MAX_ZERO_ELEMENTS = 1 << 24
 class GltfChannel:
     """One animation channel, evaluated as the glTF 2.0 sampler rules say.
 
-    times : (K,) key times, seconds.
-    values : (K, n) key values, or (3K, n) for CUBICSPLINE (in-tangent,
-        value, out-tangent per key), rotations as stored, (x, y, z, w).
-    interpolation : "STEP", "LINEAR" or "CUBICSPLINE".
-    path : "translation", "rotation", "scale" or "weights".
+    Attributes
+    ----------
+    times : ndarray (K,)
+        Key times, seconds.
+    values : ndarray (K, n) or (3K, n)
+        Key values, or for CUBICSPLINE (in-tangent, value, out-tangent) per
+        key; rotations as stored, (x, y, z, w).
+    interpolation : str
+        ``"STEP"``, ``"LINEAR"`` or ``"CUBICSPLINE"``.
+    path : str
+        ``"translation"``, ``"rotation"``, ``"scale"`` or ``"weights"``.
     """
     times: np.ndarray
     values: np.ndarray
@@ -533,8 +593,18 @@ class GltfChannel:
     path: str
 
     def __call__(self, t: ArrayLike) -> np.ndarray:
-        """(M, n) values at times t, clamped outside the keys as viewers
-        do; rotations (M, 4) as (w, x, y, z), unit."""
+        """The channel's values at times `t`, clamped outside the keys as viewers do.
+
+        Parameters
+        ----------
+        t : float or array_like (M,)
+            Seconds.
+
+        Returns
+        -------
+        ndarray (M, n)
+            Rotations (M, 4) as unit (w, x, y, z).
+        """
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
         keys, cubic = self.times, self.interpolation == "CUBICSPLINE"
         points = self.values[1::3] if cubic else self.values
@@ -565,9 +635,23 @@ class GltfChannel:
 
 @dataclasses.dataclass(frozen=True)
 class GltfNode:
-    """A node: its name (``node<i>`` when unnamed), parent index (-1 for a
-    root), children, and rest transform: translation (3,), rotation (4,)
-    as (w, x, y, z), scale (3,) (a node's matrix decomposed into these)."""
+    """A node of the scene.
+
+    Attributes
+    ----------
+    name : str
+        Its name, ``node<i>`` when unnamed.
+    parent : int
+        Parent index, -1 for a root.
+    children : list of int
+        Child indices.
+    translation : ndarray (3,)
+        Rest translation.
+    rotation : ndarray (4,)
+        Rest rotation, (w, x, y, z).
+    scale : ndarray (3,)
+        Rest scale (a node's matrix is decomposed into these three).
+    """
     name: str
     parent: int
     children: list[int]
@@ -578,41 +662,92 @@ class GltfNode:
 
 @dataclasses.dataclass(frozen=True)
 class GltfSkin:
-    """A skin: its name and joint node indices (the skeleton)."""
+    """A skin: the skeleton a mesh is bound to.
+
+    Attributes
+    ----------
+    name : str
+        Its name.
+    joints : list of int
+        The joints' node indices.
+    """
     name: str
     joints: list[int]
 
 
 @dataclasses.dataclass(frozen=True)
 class GltfScene:
-    """What read_gltf read.
+    """What `read_gltf` read.
 
-    nodes : every node, in file order.
-    skins : every skin.
-    animations : {animation name (its index as a string when unnamed):
-        {(node name, path): GltfChannel}}.
+    Attributes
+    ----------
+    nodes : list of GltfNode
+        Every node, in file order.
+    skins : list of GltfSkin
+        Every skin.
+    animations : dict
+        ``{animation name: {(node name, path): GltfChannel}}``, an unnamed
+        animation named by its index as a string.
     """
     nodes: list[GltfNode]
     skins: list[GltfSkin]
     animations: dict[str, dict[tuple[str, str], GltfChannel]]
 
     def to_motion(self, animation: str, fps: float, skin: int = 0) -> Motion:
-        """A skin's skeleton animated by `animation`, sampled at `fps` from
-        the animation's first key time to its last (frame 0 at the first):
-        a BVH-style Motion whose joints are the skin's joints (parents
-        first), offsets their rest translations, every joint with
-        rotation channels (ZXY Euler) and the roots, and joints whose
-        translation is animated, with position channels.  The root carries
-        its ancestors' transforms (e.g. a Y-up correction).  BVH has no
-        scale: uniform scale of the ancestors multiplies lengths; scale
-        channels, and scale that is not uniform, are ignored with a
-        warning where they differ from 1 by more than 1e-3."""
+        """A skin's skeleton animated by `animation`, as a BVH-style Motion.
+
+        Parameters
+        ----------
+        animation : str
+            The animation's name, a key of `animations`.
+        fps : float
+            Frames per second, sampled from the animation's first key time to its
+            last (frame 0 at the first).
+        skin : int
+            Which skin.
+
+        Returns
+        -------
+        Motion
+            Its joints are the skin's joints (parents first), offsets their rest
+            translations; every joint has rotation channels (ZXY Euler), and the
+            roots and joints whose translation is animated have position
+            channels.  The root carries its ancestors' transforms (e.g. a Y-up
+            correction).
+
+        Raises
+        ------
+        ValueError
+            For an unknown animation, a skin index out of range, or an animation
+            without channels.
+
+        Warns
+        -----
+        UserWarning
+            BVH has no scale: uniform scale of the ancestors multiplies lengths;
+            scale channels, and scale that is not uniform, are ignored with a
+            warning where they differ from 1 by more than 1e-3.
+        """
         return _skin_motion(self, animation, fps, skin)
 
 
 def read_gltf(path: Union[str, os.PathLike[str]]) -> GltfScene:
-    """Reads a .gltf (embedded data URIs or external buffers) or .glb file's
-    nodes, skins and animations; a malformed file is a GltfError."""
+    """Reads a glTF 2.0 file's nodes, skins and animations.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.gltf`` (embedded data URIs or external buffers) or ``.glb``.
+
+    Returns
+    -------
+    GltfScene
+
+    Raises
+    ------
+    GltfError
+        For a malformed file, naming the accessor, buffer view or field.
+    """
     path = pathlib.Path(path)
     try:
         data = path.read_bytes()

@@ -38,15 +38,22 @@ _SUFFIXES = (".usda", ".usdc", ".usd")
 
 @dataclasses.dataclass(frozen=True)
 class UsdExport:
-    """What motion_to_usd wrote.
+    """What `motion_to_usd` wrote.
 
-    path : the file.
-    joints : the Skeleton's joint paths, End Sites included.
-    times : (N,) the sample times, seconds (time codes are times x fps).
-    max_angle : (J,) per BVH joint, the largest angle between USD's playback
-        and the rotation splines, measured densely between samples.
-    max_distance : the largest distance between the playback of animated
-        translations and their splines (0 without position channels).
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file.
+    joints : list of str
+        The Skeleton's joint paths, End Sites included.
+    times : ndarray (N,)
+        The sample times, seconds (time codes are times x fps).
+    max_angle : ndarray (J,)
+        Per BVH joint, the largest angle between USD's playback and the
+        rotation splines, measured densely between samples.
+    max_distance : float
+        The largest distance between the playback of animated translations
+        and their splines (0 without position channels).
     """
     path: pathlib.Path
     joints: list[str]
@@ -62,16 +69,38 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
                   continuity: float = 0.0, bias: float = 0.0) -> UsdExport:
     """Writes a clip as a UsdSkel stage (.usda text, .usdc or .usd binary).
 
-    angle_tolerance : radians (default DEFAULT_ANGLE_TOLERANCE, 1e-4): how
-        far USD's playback of joint rotations may stray from the squad
-        splines through the frames, at any time.
-    distance_tolerance : in the clip's units, for the root's translation
-        (default: angle_tolerance times the skeleton's reach, the distance
-        its farthest joint stands from the root at rest, so that both
-        errors move the joints alike).
-    meters_per_unit : the stage's metersPerUnit (BVH clips are mostly in
-        centimetres: 0.01).  upAxis is Y, as in BVH.
-    tension, continuity, bias : of the splines through the frames.
+    Parameters
+    ----------
+    motion : Motion
+        The clip, of at least 2 frames.
+    path : str or os.PathLike
+        The file to write.
+    angle_tolerance : float, optional
+        Radians (default DEFAULT_ANGLE_TOLERANCE, 1e-4): how far USD's
+        playback of joint rotations may stray from the squad splines through
+        the frames, at any time.
+    distance_tolerance : float, optional
+        In the clip's units, for the root's translation (default:
+        angle_tolerance times the skeleton's reach, the distance its farthest
+        joint stands from the root at rest, so that both errors move the
+        joints alike).
+    meters_per_unit : float
+        The stage's metersPerUnit (BVH clips are mostly in centimetres: 0.01).
+        upAxis is Y, as in BVH.
+    tension, continuity, bias : float
+        Of the splines through the frames.
+
+    Returns
+    -------
+    UsdExport
+
+    Raises
+    ------
+    ValueError
+        For a bad suffix, a clip of fewer than 2 frames, a non-positive
+        tolerance, or joint names that are not unique as USD paths.
+    ImportError
+        Without the ``usd`` extra (usd-core).
     """
     check_motion(motion, "motion")
     from pxr import Gf, Usd, UsdGeom, UsdSkel, Vt

@@ -17,6 +17,24 @@ CHANNELS = POSITION_CHANNELS + ROTATION_CHANNELS
 
 @dataclasses.dataclass
 class Joint:
+    """One joint of a BVH hierarchy.
+
+    Attributes
+    ----------
+    name : str
+        The joint's name.
+    parent : int
+        Index of the parent joint, -1 for a root; parents come before their
+        children.
+    offset : ndarray (3,)
+        Offset from the parent joint.
+    channels : list of str
+        Channel names in file order, e.g. ``["Zrotation", "Xrotation",
+        "Yrotation"]``.
+    end_site : ndarray (3,) or None
+        Offset of the joint's End Site, if it has one.
+    """
+
     name: str
     parent: int                 # index of the parent joint, -1 for a root
     offset: NDArray[np.float64]          # (3,)
@@ -26,8 +44,18 @@ class Joint:
 
 @dataclasses.dataclass
 class Motion:
-    """A BVH clip: joints in file order and frames of channel values
-    (F, C), C the channels of all joints in file order."""
+    """A BVH clip: a joint hierarchy and frames of channel values.
+
+    Attributes
+    ----------
+    joints : list of Joint
+        The joints in file order, parents before children.
+    frame_time : float
+        Seconds between frames.
+    frames : ndarray (F, C)
+        Channel values, C the channels of all joints in file order (degrees
+        for rotations, the file's units for positions).
+    """
 
     joints: list[Joint]
     frame_time: float
@@ -42,12 +70,34 @@ class Motion:
         return np.arange(self.num_frames, dtype=np.float64) * self.frame_time
 
     def channel_slice(self, j: int) -> slice:
+        """The columns of `frames` that hold joint `j`'s channels.
+
+        Parameters
+        ----------
+        j : int
+            Joint index.
+
+        Returns
+        -------
+        slice
+        """
+
         start = sum(len(joint.channels) for joint in self.joints[:j])
         return slice(start, start + len(self.joints[j].channels))
 
     def rotation_order(self, j: int) -> str:
-        """The joint's rotation channels as an intrinsic Euler order, e.g.
-        "ZXY", or "" when it has none."""
+        """The joint's rotation channels as an intrinsic Euler order.
+
+        Parameters
+        ----------
+        j : int
+            Joint index.
+
+        Returns
+        -------
+        str
+            E.g. ``"ZXY"``, or ``""`` when the joint has no rotation channels.
+        """
         return "".join(c[0] for c in self.joints[j].channels if c in ROTATION_CHANNELS)
 
     def rotation_columns(self) -> list[int]:
@@ -56,8 +106,16 @@ class Motion:
                 for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
 
     def align_turns(self, row: int, reference: ArrayLike) -> None:
-        """Shifts the rotation channels of frames row.. by whole turns so that
-        frame `row` lies on the same turn as `reference` (a frame of values)."""
+        """Shifts rotation channels by whole turns to continue a reference frame.
+
+        Parameters
+        ----------
+        row : int
+            The rotation channels of frames ``row`` and after are shifted so that
+            frame `row` lies on the same turn as `reference`.
+        reference : array_like (C,)
+            A frame of channel values.
+        """
         cols = self.rotation_columns()
         turns = np.round((np.asarray(reference, dtype=np.float64)[cols] - self.frames[row, cols]) / 360.0)
         self.frames[row:, cols] += 360.0 * turns
@@ -89,11 +147,24 @@ class Motion:
 
     def with_frames(self, rotations: ArrayLike, translations: ArrayLike,
                     frame_time: float) -> Motion:
-        """A new Motion with these joints' local rotations (J, F, 4) and
-        translations (J, F, 3) written back into each joint's channels.
-        Euler angles are unwrapped along time so channels stay continuous.
-        A joint with one or two rotation channels keeps the rotation's part
-        about its axes (all of it for rotations about them)."""
+        """A new Motion with these local rotations and translations.
+
+        Parameters
+        ----------
+        rotations : array_like (J, F, 4)
+            Local joint rotations, (w, x, y, z).
+        translations : array_like (J, F, 3)
+            Local translations, written to the joints' position channels.
+        frame_time : float
+            The new clip's frame time.
+
+        Returns
+        -------
+        Motion
+            The same joints.  Euler angles are unwrapped along time so channels
+            stay continuous; a joint with one or two rotation channels keeps the
+            rotation's part about its axes (all of it for rotations about them).
+        """
         rotations = np.asarray(rotations, dtype=np.float64)
         translations = np.asarray(translations, dtype=np.float64)
         F = rotations.shape[1]
@@ -136,8 +207,21 @@ def _euler_angles(q, order):
 
 
 def check_motion(value: object, name: str = "motion") -> None:
-    """A TypeError naming the argument unless `value` is a Motion (an
-    argument given in the wrong place reads as one)."""
+    """Raises a TypeError naming the argument unless `value` is a Motion.
+
+    Parameters
+    ----------
+    value : object
+        What the caller was given (an argument in the wrong place reads as
+        one).
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    TypeError
+        If `value` is not a `Motion`.
+    """
     if not isinstance(value, Motion):
         raise TypeError(f"{name} must be a Motion (from read_bvh, resample, ...), "
                         f"not {type(value).__name__}")

@@ -28,15 +28,30 @@ def pose_distances(p, q):
 
 def find_cycle(motion: Motion, min_seconds: float = 0.5,
                max_seconds: Optional[float] = None) -> tuple[int, int, float]:
-    """(start, end, cost): the frames that best close a loop, end > start.
+    """The frames that best close a loop.
 
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+    min_seconds, max_seconds : float
+        The shortest and longest loops considered (no longest by default).
+
+    Returns
+    -------
+    start, end : int
+        The loop's frames, ``end > start``.
+    cost : float
+        The pair's cost.
+
+    Notes
+    -----
     The cost of a pair is the distance between the poses at the two frames
     plus that between the next frames (so the motion also continues the same
     way), summed over every joint but the roots, whose rotation carries the
-    heading.  Loops shorter than `min_seconds` (or longer than
-    `max_seconds`) are not considered.  Of equal costs, the earliest start
-    wins, then the earliest end.  Memory is O(frames): the pairs are
-    compared a block of starts at a time."""
+    heading.  Of equal costs, the earliest start wins, then the earliest end.
+    Memory is O(frames): the pairs are compared a block of starts at a time.
+    """
     check_motion(motion, "motion")
     joints = [j for j, joint in enumerate(motion.joints) if joint.parent >= 0]
     if not joints:
@@ -67,9 +82,23 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
 
 @dataclasses.dataclass
 class Loop:
-    """A clip's cycle as closed splines: joint rotations loop exactly; the
-    root translations loop after their drift over one cycle is taken out,
-    and `sample` puts the drift back, so the loop can walk on for ever."""
+    """A clip's cycle as closed splines.
+
+    Joint rotations loop exactly; the root translations loop after their
+    drift over one cycle is taken out, and `sample` puts the drift back, so
+    the loop can walk on for ever.
+
+    Attributes
+    ----------
+    rotations : RotationSpline
+        Closed, one track per joint.
+    translations : PositionSpline
+        Closed, one track per joint, drift taken out.
+    drift : ndarray (J, 3)
+        Each joint's translation over one cycle.
+    period : float
+        The cycle's duration, seconds.
+    """
 
     rotations: RotationSpline     # closed, (J,) tracks
     translations: PositionSpline  # closed, (J,) tracks, drift removed
@@ -77,8 +106,18 @@ class Loop:
     period: float
 
     def sample(self, times: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(J, M, 4) rotations and (J, M, 3) translations at any times
-        (0 is the loop's first frame)."""
+        """Rotations and translations at any times.
+
+        Parameters
+        ----------
+        times : array_like (M,)
+            Seconds; 0 is the loop's first frame.
+
+        Returns
+        -------
+        rotations : ndarray (J, M, 4)
+        translations : ndarray (J, M, 3)
+        """
         times = np.asarray(times, dtype=float)
         turns = np.floor(times / self.period)
         phase = times - turns * self.period
@@ -89,7 +128,21 @@ class Loop:
 
 def make_loop(motion: Motion, start: int, end: int, tension: float = 0.0,
               continuity: float = 0.0, bias: float = 0.0) -> Loop:
-    """A `Loop` of frames start..end-1, the last key repeating frame start."""
+    """A `Loop` of frames start..end-1, the last key repeating frame start.
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+    start, end : int
+        The loop's frames, as `find_cycle` gives them.
+    tension, continuity, bias : float
+        The TCB of every key.
+
+    Returns
+    -------
+    Loop
+    """
     check_motion(motion, "motion")
     if not 0 <= start < end < motion.num_frames or end - start < 2:
         raise ValueError(f"need 0 <= start < end - 1 < {motion.num_frames}, "

@@ -27,8 +27,25 @@ def local_offsets(motion):
 def world_positions(motion: Motion, rotations: Optional[ArrayLike] = None,
                     offsets: Optional[ArrayLike] = None
                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(F, J, 3) world positions of every joint, and (J, F, 4) world
-    rotations, from the local rotations (default: the motion's own)."""
+    """Forward kinematics: world positions and rotations of every joint.
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+    rotations : array_like (J, F, 4), optional
+        Local rotations, (w, x, y, z); default the motion's own.
+    offsets : array_like (J, F, 3), optional
+        Local offsets; default the position channels where a joint has them,
+        else its OFFSET.
+
+    Returns
+    -------
+    positions : ndarray (F, J, 3)
+        World positions of the joints.
+    rotations : ndarray (J, F, 4)
+        World rotations.
+    """
     check_motion(motion, "motion")
     rot = motion.rotations() if rotations is None else np.asarray(rotations, dtype=np.float64)
     off = local_offsets(motion) if offsets is None else np.asarray(offsets, dtype=np.float64)

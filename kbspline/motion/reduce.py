@@ -21,7 +21,31 @@ from .world_error import local_tolerances, vertex_positions
 
 @dataclasses.dataclass
 class Reduction:
-    """Each joint's key frames chosen from a clip, and its worst errors."""
+    """Each joint's key frames chosen from a clip, and its worst errors.
+
+    Attributes
+    ----------
+    names : list of str
+        Joint names.
+    frame_time : float
+        The clip's frame time.
+    num_frames : int
+        The clip's frame count.
+    key_frames : list of ndarray
+        Per joint, (K_j,) frame indices, ascending, first and last kept.
+    rotations : list of ndarray
+        Per joint, (K_j, 4) local rotations at its keys, (w, x, y, z).
+    translations : list of ndarray
+        Per joint, (K_j, 3) local translations at its keys.
+    max_angle : ndarray (J,)
+        Worst rotation error over all frames, radians.
+    max_distance : ndarray (J,)
+        Worst translation error over all frames.
+    max_position : ndarray (J,) or None
+        Worst world-space distance, over all frames, of the joint's origin,
+        End Site and virtual vertices from where the clip puts them (None
+        when read from JSON that lacks it).
+    """
 
     names: list[str]       # joint names
     frame_time: float
@@ -45,7 +69,20 @@ class Reduction:
         return self.num_keys / (len(self.names) * self.num_frames)
 
     def rebuild(self, times: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(J, M, 4) rotations and (J, M, 3) translations at `times`."""
+        """The clip's local rotations and translations, rebuilt from the keys.
+
+        Parameters
+        ----------
+        times : array_like (M,)
+            Seconds, 0 at the first frame.
+
+        Returns
+        -------
+        rotations : ndarray (J, M, 4)
+            By a RotationSpline through each joint's keys.
+        translations : ndarray (J, M, 3)
+            By a PositionSpline through each joint's keys.
+        """
         rot, tr = [], []
         for keys, q, x in zip(self.key_frames, self.rotations, self.translations):
             key_times = keys * self.frame_time
@@ -55,8 +92,22 @@ class Reduction:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reduction:
-        """The Reduction that `to_json` wrote (as json.load gives it back);
-        a ValueError names what is missing or malformed."""
+        """The Reduction that `to_json` wrote.
+
+        Parameters
+        ----------
+        data : dict
+            As ``json.load`` gives it back.
+
+        Returns
+        -------
+        Reduction
+
+        Raises
+        ------
+        ValueError
+            Naming what is missing or malformed.
+        """
         try:
             joints = data["joints"]
             if data.get("quaternion_order", "wxyz") != "wxyz":

@@ -10,17 +10,36 @@ from .clip import Motion, check_motion
 
 def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,
              bias: float = 0.0, *, keep_end: bool = False) -> Motion:
-    """`motion` at `fps` frames per second: joint rotations by one batched
-    RotationSpline, translations by one PositionSpline (KB tangents with the
-    given TCB, natural ends).
+    """The motion at another frame rate.
 
-    The frame time is exactly 1 / fps and the first frame is kept; the clip
-    ends at the last whole frame within its duration (the last original
-    frame itself when the duration is a whole number of new frames, as for
-    30 -> 60 or 120 fps).  With ``keep_end=True`` the last original frame is
-    kept too, so the frame time is the duration divided into the whole
-    number of steps nearest 1 / fps (24 fps from a 30 fps clip of 195
-    frames: 23.68).
+    Joint rotations are resampled by one batched RotationSpline, translations
+    by one PositionSpline (KB tangents with the given TCB, natural ends).
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+    fps : float
+        Frames per second of the result.
+    tension, continuity, bias : float
+        The TCB of every key.
+    keep_end : bool
+        Keep the last original frame too.
+
+    Returns
+    -------
+    Motion
+        The frame time is exactly 1 / fps and the first frame is kept; the
+        clip ends at the last whole frame within its duration (the last
+        original frame itself when the duration is a whole number of new
+        frames, as for 30 -> 60 or 120 fps).  With ``keep_end=True`` the frame
+        time is the duration divided into the whole number of steps nearest
+        1 / fps (24 fps from a 30 fps clip of 195 frames: 23.68).
+
+    Raises
+    ------
+    ValueError
+        For an fps that is not positive and finite.
     """
     check_motion(motion, "motion")
     fps = float(fps)

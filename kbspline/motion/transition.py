@@ -106,23 +106,34 @@ def blend_translations(x_a, v_a, x_b, v_b, t, duration, tau):
 
 
 def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
-    """Clip `a`, then `frames` frames of transition, then clip `b` placed to
-    continue `a`'s heading and position.
+    """Clip `a`, a transition, then clip `b` placed to continue `a`.
 
+    Parameters
+    ----------
+    a, b : Motion
+        The clips to leave and to join; they must share a skeleton and frame
+        time (resample one first otherwise).
+    frames : int
+        Frames of transition.
+
+    Returns
+    -------
+    Motion
+
+    Notes
+    -----
     Over the transition each joint's rotation continues `a`'s last frame at
     `a`'s end angular velocity, then slows to a stop within COAST_SECONDS,
-    having turned on by COAST_ANGLE at most; likewise it runs back from
-    `b`'s first frame at `b`'s start angular velocity; a smoothstep slerps
-    the first into the second.  Translations do the same, each velocity
-    dying away within COAST_SECONDS (or half the transition).  So poses and
-    velocities match both clips, and a long transition does not hold a
-    velocity for its whole length (which made joints spin turn after turn).
-    The root travels on a cubic Hermite path in the horizontal plane that
-    matches both root velocities.  b is turned about the vertical by the
-    difference of headings and moved to start where that path ends: a's end
-    position plus the mean of the two horizontal root velocities times the
-    transition's duration, at b's own height.  Both clips must share a
-    skeleton and frame time (resample one first otherwise)."""
+    having turned on by COAST_ANGLE at most; likewise it runs back from `b`'s
+    first frame at `b`'s start angular velocity; a smoothstep slerps the first
+    into the second.  Translations do the same, each velocity dying away
+    within COAST_SECONDS (or half the transition).  So poses and velocities
+    match both clips, and a long transition does not hold a velocity for its
+    whole length (which made joints spin turn after turn).  The root travels
+    on a cubic Hermite path in the horizontal plane that matches both root
+    velocities; `b` is turned about the vertical by the difference of headings
+    and moved to start where that path ends, at its own height.
+    """
     check_motion(a, "a")
     check_motion(b, "b")
     if [j.name for j in a.joints] != [j.name for j in b.joints]:
