@@ -45,3 +45,14 @@ def test_scaling_benchmark_runs(capsys, monkeypatch, tmp_path):
     assert len(results) == 6 and all(len(rows) == 3 for rows in results.values())
     assert (tmp_path / "scaling.png").stat().st_size > 0
     assert "kept bytes/key" in capsys.readouterr().out
+
+
+def test_reduction_benchmark_runs(capsys):
+    spec = importlib.util.spec_from_file_location("kbspline_reduction",
+                                                  SCRIPT.parent / "reduction.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--quick"])
+    assert [row[2] for row in rows] == ["local", "uniform", "world"]
+    assert all(row[4] <= row[1] for row in rows)  # every method within its tolerance (cm)
+    assert "| world |" in capsys.readouterr().out

@@ -2,6 +2,7 @@
 virtual vertex of every frame stays within it, by an independent forward
 kinematics (SciPy's rotation matrices from the BVH Euler angles)."""
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -199,3 +200,21 @@ def test_random_clips_keep_the_bound(clip, tolerance, virtual):
     np.testing.assert_allclose(result.max_position, error, rtol=1e-7, atol=1e-9)
     for keys in result.key_frames:
         assert keys[0] == 0 and keys[-1] == clip.num_frames - 1
+
+
+CMU = pathlib.Path(__file__).resolve().parent / "data" / "cmu"
+CM = 1 / 5.644  # the CMU clips' unit is 5.644 cm
+
+
+def test_real_120_hz_walk():
+    """CMU 131_01, 120 Hz: at 0.5 cm every point of every frame stays within
+    it (by the independent FK), keeping fewer keys than the local mode needs
+    for the same worst world error."""
+    clip = read_bvh(CMU / "131_01.bvh")
+    assert abs(1 / clip.frame_time - 120) < 1e-3
+    result = reduce_keys(clip, position_tolerance=0.5 * CM)
+    assert world_error(clip, result).max() <= 0.5 * CM
+    local = reduce_keys(clip, np.radians(0.3), 0.25 * CM)  # 0.69 cm in world space
+    assert world_error(clip, local).max() > 0.5 * CM
+    assert result.num_keys < local.num_keys
+    assert len(clip.joints) * clip.num_frames / result.num_keys > 6

@@ -1,0 +1,102 @@
+"""Keys kept against worst world-space error, per clip and tolerance, for
+three ways to reduce a clip's keys:
+
+- local: today's per-joint angle and distance tolerances (``reduce_keys(clip,
+  angle, distance)``), the angle bisected to the largest whose worst world
+  error stays within the tolerance (the distance tolerance half of it);
+- uniform: every k-th frame (and the last) through the same splines, the
+  largest k within the tolerance;
+- world: ``reduce_keys(clip, position_tolerance=...)``.
+
+    python benchmarks/reduction.py            # every clip, 0.1, 0.5 and 1 cm
+    python benchmarks/reduction.py --quick    # the shortest clip, 1 cm
+
+The clips: ../shared/data/mocap (30 Hz, centimetres) and tests/data/cmu
+(120 Hz CMU mocap, units of 5.644 cm). The ratio is joint-frames per key
+kept; MB/s is the clip's float32 channel data over the method's seconds
+(one reduction, or the whole search for local and uniform).
+"""
+import argparse
+import pathlib
+import time
+
+import numpy as np
+
+from kbspline.motion import Reduction, read_bvh, reduce_keys
+from kbspline.motion.world_error import vertex_positions
+
+HERE = pathlib.Path(__file__).resolve().parent
+CLIPS = ([(p, 1.0) for p in sorted((HERE.parents[1] / "shared" / "data" / "mocap").glob("*.bvh"))]
+         + [(p, 5.644) for p in sorted((HERE.parent / "tests" / "data" / "cmu").glob("*.bvh"))])
+
+
+def world_error(clip, reduction, truth):
+    rebuilt, _ = vertex_positions(clip, *reduction.rebuild(clip.times))
+    return float(np.linalg.norm(rebuilt - truth, axis=-1).max())
+
+
+def local(clip, tolerance, truth):
+    """The fewest keys of the local mode within `tolerance` in world space."""
+    low, high, best = np.radians(1e-4), np.radians(20.0), None
+    for _ in range(10):
+        angle = np.sqrt(low * high)
+        result = reduce_keys(clip, angle, tolerance / 2)
+        if world_error(clip, result, truth) <= tolerance:
+            low, best = angle, result
+        else:
+            high = angle
+    return best
+
+
+def uniform(clip, tolerance, truth):
+    """The fewest keys of every-k-th-frame within `tolerance`."""
+    rotations, translations = clip.rotations(), clip.translations()
+    best, F = None, clip.num_frames
+    for step in range(1, F):
+        keys = np.unique(np.append(np.arange(0, F, step), F - 1))
+        J = len(clip.joints)
+        result = Reduction([j.name for j in clip.joints], clip.frame_time, F, [keys] * J,
+                           [rotations[j][keys] for j in range(J)],
+                           [translations[j][keys] for j in range(J)], np.zeros(J), np.zeros(J))
+        if world_error(clip, result, truth) > tolerance:
+            break
+        best = result
+    return best
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the shortest clip, 1 cm")
+    args = parser.parse_args(argv)
+    clips = [c for c in CLIPS if c[0].exists()]
+    if not clips:
+        raise SystemExit("no clips: ../shared/data/mocap and tests/data/cmu are both missing")
+    if args.quick:
+        clips = [min(clips, key=lambda c: c[0].stat().st_size)]
+    rows = []
+    print("| clip | fps | tolerance | method | ratio | worst error | seconds | MB/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for path, cm_per_unit in clips:
+        clip = read_bvh(path)
+        truth, _ = vertex_positions(clip, clip.rotations(), clip.translations())
+        megabytes = clip.frames.size * 4 / 1e6
+        for cm in ([1.0] if args.quick else [0.1, 0.5, 1.0]):
+            tolerance = cm / cm_per_unit
+            methods = {"local": lambda: local(clip, tolerance, truth),
+                       "uniform": lambda: uniform(clip, tolerance, truth),
+                       "world": lambda: reduce_keys(clip, position_tolerance=tolerance)}
+            for name, method in methods.items():
+                start = time.perf_counter()
+                result = method()
+                seconds = time.perf_counter() - start
+                error = world_error(clip, result, truth) * cm_per_unit
+                ratio = len(clip.joints) * clip.num_frames / result.num_keys
+                rows.append((path.stem, cm, name, ratio, error))
+                print(f"| {path.stem} | {1 / clip.frame_time:.0f} | {cm} cm | {name} | "
+                      f"{ratio:.2f}:1 | {error:.3f} cm | {seconds:.2f} | "
+                      f"{megabytes / seconds:.3f} |", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
