@@ -37,6 +37,8 @@ def main(argv=None):
                      metavar="DISTANCE",
                      help="with --position-tolerance, also measure at virtual vertices this "
                           "far along each joint's axes")
+    red.add_argument("--no-fit", dest="fit", action="store_false",
+                     help="keep the greedy key choice: no fitted TCB, no keys dropped after")
     red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default=None,
                      metavar="ANGLE",
                      help="largest local rotation error of any joint in any frame, in degrees "
@@ -165,7 +167,7 @@ def reduce_command(args):
         angle, distance = angle or "0.5deg", 0.1 if distance is None else distance
     angle = None if angle is None else parse_angle(angle)
     result = reduce_keys(clip, angle, distance, position_tolerance=args.position,
-                         virtual_distance=args.virtual,
+                         virtual_distance=args.virtual, fit=args.fit,
                          progress=show_progress("joints" if args.position is None else "passes"))
     with open(args.output, "w") as f:
         json.dump(dict(result.to_json(), source=str(args.input)), f)

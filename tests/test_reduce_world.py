@@ -68,31 +68,32 @@ def walk():
     return read_bvh(next(p for p in CLIPS if "walk" in p.name))
 
 
-@pytest.mark.parametrize("tolerance, virtual", [(0.1, None), (1.0, None), (0.1, 5.0)])
-def test_every_point_of_every_frame_within_the_tolerance(walk, tolerance, virtual):
-    result = reduce_keys(walk, position_tolerance=tolerance, virtual_distance=virtual)
+@pytest.mark.parametrize("tolerance, virtual, fit", [(0.1, None, True), (1.0, None, False),
+                                                     (0.1, 5.0, False)])
+def test_every_point_of_every_frame_within_the_tolerance(walk, tolerance, virtual, fit):
+    result = reduce_keys(walk, position_tolerance=tolerance, virtual_distance=virtual, fit=fit)
     error = world_error(walk, result, virtual)
     assert error.max() <= tolerance
     np.testing.assert_allclose(result.max_position, error, rtol=1e-9, atol=1e-12)
 
 
 def test_world_space_keeps_fewer_keys_than_local_at_equal_error(walk):
-    local = reduce_keys(walk, np.radians(0.1), 0.01)
-    world = reduce_keys(walk, position_tolerance=local.max_position.max())
+    local = reduce_keys(walk, np.radians(0.1), 0.01, fit=False)
+    world = reduce_keys(walk, position_tolerance=local.max_position.max(), fit=False)
     assert world.max_position.max() <= local.max_position.max()
     assert world.num_keys < 0.85 * local.num_keys
 
 
 def test_local_caps_hold_beside_the_world_bound(walk):
-    result = reduce_keys(walk, np.radians(0.2), position_tolerance=1.0)
+    result = reduce_keys(walk, np.radians(0.2), position_tolerance=1.0, fit=False)
     assert result.max_angle.max() <= np.radians(0.2)
     assert result.max_position.max() <= 1.0
-    loose = reduce_keys(walk, position_tolerance=1.0)
+    loose = reduce_keys(walk, position_tolerance=1.0, fit=False)
     assert loose.max_angle.max() > np.radians(0.2)  # so the cap did something
 
 
 def test_local_mode_reports_world_error_too(walk):
-    result = reduce_keys(walk, np.radians(0.5), 0.1)
+    result = reduce_keys(walk, np.radians(0.5), 0.1, fit=False)
     np.testing.assert_allclose(result.max_position, world_error(walk, result),
                                rtol=1e-9, atol=1e-12)
 
@@ -120,14 +121,16 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
     assert len(virtual.key_frames[2]) > 2
 
 
-def test_progress_counts_the_search_passes(walk):
+@pytest.mark.parametrize("fit, passes", [(False, 9), (True, 13)])
+def test_progress_counts_the_search_passes(fit, passes):
     calls = []
-    reduce_keys(walk, position_tolerance=0.5, progress=lambda *a: calls.append(a))
-    assert calls == [(k, 9) for k in range(1, 10)]
+    reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
+                progress=lambda *a: calls.append(a))
+    assert calls == [(k, passes) for k in range(1, passes + 1)]
 
 
 def test_json_keeps_the_world_error(walk, tmp_path):
-    result = reduce_keys(walk, position_tolerance=0.5)
+    result = reduce_keys(walk, position_tolerance=0.5, fit=False)
     path = tmp_path / "r.json"
     path.write_text(json.dumps(result.to_json()))
     back = Reduction.from_json(json.loads(path.read_text()))
@@ -162,7 +165,7 @@ def test_reduce_command_in_world_space(walk, tmp_path):
     import subprocess
     import sys
     out = tmp_path / "walk.json"
-    run = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(CLIPS[-1]),
+    run = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(CLIPS[0]),
                           "--position-tolerance", "0.2", "-o", str(out)],
                          capture_output=True, text=True, check=True)
     assert "in world space" in run.stdout
@@ -192,9 +195,9 @@ def random_clips(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
-       virtual=st.sampled_from([None, 1.0, 20.0]))
-def test_random_clips_keep_the_bound(clip, tolerance, virtual):
-    result = reduce_keys(clip, position_tolerance=tolerance, virtual_distance=virtual)
+       virtual=st.sampled_from([None, 1.0, 20.0]), fit=st.booleans())
+def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
+    result = reduce_keys(clip, position_tolerance=tolerance, virtual_distance=virtual, fit=fit)
     error = world_error(clip, result, virtual)
     assert error.max() <= tolerance
     np.testing.assert_allclose(result.max_position, error, rtol=1e-7, atol=1e-9)
@@ -212,9 +215,9 @@ def test_real_120_hz_walk():
     for the same worst world error."""
     clip = read_bvh(CMU / "131_01.bvh")
     assert abs(1 / clip.frame_time - 120) < 1e-3
-    result = reduce_keys(clip, position_tolerance=0.5 * CM)
+    result = reduce_keys(clip, position_tolerance=0.5 * CM, fit=False)
     assert world_error(clip, result).max() <= 0.5 * CM
-    local = reduce_keys(clip, np.radians(0.3), 0.25 * CM)  # 0.69 cm in world space
+    local = reduce_keys(clip, np.radians(0.3), 0.25 * CM, fit=False)  # 0.69 cm in world
     assert world_error(clip, local).max() > 0.5 * CM
     assert result.num_keys < local.num_keys
     assert len(clip.joints) * clip.num_frames / result.num_keys > 6

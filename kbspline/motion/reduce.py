@@ -16,6 +16,7 @@ from ..position import PositionSpline
 from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
+from .fit import LOOSER, JointFit
 from .world_error import local_tolerances, vertex_positions
 
 
@@ -45,6 +46,9 @@ class Reduction:
         Worst world-space distance, over all frames, of the joint's origin,
         End Site and virtual vertices from where the clip puts them (None
         when read from JSON that lacks it).
+    rotation_tcb, translation_tcb : list of ndarray or None
+        Per joint, (K_j, 3) tension, continuity and bias of its keys, as
+        fitted; None where all are zero.
     """
 
     names: list[str]       # joint names
@@ -58,6 +62,10 @@ class Reduction:
     # (J,) worst world-space distance, over all frames, of the joint's origin,
     # End Site and virtual vertices from where the clip puts them
     max_position: Optional[NDArray[np.float64]] = None
+    # per joint, (K_j, 3) tension, continuity and bias of its rotation and
+    # translation keys (None: all zero, as unfitted keys have)
+    rotation_tcb: Optional[list[NDArray[np.float64]]] = None
+    translation_tcb: Optional[list[NDArray[np.float64]]] = None
 
     @property
     def num_keys(self) -> int:
@@ -79,15 +87,18 @@ class Reduction:
         Returns
         -------
         rotations : ndarray (J, M, 4)
-            By a RotationSpline through each joint's keys.
+            By a RotationSpline through each joint's keys, with their TCB.
         translations : ndarray (J, M, 3)
-            By a PositionSpline through each joint's keys.
+            By a PositionSpline through each joint's keys, with their TCB.
         """
         rot, tr = [], []
-        for keys, q, x in zip(self.key_frames, self.rotations, self.translations):
+        for j, (keys, q, x) in enumerate(zip(self.key_frames, self.rotations, self.translations)):
             key_times = keys * self.frame_time
-            rot.append(RotationSpline(key_times, q)(times))
-            tr.append(PositionSpline(key_times, x)(times))
+            rtcb = np.zeros((len(keys), 3)) if self.rotation_tcb is None else self.rotation_tcb[j]
+            ttcb = (np.zeros((len(keys), 3)) if self.translation_tcb is None
+                    else self.translation_tcb[j])
+            rot.append(RotationSpline(key_times, q, *rtcb.T)(times))
+            tr.append(PositionSpline(key_times, x, *ttcb.T)(times))
         return np.stack(rot), np.stack(tr)
 
     @classmethod
@@ -123,30 +134,41 @@ class Reduction:
                 max_angle=np.radians([float(j["max_angle_deg"]) for j in joints]),
                 max_distance=np.array([float(j["max_distance"]) for j in joints]),
                 max_position=(np.array([float(j["max_position"]) for j in joints])
-                              if all("max_position" in j for j in joints) else None))
+                              if all("max_position" in j for j in joints) else None),
+                **{name: ([np.asarray(j[name], dtype=np.float64).reshape(-1, 3)
+                           for j in joints] if all(name in j for j in joints) else None)
+                   for name in ("rotation_tcb", "translation_tcb")})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
-        for name, keys, q, x in zip(out.names, out.key_frames, out.rotations, out.translations):
+        for j, (name, keys, q, x) in enumerate(zip(out.names, out.key_frames, out.rotations,
+                                                  out.translations)):
+            tcbs = [t[j] for t in (out.rotation_tcb, out.translation_tcb) if t is not None]
             if (len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
+                    or any(len(t) != len(keys) for t in tcbs)
                     or keys[0] != 0 or keys[-1] != out.num_frames - 1
                     or np.any(np.diff(keys) <= 0)):
                 raise ValueError(f"joint {name!r}: its key frames must rise from 0 to "
-                                 f"num_frames - 1, with a rotation and translation each")
+                                 f"num_frames - 1, with a rotation, translation and any "
+                                 f"TCB each")
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """A dict for json.dump: per joint, its key frames and values."""
+        """A dict for json.dump: per joint, its key frames, values and TCB."""
+        none = [None] * len(self.names)
         return {"frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
                 "joints": [{"name": n, "key_frames": k.tolist(), "rotations": q.tolist(),
                             "translations": x.tolist(), "max_angle_deg": float(np.degrees(a)),
                             "max_distance": float(d),
-                            **({} if p is None else {"max_position": float(p)})}
-                           for n, k, q, x, a, d, p in zip(
+                            **({} if p is None else {"max_position": float(p)}),
+                            **({} if rt is None else {"rotation_tcb": rt.tolist()}),
+                            **({} if tt is None else {"translation_tcb": tt.tolist()})}
+                           for n, k, q, x, a, d, p, rt, tt in zip(
                                self.names, self.key_frames, self.rotations, self.translations,
                                self.max_angle, self.max_distance,
-                               [None] * len(self.names) if self.max_position is None
-                               else self.max_position)]}
+                               *(none if v is None else v for v in (
+                                   self.max_position, self.rotation_tcb,
+                                   self.translation_tcb)))]}
 
 
 def _errors(times, rotations, translations, windows):
@@ -263,13 +285,44 @@ def _select_keys(times, rotations, translations, angle_tolerances, distance_tole
     return keys, max_angle, max_distance
 
 
+def _fitted_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
+                 progress=None):
+    """Each joint's fitted keys (see `fit`), or its greedy keys where those
+    are fewer: keys, worst errors and TCB of both channels."""
+    plain = _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances)
+    loose = _select_keys(times, rotations, translations, LOOSER * angle_tolerances,
+                         LOOSER * distance_tolerances)[0]
+    J = len(plain[0])
+    keys, max_angle, max_distance = list(plain[0]), plain[1].copy(), plain[2].copy()
+    rotation_tcb = [np.zeros((len(k), 3)) for k in keys]
+    translation_tcb = [np.zeros((len(k), 3)) for k in keys]
+    for j in range(J):
+        if np.isfinite(angle_tolerances[j]) or np.isfinite(distance_tolerances[j]):
+            joint = JointFit(times, rotations[j], translations[j], angle_tolerances[j],
+                             distance_tolerances[j])
+            fitted, tcbs, errors = joint.refine(loose[j])
+            if len(fitted) < len(keys[j]):
+                keys[j], rotation_tcb[j], max_angle[j] = fitted, tcbs[0], errors[0].max()
+                if len(tcbs) > 1:
+                    translation_tcb[j], max_distance[j] = tcbs[1], errors[1].max()
+                else:
+                    translation_tcb[j] = np.zeros((len(fitted), 3))
+                    max_distance[j] = np.linalg.norm(
+                        PositionSpline(times[fitted], translations[j][fitted])(times)
+                        - translations[j], axis=-1).max()
+        if progress:
+            progress(j + 1, J)
+    return keys, max_angle, max_distance, rotation_tcb, translation_tcb
+
+
 def _reduction(motion, rotations, translations, selected, virtual_distance):
-    """The Reduction of these key frames, its world-space error measured by
-    forward kinematics at every frame."""
-    keys, max_angle, max_distance = selected
+    """The Reduction of these key frames (and TCB), its world-space error
+    measured by forward kinematics at every frame."""
+    keys, max_angle, max_distance, *tcbs = selected
     out = Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                     keys, [rotations[j][k] for j, k in enumerate(keys)],
-                    [translations[j][k] for j, k in enumerate(keys)], max_angle, max_distance)
+                    [translations[j][k] for j, k in enumerate(keys)], max_angle, max_distance,
+                    None, *tcbs)
     rebuilt = vertex_positions(motion, *out.rebuild(motion.times), virtual_distance)[0]
     truth, owner = vertex_positions(motion, rotations, translations, virtual_distance)
     error = np.linalg.norm(rebuilt - truth, axis=-1).max(axis=0)
@@ -277,14 +330,15 @@ def _reduction(motion, rotations, translations, selected, virtual_distance):
     return out
 
 
-SEARCH_PASSES = 9  # reductions tried by the world-space search, at most
+SEARCH_PASSES = 9  # greedy reductions tried by the world-space search
+FIT_PASSES = 4     # fitted ones after it
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                 distance_tolerance: Optional[float] = None,
                 progress: Optional[Callable[[int, int], None]] = None, *,
                 position_tolerance: Optional[float] = None,
-                virtual_distance: Optional[float] = None) -> Reduction:
+                virtual_distance: Optional[float] = None, fit: bool = True) -> Reduction:
     """Keeps, per joint, the fewest key frames whose splines stay within a
     tolerance of every original frame.
 
@@ -308,6 +362,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         With `position_tolerance`: also measure at three virtual vertices
         per joint, this far along its local axes (as ACL does), so that a
         joint's own turn counts even where nothing hangs below it.
+    fit : bool
+        Fit each kept key's tension, continuity and bias by least squares
+        and keep fewer keys (see Notes); False keeps the greedy choice.
 
     Returns
     -------
@@ -334,6 +391,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     then bisecting, at most nine reductions) whose keys keep every point of
     every frame within `position_tolerance`, measured by forward kinematics.
     Greedy selection is not guaranteed minimal; the bound is guaranteed.
+
+    With `fit`, each joint starts from the greedy keys at three times its
+    tolerances, fits the TCB of every key by Levenberg-Marquardt against all
+    frames (`kbspline.motion.fit`), keys the worst frame of every segment
+    out of tolerance and fits again until none is, then drops each key
+    whose frames stay within tolerance without it; it keeps the greedy keys
+    where those are fewer.  World mode runs its greedy search first, then
+    up to four fitted reductions from the scale found (doubling, then
+    bisecting).  The fitted TCB are in `Reduction.rotation_tcb` and
+    `translation_tcb`, and `Reduction.rebuild` reproduces the fitted curves.
     """
     check_motion(motion, "motion")
     angle_tolerance = _check_tolerance("angle_tolerance", angle_tolerance)
@@ -349,23 +416,26 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
     rotations, translations = motion.rotations(), motion.translations()
     J = len(motion.joints)
+    if not isinstance(fit, (bool, np.bool_)):
+        raise TypeError(f"fit must be True or False, not {fit!r}")
     caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
     if position_tolerance is None:
-        selected = _select_keys(motion.times, rotations, translations, *caps, progress)
+        choose = _fitted_keys if fit else _select_keys
+        selected = choose(motion.times, rotations, translations, *caps, progress)
         return _reduction(motion, rotations, translations, selected, virtual_distance)
 
     base = local_tolerances(motion, rotations, translations, position_tolerance,
                             virtual_distance)
-    passes = 0
+    passes, total = 0, SEARCH_PASSES + (FIT_PASSES if fit else 0)
 
-    def attempt(scale):
+    def attempt(scale, choose=_select_keys):
         nonlocal passes
         tolerances = [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
-        selected = _select_keys(motion.times, rotations, translations, *tolerances)
+        selected = choose(motion.times, rotations, translations, *tolerances)
         result = _reduction(motion, rotations, translations, selected, virtual_distance)
         passes += 1
         if progress:
-            progress(passes, SEARCH_PASSES)
+            progress(passes, total)
         return result if result.max_position.max() <= position_tolerance else None
 
     good_scale, bad_scale, best = 1.0, None, attempt(1.0)
@@ -383,4 +453,14 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             bad_scale = scale
         else:
             good_scale, best = scale, min(best, result, key=lambda r: r.num_keys)
+    # fitted keys, from the greedy search's scale: double until too loose, then bisect
+    scale, low, high = good_scale, 0.0, math.inf
+    for _ in range(FIT_PASSES if fit else 0):
+        result = attempt(scale, _fitted_keys)
+        if result is None:
+            high = scale
+        else:
+            low, best = scale, min(best, result, key=lambda r: r.num_keys)
+        scale = (math.sqrt(low * high) if low and high < math.inf
+                 else 2 * low if low else high / 2)
     return best
