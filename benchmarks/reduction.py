@@ -1,12 +1,14 @@
 """Keys kept against worst world-space error, per clip and tolerance, for
 three ways to reduce a clip's keys:
 
-- local: today's per-joint angle and distance tolerances (``reduce_keys(clip,
-  angle, distance)``), the angle bisected to the largest whose worst world
-  error stays within the tolerance (the distance tolerance half of it);
+- local: the first round's method, per-joint angle and distance tolerances
+  with greedy keys (``reduce_keys(clip, angle, distance, fit=False)``), the
+  angle bisected to the largest whose worst world error stays within the
+  tolerance (the distance tolerance half of it);
 - uniform: every k-th frame (and the last) through the same splines, the
   largest k within the tolerance;
-- world: ``reduce_keys(clip, position_tolerance=...)``.
+- world greedy: ``reduce_keys(clip, position_tolerance=..., fit=False)``;
+- world fitted: ``reduce_keys(clip, position_tolerance=...)``, fitted TCB.
 
     python benchmarks/reduction.py            # every clip, 0.1, 0.5 and 1 cm
     python benchmarks/reduction.py --quick    # the shortest clip, 1 cm
@@ -40,7 +42,7 @@ def local(clip, tolerance, truth):
     low, high, best = np.radians(1e-4), np.radians(20.0), None
     for _ in range(10):
         angle = np.sqrt(low * high)
-        result = reduce_keys(clip, angle, tolerance / 2)
+        result = reduce_keys(clip, angle, tolerance / 2, fit=False)
         if world_error(clip, result, truth) <= tolerance:
             low, best = angle, result
         else:
@@ -84,7 +86,9 @@ def main(argv=None):
             tolerance = cm / cm_per_unit
             methods = {"local": lambda: local(clip, tolerance, truth),
                        "uniform": lambda: uniform(clip, tolerance, truth),
-                       "world": lambda: reduce_keys(clip, position_tolerance=tolerance)}
+                       "world greedy": lambda: reduce_keys(clip, position_tolerance=tolerance,
+                                                           fit=False),
+                       "world fitted": lambda: reduce_keys(clip, position_tolerance=tolerance)}
             for name, method in methods.items():
                 start = time.perf_counter()
                 result = method()
