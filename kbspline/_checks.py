@@ -88,6 +88,19 @@ def _check_scalar(name, value, low=-math.inf):
     return value
 
 
+def _check_positive(name, value, default=None):
+    """A positive finite float from `value`, or `default` for None."""
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, not {value!r}") from None
+    if not (math.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive number, not {value!r}")
+    return number
+
+
 def _index_text(batch_shape, track, index, per_track):
     """'[i, j, k]' for entry `index` of flat `track` of a batch."""
     parts = []

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _kbspline as _core
+from .._checks import _check_positive
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 
@@ -87,12 +88,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     TypeError
         For a tolerance that is not a number, or another kind of spline.
     """
-    try:
-        tolerance = float(tolerance)
-    except (TypeError, ValueError):
-        raise TypeError(f"tolerance must be a number, not {tolerance!r}") from None
-    if not (np.isfinite(tolerance) and tolerance > 0):
-        raise ValueError(f"tolerance must be a positive number, not {tolerance}")
+    tolerance = _check_positive("tolerance", tolerance)
     if not isinstance(spline, (RotationSpline, PositionSpline)):
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")

@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._checks import _check_positive
 from ..motion.clip import POSITION_CHANNELS, Joint, Motion, check_motion
 from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
@@ -287,11 +288,11 @@ class _Plan:
     def __init__(self, rate, angle_tolerance, distance_tolerance, offset):
         if rate is not None and (angle_tolerance is not None or distance_tolerance is not None):
             raise ValueError("give rate= (a fixed rate) or tolerances, not both")
-        self.rate = _positive("rate", rate)
-        self.angle = _positive("angle_tolerance", angle_tolerance)
+        self.rate = _check_positive("rate", rate)
+        self.angle = _check_positive("angle_tolerance", angle_tolerance)
         if self.angle is None and self.rate is None:
             self.angle = DEFAULT_ANGLE_TOLERANCE
-        self.distance = _positive("distance_tolerance", distance_tolerance)
+        self.distance = _check_positive("distance_tolerance", distance_tolerance)
         if not np.isfinite(offset):
             raise ValueError(f"time_offset must be finite, not {offset}")
         self.offset = offset
@@ -333,15 +334,6 @@ class _Plan:
 
     def _float32_times(self, t):
         return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
-
-
-def _positive(name, value):
-    if value is None:
-        return None
-    number = float(value)
-    if not (np.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be a positive number, not {value!r}")
-    return number
 
 
 def _check_offset(node, value):
@@ -1034,7 +1026,7 @@ def _skin_motion(scene, animation, fps, skin):
     from ..quaternion import quat_from_matrix, quat_to_matrix
     if animation not in scene.animations:
         raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
-    fps = _positive("fps", fps)
+    fps = _check_positive("fps", fps)
     if not (isinstance(skin, int) and 0 <= skin < len(scene.skins)):
         raise ValueError(f"skin must index one of the {len(scene.skins)} skins, not {skin!r}")
     channels = scene.animations[animation]

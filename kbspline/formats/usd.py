@@ -24,6 +24,7 @@ from typing import Optional, Union
 import numpy as np
 from numpy.typing import NDArray
 
+from .._checks import _check_positive
 from ..motion.clip import POSITION_CHANNELS, Motion, check_motion
 from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
@@ -110,8 +111,8 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
         raise ValueError(f"path must end in one of {_SUFFIXES}, not {path.suffix!r}")
     if motion.num_frames < 2:
         raise ValueError("motion_to_usd needs a clip of at least 2 frames")
-    meters_per_unit = _positive("meters_per_unit", meters_per_unit)
-    angle = _positive("angle_tolerance", angle_tolerance, DEFAULT_ANGLE_TOLERANCE)
+    meters_per_unit = _check_positive("meters_per_unit", meters_per_unit)
+    angle = _check_positive("angle_tolerance", angle_tolerance, DEFAULT_ANGLE_TOLERANCE)
     names = _joint_paths(motion)
     offsets = local_offsets(motion)                                      # (J, F, 3)
     rest = np.array([j.offset for j in motion.joints])
@@ -121,7 +122,7 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
     bind = _rest_world(motion, all_rest, ends)
     roots = _roots(motion, ends)
     reach = float(np.linalg.norm(bind - bind[roots], axis=-1).max())
-    distance = _positive("distance_tolerance", distance_tolerance, angle * max(reach, 1e-300))
+    distance = _check_positive("distance_tolerance", distance_tolerance, angle * max(reach, 1e-300))
 
     rotations = RotationSpline(motion.times, motion.rotations(), tension, continuity, bias)
     moving = [j for j, joint in enumerate(motion.joints)
@@ -176,15 +177,6 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
     max_distance = (float(playback_error(translations, [times]).max())
                     if translations is not None else 0.0)
     return UsdExport(path, names, times, playback_error(rotations, [times]), max_distance)
-
-
-def _positive(name, value, default=None):
-    if value is None:
-        return default
-    number = float(value)
-    if not (np.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be a positive number, not {value!r}")
-    return number
 
 
 def _joint_paths(motion):

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._checks import _check_positive
 from ..position import PositionSpline
 from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
@@ -246,18 +247,6 @@ class _JointKeys:
         self._push_segments()
 
 
-def _check_tolerance(name, value):
-    if value is None:
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be positive and finite, not {value!r}")
-    return value
-
-
 def _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
                  progress=None):
     """Each joint's greedy key frames under its own tolerances, with its
@@ -403,10 +392,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     `translation_tcb`, and `Reduction.rebuild` reproduces the fitted curves.
     """
     check_motion(motion, "motion")
-    angle_tolerance = _check_tolerance("angle_tolerance", angle_tolerance)
-    distance_tolerance = _check_tolerance("distance_tolerance", distance_tolerance)
-    position_tolerance = _check_tolerance("position_tolerance", position_tolerance)
-    virtual_distance = _check_tolerance("virtual_distance", virtual_distance)
+    angle_tolerance = _check_positive("angle_tolerance", angle_tolerance)
+    distance_tolerance = _check_positive("distance_tolerance", distance_tolerance)
+    position_tolerance = _check_positive("position_tolerance", position_tolerance)
+    virtual_distance = _check_positive("virtual_distance", virtual_distance)
     if position_tolerance is None and (angle_tolerance is None or distance_tolerance is None):
         raise ValueError("give position_tolerance (world space), or both angle_tolerance and "
                          "distance_tolerance (local)")
