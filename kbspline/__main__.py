@@ -3,6 +3,7 @@ import argparse
 import json
 import math
 import os
+import pathlib
 import sys
 
 from . import __version__, demo
@@ -52,7 +53,8 @@ def main(argv=None):
                      help="instead, rebuild the clip's frames from a reduction this command "
                           "wrote, into the BVH file -o names")
     red.add_argument("-o", "--output", required=True,
-                     help="the JSON file to write (with --from: the BVH file)")
+                     help="the JSON file to write, or a .gltf/.glb of the reduced curves "
+                          "(with --from: the BVH file)")
     tra = commands.add_parser("transition", help="join two clips with a squad transition")
     tra.add_argument("first", help="the clip to leave")
     tra.add_argument("second", help="the clip to arrive in")
@@ -169,8 +171,11 @@ def reduce_command(args):
     result = reduce_keys(clip, angle, distance, position_tolerance=args.position,
                          virtual_distance=args.virtual, fit=args.fit,
                          progress=show_progress("joints" if args.position is None else "passes"))
-    with open(args.output, "w") as f:
-        json.dump(dict(result.to_json(), source=str(args.input)), f)
+    if pathlib.Path(args.output).suffix.lower() in (".gltf", ".glb"):
+        result.to_gltf(clip, args.output)
+    else:
+        with open(args.output, "w") as f:
+            json.dump(dict(result.to_json(), source=str(args.input)), f)
     return (f"{args.input}: {result.num_keys} keys of {len(result.names) * clip.num_frames} "
             f"joint-frames kept (ratio {result.ratio:.3f}); worst error "
             f"{math.degrees(result.max_angle.max()):.3f} deg, "

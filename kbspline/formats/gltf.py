@@ -38,9 +38,9 @@ from ..quaternion import _angle_between, slerp
 from ..rotation import RotationSpline
 from .adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
 
-__all__ = ["export_gltf", "motion_to_gltf", "GltfExport", "CHECKS_PER_INTERVAL",
-           "DEFAULT_ANGLE_TOLERANCE", "read_gltf", "GltfError", "GltfScene", "GltfChannel",
-           "GltfNode", "GltfSkin"]
+__all__ = ["export_gltf", "motion_to_gltf", "reduction_to_gltf", "GltfExport",
+           "CHECKS_PER_INTERVAL", "DEFAULT_ANGLE_TOLERANCE", "read_gltf", "GltfError",
+           "GltfScene", "GltfChannel", "GltfNode", "GltfSkin"]
 
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
@@ -255,29 +255,111 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
         raise ValueError("the clip's joint names are not unique")
     times = motion.times
     rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)
-    moving = [j for j, joint in enumerate(joints)
-              if any(c in POSITION_CHANNELS for c in joint.channels)]
+    moving = _moving(motion)
     translations = (PositionSpline(times, local_offsets(motion)[moving] * scale, tension,
                                    continuity, bias) if moving else None)
+    channels = _skeleton_channels(motion, lambda j: (rotations, j),
+                                  lambda j: (translations, moving.index(j)))
+    return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
+                       distance_tolerance=distance_tolerance, **_skeleton_nodes(motion, scale),
+                       name="bvh")
 
-    channels: dict[str, dict[str, Any]] = {}
-    parents, offsets = {}, {}
-    for j, joint in enumerate(joints):
+
+def _moving(motion):
+    """Indices of the joints with position channels."""
+    return [j for j, joint in enumerate(motion.joints)
+            if any(c in POSITION_CHANNELS for c in joint.channels)]
+
+
+def _skeleton_channels(motion, rotation, translation):
+    """export_gltf's channels for a clip's joints: rotation(j) for each joint
+    with rotation channels, translation(j) for each with position channels."""
+    moving = _moving(motion)
+    channels = {}  # {joint: {path: spline or (spline, track)}}
+    for j, joint in enumerate(motion.joints):
         channels[joint.name] = {}
         if motion.rotation_order(j):
-            channels[joint.name]["rotation"] = (rotations, j)
+            channels[joint.name]["rotation"] = rotation(j)
         if j in moving:
-            channels[joint.name]["translation"] = (translations, moving.index(j))
-        else:
+            channels[joint.name]["translation"] = translation(j)
+    return channels
+
+
+def _skeleton_nodes(motion, scale):
+    """export_gltf's parents and fixed offsets for a clip's joints and End
+    Sites (a node "<joint>_end" each)."""
+    names = [joint.name for joint in motion.joints]
+    moving = _moving(motion)
+    parents, offsets = {}, {}
+    for j, joint in enumerate(motion.joints):
+        if j not in moving:
             offsets[joint.name] = joint.offset * scale
         if joint.parent >= 0:
             parents[joint.name] = names[joint.parent]
         if joint.end_site is not None:
             parents[f"{joint.name}_end"] = joint.name
             offsets[f"{joint.name}_end"] = joint.end_site * scale
-    return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
-                       distance_tolerance=distance_tolerance, parents=parents, offsets=offsets,
-                       name="bvh")
+    return {"parents": parents, "offsets": offsets}
+
+
+def reduction_to_gltf(reduction: Any, motion: Motion,
+                      path: Union[str, os.PathLike[str], None] = None, *,
+                      angle_tolerance: Optional[float] = None,
+                      scale: float = 1.0) -> GltfExport:
+    """Writes a key reduction's curves as glTF.
+
+    Translations are CUBICSPLINE keys at the reduction's own key frames,
+    with the fitted curves' tangents, so glTF plays back exactly the
+    rebuilt curves (to float32); rotations are LINEAR keys within
+    `angle_tolerance` of the rebuilt squad splines, as `motion_to_gltf`
+    writes them.
+
+    Parameters
+    ----------
+    reduction : Reduction
+        From `kbspline.motion.reduce_keys` on `motion`.
+    motion : Motion
+        The clip it reduces: its hierarchy, offsets and End Sites.
+    path : str or os.PathLike, optional
+        ``.gltf`` or ``.glb``; None to only return the document.
+    angle_tolerance : float, optional
+        Radians, default DEFAULT_ANGLE_TOLERANCE.
+    scale : float
+        Multiplies every length.
+
+    Returns
+    -------
+    GltfExport
+
+    Raises
+    ------
+    ValueError
+        For a reduction of other joints or another frame count, or
+        arguments `export_gltf` refuses.
+    """
+    check_motion(motion, "motion")
+    if (list(reduction.names) != [joint.name for joint in motion.joints]
+            or reduction.num_frames != motion.num_frames):
+        raise ValueError("the reduction is not of this motion: its joints or frame count "
+                         "differ")
+    scale = _check_positive("scale", scale)
+    zeros = [np.zeros((len(k), 3)) for k in reduction.key_frames]
+    rotation_tcb = reduction.rotation_tcb or zeros
+    translation_tcb = reduction.translation_tcb or zeros
+
+    def rotation(j):
+        keys = reduction.key_frames[j]
+        return RotationSpline(keys * reduction.frame_time, reduction.rotations[j],
+                              *rotation_tcb[j].T)
+
+    def translation(j):
+        keys = reduction.key_frames[j]
+        return PositionSpline(keys * reduction.frame_time, reduction.translations[j] * scale,
+                              *translation_tcb[j].T)
+
+    channels = _skeleton_channels(motion, rotation, translation)
+    return export_gltf(channels, path, angle_tolerance=angle_tolerance,
+                       **_skeleton_nodes(motion, scale), name="reduced")
 
 
 class _Plan:

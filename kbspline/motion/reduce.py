@@ -153,6 +153,27 @@ class Reduction:
                                  f"TCB each")
         return out
 
+    def to_gltf(self, motion: Motion, path: Any = None, **options: Any) -> Any:
+        """Writes the reduced curves as glTF; see
+        `kbspline.formats.gltf.reduction_to_gltf` (the same arguments after
+        this reduction).
+
+        Parameters
+        ----------
+        motion : Motion
+            The clip this reduces (its hierarchy).
+        path : str or os.PathLike, optional
+            ``.gltf`` or ``.glb``; None to only return the document.
+        **options
+            ``angle_tolerance``, ``scale``.
+
+        Returns
+        -------
+        GltfExport
+        """
+        from ..formats.gltf import reduction_to_gltf
+        return reduction_to_gltf(self, motion, path, **options)
+
     def to_json(self) -> dict[str, Any]:
         """A dict for json.dump: per joint, its key frames, values and TCB."""
         none = [None] * len(self.names)
