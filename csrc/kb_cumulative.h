@@ -84,24 +84,34 @@ static inline void cumulative_jet(const double *q0, const double *w, double e, d
     memcpy(S, P, sizeof P);
 }
 
-/* One rotation segment, squad or cumulative by its kind: control points c
- * (16) and logs lg (12) as kb_rot_build writes them. */
-static inline void rot_segment_value(unsigned char kind, const double *c, const double *lg,
-                                     double e, double *out)
+/* A segment record (kb_rot_build's seg, KB_ROT_SEG doubles): squad reads
+ * its control points q0 and a, then its logs from KB_SQUAD_LOGS; the
+ * cumulative cubic reads q0, then its logs (spin, w1, w2, w3) from
+ * KB_CUMULATIVE_LOGS.  Evaluation never reads b and q1 (kb_rot_build's ctrl
+ * has them), so records leave them out. */
+enum { KB_SQUAD_LOGS = 8, KB_CUMULATIVE_LOGS = 4 };
+
+/* The record of a segment from its control points c (16) and logs lg (12). */
+static inline void rot_segment_pack(unsigned char kind, const double *c, const double *lg,
+                                    double *rec)
 {
-    if (kind == KB_SEG_CUMULATIVE)
-        cumulative_value(c, lg, e, out);
-    else
-        squad_value(c, lg, e, out);
+    const int cumulative = kind == KB_SEG_CUMULATIVE;
+    const int n_ctrl = cumulative ? KB_CUMULATIVE_LOGS : KB_SQUAD_LOGS;
+    const int n_logs = cumulative ? 12 : 6;
+    memset(rec, 0, KB_ROT_SEG * sizeof *rec);
+    memcpy(rec, c, (size_t)n_ctrl * sizeof *rec);
+    memcpy(rec + n_ctrl, lg, (size_t)n_logs * sizeof *rec);
 }
 
-static inline void rot_segment_jet(unsigned char kind, const double *c, const double *lg,
-                                   double e, double S[3][4])
+/* One rotation segment's jet, squad or cumulative by its kind, from its
+ * record. */
+static inline void rot_segment_jet(unsigned char kind, const double *rec, double e,
+                                   double S[3][4])
 {
     if (kind == KB_SEG_CUMULATIVE)
-        cumulative_jet(c, lg, e, S);
+        cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, e, S);
     else
-        squad_jet(c, lg, e, S);
+        squad_jet(rec, rec + KB_SQUAD_LOGS, e, S);
 }
 
 #endif /* KB_CUMULATIVE_H */

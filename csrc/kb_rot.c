@@ -140,7 +140,7 @@ static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, double *q)
 
 /* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
 static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
-                              double *tan_in, double *tan_out, double *ctrl, double *logs,
+                              double *tan_in, double *tan_out, double *seg, double *ctrl,
                               unsigned char *kind, double *ease, kb_error *err)
 {
     const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
@@ -190,13 +190,15 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
 
         for (ptrdiff_t s_ = 0; s_ < S; s_++) {
             const ptrdiff_t n = first + s_, i = tr * S + s_;
-            double T0[3], T1[3];
+            double T0[3], T1[3], c[16], lg[12];
             for (int j = 0; j < 3; j++) {
                 T0[j] = tout[3 * n + j] * dt[n];  /* per unit u */
                 T1[j] = tin[3 * (n + 1) + j] * dt[n];
             }
-            kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1,
-                                    ctrl + i * 16, logs + i * 12);
+            kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1, c, lg);
+            rot_segment_pack(kind[i], c, lg, seg + i * KB_ROT_SEG);
+            if (ctrl)
+                memcpy(ctrl + i * 16, c, sizeof c);
             if (ease) {
                 ease[i * 2] = kb_param_at(k->ease_from, tr, n);
                 ease[i * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
@@ -209,7 +211,7 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
 
 typedef struct {
     const kb_rot_keys *k;
-    double *tan_in, *tan_out, *ctrl, *logs;
+    double *tan_in, *tan_out, *seg, *ctrl;
     unsigned char *kind;
     double *ease;
 } build_job;
@@ -217,28 +219,28 @@ typedef struct {
 static kb_status build_job_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_error *err)
 {
     const build_job *j = ctx;
-    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->ctrl, j->logs, j->kind,
+    return build_tracks(j->k, begin, end, j->tan_in, j->tan_out, j->seg, j->ctrl, j->kind,
                         j->ease, err);
 }
 
 kb_status kb_rot_build_threaded(const kb_rot_keys *k, double *tan_in, double *tan_out,
-                                double *ctrl, double *logs, unsigned char *kind, double *ease,
+                                double *seg, double *ctrl, unsigned char *kind, double *ease,
                                 int n_threads, kb_error *err)
 {
     kb_status s = kb_rot_validate(k, err);
     if (s != KB_OK)
         return s;
-    if (!tan_in || !tan_out || !ctrl || !logs || !kind)
+    if (!tan_in || !tan_out || !seg || !kind)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    build_job job = {k, tan_in, tan_out, ctrl, logs, kind, ease};
+    build_job job = {k, tan_in, tan_out, seg, ctrl, kind, ease};
     const double work = (double)k->n_tracks * (double)k->n_keys * 4.0;
     return kb_build_parallel(k->n_tracks, work, n_threads, build_job_range, &job, err);
 }
 
-kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *ctrl,
-                       double *logs, unsigned char *kind, double *ease, kb_error *err)
+kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, double *seg,
+                       double *ctrl, unsigned char *kind, double *ease, kb_error *err)
 {
-    return kb_rot_build_threaded(k, tan_in, tan_out, ctrl, logs, kind, ease, 1, err);
+    return kb_rot_build_threaded(k, tan_in, tan_out, seg, ctrl, kind, ease, 1, err);
 }
 
 /* 2 vec(a b) */
@@ -328,8 +330,7 @@ static void rot_sample(const kb_rot_curve *c, ptrdiff_t tr, const kb_loc *L, int
     double e, s1, s2, J[3][4], v[3];
     eased(c, tr, L, &e, &s1, &s2);
     const ptrdiff_t i = tr * S + L->seg;
-    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + i * 16, c->logs + i * 12, e,
-                    J);
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->seg + i * KB_ROT_SEG, e, J);
     if (nu == 0) {
         /* linear extrapolation: q(t) = exp(omega tau / 2) q_end */
         double omega[3];
@@ -351,9 +352,9 @@ static kb_status rot_validate_queries(const kb_rot_curve *c, int nu, const doubl
                                       ptrdiff_t n_eval, ptrdiff_t t_stride, double *out64,
                                       float *out32, kb_error *err)
 {
-    if (!c || !c->ctrl || !c->logs)
+    if (!c || !c->seg)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    const kb_curve view = {c->n_tracks, c->n_seg, 1, c->knots, c->knots_stride, c->ctrl,
+    const kb_curve view = {c->n_tracks, c->n_seg, 1, c->knots, c->knots_stride, c->seg,
                            c->ease, c->extrap};
     kb_status s = kb_curve_validate(&view, nu, t, n_eval, t_stride, err);
     if (s == KB_OK && (out64 == NULL) == (out32 == NULL))
@@ -385,11 +386,11 @@ __attribute__((target_clones("default", "avx2")))
 static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
                         int body, int scalar_first, double *out64, float *out32)
 {
-    const double *ctrl = c->ctrl + tr * c->n_seg * 16, *logs = c->logs + tr * c->n_seg * 12;
+    const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
     const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
     double q[4][4], J[4][3][4];
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[16], lv[6], ev;
+    kb_v4 cv[8], lv[6], ev;
     int one_segment = 1;
     for (int l = 1; l < g->n; l++)
         one_segment &= g->seg[l] == g->seg[0];
@@ -397,15 +398,16 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     for (int l = 0; l < 4; l++)
         ev[l] = g->e[l < g->n ? l : 0];
     if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
-        kb_v4_splat_segment(ctrl + g->seg[0] * 16, logs + g->seg[0] * 12, cv, lv);
+        const double *rec = seg + g->seg[0] * KB_ROT_SEG;
+        kb_v4_splat_segment(rec, rec + KB_SQUAD_LOGS, cv, lv);
     } else {
         for (int l = 0; l < 4; l++) {
             const int src = l < g->n ? l : 0;
-            const double *cp = ctrl + g->seg[src] * 16, *lg = logs + g->seg[src] * 12;
-            for (int j = 0; j < 16; j++)
-                cv[j][l] = cp[j];
+            const double *rec = seg + g->seg[src] * KB_ROT_SEG;
+            for (int j = 0; j < 8; j++)
+                cv[j][l] = rec[j];
             for (int j = 0; j < 6; j++)
-                lv[j][l] = lg[j];
+                lv[j][l] = rec[KB_SQUAD_LOGS + j];
         }
     }
     if (nu == 0) {
@@ -427,22 +429,22 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     }
 #else
     for (int l = 0; l < g->n; l++) {
-        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 12;
+        const double *rec = seg + g->seg[l] * KB_ROT_SEG;
         if (nu == 0)
-            squad_value(cp, lg, g->e[l], q[l]);
+            squad_value(rec, rec + KB_SQUAD_LOGS, g->e[l], q[l]);
         else
-            squad_jet(cp, lg, g->e[l], J[l]);
+            squad_jet(rec, rec + KB_SQUAD_LOGS, g->e[l], J[l]);
     }
 #endif
     /* the few cumulative segments one lane at a time, over squad's lanes */
     for (int l = 0; kind && l < g->n; l++) {
         if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
             continue;
-        const double *cp = ctrl + g->seg[l] * 16, *lg = logs + g->seg[l] * 12;
+        const double *rec = seg + g->seg[l] * KB_ROT_SEG;
         if (nu == 0)
-            cumulative_value(cp, lg, g->e[l], q[l]);
+            cumulative_value(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], q[l]);
         else
-            cumulative_jet(cp, lg, g->e[l], J[l]);
+            cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], J[l]);
     }
     for (int l = 0; l < g->n; l++) {
         if (nu == 0) {

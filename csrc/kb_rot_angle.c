@@ -8,8 +8,7 @@ static void segment_jet(const kb_rot_curve *c, ptrdiff_t tr, ptrdiff_t seg, doub
                         double J[3][4])
 {
     const ptrdiff_t i = tr * c->n_seg + seg;
-    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->ctrl + 16 * i, c->logs + 12 * i, e,
-                    J);
+    rot_segment_jet(c->kind ? c->kind[i] : KB_SEG_SQUAD, c->seg + KB_ROT_SEG * i, e, J);
 }
 
 /* |w| per unit of the segment parameter u: 2 |dS/de| de/du for unit S. */
@@ -96,7 +95,7 @@ static int angular_minima(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double *
 /* The speed and domain views the tables take. */
 static int views(const kb_rot_curve *c, kb_speed *sp, kb_domain *dom)
 {
-    if (!c || !c->ctrl || !c->logs || !c->knots || c->n_seg < 1 || c->n_tracks < 0)
+    if (!c || !c->seg || !c->knots || c->n_seg < 1 || c->n_tracks < 0)
         return 0;
     sp->fn = angular_speed;
     sp->minima = angular_minima;

@@ -1,7 +1,7 @@
 /*
  * kb_squad.h -- private: one squad segment's value and its jet (first and
  * second derivatives in the segment parameter), from its control points
- * c = (q0, a, b, q1) and precomputed logs lg = (log(q0* q1), log(a* b)).
+ * q0 and a, c = (q0, a), and precomputed logs lg = (log(q0* q1), log(a* b)).
  *
  * Derivation of the analytic rates.  With e the (eased) segment parameter,
  *   P(e) = q0 exp(e L0),  Q(e) = a exp(e Lab)          (the inner slerps)
@@ -39,10 +39,11 @@ KB_INLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
     out[3] = z;
 }
 
-/* One segment's control points c (16) and logs lg (6) in every lane. */
+/* A squad segment's control points q0 and a (c, 8) and logs lg (6) in every
+ * lane. */
 KB_INLINE void kb_v4_splat_segment(const double *c, const double *lg, kb_v4 *cv, kb_v4 *lv)
 {
-    for (int j = 0; j < 16; j++)
+    for (int j = 0; j < 8; j++)
         cv[j] = kb_v4_splat(c[j]);
     for (int j = 0; j < 6; j++)
         lv[j] = kb_v4_splat(lg[j]);
@@ -214,13 +215,13 @@ KB_INLINE void squad_jet4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, int 
 
 #endif
 
-/* One squad value, c = (q0, a, b, q1), lg = (log(q0* q1), log(a* b)).  With
+/* One squad value, c = (q0, a), lg = (log(q0* q1), log(a* b)).  With
  * vector extensions it is lane 0 of squad_value4, so that a value never
  * depends on how queries were grouped. */
 static inline void squad_value(const double *c, const double *lg, double e, double *out)
 {
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[16], lv[6], ov[4];
+    kb_v4 cv[8], lv[6], ov[4];
     kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     squad_value4(cv, lv, &ev, ov);
@@ -279,7 +280,7 @@ static inline void squad_jet_scalar(const double *c, const double *lg, double e,
 static inline void squad_jet(const double *c, const double *lg, double e, double S[3][4])
 {
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[16], lv[6], Sv[3][4];
+    kb_v4 cv[8], lv[6], Sv[3][4];
     kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     squad_jet4(cv, lv, &ev, 2, Sv);

@@ -339,30 +339,36 @@ enum {
  * q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3) with w1 = (T0 - L_n) / 3,
  * w3 = (T1 - L_n) / 3, so it sweeps the whole angle.
  *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
- *   @param[out] ctrl   (n_tracks, S, 4, 4): squad: (q_n, a_n, b_(n+1), q_(n+1));
- *                      cumulative: (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
- *   @param[out] logs   (n_tracks, S, 4, 3): squad: (L_n, log(a_n* b_(n+1)), 0, 0);
- *                      cumulative: (spin, w1, w2, w3), spin L_n or 0
+ *   @param[out] seg    (n_tracks, S, KB_ROT_SEG): what evaluation reads, one
+ *                      record per segment: squad: (q_n, a_n, L_n,
+ *                      log(a_n* b_(n+1)), 0, 0); cumulative: (q_n, spin, w1,
+ *                      w2, w3), spin L_n or 0
+ *   @param[out] ctrl   (n_tracks, S, 4, 4) or NULL: the control points, squad:
+ *                      (q_n, a_n, b_(n+1), q_(n+1)); cumulative: (q_n,
+ *                      q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
  *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
  *   @param[out] ease   (n_tracks, S, 2) or NULL
  * Allocates one workspace of 7 n_keys doubles.
  */
 kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
-                       double *ctrl, double *logs, unsigned char *kind, double *ease,
+                       double *seg, double *ctrl, unsigned char *kind, double *ease,
                        kb_error *err);
 
 /* kb_rot_build split over up to n_threads threads for large batches (see
  * kb_tcb_build_threaded). */
 kb_status kb_rot_build_threaded(const kb_rot_keys *keys, double *tan_in, double *tan_out,
-                                double *ctrl, double *logs, unsigned char *kind, double *ease,
+                                double *seg, double *ctrl, unsigned char *kind, double *ease,
                                 int n_threads, kb_error *err);
+
+/* Doubles per segment record (kb_rot_build's seg): 128 bytes, what a
+ * rotation spline keeps per segment besides its knots and kinds. */
+#define KB_ROT_SEG 16
 
 typedef struct {
     ptrdiff_t n_tracks, n_seg;
     const double *knots;    /* (n_tracks | 1, n_seg + 1) */
     ptrdiff_t knots_stride; /* 0 or n_seg + 1 */
-    const double *ctrl;     /* (n_tracks, n_seg, 4, 4) */
-    const double *logs;     /* (n_tracks, n_seg, 4, 3) */
+    const double *seg;      /* (n_tracks, n_seg, KB_ROT_SEG), see kb_rot_build */
     const double *ease;     /* (n_tracks, n_seg, 2) or NULL */
     kb_extrap extrap;
     const unsigned char *kind; /* (n_tracks, n_seg), or NULL: every segment squad */

@@ -52,19 +52,20 @@ def curve_eval(
 def rot_build(
     times: _F64, quats: _F64, tension: _F64, continuity: _F64, bias: _F64,
     ease_from: _F64, ease_to: _F64, start_omega: Optional[_F64],
-    end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, n_threads: int, /,
-) -> tuple[_F64, _F64, _F64, _F64, NDArray[np.uint8], Optional[_F64]]: ...
+    end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, n_threads: int,
+    chords: Optional[_F64], with_ctrl: bool, /,
+) -> tuple[_F64, _F64, _F64, Optional[_F64], NDArray[np.uint8], Optional[_F64]]: ...
 def rot_eval(
-    knots: _F64, ctrl: _F64, logs: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
+    knots: _F64, seg: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
     extrap: int, nu: int,
     body: bool, scalar_first: bool, n_threads: int, t: _F64, out: _Out, /,
 ) -> None: ...
 def angle_table(
-    knots: _F64, ctrl: _F64, logs: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
+    knots: _F64, seg: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
     extrap: int, /,
 ) -> tuple[NDArray[np.intp], _F64]: ...
 def angle_query(
-    knots: _F64, ctrl: _F64, logs: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
+    knots: _F64, seg: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],
     extrap: int, op: int,
     seg_start: NDArray[np.intp], panels: _F64, q: _F64, out: _Out, /,
 ) -> None: ...

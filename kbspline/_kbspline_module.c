@@ -318,8 +318,9 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(rot_build_doc,
 "rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
-"          start_omega, end_omega, timing, ends, with_ease, n_threads, chords)\n"
-"-> (tan_in, tan_out, ctrl, logs, kind, ease or None)\n\n"
+"          start_omega, end_omega, timing, ends, with_ease, n_threads, chords,\n"
+"          with_ctrl)\n"
+"-> (tan_in, tan_out, seg, ctrl or None, kind, ease or None)\n\n"
 "quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
 "start/end omega None, (3,) or (B, 3); chords None or (B, K - 1, 3), the\n"
 "segments' logs of multi-turn keys.  Private: use RotationSpline.");
@@ -327,18 +328,18 @@ PyDoc_STRVAR(rot_build_doc,
 static PyObject *rot_build(PyObject *self, PyObject *args)
 {
     PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en, *o_chords;
-    int timing, ends, with_ease, n_threads;
+    int timing, ends, with_ease, n_threads, with_ctrl;
     PyArrayObject *quats, *chords;
-    PyObject *tan_in = NULL, *tan_out = NULL, *ctrl = NULL, *logs = NULL, *kind = NULL,
+    PyObject *tan_in = NULL, *tan_out = NULL, *seg = NULL, *ctrl = NULL, *kind = NULL,
              *ease = NULL;
     kb_rot_keys k;
     kb_error err;
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipiO", &o_times, &o_quats, &o_t, &o_c, &o_b,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipiOp", &o_times, &o_quats, &o_t, &o_c, &o_b,
                           &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
-                          &n_threads, &o_chords))
+                          &n_threads, &o_chords, &with_ctrl))
         return NULL;
     if (!check_array(o_quats, "quaternions", 3, 0, 0, 0, &quats) ||
         !expect_dim(quats, 2, 4, "quaternions") ||
@@ -369,65 +370,60 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     if ((status = kb_rot_validate(&counts, &err)) != KB_OK)
         return raise_core_error(status, &err);
     const npy_intp S = kb_num_segments(k.ends, K);
-    npy_intp dims_tan[3] = {B, K, 3}, dims_ctrl[4] = {B, S, 4, 4};
-    npy_intp dims_logs[4] = {B, S, 4, 3}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
+    npy_intp dims_tan[3] = {B, K, 3}, dims_seg[3] = {B, S, KB_ROT_SEG};
+    npy_intp dims_ctrl[4] = {B, S, 4, 4}, dims_kind[2] = {B, S}, dims_ease[3] = {B, S, 2};
     tan_in = new_array(3, dims_tan);
     tan_out = new_array(3, dims_tan);
-    ctrl = new_array(4, dims_ctrl);
-    logs = new_array(4, dims_logs);
+    seg = new_array(3, dims_seg);
+    ctrl = with_ctrl ? new_array(4, dims_ctrl) : (Py_INCREF(Py_None), Py_None);
     kind = PyArray_SimpleNew(2, dims_kind, NPY_UINT8);
     ease = with_ease ? new_array(3, dims_ease) : (Py_INCREF(Py_None), Py_None);
-    if (!tan_in || !tan_out || !ctrl || !logs || !kind || !ease)
+    if (!tan_in || !tan_out || !seg || !ctrl || !kind || !ease)
         goto fail;
 
     double *p_in = PyArray_DATA((PyArrayObject *)tan_in);
     double *p_out = PyArray_DATA((PyArrayObject *)tan_out);
-    double *p_ctrl = PyArray_DATA((PyArrayObject *)ctrl);
-    double *p_logs = PyArray_DATA((PyArrayObject *)logs);
+    double *p_seg = PyArray_DATA((PyArrayObject *)seg);
+    double *p_ctrl = with_ctrl ? PyArray_DATA((PyArrayObject *)ctrl) : NULL;
     unsigned char *p_kind = PyArray_DATA((PyArrayObject *)kind);
     double *p_ease = with_ease ? PyArray_DATA((PyArrayObject *)ease) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_rot_build_threaded(&k, p_in, p_out, p_ctrl, p_logs, p_kind, p_ease, n_threads,
+    status = kb_rot_build_threaded(&k, p_in, p_out, p_seg, p_ctrl, p_kind, p_ease, n_threads,
                                    &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
         goto fail;
     }
-    return Py_BuildValue("(NNNNNN)", tan_in, tan_out, ctrl, logs, kind, ease);
+    return Py_BuildValue("(NNNNNN)", tan_in, tan_out, seg, ctrl, kind, ease);
 
 fail:
     Py_XDECREF(tan_in);
     Py_XDECREF(tan_out);
+    Py_XDECREF(seg);
     Py_XDECREF(ctrl);
-    Py_XDECREF(logs);
     Py_XDECREF(kind);
     Py_XDECREF(ease);
     return NULL;
 }
 
 PyDoc_STRVAR(rot_eval_doc,
-"rot_eval(knots, ctrl, logs, kind, ease, extrap, nu, body, scalar_first, n_threads, t,\n"
-"         out)\n\n"
-"knots (S+1,) or (B, S+1); ctrl (B, S, 4, 4); logs (B, S, 4, 3); kind (B, S) uint8;\n"
-"ease None or\n"
+"rot_eval(knots, seg, kind, ease, extrap, nu, body, scalar_first, n_threads, t, out)\n\n"
+"knots (S+1,) or (B, S+1); seg (B, S, 16); kind (B, S) uint8; ease None or\n"
 "(B, S, 2); t (M,) or (B, M); out (B, M, 4) for nu = 0 else (B, M, 3),\n"
 "float64 or float32, written in place.  Private: use RotationSpline.");
 
 /* The arrays of a built rotation spline, checked and viewed as a curve. */
-static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs,
-                           PyObject *o_kind, PyObject *o_ease, int extrap, kb_rot_curve *c)
+static int parse_rot_curve(PyObject *o_knots, PyObject *o_seg, PyObject *o_kind,
+                           PyObject *o_ease, int extrap, kb_rot_curve *c)
 {
-    PyArrayObject *ctrl, *logs, *ease;
+    PyArrayObject *seg, *ease;
     kb_param knots;
-    if (!check_array(o_ctrl, "ctrl", 4, 0, 0, 0, &ctrl) ||
-        !check_array(o_logs, "logs", 4, 0, 0, 0, &logs) ||
+    if (!check_array(o_seg, "seg", 3, 0, 0, 0, &seg) ||
         !check_array(o_ease, "ease", 3, 1, 0, 0, &ease))
         return 0;
-    const npy_intp B = PyArray_DIM(ctrl, 0), S = PyArray_DIM(ctrl, 1);
-    if (!expect_dim(ctrl, 2, 4, "ctrl") || !expect_dim(ctrl, 3, 4, "ctrl") ||
-        !expect_dim(logs, 0, B, "logs") || !expect_dim(logs, 1, S, "logs") ||
-        !expect_dim(logs, 2, 4, "logs") || !expect_dim(logs, 3, 3, "logs") ||
+    const npy_intp B = PyArray_DIM(seg, 0), S = PyArray_DIM(seg, 1);
+    if (!expect_dim(seg, 2, KB_ROT_SEG, "seg") ||
         (ease && (!expect_dim(ease, 0, B, "ease") || !expect_dim(ease, 1, S, "ease") ||
                   !expect_dim(ease, 2, 2, "ease"))) ||
         !as_param(o_knots, "knots", B, S + 1, 0, &knots))
@@ -445,8 +441,7 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
     c->n_seg = S;
     c->knots = knots.data;
     c->knots_stride = knots.stride;
-    c->ctrl = (const double *)PyArray_DATA(ctrl);
-    c->logs = (const double *)PyArray_DATA(logs);
+    c->seg = (const double *)PyArray_DATA(seg);
     c->ease = ease ? (const double *)PyArray_DATA(ease) : NULL;
     c->extrap = (kb_extrap)extrap;
     return 1;
@@ -454,7 +449,7 @@ static int parse_rot_curve(PyObject *o_knots, PyObject *o_ctrl, PyObject *o_logs
 
 static PyObject *rot_eval(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease, *o_t, *o_out;
+    PyObject *o_knots, *o_seg, *o_kind, *o_ease, *o_t, *o_out;
     int extrap, nu, body, scalar_first, n_threads;
     PyArrayObject *out;
     kb_rot_curve c;
@@ -464,9 +459,9 @@ static PyObject *rot_eval(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOiippiOO", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
-                          &extrap, &nu, &body, &scalar_first, &n_threads, &o_t, &o_out) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c) ||
+    if (!PyArg_ParseTuple(args, "OOOOiippiOO", &o_knots, &o_seg, &o_kind, &o_ease, &extrap,
+                          &nu, &body, &scalar_first, &n_threads, &o_t, &o_out) ||
+        !parse_rot_curve(o_knots, o_seg, o_kind, o_ease, extrap, &c) ||
         !check_array(o_out, "out", 3, 0, 1, 1, &out) ||
         !parse_queries(o_t, "t", c.n_tracks, &t, &M))
         return NULL;
@@ -561,21 +556,20 @@ static int parse_integral_query(PyObject *o_q, PyObject *o_out, int op, npy_intp
 }
 
 PyDoc_STRVAR(angle_table_doc,
-"angle_table(knots, ctrl, logs, kind, ease, extrap) -> (seg_start, panels)\n\n"
+"angle_table(knots, seg, kind, ease, extrap) -> (seg_start, panels)\n\n"
 "The swept-angle table of a rotation spline.  Private.");
 
 static PyObject *angle_table(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease;
+    PyObject *o_knots, *o_seg, *o_kind, *o_ease;
     int extrap;
     kb_rot_curve c;
     kb_table tab;
     kb_error err;
     kb_status status;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOi", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
-                          &extrap) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c))
+    if (!PyArg_ParseTuple(args, "OOOOi", &o_knots, &o_seg, &o_kind, &o_ease, &extrap) ||
+        !parse_rot_curve(o_knots, o_seg, o_kind, o_ease, extrap, &c))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     status = kb_rot_angle_table(&c, &tab, &err);
@@ -586,12 +580,12 @@ static PyObject *angle_table(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(angle_query_doc,
-"angle_query(knots, ctrl, logs, kind, ease, extrap, op, seg_start, panels, q, out)\n\n"
+"angle_query(knots, seg, kind, ease, extrap, op, seg_start, panels, q, out)\n\n"
 "op 1: out <- angle at times q; op 2: out <- times at angles q.  Private.");
 
 static PyObject *angle_query(PyObject *self, PyObject *args)
 {
-    PyObject *o_knots, *o_ctrl, *o_logs, *o_kind, *o_ease, *o_start, *o_panels, *o_q, *o_out;
+    PyObject *o_knots, *o_seg, *o_kind, *o_ease, *o_start, *o_panels, *o_q, *o_out;
     int extrap, op;
     kb_rot_curve c;
     kb_table tab;
@@ -601,9 +595,9 @@ static PyObject *angle_query(PyObject *self, PyObject *args)
     kb_error err;
     kb_status status;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOiiOOOO", &o_knots, &o_ctrl, &o_logs, &o_kind, &o_ease,
-                          &extrap, &op, &o_start, &o_panels, &o_q, &o_out) ||
-        !parse_rot_curve(o_knots, o_ctrl, o_logs, o_kind, o_ease, extrap, &c) ||
+    if (!PyArg_ParseTuple(args, "OOOOiiOOOO", &o_knots, &o_seg, &o_kind, &o_ease, &extrap,
+                          &op, &o_start, &o_panels, &o_q, &o_out) ||
+        !parse_rot_curve(o_knots, o_seg, o_kind, o_ease, extrap, &c) ||
         !parse_table(o_start, o_panels, c.n_tracks, c.n_seg, &tab) ||
         !parse_integral_query(o_q, o_out, op, c.n_tracks, &q, &M, &out))
         return NULL;

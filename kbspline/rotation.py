@@ -120,14 +120,16 @@ class RotationSpline(KeyedSpline):
         chords = None if _chords is None else np.ascontiguousarray(
             np.reshape(np.asarray(_chords, dtype=np.float64),
                        (math.prod(batch_shape), K - 1, 3)))
-        tan_in, tan_out, ctrl, logs, kind, ease = self._build(
+        tan_in, tan_out, seg, ctrl, kind, ease = self._build(
             _core.rot_build, key_times, flat, params, omegas, batch_shape, get_num_threads(),
-            chords)
-        self._set_knots(key_times, ctrl.shape[1])
-        self._ctrl, self._logs, self._kind, self._ease = ctrl, logs, kind, ease
-        # the build needs the tangents; the spline keeps them only if asked
-        self._tan_in, self._tan_out = (tan_in, tan_out) if self._keep_tangents else (None, None)
-        for arr in (ctrl, logs, kind, ease, tan_in, tan_out):
+            chords, self._keep_all)
+        self._set_knots(key_times, seg.shape[1])
+        self._seg, self._kind, self._ease = seg, kind, ease
+        # evaluation reads only the segment records; the tangents and control
+        # points are kept only if asked
+        self._tan_in, self._tan_out, self._ctrl = (
+            (tan_in, tan_out, ctrl) if self._keep_all else (None, None, None))
+        for arr in (seg, ctrl, kind, ease, tan_in, tan_out):
             if arr is not None:
                 arr.flags.writeable = False
         self._batch_shape, self._num_keys = tuple(batch_shape), K
@@ -142,8 +144,7 @@ class RotationSpline(KeyedSpline):
         body = _check_option("frame", frame, FRAMES)
         width = 4 if nu == 0 else 3
         return self._evaluate(_core.rot_eval, t, out, (width,), width, self._knots,
-                              self._ctrl, self._logs, self._kind, self._ease,
-                              self._extrap_code, nu,
+                              self._seg, self._kind, self._ease, self._extrap_code, nu,
                               body, self._scalar_first, get_num_threads())
 
     def __call__(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
@@ -233,7 +234,7 @@ class RotationSpline(KeyedSpline):
     _query_fn = staticmethod(_core.angle_query)
 
     def _curve(self):
-        return (self._knots, self._ctrl, self._logs, self._kind, self._ease, self._extrap_code)
+        return (self._knots, self._seg, self._kind, self._ease, self._extrap_code)
 
     @property
     def total_angle(self) -> float | FloatArray:
@@ -444,10 +445,27 @@ class RotationSpline(KeyedSpline):
         xyzw = q if not self._scalar_first else q[..., _TO_SCALAR_LAST]
         return Rotation.from_quat(np.reshape(xyzw, (-1, 4)) if q.ndim > 1 else xyzw)
 
+    # What a spline keeps per key is its segment records (128 bytes), its
+    # kinds and its copy of the keys for pickling; the tangents and the
+    # control points (96 and 128 bytes per key) are built again on first use.
+    _keep_all = False
+    _tan_in: Optional[FloatArray]
+    _tan_out: Optional[FloatArray]
+    _ctrl: Optional[FloatArray]
+
+    def _build_the_rest(self) -> None:
+        if self._ctrl is None:
+            twin = object.__new__(type(self))
+            twin._keep_all = True
+            RotationSpline.__init__(twin, **self._state)
+            self._tan_in, self._tan_out, self._ctrl = twin._tan_in, twin._tan_out, twin._ctrl
+
     @property
     def control_points(self) -> FloatArray:
         """(..., S, 4, 4): (q_n, a_n, b_(n+1), q_(n+1)) of each segment, unit,
         in the component order of ``scalar_first``."""
+        self._build_the_rest()
+        assert self._ctrl is not None
         ctrl = self._ctrl if self._scalar_first else self._ctrl[..., _TO_SCALAR_LAST]
         return ctrl.reshape(self._batch_shape + self._ctrl.shape[1:])
 
@@ -458,21 +476,11 @@ class RotationSpline(KeyedSpline):
         q_n exp(B1 w1) exp(B2 w2) exp(B3 w3) instead (see the class notes)."""
         return (self._kind == 0).reshape(self._batch_shape + self._kind.shape[1:])
 
-    # A spline drops its tangents after the build (48 of the 300 bytes it
-    # would keep per key); the first use of `tangents` builds them again.
-    _keep_tangents = False
-    _tan_in: Optional[FloatArray]
-    _tan_out: Optional[FloatArray]
-
     @property
     def tangents(self) -> tuple[FloatArray, FloatArray]:
         """(incoming, outgoing), each (..., K, 3): the KB tangents of the logs
         per unit time, in each key's own frame (half an angular velocity)."""
-        if self._tan_in is None:
-            twin = object.__new__(type(self))
-            twin._keep_tangents = True
-            RotationSpline.__init__(twin, **self._state)
-            self._tan_in, self._tan_out = twin._tan_in, twin._tan_out
+        self._build_the_rest()
         assert self._tan_in is not None and self._tan_out is not None
         inner = (self._num_keys, 3)
         return (self._tan_in.reshape(self._batch_shape + inner),

@@ -61,3 +61,27 @@ def test_pickle_and_repr():
     assert np.array_equal(clone(t), s(t))
     assert repr(clone) == ("RotationSpline(batch_shape=(), num_keys=4, timing='kb', "
                            "ends='reflect', scalar_first=False)")
+
+
+def test_keeps_at_most_five_times_its_keys():
+    """Issue 21: a spline keeps its segment records, kinds and a copy of the
+    keys for pickling, at most 5x the keys' 32 bytes; the tangents and
+    control points come back on first use, on a copy too, equal to a spline's
+    built beside it and consistent with its values at the keys."""
+    import pickle
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(50, 64, 4))
+    s = RotationSpline(np.arange(64.0), q, 0.3, -0.2, 0.1)
+
+    def kept(spline):
+        held = list(vars(spline).values()) + list(spline.__getstate__().values())
+        return sum(v.nbytes for v in held if isinstance(v, np.ndarray))
+    assert kept(s) <= 5 * q.nbytes
+    clone = pickle.loads(pickle.dumps(s))
+    ctrl = clone.control_points
+    keys = s(np.arange(64.0))
+    np.testing.assert_allclose(ctrl[:, :, 0], keys[:, :-1], atol=1e-15)
+    np.testing.assert_allclose(ctrl[:, :, 3], keys[:, 1:], atol=1e-15)
+    assert np.array_equal(ctrl, s.control_points)
+    assert all(np.array_equal(a, b) for a, b in zip(clone.tangents, s.tangents))
+    assert kept(s) > 5 * q.nbytes   # now it keeps them

@@ -142,7 +142,7 @@ static void fuzz_rotations(reader *r)
     const kb_extrap extrap = (kb_extrap)(take_byte(r) % 4);
     const int nu = take_byte(r) % 3, body = take_byte(r) & 1;
     double times[9], q[36], params[45], omega[6], t[16], out[64];
-    double tin[27], tout[27], ctrl[8 * 16], logs[8 * 12], ease[16];
+    double tin[27], tout[27], seg[8 * KB_ROT_SEG], ease[16];
     unsigned char kind[8];
     for (ptrdiff_t i = 0; i < K; i++)
         times[i] = (i ? times[i - 1] : 0.0) + fabs(take_double(r, &tame)) + 0.05;
@@ -158,10 +158,10 @@ static void fuzz_rotations(reader *r)
                         {params + 3 * K, 0}, {params + 4 * K, 0}, {omega, 0}, {omega + 3, 0},
                         timing, ends, NULL};
     kb_error err;
-    if (K == 0 || kb_rot_build(&keys, tin, tout, ctrl, logs, kind, ease, &err) != KB_OK)
+    if (K == 0 || kb_rot_build(&keys, tin, tout, seg, NULL, kind, ease, &err) != KB_OK)
         return;
     const ptrdiff_t n_seg = kb_num_segments(ends, K), first = kb_first_segment_key(ends);
-    kb_rot_curve c = {1, n_seg, times + first, 0, ctrl, logs, ease, extrap, kind};
+    kb_rot_curve c = {1, n_seg, times + first, 0, seg, ease, extrap, kind};
     if (kb_rot_eval_threaded(&c, nu, body, 1, t, M, 0, 1, out, NULL, &err) == KB_OK && tame) {
         if (!all_finite(out, M * (nu ? 3 : 4)))
             abort();

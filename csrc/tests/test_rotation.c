@@ -94,14 +94,17 @@ KB_TEST(test_rotation_two_keys_is_slerp)
 {
     const double theta = 2.5, times[2] = {1.0, 3.0}, zero[2] = {0, 0};
     const double q[8] = {1, 0, 0, 0, cos(theta / 2), 0, 0, sin(theta / 2)};
-    double tin[6], tout[6], ctrl[16], logs[12], out[4], w[3], a[3], total;
+    double tin[6], tout[6], seg[16], ctrl[16], out[4], w[3], a[3], total;
     unsigned char kind[1];
     kb_table table;
     kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
     kb_error err;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
-    kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+    KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);
+    /* slerp's control points: a = q0, b = q1 */
+    for (int j = 0; j < 16; j++)
+        KB_ASSERT_NEAR(ctrl[j], q[j < 8 ? j % 4 : 4 + j % 4], 1e-15);
+    kb_rot_curve c = {1, 1, times, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     const double t = 1.5;
     KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(out[0], cos(theta / 8), 1e-15);
@@ -125,20 +128,20 @@ KB_TEST(test_rotation_keys_normalised_and_checked)
 {
     const double times[3] = {0, 1, 2}, zero[3] = {0, 0, 0};
     double q[12] = {2, 0, 0, 0, -0.9, -0.1, 0, 0, 0.8, 0, 0.2, 0};
-    double tin[9], tout[9], ctrl[32], logs[24], out[4];
+    double tin[9], tout[9], seg[32], out[4];
     unsigned char kind[2];
     kb_rot_keys k = {1, 3, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
     kb_error err;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
-    kb_rot_curve c = {1, 2, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+    KB_ASSERT(kb_rot_build(&k, tin, tout, seg, NULL, kind, NULL, &err) == KB_OK);
+    kb_rot_curve c = {1, 2, times, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     const double t = 1.0;
     KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, &t, 1, 0, 0, 1, out, NULL, &err) == KB_OK);
     const double n = sqrt(0.82);
     KB_ASSERT_NEAR(out[0], 0.9 / n, 1e-15);  /* the second key, flipped to +w */
     KB_ASSERT_NEAR(out[1], 0.1 / n, 1e-15);
     q[4] = q[5] = 0.0;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_EZERONORM);
+    KB_ASSERT(kb_rot_build(&k, tin, tout, seg, NULL, kind, NULL, &err) == KB_EZERONORM);
     KB_ASSERT(err.arg == KB_ARG_QUATERNIONS && err.index == 1);
 }
 
@@ -179,14 +182,14 @@ KB_TEST(test_rotation_ill_conditioned_segment_is_cumulative)
     for (int c_ = 0; c_ < 2; c_++) {
         const double w0[3] = {spins[c_][0], spins[c_][1], spins[c_][2]};
         const double *w1 = w0;
-        double tin[6], tout[6], ctrl[16], logs[12], v[4], w[3];
+        double tin[6], tout[6], seg[16], ctrl[16], v[4], w[3];
         unsigned char kind[1];
         kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
                          {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED, NULL};
         kb_error err;
-        KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+        KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);
         KB_ASSERT(kind[0] == want[c_]);
-        kb_rot_curve c = {1, 1, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+        kb_rot_curve c = {1, 1, times, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
         const double ends[2] = {0.0, 2.0}, *wend[2] = {w0, w1};
         for (int e = 0; e < 2; e++) {
             KB_ASSERT(kb_rot_eval(&c, 0, 0, 1, ends + e, 1, 0, 0, 1, v, NULL, &err) == KB_OK);
@@ -212,7 +215,7 @@ KB_TEST(test_rotation_multi_turn_chords_keep_every_turn)
 {
     const double pi = 3.14159265358979323846, times[4] = {0, 1, 2, 3}, zero[4] = {0};
     const double L[9] = {0, 0, 2.5 * pi, 0, 0, 2.5 * pi, 0, 0, 2.5 * pi};
-    double q[16], tin[12], tout[12], ctrl[48], logs[36], w[3], total;
+    double q[16], tin[12], tout[12], seg[48], ctrl[48], w[3], total;
     unsigned char kind[3];
     for (int i = 0; i < 4; i++) {   /* q_n = exp(n L) */
         q[4 * i] = cos(2.5 * pi * i);
@@ -223,9 +226,9 @@ KB_TEST(test_rotation_multi_turn_chords_keep_every_turn)
                      {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L};
     kb_error err;
     kb_table table;
-    KB_ASSERT(kb_rot_build(&k, tin, tout, ctrl, logs, kind, NULL, &err) == KB_OK);
+    KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);
     KB_ASSERT(kind[0] == KB_SEG_CUMULATIVE && kind[1] == KB_SEG_CUMULATIVE);
-    kb_rot_curve c = {1, 3, times, 0, ctrl, logs, NULL, KB_EXTRAP_CLAMP, kind};
+    kb_rot_curve c = {1, 3, times, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     for (double t = 0.0; t <= 3.0; t += 0.125) {
         KB_ASSERT(kb_rot_eval(&c, 1, 0, 1, &t, 1, 0, 0, 1, w, NULL, &err) == KB_OK);
         KB_ASSERT_NEAR(w[2], 5.0 * pi, 1e-12);
