@@ -8,10 +8,16 @@ three ways to reduce a clip's keys:
 - uniform: every k-th frame (and the last) through the same splines, the
   largest k within the tolerance;
 - world greedy: ``reduce_keys(clip, position_tolerance=..., fit=False)``;
-- world fitted: ``reduce_keys(clip, position_tolerance=...)``, fitted TCB.
+- world fitted: ``reduce_keys(clip, position_tolerance=...)``, fitted TCB;
+- Blender decimate, with ``--blender``: Blender's Graph Editor Decimate
+  (error margin) on the imported Euler F-curves, the margin with the fewest
+  keys whose worst error over every bone's head and tail stays within the
+  tolerance, from a sweep of 17 margins (benchmarks/blender_decimate.py, run
+  by a Python that has ``bpy``; see tests/test_blender_interop.py).
 
     python benchmarks/reduction.py            # every clip, 0.1, 0.5 and 1 cm
     python benchmarks/reduction.py --quick    # the shortest clip, 1 cm
+    python benchmarks/reduction.py --blender [PYTHON]   # and Blender's rows
 
 The clips: ../shared/data/mocap (30 Hz, centimetres) and tests/data/cmu
 (120 Hz CMU mocap, units of 5.644 cm). The ratio is joint-frames per key
@@ -19,7 +25,10 @@ kept; MB/s is the clip's float32 channel data over the method's seconds
 (one reduction, or the whole search for local and uniform).
 """
 import argparse
+import json
+import os
 import pathlib
+import subprocess
 import time
 
 import numpy as np
@@ -66,9 +75,28 @@ def uniform(clip, tolerance, truth):
     return best
 
 
+BLENDER_MARGINS = np.logspace(-5, -1, 17)
+
+
+def blender_decimations(python, path):
+    """Blender's decimation of the clip at each of BLENDER_MARGINS."""
+    done = subprocess.run([python, str(HERE / "blender_decimate.py"), str(path),
+                           *map(repr, map(float, BLENDER_MARGINS))],
+                          capture_output=True, text=True, timeout=3600)
+    runs = [json.loads(line[len("DECIMATE"):]) for line in done.stdout.splitlines()
+            if line.startswith("DECIMATE")]
+    if done.returncode or len(runs) != len(BLENDER_MARGINS):
+        raise SystemExit(f"Blender failed on {path.name}:\n{done.stderr[-2000:]}")
+    return runs
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the shortest clip, 1 cm")
+    parser.add_argument("--blender", nargs="?", metavar="PYTHON",
+                        const=os.environ.get("KBSPLINE_BLENDER_PYTHON",
+                                             "/tmp/bpy-venv/bin/python"),
+                        help="also Blender's Decimate, run by PYTHON, which has bpy")
     args = parser.parse_args(argv)
     clips = [c for c in CLIPS if c[0].exists()]
     if not clips:
@@ -82,6 +110,7 @@ def main(argv=None):
         clip = read_bvh(path)
         truth, _ = vertex_positions(clip, clip.rotations(), clip.translations())
         megabytes = clip.frames.size * 4 / 1e6
+        blender = blender_decimations(args.blender, path) if args.blender else []
         for cm in ([1.0] if args.quick else [0.1, 0.5, 1.0]):
             tolerance = cm / cm_per_unit
             methods = {"local": lambda: local(clip, tolerance, truth),
@@ -99,6 +128,17 @@ def main(argv=None):
                 print(f"| {path.stem} | {1 / clip.frame_time:.0f} | {cm} cm | {name} | "
                       f"{ratio:.2f}:1 | {error:.3f} cm | {seconds:.2f} | "
                       f"{megabytes / seconds:.3f} |", flush=True)
+            within = [r for r in blender if r["error"] * cm_per_unit <= cm]
+            if within:
+                best = min(within, key=lambda r: r["joint_keys"])
+                ratio = best["joints"] * best["frames"] / best["joint_keys"]
+                per_curve = best["fcurves"] * best["frames"] / best["keys"]
+                rows.append((path.stem, cm, "blender decimate", ratio,
+                             best["error"] * cm_per_unit))
+                print(f"| {path.stem} | {1 / clip.frame_time:.0f} | {cm} cm | blender decimate "
+                      f"(margin {best['margin']:.2g}) | {ratio:.2f}:1 ({per_curve:.2f}:1 per "
+                      f"F-curve) | {best['error'] * cm_per_unit:.3f} cm | "
+                      f"{best['seconds']:.2f} | {megabytes / best['seconds']:.3f} |", flush=True)
     return rows
 
 

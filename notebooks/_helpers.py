@@ -15,6 +15,16 @@ for _ in range(4):
 MOCAP = MOCAP / "shared" / "data" / "mocap"
 
 
+def repo_folder(name):
+    """The repository's folder `name` (benchmarks, tests), found from the
+    notebooks folder or from the docs build's copy of it."""
+    here = pathlib.Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / name).is_dir() and (folder / "notebooks").is_dir():
+            return str(folder / name)
+    raise FileNotFoundError(f"no {name} folder above {here}")
+
+
 def draw_curve(ax, spline, keys, n=400, tangents=True, title=None, color="tab:blue"):
     """The curve, its keys, and (optionally) each key's incoming and
     outgoing tangents, scaled to a third of the neighbouring segment."""

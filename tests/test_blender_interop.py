@@ -24,7 +24,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from mocap import first_clip  # noqa: E402
+from mocap import CLIPS, first_clip  # noqa: E402
 from poses import names_with_ends, spline_world  # noqa: E402
 
 BLENDER_PYTHON = os.environ.get("KBSPLINE_BLENDER_PYTHON", "/tmp/bpy-venv/bin/python")
@@ -122,6 +122,25 @@ def test_bvh_import_matches_at_frames(tmp_path):
     assert found == len(clip.joints)   # End Sites are bone tails, not bones
     assert at <= 1e-6 * size
     assert between <= 0.02 * size
+
+
+def test_blender_decimate_probe():
+    """benchmarks/blender_decimate.py, Blender's rows of `reduction.py
+    --blender`: margin 0 is the import as it is (every frame keyed on every
+    F-curve, no error); a margin removes keys and moves the joints."""
+    needs_blender()
+    clip = first_clip()
+    decimate = HERE.parent / "benchmarks" / "blender_decimate.py"
+    done = subprocess.run([blender(), str(decimate), str(CLIPS[0]), "0", "0.01"],
+                          capture_output=True, text=True, timeout=600)
+    runs = [json.loads(x[len("DECIMATE"):]) for x in done.stdout.splitlines()
+            if x.startswith("DECIMATE")]
+    assert done.returncode == 0 and len(runs) == 2, done.stderr[-2000:]
+    whole, decimated = runs
+    assert whole["error"] == 0.0 and whole["frames"] == clip.num_frames
+    assert whole["keys"] == whole["fcurves"] * clip.num_frames
+    assert whole["joint_keys"] == whole["joints"] * clip.num_frames
+    assert decimated["keys"] < whole["keys"] / 2 and 0 < decimated["error"] < 10.0
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ pytest.importorskip("ipykernel")
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def test_all_eight_are_here():
-    assert len(NOTEBOOKS) == 8
+def test_all_nine_are_here():
+    assert len(NOTEBOOKS) == 9
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
