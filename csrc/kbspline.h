@@ -473,6 +473,60 @@ kb_status kb_playback_check(ptrdiff_t n, ptrdiff_t m, ptrdiff_t width, int rotat
                             const double *samples, const double *u, double *err_max,
                             double *bend_max, double *swept, kb_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Key reduction (kbspline.motion.reduce_keys).  One joint's frames:   */
+/* its local rotations and translations at strictly increasing times.  */
+/* Its splines are a RotationSpline and a PositionSpline through the   */
+/* keys (KB timing, natural ends); a frame's score is the larger of    */
+/* its rotation angle over angle_tolerance and its translation         */
+/* distance over distance_tolerance (each > 0, +inf for none).        */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    ptrdiff_t n_frames;          /* >= 2 */
+    const double *times;         /* (n_frames,) */
+    const double *rotations;     /* (n_frames, 4) unit quaternions, (w, x, y, z) */
+    const double *translations;  /* (n_frames, 3) */
+    double angle_tolerance, distance_tolerance;
+} kb_reduce_joint;
+
+/*
+ * Greedy keys: from the first and last frames, keys the frame of the worst
+ * score until none is above 1 (ties: the earliest frame).  Only the frames
+ * beside a new key are evaluated again (on the seven keys around it), and
+ * a heap of each segment's worst frame finds the next: near-linear in
+ * frames.  Writes keys (n_frames capacity) ascending and their count, and
+ * the final splines' angle and distance (n_frames) at every frame.
+ * Allocates about 70 n_frames doubles.
+ */
+kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                           double *angle, double *distance, kb_error *err);
+
+/*
+ * One channel's TCB (n_keys, 3) fitted by Levenberg-Marquardt from the
+ * values in tcb (each in [-1, 1]): squared residuals summed over every frame
+ * (rotation: twice the vector part of frame* spline; else spline - frame),
+ * Jacobian by forward differences, the banded normal equations solved by
+ * Cholesky, every step clipped to [-1, 1] and taken only where the sum
+ * falls.  keys: ascending frames from 0 to n_frames - 1.
+ */
+kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
+                     ptrdiff_t n_keys, double *tcb, int iterations, kb_error *err);
+
+/*
+ * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
+ * fits both channels' TCB (the translation's only where distance_tolerance
+ * is finite), keys the worst frame of each segment out of tolerance and
+ * fits again until none is, then drops keys, five apart at once, whose
+ * frames stay within tolerance without them, and refits where that keeps
+ * every frame in tolerance.  Writes the keys and their count,
+ * rotation_tcb and translation_tcb (n_frames, 3; the first n_keys rows
+ * used, the rest zero) and the final angle and distance at every frame.
+ */
+kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                        double *rotation_tcb, double *translation_tcb, double *angle,
+                        double *distance, kb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -836,6 +836,200 @@ static PyObject *playback_check(PyObject *self, PyObject *args)
     return result;
 }
 
+/* The frames of joint j of a clip: times (F,), rotations (J, F, 4),
+ * translations (J, F, 3), checked by the caller. */
+static kb_reduce_joint joint_frames(PyArrayObject *times, PyArrayObject *rot,
+                                    PyArrayObject *tr, npy_intp j, double angle_tolerance,
+                                    double distance_tolerance)
+{
+    npy_intp F = PyArray_DIM(times, 0);
+    kb_reduce_joint jt = {F, (const double *)PyArray_DATA(times),
+                          (const double *)PyArray_DATA(rot) + j * F * 4,
+                          (const double *)PyArray_DATA(tr) + j * F * 3, angle_tolerance,
+                          distance_tolerance};
+    return jt;
+}
+
+static int check_clip(PyObject *const o[3], PyArrayObject *a[3])
+{
+    if (!check_array(o[0], "times", 1, 0, 0, 0, &a[0]) ||
+        !check_array(o[1], "rotations", 3, 0, 0, 0, &a[1]) ||
+        !check_array(o[2], "translations", 3, 0, 0, 0, &a[2]))
+        return 0;
+    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0);
+    return expect_dim(a[1], 1, F, "rotations") && expect_dim(a[1], 2, 4, "rotations") &&
+           expect_dim(a[2], 0, J, "translations") && expect_dim(a[2], 1, F, "translations") &&
+           expect_dim(a[2], 2, 3, "translations");
+}
+
+PyDoc_STRVAR(reduce_greedy_doc,
+"reduce_greedy(times, rotations, translations, angle_tolerance, distance_tolerance)\n"
+"-> (keys, angle, distance)\n\n"
+"Greedy keys of each joint: times (F,), rotations (J, F, 4), translations\n"
+"(J, F, 3), tolerances (J,); keys a list of J intp arrays, angle and\n"
+"distance (J, F) the final errors.  Private: see kbspline.motion.reduce.");
+
+static PyObject *reduce_greedy(PyObject *self, PyObject *args)
+{
+    PyObject *o[5], *result = NULL, *list = NULL;
+    PyArrayObject *a[5];
+    ptrdiff_t *keys = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4]) ||
+        !check_clip(o, a) ||
+        !check_array(o[3], "angle_tolerance", 1, 0, 0, 0, &a[3]) ||
+        !check_array(o[4], "distance_tolerance", 1, 0, 0, 0, &a[4]) ||
+        !expect_dim(a[3], 0, PyArray_DIM(a[1], 0), "angle_tolerance") ||
+        !expect_dim(a[4], 0, PyArray_DIM(a[1], 0), "distance_tolerance"))
+        return NULL;
+    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0), dims[2] = {J, F};
+    PyObject *angle = new_array(2, dims), *distance = new_array(2, dims);
+    list = PyList_New(J);
+    keys = PyMem_Malloc((size_t)(F > 0 ? F : 1) * sizeof(ptrdiff_t));
+    if (!angle || !distance || !list || !keys) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (npy_intp j = 0; j < J; j++) {
+        kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], j,
+                                          ((const double *)PyArray_DATA(a[3]))[j],
+                                          ((const double *)PyArray_DATA(a[4]))[j]);
+        ptrdiff_t n = 0;
+        kb_error err;
+        kb_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = kb_reduce_greedy(&jt, keys, &n,
+                                  (double *)PyArray_DATA((PyArrayObject *)angle) + j * F,
+                                  (double *)PyArray_DATA((PyArrayObject *)distance) + j * F,
+                                  &err);
+        Py_END_ALLOW_THREADS
+        if (status != KB_OK) {
+            err.track = j;
+            raise_core_error(status, &err);
+            goto done;
+        }
+        npy_intp size = n;
+        PyObject *row = PyArray_SimpleNew(1, &size, NPY_INTP);
+        if (!row)
+            goto done;
+        memcpy(PyArray_DATA((PyArrayObject *)row), keys, (size_t)n * sizeof(ptrdiff_t));
+        PyList_SET_ITEM(list, j, row);
+    }
+    result = Py_BuildValue("(OOO)", list, angle, distance);
+done:
+    PyMem_Free(keys);
+    Py_XDECREF(list);
+    Py_XDECREF(angle);
+    Py_XDECREF(distance);
+    return result;
+}
+
+/* An ascending intp copy of a key-frame array, or NULL with an exception. */
+static PyArrayObject *key_frames(PyObject *obj)
+{
+    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
+                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                            NPY_ARRAY_ENSURECOPY);
+}
+
+PyDoc_STRVAR(reduce_fit_doc,
+"reduce_fit(times, rotations, translations, angle_tolerance, distance_tolerance, keys)\n"
+"-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
+"Fitted keys of one joint from a first choice of keys: times (F,),\n"
+"rotations (1, F, 4), translations (1, F, 3).  Private: see\n"
+"kbspline.motion.reduce.");
+
+static PyObject *reduce_fit(PyObject *self, PyObject *args)
+{
+    PyObject *o[4], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
+    PyArrayObject *a[3], *keys = NULL;
+    double angle_tolerance, distance_tolerance;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOddO", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance, &o[3]) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
+    ptrdiff_t n = PyArray_DIM(keys, 0);
+    if (n > F) {
+        PyErr_SetString(PyExc_ValueError, "more keys than frames");
+        goto done;
+    }
+    PyArrayObject *capacity = (PyArrayObject *)PyArray_SimpleNew(1, &F, NPY_INTP);
+    if (!capacity)
+        goto done;
+    memcpy(PyArray_DATA(capacity), PyArray_DATA(keys), (size_t)n * sizeof(ptrdiff_t));
+    Py_SETREF(keys, capacity);
+    out[0] = new_array(2, rows);
+    out[1] = new_array(2, rows);
+    out[2] = new_array(1, &F);
+    out[3] = new_array(1, &F);
+    if (!out[0] || !out[1] || !out[2] || !out[3])
+        goto done;
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_reduce_fit(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n,
+                           (double *)PyArray_DATA((PyArrayObject *)out[0]),
+                           (double *)PyArray_DATA((PyArrayObject *)out[1]),
+                           (double *)PyArray_DATA((PyArrayObject *)out[2]),
+                           (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        raise_core_error(status, &err);
+        goto done;
+    }
+    result = Py_BuildValue("(NNNOO)", PySequence_GetSlice((PyObject *)keys, 0, n),
+                           PySequence_GetSlice(out[0], 0, n),
+                           PySequence_GetSlice(out[1], 0, n), out[2], out[3]);
+done:
+    Py_XDECREF(keys);
+    for (int i = 0; i < 4; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
+PyDoc_STRVAR(fit_tcb_doc,
+"fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations) -> tcb\n\n"
+"One channel's TCB (K, 3) fitted by Levenberg-Marquardt from tcb, for the\n"
+"rotation (rotation true) or the translation of the joint in rotations\n"
+"(1, F, 4), translations (1, F, 3).  Private: see kbspline.motion.fit.");
+
+static PyObject *fit_tcb(PyObject *self, PyObject *args)
+{
+    PyObject *o[5], *result = NULL;
+    PyArrayObject *a[4], *keys = NULL;
+    int rotation, iterations;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOpOOi", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
+                          &iterations) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
+        !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
+        return NULL;
+    if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
+        goto done;
+    result = PyArray_NewCopy(a[3], NPY_CORDER);
+    if (!result)
+        goto done;
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_fit_tcb(&jt, rotation, (const ptrdiff_t *)PyArray_DATA(keys),
+                        PyArray_DIM(keys, 0), (double *)PyArray_DATA((PyArrayObject *)result),
+                        iterations, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        Py_CLEAR(result);
+        raise_core_error(status, &err);
+    }
+done:
+    Py_XDECREF(keys);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"tcb_build", tcb_build, METH_VARARGS, tcb_build_doc},
     {"alpha_times", alpha_times, METH_VARARGS, alpha_times_doc},
@@ -848,6 +1042,9 @@ static PyMethodDef methods[] = {
     {"length_query", length_query, METH_VARARGS, length_query_doc},
     {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
     {"playback_check", playback_check, METH_VARARGS, playback_check_doc},
+    {"reduce_greedy", reduce_greedy, METH_VARARGS, reduce_greedy_doc},
+    {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
+    {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -163,7 +163,7 @@ def test_resample_command(tmp_path, chain):
 @pytest.mark.parametrize("path", CLIPS, ids=lambda p: p.stem)
 def test_key_reduction_honours_the_tolerance_on_every_frame(path):
     from kbspline.motion import reduce_keys
-    from kbspline.motion.reduce import rotation_error
+    from kbspline.quaternion import _angle_between as rotation_error
     clip = read_bvh(path)
     result = reduce_keys(clip, np.radians(1.0), 0.05)
     rot, tr = result.rebuild(clip.times)

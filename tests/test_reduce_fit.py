@@ -1,7 +1,8 @@
 """Fitted key reduction: each kept key's TCB by least squares (against
-SciPy's least_squares as the oracle), every frame still within the
-tolerances (by SciPy's rotations from the BVH Euler angles), fewer keys
-than greedy selection alone, and the fitted curves rebuilt exactly."""
+SciPy's least_squares and the NumPy implementation in reduce_oracles),
+every frame still within the tolerances (by SciPy's rotations from the BVH
+Euler angles), fewer keys than greedy selection alone, and the fitted
+curves rebuilt exactly."""
 import json
 import pathlib
 
@@ -13,7 +14,8 @@ from scipy.spatial.transform import Rotation
 
 from kbspline import RotationSpline
 from kbspline.motion import Motion, Reduction, read_bvh, reduce_keys
-from kbspline.motion.fit import Track, fit_tcb
+from kbspline import _kbspline as core
+from reduce_oracles import JointFit, Track, fit_tcb
 from test_reduce_world import euler_matrices, random_clips
 
 CMU = pathlib.Path(__file__).resolve().parent / "data" / "cmu"
@@ -37,21 +39,65 @@ def local_errors(clip, result):
     return angle, distance
 
 
-@pytest.mark.parametrize("joint", [3, 20])
-def test_fit_reaches_the_least_squares_optimum(walk120, joint):
-    """Levenberg-Marquardt on the banded normal equations reaches what
+def c_fit(clip, joint, rotation, keys, tcb, iterations):
+    """kb_fit_tcb on one channel of one joint."""
+    rotations, translations = clip.rotations()[joint:joint + 1], clip.translations()[joint:joint + 1]
+    return core.fit_tcb(clip.times, rotations, translations, rotation, keys, tcb, iterations)
+
+
+@pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
+def test_fit_reaches_the_least_squares_optimum(walk120, joint, rotation):
+    """Levenberg-Marquardt on the banded normal equations (in C) reaches what
     SciPy's least_squares (trust region, exact bounds) finds."""
-    track = Track(walk120.times, walk120.rotations()[joint], True)
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
     keys = np.unique(np.r_[np.arange(0, 300, 7), 299])
     zero = np.zeros((len(keys), 3))
-    ours = fit_tcb(track, keys, zero, iterations=100)
+    ours = c_fit(walk120, joint, rotation, keys, zero, 100)
     oracle = least_squares(lambda p: track(keys, p.reshape(-1, 3))[0].ravel(), zero.ravel(),
                            bounds=(-1.0, 1.0))
     start = np.sum(track(keys, zero)[0] ** 2)
     found = np.sum(track(keys, ours)[0] ** 2)
-    assert found < 0.5 * start
+    assert found < 0.6 * start
     assert found <= 1.01 * np.sum(oracle.fun ** 2)
     assert np.all(np.abs(ours) <= 1.0)
+
+
+@pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
+def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
+    """A few steps from zero agree with the NumPy implementation (dense
+    normal equations, a wider Jacobian) to the forward differences'
+    accuracy: the same damping, steps and acceptance."""
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
+    keys = np.unique(np.r_[np.arange(0, 300, 11), 299])
+    zero = np.zeros((len(keys), 3))
+    for iterations in (1, 3):
+        ours = c_fit(walk120, joint, rotation, keys, zero, iterations)
+        oracle = fit_tcb(track, keys, zero, iterations)
+        np.testing.assert_allclose(ours, oracle, atol=1e-4)
+
+
+@pytest.mark.parametrize("joint", [0, 3, 20])
+@pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, np.inf)])
+def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distance):
+    """kb_reduce_fit from the same first keys keeps as many keys as the NumPy
+    refinement, with errors within the tolerances at every frame."""
+    start = np.unique(np.r_[np.arange(0, 300, 20), 299])
+    rotations, translations = walk120.rotations(), walk120.translations()
+    keys, rtcb, ttcb, angle, dist = core.reduce_fit(
+        walk120.times, rotations[joint:joint + 1], translations[joint:joint + 1],
+        np.radians(degrees), distance, start)
+    oracle_keys, _, errors = JointFit(walk120.times, rotations[joint], translations[joint],
+                                      np.radians(degrees), distance).refine(start)
+    assert abs(len(keys) - len(oracle_keys)) <= 1
+    assert angle.max() <= np.radians(degrees) and dist.max() <= distance
+    own = RotationSpline(walk120.times[keys], rotations[joint][keys], *rtcb.T)(walk120.times)
+    angle_own = Rotation.from_quat(own[:, [1, 2, 3, 0]]) * Rotation.from_quat(
+        rotations[joint][:, [1, 2, 3, 0]]).inv()
+    np.testing.assert_allclose(angle_own.magnitude(), angle, atol=1e-9)
+    if not np.isfinite(distance):
+        assert not np.any(ttcb)
 
 
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, 0.05)])

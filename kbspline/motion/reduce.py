@@ -2,22 +2,18 @@
 splines stay within a tolerance of every original frame."""
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import heapq
-import itertools
 import math
 from typing import Any, Callable, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import _kbspline as _core
 from .._checks import _check_positive
 from ..position import PositionSpline
-from ..quaternion import _angle_between as rotation_error
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
-from .fit import LOOSER, JointFit
 from .world_error import local_tolerances, vertex_positions
 
 
@@ -193,112 +189,31 @@ class Reduction:
                                    self.translation_tcb)))]}
 
 
-def _errors(times, rotations, translations, windows):
-    """(B, M) rotation and translation errors of the splines through each
-    window's keys over its frames, for windows (joint, keys, frames: a slice)
-    with as many keys each: one batched spline of each kind for all.  M is
-    the longest window; shorter ones repeat their last frame."""
-    joints = np.array([joint for joint, _, _ in windows])[:, None]
-    keys = np.array([keys for _, keys, _ in windows])
-    width = max(frames.stop - frames.start for _, _, frames in windows)
-    frames = np.array([np.minimum(np.arange(f.start, f.start + width), f.stop - 1)
-                       for _, _, f in windows])
-    t = times[frames]
-    angle = rotation_error(RotationSpline(times[keys], rotations[joints, keys])(t),
-                           rotations[joints, frames])
-    distance = np.linalg.norm(PositionSpline(times[keys], translations[joints, keys])(t)
-                              - translations[joints, frames], axis=-1)
-    return angle, distance
-
-
-class _JointKeys:
-    """One joint's greedy reduction: from the first and last frames, key the
-    frame worst out of tolerance (relative to its tolerance) until none is.
-
-    A segment of either spline depends on its two keys and one more on each
-    side (KB tangents; natural ends through the tangent next to them), so a
-    new key changes the two segments on each side of it only: `add_key`
-    names those frames and the keys that shape them, `update` takes their
-    new errors, and a heap of each segment's worst frame finds the next key."""
-
-    def __init__(self, frames, tolerances):
-        self.keys = [0, frames - 1] if frames > 1 else [0]
-        self.angle, self.distance, self.score = np.zeros((3, frames))
-        self.tolerances = tolerances
-        self.heap = []  # (-score, frame, entry, first key): each segment's worst frame
-        self.latest = {}  # a segment's first key -> its current entry
-        self.entries = itertools.count()
-        self.changed_segments = (0, len(self.keys) - 1)
-        self.start = (list(self.keys), slice(0, frames)) if frames > 1 else None
-
-    def _score(self, angle, distance):
-        return np.maximum(angle / self.tolerances[0], distance / self.tolerances[1])
-
-    def _push_segments(self):
-        first, last = self.changed_segments
-        for a, b in zip(self.keys[first:last], self.keys[first + 1:last + 1]):
-            worst = a + int(np.argmax(self.score[a:b]))
-            self.latest[a] = next(self.entries)
-            heapq.heappush(self.heap, (-self.score[worst], worst, self.latest[a], a))
-
-    def add_key(self):
-        """Keys the worst frame; returns the keys shaping the frames that
-        changed and those frames (a slice), or None when every frame is
-        within tolerance.  The first call names every frame, keyed at both ends."""
-        if self.start is not None:
-            window, self.start = self.start, None
-            return window
-        while self.heap:
-            worst_score, worst, entry, a = heapq.heappop(self.heap)
-            if self.latest[a] != entry:
-                continue  # the segment was split or scored again since
-            n = bisect.bisect_left(self.keys, worst)
-            if -worst_score <= 1.0 or self.keys[n] == worst:
-                return None
-            self.keys.insert(n, worst)
-            last = len(self.keys) - 1
-            self.changed_segments = (max(0, n - 2), min(last, n + 2))
-            changed = slice(self.keys[max(0, n - 2)], self.keys[min(last, n + 2)] + 1)
-            return self.keys[max(0, n - 3):n + 4], changed
-        return None  # a single frame
-
-    def update(self, frames, angle, distance):
-        self.angle[frames], self.distance[frames] = angle, distance
-        self.score[frames] = self._score(angle, distance)
-        self._push_segments()
+LOOSER = 3.0  # the greedy keys a fit starts from are chosen at this times the tolerances
 
 
 def _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
                  progress=None):
-    """Each joint's greedy key frames under its own tolerances, with its
-    worst rotation and translation errors."""
-    J, F = rotations.shape[:2]
-    keys, max_angle, max_distance = [np.empty(0, dtype=np.intp)] * J, np.zeros(J), np.zeros(J)
-    active = {j: _JointKeys(F, (angle_tolerances[j], distance_tolerances[j])) for j in range(J)}
-    while active:
-        by_size = {}  # windows by their key count
-        for j, joint in list(active.items()):
-            window = joint.add_key()
-            if window is None:
-                keys[j] = np.array(joint.keys)
-                max_angle[j], max_distance[j] = joint.angle.max(), joint.distance.max()
-                del active[j]
-                if progress:
-                    progress(J - len(active), J)
-            else:
-                by_size.setdefault(len(window[0]), []).append((j, *window))
-        for windows in by_size.values():
-            angle, distance = _errors(times, rotations, translations, windows)
-            for (j, _, frames), a, d in zip(windows, angle, distance):
-                count = frames.stop - frames.start
-                active[j].update(frames, a[:count], d[:count])
+    """Each joint's greedy key frames under its own tolerances (in C: see
+    kb_reduce_greedy), with its worst rotation and translation errors."""
+    J = len(rotations)
+    keys, max_angle, max_distance = [], np.zeros(J), np.zeros(J)
+    for j in range(J):
+        found, angle, distance = _core.reduce_greedy(
+            times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j:j + 1],
+            distance_tolerances[j:j + 1])
+        keys.append(found[0])
+        max_angle[j], max_distance[j] = angle.max(), distance.max()
+        if progress:
+            progress(j + 1, J)
     return keys, max_angle, max_distance
 
 
 def _fitted_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
                  progress=None):
-    """Each joint's fitted keys (see `fit`), or its greedy keys where those
-    are fewer: keys, worst errors and TCB of both channels."""
+    """Each joint's fitted keys (in C: see kb_reduce_fit) from its greedy
+    keys at LOOSER times its tolerances, or its greedy keys where those are
+    fewer: keys, worst errors and TCB of both channels."""
     plain = _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances)
     loose = _select_keys(times, rotations, translations, LOOSER * angle_tolerances,
                          LOOSER * distance_tolerances)[0]
@@ -308,18 +223,12 @@ def _fitted_keys(times, rotations, translations, angle_tolerances, distance_tole
     translation_tcb = [np.zeros((len(k), 3)) for k in keys]
     for j in range(J):
         if np.isfinite(angle_tolerances[j]) or np.isfinite(distance_tolerances[j]):
-            joint = JointFit(times, rotations[j], translations[j], angle_tolerances[j],
-                             distance_tolerances[j])
-            fitted, tcbs, errors = joint.refine(loose[j])
+            fitted, rtcb, ttcb, angle, distance = _core.reduce_fit(
+                times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j],
+                distance_tolerances[j], loose[j])
             if len(fitted) < len(keys[j]):
-                keys[j], rotation_tcb[j], max_angle[j] = fitted, tcbs[0], errors[0].max()
-                if len(tcbs) > 1:
-                    translation_tcb[j], max_distance[j] = tcbs[1], errors[1].max()
-                else:
-                    translation_tcb[j] = np.zeros((len(fitted), 3))
-                    max_distance[j] = np.linalg.norm(
-                        PositionSpline(times[fitted], translations[j][fitted])(times)
-                        - translations[j], axis=-1).max()
+                keys[j], rotation_tcb[j], translation_tcb[j] = fitted, rtcb, ttcb
+                max_angle[j], max_distance[j] = angle.max(), distance.max()
         if progress:
             progress(j + 1, J)
     return keys, max_angle, max_distance, rotation_tcb, translation_tcb
@@ -349,7 +258,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                 progress: Optional[Callable[[int, int], None]] = None, *,
                 position_tolerance: Optional[float] = None,
                 virtual_distance: Optional[float] = None, fit: bool = True) -> Reduction:
-    """Keeps, per joint, the fewest key frames whose splines stay within a
+    """Keeps, per joint, few key frames whose splines stay within a
     tolerance of every original frame.
 
     Parameters
@@ -393,7 +302,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     -----
     Local mode keys, per joint, the frame worst out of tolerance until every
     frame is within both tolerances: near-linear in frames, as only the
-    frames beside a new key are evaluated again, all joints batched.  World
+    frames beside a new key are evaluated again (in C).  World
     mode splits `position_tolerance` into per-joint local tolerances that
     bound the world error to first order (each joint's share of the chains
     through it, its rotation's share divided by the farthest point it
@@ -404,9 +313,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
 
     With `fit`, each joint starts from the greedy keys at three times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
-    frames (`kbspline.motion.fit`), keys the worst frame of every segment
-    out of tolerance and fits again until none is, then drops each key
-    whose frames stay within tolerance without it; it keeps the greedy keys
+    frames (in C, on the banded normal equations), keys the worst frame of
+    every segment out of tolerance and fits again until none is, then drops
+    each key whose frames stay within tolerance without it; it keeps the greedy keys
     where those are fewer.  World mode runs its greedy search first, then
     up to four fitted reductions from the scale found (doubling, then
     bisecting).  The fitted TCB are in `Reduction.rotation_tcb` and
@@ -424,7 +333,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError("virtual_distance needs position_tolerance")
     if motion.num_frames < 2:
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
-    rotations, translations = motion.rotations(), motion.translations()
+    rotations = np.ascontiguousarray(motion.rotations())
+    translations = np.ascontiguousarray(motion.translations())
     J = len(motion.joints)
     if not isinstance(fit, (bool, np.bool_)):
         raise TypeError(f"fit must be True or False, not {fit!r}")

@@ -1,0 +1,695 @@
+/*
+ * kb_reduce.c -- key reduction of one joint's frames: few keys whose squad
+ * rotation spline and KB translation spline (KB timing, natural ends) stay
+ * within tolerances of every frame (kbspline.motion.reduce_keys).
+ *
+ * A key's tangent depends on its neighbours, so a key's presence shapes the
+ * segments from two keys before it to two after it and no others, and its
+ * TCB only the two segments beside it (natural ends take no TCB of their
+ * own): every step below evaluates again only the frames it can change.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbspline.h"
+#include "kb_internal.h"
+
+#define FIT_STEP 1e-5   /* forward-difference step of a TCB parameter */
+#define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
+#define BAND 6          /* a frame's residual depends on its segment's 2 keys' 3 parameters */
+
+/* Scratch for a spline through up to n_frames keys evaluated at up to
+ * n_frames frames, and the per-frame arrays of one joint. */
+typedef struct {
+    double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    unsigned char *kind;
+    double *angle, *distance, *score, *residual, *moved, *zeros;
+} space;
+
+static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
+{
+    size_t n = (size_t)F;
+    double *d = malloc(60 * n * sizeof(double) + n + 8 + extra_bytes);  /* 8: alignment */
+    if (!d)
+        return NULL;
+    s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
+    s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
+    s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
+    s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
+    s->moved = d + 55 * n;   s->zeros = d + 58 * n;  /* n more spare */
+    memset(s->zeros, 0, n * sizeof(double));
+    s->kind = (unsigned char *)(d + 60 * n);
+    return d;
+}
+
+/*
+ * The errors at frames [first, last] of one channel's spline through frames
+ * keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for frame first + j
+ * is the rotation angle (rotation != 0) or the translation distance, and
+ * residual (NULL to skip) its vector: twice the vector part of frame* spline
+ * on the side w >= 0 (about the rotation vector), or spline - frame.
+ */
+static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                                ptrdiff_t n, const double *tcb, ptrdiff_t first, ptrdiff_t last,
+                                double *error, double *residual, space *s, kb_error *err)
+{
+    ptrdiff_t m = last - first + 1, width = rotation ? 4 : 3;
+    double *tension = s->tcb3, *continuity = s->tcb3 + n, *bias = s->tcb3 + 2 * n;
+    const double *frames = rotation ? jt->rotations : jt->translations;
+    double *values = rotation ? s->q : s->x;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        s->t[i] = jt->times[keys[i]];
+        tension[i] = tcb ? tcb[3 * i] : 0.0;
+        continuity[i] = tcb ? tcb[3 * i + 1] : 0.0;
+        bias[i] = tcb ? tcb[3 * i + 2] : 0.0;
+        memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
+    }
+    kb_param zero = {s->zeros, n}, none = {NULL, 0};
+    kb_param T = {tension, n}, C = {continuity, n}, B = {bias, n}, times = {s->t, n};
+    kb_status status;
+    if (rotation) {
+        kb_rot_keys k = {.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_omega = none, .end_omega = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
+        status = kb_rot_build(&k, s->tan_in, s->tan_out, s->seg, NULL, s->kind, NULL, err);
+        kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
+                          .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP,
+                          .kind = s->kind};
+        if (status == KB_OK)
+            status = kb_rot_eval(&c, 0, 0, 1, jt->times + first, m, m, 0, 1, s->out, NULL, err);
+    } else {
+        kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+        status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
+        kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t,
+                      .knots_stride = n, .coef = s->coef, .ease = NULL,
+                      .extrap = KB_EXTRAP_CLAMP};
+        if (status == KB_OK)
+            status = kb_curve_eval(&c, 0, jt->times + first, m, m, 0, 1, s->out, NULL, err);
+    }
+    if (status != KB_OK)
+        return status;
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double *p = s->out + width * j, *f = frames + width * (first + j);
+        double v[3];
+        if (rotation) {  /* conj(f) p */
+            double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
+            v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
+            v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
+            v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+            double sign = w < 0 ? -2.0 : 2.0, half = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            error[j] = 2.0 * atan2(half, fabs(w));
+            for (int c = 0; c < 3; c++)
+                v[c] *= sign;
+        } else {
+            for (int c = 0; c < 3; c++)
+                v[c] = p[c] - f[c];
+            error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        }
+        if (residual)
+            memcpy(residual + 3 * j, v, sizeof v);
+    }
+    return KB_OK;
+}
+
+/* Both channels' errors at frames [first, last] into s->angle, s->distance
+ * and their worst ratio to the tolerances into s->score. */
+static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                              const double *rotation_tcb, const double *translation_tcb,
+                              ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+{
+    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, first, last,
+                                      s->angle + first, NULL, s, err);
+    if (status == KB_OK)
+        status = channel_errors(jt, 0, keys, n, translation_tcb, first, last,
+                                s->distance + first, NULL, s, err);
+    for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
+        s->score[f] = fmax(s->angle[f] / jt->angle_tolerance,
+                           s->distance[f] / jt->distance_tolerance);
+    return status;
+}
+
+static kb_status validate(const kb_reduce_joint *jt, kb_error *err)
+{
+    ptrdiff_t F = jt ? jt->n_frames : 0;
+    if (!jt || F < 2 || !kb_doubles_fit(F, 64, 1, 1) || !jt->times || !jt->rotations ||
+        !jt->translations)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
+    if (!(jt->angle_tolerance > 0) || !(jt->distance_tolerance > 0))
+        return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
+    for (ptrdiff_t f = 0; f < F; f++) {
+        const double *q = jt->rotations + 4 * f, *x = jt->translations + 3 * f;
+        if (!isfinite(jt->times[f]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_TIMES, 0, f);
+        if (f && !(jt->times[f] > jt->times[f - 1]))
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, f);
+        if (!isfinite(q[0] + q[1] + q[2] + q[3]) || !isfinite(x[0] + x[1] + x[2]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 0, f);
+    }
+    return KB_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* Greedy selection                                                  */
+/* ---------------------------------------------------------------- */
+
+/* A segment's worst frame; the heap pops the worst score first, then the
+ * earliest frame.  `entry` tells a segment's latest record from stale ones. */
+typedef struct {
+    double score;
+    ptrdiff_t worst, start;
+    ptrdiff_t entry;
+} candidate;
+
+static int pops_first(const candidate *a, const candidate *b)
+{
+    if (a->score != b->score)
+        return a->score > b->score;
+    return a->worst != b->worst ? a->worst < b->worst : a->entry < b->entry;
+}
+
+static void heap_push(candidate *heap, ptrdiff_t *size, candidate c)
+{
+    ptrdiff_t i = (*size)++;
+    while (i > 0 && pops_first(&c, &heap[(i - 1) / 2])) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = c;
+}
+
+static candidate heap_pop(candidate *heap, ptrdiff_t *size)
+{
+    candidate top = heap[0], last = heap[--*size];
+    ptrdiff_t i = 0, n = *size;
+    for (;;) {
+        ptrdiff_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && pops_first(&heap[child + 1], &heap[child]))
+            child++;
+        if (!pops_first(&heap[child], &last))
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (n)
+        heap[i] = last;
+    return top;
+}
+
+typedef struct {
+    ptrdiff_t *prev, *next, *latest;
+    candidate *heap;
+    ptrdiff_t heap_size, entries;
+} greedy_state;
+
+/* Pushes the worst frame of each segment between keys a and b. */
+static void push_segments(greedy_state *g, const double *score, ptrdiff_t a, ptrdiff_t b)
+{
+    for (; a != b; a = g->next[a]) {
+        ptrdiff_t worst = a, end = g->next[a];
+        for (ptrdiff_t f = a + 1; f < end; f++)
+            if (score[f] > score[worst])
+                worst = f;
+        g->latest[a] = ++g->entries;
+        heap_push(g->heap, &g->heap_size,
+                  (candidate){score[worst], worst, a, g->entries});
+    }
+}
+
+kb_status kb_reduce_greedy(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                           double *angle, double *distance, kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status != KB_OK)
+        return status;
+    ptrdiff_t F = jt->n_frames;
+    space s;
+    size_t extra = (size_t)F * (3 * sizeof(ptrdiff_t) + 5 * sizeof(candidate));
+    void *block = space_alloc(&s, F, extra);
+    if (!block)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    greedy_state g = {.heap_size = 0, .entries = 0};
+    g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
+    g.next = g.prev + F;
+    g.latest = g.next + F;
+    g.heap = (candidate *)(g.latest + F);
+    g.prev[F - 1] = 0;
+    g.next[0] = F - 1;
+    ptrdiff_t window[7] = {0, F - 1};
+    status = joint_errors(jt, window, 2, NULL, NULL, 0, F - 1, &s, err);
+    if (status == KB_OK)
+        push_segments(&g, s.score, 0, F - 1);
+    while (status == KB_OK && g.heap_size) {
+        candidate c = heap_pop(g.heap, &g.heap_size);
+        if (g.latest[c.start] != c.entry)
+            continue;  /* the segment was split or scored again since */
+        if (!(c.score > 1.0) || c.worst == c.start)
+            break;
+        ptrdiff_t w = c.worst, b = g.next[c.start];
+        g.next[c.start] = w;
+        g.prev[w] = c.start;
+        g.next[w] = b;
+        g.prev[b] = w;
+        /* the keys that shape the changed frames: three on each side */
+        ptrdiff_t lo = w, hi = w, before = 0, after = 0, n = 0;
+        while (before < 3 && lo != 0) {
+            lo = g.prev[lo];
+            before++;
+        }
+        while (after < 3 && hi != F - 1) {
+            hi = g.next[hi];
+            after++;
+        }
+        for (ptrdiff_t k = lo;; k = g.next[k]) {
+            window[n++] = k;
+            if (k == hi)
+                break;
+        }
+        ptrdiff_t first = window[before >= 2 ? before - 2 : 0];
+        ptrdiff_t last = window[after >= 2 ? before + 2 : n - 1];
+        status = joint_errors(jt, window, n, NULL, NULL, first, last, &s, err);
+        if (status == KB_OK)
+            push_segments(&g, s.score, first, last);
+    }
+    if (status == KB_OK) {
+        ptrdiff_t n = 0;
+        for (ptrdiff_t k = 0;; k = g.next[k]) {
+            keys[n++] = k;
+            if (k == F - 1)
+                break;
+        }
+        *n_keys = n;
+        memcpy(angle, s.angle, (size_t)F * sizeof(double));
+        memcpy(distance, s.distance, (size_t)F * sizeof(double));
+    }
+    free(block);
+    return status == KB_OK ? kb_ok(err) : status;
+}
+
+/* ---------------------------------------------------------------- */
+/* Fitted keys                                                       */
+/* ---------------------------------------------------------------- */
+
+/* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
+typedef struct {
+    double *jac;      /* (F, 3, 2, 3): d residual / d TCB of keys s and s+1, s the segment */
+    double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
+    double *chol;     /* (3K, BAND) its damped Cholesky factor, same layout */
+    double *gradient, *diagonal, *step, *trial;  /* (3K) each */
+    ptrdiff_t *segment;  /* (F) each frame's segment */
+} fit_space;
+
+/* Solves (N + damping diag(diagonal)) x = -gradient by banded Cholesky;
+ * 0 where the matrix is not numerically positive definite. */
+static int damped_solve(const fit_space *w, ptrdiff_t n, double damping)
+{
+    double *L = w->chol;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        for (ptrdiff_t d = BAND - 1; d >= 0; d--) {  /* L(i, j), j = i - d, left to right */
+            ptrdiff_t j = i - d;
+            if (j < 0)
+                continue;
+            double sum = w->normal[i * BAND + d] + (d == 0 ? damping * w->diagonal[i] : 0.0);
+            for (ptrdiff_t k = (i > j ? i : j) - (BAND - 1); k < j; k++)
+                if (k >= 0)
+                    sum -= L[i * BAND + (i - k)] * L[j * BAND + (j - k)];
+            if (d == 0) {
+                if (!(sum > 0) || !isfinite(sum))
+                    return 0;
+                L[i * BAND] = sqrt(sum);
+            } else {
+                L[i * BAND + d] = sum / L[j * BAND];
+            }
+        }
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {  /* L y = -g */
+        double sum = -w->gradient[i];
+        for (ptrdiff_t d = 1; d < BAND && d <= i; d++)
+            sum -= L[i * BAND + d] * w->step[i - d];
+        w->step[i] = sum / L[i * BAND];
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* L^T x = y */
+        double sum = w->step[i];
+        for (ptrdiff_t d = 1; d < BAND && i + d < n; d++)
+            sum -= L[(i + d) * BAND + d] * w->step[i + d];
+        w->step[i] = sum / L[i * BAND];
+    }
+    return 1;
+}
+
+static double sum_squares(const double *x, ptrdiff_t n)
+{
+    double s = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+
+/* The residual's derivatives in each key's TCB by forward differences.
+ * Keys two apart shape disjoint segments, so each class (key mod 2) moves
+ * together: six spline evaluations in all. */
+static kb_status jacobian(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                          ptrdiff_t K, const double *tcb, fit_space *w, space *s, kb_error *err)
+{
+    ptrdiff_t F = jt->n_frames;
+    memset(w->jac, 0, (size_t)F * 18 * sizeof(double));
+    for (int first = 0; first < 2; first++)
+        for (int p = 0; p < 3; p++) {
+            memcpy(w->trial, tcb, (size_t)(3 * K) * sizeof(double));
+            for (ptrdiff_t k = first; k < K; k += 2)
+                w->trial[3 * k + p] += tcb[3 * k + p] + FIT_STEP > FIT_LIMIT ? -FIT_STEP
+                                                                            : FIT_STEP;
+            kb_status status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1,
+                                              s->angle, s->moved, s, err);
+            if (status != KB_OK)
+                return status;
+            for (ptrdiff_t k = first; k < K; k += 2) {
+                double h = w->trial[3 * k + p] - tcb[3 * k + p];
+                ptrdiff_t a = keys[k >= 1 ? k - 1 : 0], b = keys[k + 1 < K ? k + 1 : K - 1];
+                for (ptrdiff_t f = a; f <= b; f++) {
+                    ptrdiff_t slot = k - w->segment[f];
+                    if (slot < 0 || slot > 1)
+                        continue;
+                    for (int c = 0; c < 3; c++)
+                        w->jac[((f * 3 + c) * 2 + slot) * 3 + p] =
+                            (s->moved[3 * f + c] - s->residual[3 * f + c]) / h;
+                }
+            }
+        }
+    return KB_OK;
+}
+
+/* The normal equations J^T J (lower band) and gradient J^T r. */
+static void normal_equations(ptrdiff_t F, ptrdiff_t K, const double *residual, fit_space *w)
+{
+    ptrdiff_t n = 3 * K;
+    memset(w->normal, 0, (size_t)(n * BAND) * sizeof(double));
+    memset(w->gradient, 0, (size_t)n * sizeof(double));
+    for (ptrdiff_t f = 0; f < F; f++) {
+        const double *J = w->jac + f * 18, *r = residual + 3 * f;
+        ptrdiff_t base = 3 * w->segment[f];  /* key s's first parameter */
+        for (int a = 0; a < 6; a++) {
+            ptrdiff_t i = base + a;
+            w->gradient[i] += J[a] * r[0] + J[6 + a] * r[1] + J[12 + a] * r[2];
+            for (int b = 0; b <= a; b++)
+                w->normal[i * BAND + (a - b)] +=
+                    J[a] * J[b] + J[6 + a] * J[6 + b] + J[12 + a] * J[12 + b];
+        }
+    }
+}
+
+/* One channel's TCB (K, 3) fitted from their values in tcb by
+ * Levenberg-Marquardt on all keys at once: each step clipped to
+ * [-FIT_LIMIT, FIT_LIMIT] and taken only where it lowers the squared error
+ * (else the damping grows tenfold). */
+static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                             ptrdiff_t K, double *tcb, int iterations, fit_space *w, space *s,
+                             kb_error *err)
+{
+    ptrdiff_t F = jt->n_frames, n = 3 * K;
+    for (ptrdiff_t f = 0, k = 0; f < F; f++) {
+        while (k + 1 < K - 1 && keys[k + 1] <= f)
+            k++;
+        w->segment[f] = k;
+    }
+    kb_status status = channel_errors(jt, rotation, keys, K, tcb, 0, F - 1, s->angle,
+                                      s->residual, s, err);
+    double error = sum_squares(s->residual, 3 * F), damping = 1e-3;
+    for (int it = 0; status == KB_OK && it < iterations; it++) {
+        status = jacobian(jt, rotation, keys, K, tcb, w, s, err);
+        if (status != KB_OK)
+            break;
+        normal_equations(F, K, s->residual, w);
+        double trace = 0.0;
+        for (ptrdiff_t i = 0; i < n; i++)
+            trace += w->normal[i * BAND];
+        for (ptrdiff_t i = 0; i < n; i++)
+            w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)n + 1e-300);
+        int taken = 0;
+        for (; damping < 1e9 && status == KB_OK; damping *= 10) {
+            if (!damped_solve(w, n, damping))
+                continue;
+            for (ptrdiff_t i = 0; i < n; i++)
+                w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
+            status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1, s->angle,
+                                    s->moved, s, err);
+            double moved = sum_squares(s->moved, 3 * F);
+            if (status == KB_OK && moved < error) {
+                memcpy(tcb, w->trial, (size_t)n * sizeof(double));
+                memcpy(s->residual, s->moved, (size_t)(3 * F) * sizeof(double));
+                error = moved;
+                damping = fmax(damping / 3, 1e-9);
+                taken = 1;
+                break;
+            }
+        }
+        if (!taken)
+            break;
+    }
+    return status;
+}
+
+static void *fit_alloc(fit_space *w, ptrdiff_t F)
+{
+    size_t n = (size_t)F;
+    double *d = malloc((18 * n + 2 * 3 * n * BAND + 4 * 3 * n) * sizeof(double)
+                       + n * sizeof(ptrdiff_t));
+    if (!d)
+        return NULL;
+    w->jac = d;
+    w->normal = d + 18 * n;
+    w->chol = w->normal + 3 * n * BAND;
+    w->gradient = w->chol + 3 * n * BAND;
+    w->diagonal = w->gradient + 3 * n;
+    w->step = w->diagonal + 3 * n;
+    w->trial = w->step + 3 * n;
+    w->segment = (ptrdiff_t *)(w->trial + 3 * n);
+    return d;
+}
+
+kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                     ptrdiff_t n_keys, double *tcb, int iterations, kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status != KB_OK)
+        return status;
+    ptrdiff_t F = jt->n_frames;
+    if (n_keys < 2 || n_keys > F || keys[0] != 0 || keys[n_keys - 1] != F - 1)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
+    for (ptrdiff_t k = 1; k < n_keys; k++)
+        if (keys[k] <= keys[k - 1])
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
+        if (!(fabs(tcb[i]) <= FIT_LIMIT))
+            return kb_fail(err, KB_ERANGE, KB_ARG_TENSION, 0, i / 3);
+    space s;
+    fit_space w;
+    void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F);
+    if (block && fit_block)
+        status = fit_channel(jt, rotation, keys, n_keys, tcb, iterations, &w, &s, err);
+    else
+        status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    free(block);
+    free(fit_block);
+    return status == KB_OK ? kb_ok(err) : status;
+}
+
+/* The fit of one joint: its keys, their TCB per channel, and the work. */
+typedef struct {
+    const kb_reduce_joint *jt;
+    ptrdiff_t *keys, K;
+    double *tcb[2];         /* (K, 3): rotation, translation */
+    ptrdiff_t *spare_keys;
+    double *spare_tcb[2];
+    int channels;           /* 1: rotation only (distance_tolerance infinite), 2: both */
+    space s;
+    fit_space w;
+} joint_fit;
+
+/* Each frame's worst error relative to its tolerance, into s.score (both
+ * channels' errors in s.angle, s.distance), for these keys and TCB. */
+static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
+                           double *worst, kb_error *err)
+{
+    ptrdiff_t F = j->jt->n_frames;
+    kb_status status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL,
+                                    0, F - 1, &j->s, err);
+    *worst = 0.0;
+    for (ptrdiff_t f = 0; f < F; f++)
+        *worst = fmax(*worst, j->s.score[f]);
+    return status;
+}
+
+static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_error *err)
+{
+    kb_status status = KB_OK;
+    for (int c = 0; c < j->channels && status == KB_OK; c++)
+        status = fit_channel(j->jt, c == 0, j->keys, j->K, tcb[c], iterations, &j->w, &j->s,
+                             err);
+    return status;
+}
+
+/* Keys the worst frame of each segment out of tolerance (a new key's TCB
+ * zero) and fits again, until no frame is out of tolerance. */
+static kb_status add_keys(joint_fit *j, kb_error *err)
+{
+    double worst;
+    kb_status status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
+    while (status == KB_OK && worst > 1.0) {
+        ptrdiff_t K = j->K, n = 0;
+        ptrdiff_t *merged = j->spare_keys;
+        for (ptrdiff_t i = 0; i < K; i++) {
+            for (int c = 0; c < j->channels; c++)
+                memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
+            merged[n++] = j->keys[i];
+            if (i + 1 == K)
+                break;
+            ptrdiff_t at = j->keys[i];
+            for (ptrdiff_t f = j->keys[i]; f <= j->keys[i + 1]; f++)
+                if (j->s.score[f] > j->s.score[at])
+                    at = f;
+            if (j->s.score[at] > 1.0 && at != j->keys[i] && at != j->keys[i + 1]) {
+                for (int c = 0; c < j->channels; c++)
+                    memset(j->spare_tcb[c] + 3 * n, 0, 3 * sizeof(double));
+                merged[n++] = at;
+            }
+        }
+        if (n == K)
+            break;  /* only key frames out of tolerance: cannot happen with finite frames */
+        memcpy(j->keys, merged, (size_t)n * sizeof(ptrdiff_t));
+        for (int c = 0; c < j->channels; c++)
+            memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
+        j->K = n;
+        status = fit_all(j, j->tcb, 3, err);
+        if (status == KB_OK)
+            status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
+    }
+    return status;
+}
+
+/* Copies keys and TCB without those where drop[i], into the spares;
+ * returns how many are left. */
+static ptrdiff_t without(joint_fit *j, const unsigned char *drop)
+{
+    ptrdiff_t n = 0;
+    ptrdiff_t *keys = j->spare_keys;
+    for (ptrdiff_t i = 0; i < j->K; i++) {
+        if (drop[i])
+            continue;
+        keys[n] = j->keys[i];
+        for (int c = 0; c < j->channels; c++)
+            memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
+        n++;
+    }
+    return n;
+}
+
+static void take_spares(joint_fit *j, ptrdiff_t n)
+{
+    memcpy(j->keys, j->spare_keys, (size_t)n * sizeof(ptrdiff_t));
+    for (int c = 0; c < j->channels; c++)
+        memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
+    j->K = n;
+}
+
+/* Drops each key whose frames stay in tolerance without it, keys five
+ * apart at once (they shape disjoint frames), then fits again where that
+ * keeps every frame in tolerance; until no key can go. */
+static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
+{
+    kb_status status = KB_OK;
+    int dropped = 1;
+    while (status == KB_OK && dropped && j->K > 2) {
+        dropped = 0;
+        for (int first = 1; first < 6 && status == KB_OK; first++) {
+            ptrdiff_t K = j->K;
+            if (first >= K - 1)
+                continue;
+            memset(drop, 0, (size_t)K);
+            for (ptrdiff_t i = first; i < K - 1; i += 5)
+                drop[i] = 1;
+            ptrdiff_t n = without(j, drop);
+            double worst;
+            status = fit_score(j, j->spare_keys, n, j->spare_tcb, &worst, err);
+            int any = 0;
+            for (ptrdiff_t i = first; status == KB_OK && i < K - 1; i += 5) {
+                ptrdiff_t a = j->keys[i >= 2 ? i - 2 : 0], b = j->keys[i + 2 < K ? i + 2 : K - 1];
+                for (ptrdiff_t f = a; f <= b && drop[i]; f++)
+                    if (!(j->s.score[f] <= 1.0))
+                        drop[i] = 0;
+                any |= drop[i];
+            }
+            if (status == KB_OK && any) {
+                take_spares(j, without(j, drop));
+                dropped = 1;
+            }
+        }
+        if (status != KB_OK)
+            break;
+        /* refit into the spares; keep it if every frame stays in tolerance */
+        for (int c = 0; c < j->channels; c++)
+            memcpy(j->spare_tcb[c], j->tcb[c], (size_t)(3 * j->K) * sizeof(double));
+        for (int c = 0; c < j->channels && status == KB_OK; c++)
+            status = fit_channel(j->jt, c == 0, j->keys, j->K, j->spare_tcb[c], 3, &j->w,
+                                 &j->s, err);
+        double worst;
+        if (status == KB_OK)
+            status = fit_score(j, j->keys, j->K, j->spare_tcb, &worst, err);
+        if (status == KB_OK && worst <= 1.0)
+            for (int c = 0; c < j->channels; c++)
+                memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * j->K) * sizeof(double));
+    }
+    return status;
+}
+
+kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                        double *rotation_tcb, double *translation_tcb, double *angle,
+                        double *distance, kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status != KB_OK)
+        return status;
+    ptrdiff_t F = jt->n_frames, K = *n_keys;
+    if (K < 2 || K > F || keys[0] != 0 || keys[K - 1] != F - 1)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
+    for (ptrdiff_t k = 1; k < K; k++)
+        if (keys[k] <= keys[k - 1])
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
+                   .channels = isfinite(jt->distance_tolerance) ? 2 : 1};
+    void *block = space_alloc(&j.s, F, (size_t)F * (7 * sizeof(double) + 1));
+    void *fit_block = fit_alloc(&j.w, F);
+    if (!block || !fit_block) {
+        free(block);
+        free(fit_block);
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    }
+    j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
+    j.spare_tcb[0] = (double *)(j.spare_keys + F);
+    j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
+    unsigned char *drop = (unsigned char *)(j.spare_tcb[1] + 3 * F);
+    memset(rotation_tcb, 0, (size_t)(3 * F) * sizeof(double));
+    memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
+    status = fit_all(&j, j.tcb, 6, err);
+    if (status == KB_OK)
+        status = add_keys(&j, err);
+    if (status == KB_OK)
+        status = drop_keys(&j, drop, err);
+    double worst;
+    if (status == KB_OK)
+        status = fit_score(&j, j.keys, j.K, j.tcb, &worst, err);
+    if (status == KB_OK) {
+        *n_keys = j.K;
+        memcpy(angle, j.s.angle, (size_t)F * sizeof(double));
+        memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
+    }
+    free(block);
+    free(fit_block);
+    return status == KB_OK ? kb_ok(err) : status;
+}

@@ -1,0 +1,148 @@
+/* test_reduce.c -- key reduction on synthetic tracks: a uniform turn and a
+ * line need only their end keys; on a wiggling track the greedy and fitted
+ * keys keep every frame within tolerance, as a spline through all of them
+ * built and evaluated whole (not window by window) confirms; the fit lowers
+ * the squared error; bad input is refused. */
+#include <stdlib.h>
+
+#include "kb_test.h"
+#include "kbspline.h"
+
+#define F 120
+
+static double times[F], rot[F * 4], tr[F * 3];
+
+/* A turn about an axis that wobbles, and a translation on a Lissajous curve. */
+static void wiggle(double amplitude)
+{
+    for (int f = 0; f < F; f++) {
+        double t = f / 60.0, half = 0.5 * (t + amplitude * sin(5.0 * t));
+        double axis[3] = {amplitude * sin(3.0 * t), amplitude * cos(2.0 * t), 1.0};
+        double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + 1.0);
+        times[f] = t;
+        rot[4 * f] = cos(half);
+        for (int k = 0; k < 3; k++)
+            rot[4 * f + 1 + k] = sin(half) * axis[k] / n;
+        tr[3 * f] = t;
+        tr[3 * f + 1] = amplitude * sin(4.0 * t);
+        tr[3 * f + 2] = amplitude * cos(7.0 * t);
+    }
+}
+
+/* The largest angle and distance, at every frame, of the splines through
+ * these keys with these TCB (NULL: zero), each built whole. */
+static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
+                        const double *ttcb, double *angle, double *distance)
+{
+    double kt[F], kq[F * 4], kx[F * 3], T[2][F], C[2][F], B[2][F], zero[F] = {0};
+    double tin[F * 3], tout[F * 3], seg[F * KB_ROT_SEG], coef[F * 12], q[F * 4], x[F * 3];
+    unsigned char kind[F];
+    kb_error err;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        kt[i] = times[keys[i]];
+        for (int k = 0; k < 4; k++)
+            kq[4 * i + k] = rot[4 * keys[i] + k];
+        for (int k = 0; k < 3; k++)
+            kx[3 * i + k] = tr[3 * keys[i] + k];
+        for (int c = 0; c < 2; c++) {
+            const double *tcb = c ? ttcb : rtcb;
+            T[c][i] = tcb ? tcb[3 * i] : 0.0;
+            C[c][i] = tcb ? tcb[3 * i + 1] : 0.0;
+            B[c][i] = tcb ? tcb[3 * i + 2] : 0.0;
+        }
+    }
+    kb_param z = {zero, 0}, none = {NULL, 0}, kt_p = {kt, 0};
+    kb_rot_keys rk = {1, n, kt_p, kq, {T[0], 0}, {C[0], 0}, {B[0], 0}, z, z, none, none,
+                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
+    kb_tcb_keys pk = {1, n, 3, kt_p, kx, {T[1], 0}, {C[1], 0}, {B[1], 0}, z, z, none, none,
+                      KB_TIMING_KB, KB_ENDS_NATURAL};
+    kb_rot_curve rc = {1, n - 1, kt, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
+    kb_curve pc = {1, n - 1, 3, kt, 0, coef, NULL, KB_EXTRAP_CLAMP};
+    if (kb_rot_build(&rk, tin, tout, seg, NULL, kind, NULL, &err) ||
+        kb_rot_eval(&rc, 0, 0, 1, times, F, 0, 0, 1, q, NULL, &err) ||
+        kb_tcb_build(&pk, tin, tout, coef, NULL, &err) ||
+        kb_curve_eval(&pc, 0, times, F, 0, 0, 1, x, NULL, &err))
+        return 0;
+    *angle = *distance = 0.0;
+    for (int f = 0; f < F; f++) {
+        double dot = 0.0, d = 0.0;
+        for (int k = 0; k < 4; k++)
+            dot += q[4 * f + k] * rot[4 * f + k];
+        for (int k = 0; k < 3; k++)
+            d += (x[3 * f + k] - tr[3 * f + k]) * (x[3 * f + k] - tr[3 * f + k]);
+        *angle = fmax(*angle, 2.0 * acos(fmin(fabs(dot), 1.0)));
+        *distance = fmax(*distance, sqrt(d));
+    }
+    return 1;
+}
+
+KB_TEST(test_reduce_a_uniform_turn_and_a_line)
+{
+    wiggle(0.0);
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-10, 1e-10};
+    ptrdiff_t keys[F], n = 0;
+    double angle[F], distance[F];
+    kb_error err;
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n == 2 && keys[0] == 0 && keys[1] == F - 1);
+}
+
+KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3};
+    ptrdiff_t keys[F], n = 0;
+    double angle[F], distance[F], worst_angle, worst_distance;
+    double *rtcb = calloc(3 * F, sizeof(double)), *ttcb = calloc(3 * F, sizeof(double));
+    kb_error err;
+    KB_ASSERT(rtcb && ttcb);
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n > 2 && n < F / 3);
+    KB_ASSERT(whole_errors(keys, n, NULL, NULL, &worst_angle, &worst_distance));
+    KB_ASSERT(worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    ptrdiff_t greedy = n;
+    /* fitted, from the greedy keys at three times the tolerances */
+    kb_reduce_joint loose = {F, times, rot, tr, 1.5e-2, 9e-3};
+    KB_ASSERT(kb_reduce_greedy(&loose, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_fit(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n >= 2 && n < greedy);
+    KB_ASSERT(whole_errors(keys, n, rtcb, ttcb, &worst_angle, &worst_distance));
+    KB_ASSERT(worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    for (ptrdiff_t i = 0; i < 3 * n; i++)
+        KB_ASSERT(fabs(rtcb[i]) <= 1.0 && fabs(ttcb[i]) <= 1.0);
+    free(rtcb);
+    free(ttcb);
+}
+
+KB_TEST(test_reduce_fit_lowers_the_squared_error)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    ptrdiff_t keys[] = {0, 20, 40, 60, 80, 100, F - 1};
+    double tcb[21] = {0}, before[2], after[2];
+    kb_error err;
+    KB_ASSERT(whole_errors(keys, 7, NULL, NULL, &before[0], &before[1]));
+    KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 7, tcb, 10, &err) == KB_OK);
+    KB_ASSERT(whole_errors(keys, 7, NULL, tcb, &after[0], &after[1]));
+    KB_ASSERT(after[1] < before[1]);
+    KB_ASSERT(after[0] == before[0]);  /* the rotation is not the channel fitted */
+}
+
+KB_TEST(test_reduce_bad_input)
+{
+    wiggle(0.3);
+    ptrdiff_t keys[F], n = 0;
+    double angle[F], distance[F], tcb[6] = {0};
+    kb_error err;
+    kb_reduce_joint nan_tolerance = {F, times, rot, tr, NAN, 1.0};
+    KB_ASSERT(kb_reduce_greedy(&nan_tolerance, keys, &n, angle, distance, &err) == KB_ERANGE);
+    kb_reduce_joint one = {1, times, rot, tr, 1.0, 1.0};
+    KB_ASSERT(kb_reduce_greedy(&one, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_greedy(NULL, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    ptrdiff_t bad[2] = {0, F - 2};
+    KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, &err) == KB_EBADSHAPE);
+    rot[4 * 7 + 2] = INFINITY;
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_ENONFINITE);
+    KB_ASSERT(err.index == 7);
+}

@@ -1,0 +1,102 @@
+"""The C core of key reduction (csrc/kb_reduce.c) against its NumPy oracle
+(reduce_oracles.py, the first implementation): the same greedy keys on every
+clip, and clear errors for input the core refuses."""
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kbspline import _kbspline as core
+from kbspline.motion import read_bvh
+from reduce_oracles import select_keys
+from test_reduce_world import random_clips
+
+HERE = pathlib.Path(__file__).resolve().parent
+CLIPS = sorted((HERE.parents[1] / "shared" / "data" / "mocap").glob("*.bvh")) + sorted(
+    (HERE / "data" / "cmu").glob("*.bvh"))
+
+
+def greedy(times, rotations, translations, angle, distance):
+    return core.reduce_greedy(np.ascontiguousarray(times), np.ascontiguousarray(rotations),
+                              np.ascontiguousarray(translations), angle, distance)
+
+
+def assert_same_greedy(times, rotations, translations, angle, distance):
+    keys, max_angle, max_distance = select_keys(times, rotations, translations, angle, distance)
+    ours, angles, distances = greedy(times, rotations, translations, angle, distance)
+    for mine, theirs in zip(ours, keys):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_allclose(angles.max(axis=1), max_angle, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(distances.max(axis=1), max_distance, rtol=1e-12, atol=1e-14)
+    return ours
+
+
+@pytest.mark.parametrize("degrees, distance", [(0.05, 0.01), (1.0, 0.3)])
+@pytest.mark.parametrize("path", CLIPS, ids=lambda p: p.stem)
+def test_greedy_keys_are_the_oracles(path, degrees, distance):
+    if not path.exists():
+        pytest.skip("no clip")
+    clip = read_bvh(path)
+    J = len(clip.joints)
+    angle, dist = np.full(J, np.radians(degrees)), np.full(J, distance)
+    angle[1::5], dist[::3] = np.inf, np.inf  # unchecked channels, as world mode gives
+    assert_same_greedy(clip.times, clip.rotations(), clip.translations(), angle, dist)
+
+
+@settings(max_examples=30, deadline=None)
+@given(clip=random_clips(), degrees=st.floats(0.01, 20.0), distance=st.floats(1e-3, 1.0))
+def test_random_clips_greedy_keys_are_the_oracles(clip, degrees, distance):
+    J = len(clip.joints)
+    assert_same_greedy(clip.times, clip.rotations(), clip.translations(),
+                       np.full(J, np.radians(degrees)), np.full(J, distance))
+
+
+def frames(F=20):
+    t = np.arange(F) * 0.1
+    q = np.zeros((1, F, 4))
+    q[..., 0] = np.cos(t / 2)
+    q[..., 3] = np.sin(t / 2)
+    return t, q, np.stack([t, t ** 2, 0 * t], axis=-1)[None]
+
+
+def test_a_uniform_turn_and_a_line_need_two_keys():
+    t, q, x = frames()
+    x[0, :, 1] = 0.0
+    keys, angle, distance = greedy(t, q, x, np.array([1e-9]), np.array([1e-9]))
+    np.testing.assert_array_equal(keys[0], [0, 19])
+    assert angle.max() < 1e-12 and distance.max() < 1e-12
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda t, q, x, a, d: (t[::-1].copy(), q, x, a, d), "strictly increasing"),
+    (lambda t, q, x, a, d: (t, np.where(q > 0.5, np.nan, q), x, a, d), "must be finite"),
+    (lambda t, q, x, a, d: (t, q, x, np.array([np.nan]), d), "out of range"),
+    (lambda t, q, x, a, d: (t, q, x, a, np.array([0.0])), "out of range"),
+    (lambda t, q, x, a, d: (t[:1], q[:, :1], x[:, :1], a, d), "size out of range"),
+])
+def test_greedy_refuses_bad_input(change, match):
+    t, q, x = frames()
+    with pytest.raises(core.CoreError, match=match):
+        greedy(*change(t, q, x, np.array([0.01]), np.array([0.01])))
+
+
+@pytest.mark.parametrize("keys, error, match", [
+    ([0, 5, 5, 19], core.CoreError, "strictly increasing"),
+    ([1, 19], core.CoreError, "size out of range"),
+    ([0, 18], core.CoreError, "size out of range"),
+    (list(range(20)) + [19], ValueError, "more keys than frames"),
+])
+def test_fit_refuses_bad_keys(keys, error, match):
+    t, q, x = frames()
+    with pytest.raises(error, match=match):
+        core.reduce_fit(t, q, x, 0.01, 0.01, np.array(keys))
+    if error is core.CoreError:
+        with pytest.raises(error, match=match):
+            core.fit_tcb(t, q, x, True, np.array(keys), np.zeros((len(keys), 3)), 3)
+
+
+def test_fit_refuses_tcb_out_of_range():
+    t, q, x = frames()
+    with pytest.raises(core.CoreError, match="out of range"):
+        core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3)
