@@ -121,8 +121,9 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
     assert len(virtual.key_frames[2]) > 2
 
 
-@pytest.mark.parametrize("fit, passes", [(False, 9), (True, 13)])
+@pytest.mark.parametrize("fit, passes", [(False, 13), (True, 17)])
 def test_progress_counts_the_search_passes(fit, passes):
+    """Nine greedy reductions, four fitted, four loosening rounds."""
     calls = []
     reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
                 progress=lambda *a: calls.append(a))
@@ -221,3 +222,36 @@ def test_real_120_hz_walk():
     assert world_error(clip, local).max() > 0.5 * CM
     assert result.num_keys < local.num_keys
     assert len(clip.joints) * clip.num_frames / result.num_keys > 6
+
+
+def test_world_error_of_one_joint_is_the_oracles(walk):
+    """WorldError.trial, which moves only the joint and those below it
+    again, gives the worst error of the independent forward kinematics with
+    that joint's curves replaced, and `accept` keeps them."""
+    from kbspline.motion.world_error import WorldError
+    result = reduce_keys(walk, position_tolerance=1.0, fit=False)
+    rotations, translations = result.rebuild(walk.times)
+    world = WorldError(walk, walk.rotations(), walk.translations(), rotations, translations, 3.0)
+    want, _ = oracle_points(walk, euler_matrices(walk), walk.translations(), 3.0)
+    for j in (1, 7, len(walk.joints) - 1):
+        rotations[j] = walk.rotations()[j][::-1]  # far off: the error must show it
+        translations[j] += 0.25
+        got, _ = oracle_points(walk, quaternion_matrices(rotations), translations, 3.0)
+        assert world.trial(j, rotations[j], translations[j]) == pytest.approx(
+            np.linalg.norm(got - want, axis=-1).max(), rel=1e-9)
+        world.accept()
+
+
+def quaternion_matrices(rotations):
+    matrices = Rotation.from_quat(rotations[..., [1, 2, 3, 0]].reshape(-1, 4)).as_matrix()
+    return matrices.reshape(rotations.shape[:2] + (3, 3))
+
+
+@pytest.mark.parametrize("fit", [False, True])
+def test_loosening_joints_keeps_fewer_keys_within_the_bound(walk, fit, monkeypatch):
+    from kbspline.motion import reduce as reduce_module
+    loosened = reduce_keys(walk, position_tolerance=0.5, fit=fit)
+    monkeypatch.setattr(reduce_module, "LOOSEN_FACTORS", ())
+    searched = reduce_keys(walk, position_tolerance=0.5, fit=fit)
+    assert loosened.num_keys < searched.num_keys
+    assert world_error(walk, loosened).max() <= 0.5

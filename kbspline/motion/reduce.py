@@ -14,7 +14,7 @@ from .._checks import _check_positive
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
-from .world_error import local_tolerances, vertex_positions
+from .world_error import WorldError, local_tolerances, vertex_positions
 
 
 @dataclasses.dataclass
@@ -90,12 +90,12 @@ class Reduction:
         """
         rot, tr = [], []
         for j, (keys, q, x) in enumerate(zip(self.key_frames, self.rotations, self.translations)):
-            key_times = keys * self.frame_time
-            rtcb = np.zeros((len(keys), 3)) if self.rotation_tcb is None else self.rotation_tcb[j]
-            ttcb = (np.zeros((len(keys), 3)) if self.translation_tcb is None
-                    else self.translation_tcb[j])
-            rot.append(RotationSpline(key_times, q, *rtcb.T)(times))
-            tr.append(PositionSpline(key_times, x, *ttcb.T)(times))
+            zero = np.zeros((len(keys), 3))
+            rtcb = zero if self.rotation_tcb is None else self.rotation_tcb[j]
+            ttcb = zero if self.translation_tcb is None else self.translation_tcb[j]
+            curves = _curves(keys * self.frame_time, q, x, rtcb, ttcb, times)
+            rot.append(curves[0])
+            tr.append(curves[1])
         return np.stack(rot), np.stack(tr)
 
     @classmethod
@@ -189,6 +189,12 @@ class Reduction:
                                    self.translation_tcb)))]}
 
 
+def _curves(key_times, rotations, translations, rotation_tcb, translation_tcb, times):
+    """One joint's rotation and translation splines through its keys, at `times`."""
+    return (RotationSpline(key_times, rotations, *rotation_tcb.T)(times),
+            PositionSpline(key_times, translations, *translation_tcb.T)(times))
+
+
 LOOSER = 3.0  # the greedy keys a fit starts from are chosen at this times the tolerances
 
 
@@ -249,8 +255,49 @@ def _reduction(motion, rotations, translations, selected, virtual_distance):
     return out
 
 
+def _loosen_joints(motion, rotations, translations, found, choose, tolerances, caps,
+                   tolerance, virtual_distance):
+    """The world-space search scales every joint's tolerances alike; this
+    gives each joint the slack the others leave.  Per joint, most keys
+    first, its tolerances are loosened by each of LOOSEN_FACTORS in turn,
+    and its new keys (by `choose`) kept where they are fewer and every point
+    stays within `tolerance`, checked by forward kinematics of the joints
+    they move.  Yields after each factor; returns the reduction."""
+    J, times = len(found.key_frames), motion.times
+    fitted = found.rotation_tcb is not None
+    keys, max_angle, max_distance = list(found.key_frames), found.max_angle.copy(), \
+        found.max_distance.copy()
+    tcbs = ([list(found.rotation_tcb), list(found.translation_tcb)] if fitted else None)
+    world = WorldError(motion, rotations, translations, *found.rebuild(times), virtual_distance)
+    tolerances = [t.copy() for t in tolerances]
+    for factor in LOOSEN_FACTORS:
+        for j in sorted(range(J), key=lambda j: -len(keys[j])):
+            looser = [np.minimum(factor * t[j:j + 1], cap[j:j + 1])
+                      for t, cap in zip(tolerances, caps)]
+            selected = choose(times, rotations[j:j + 1], translations[j:j + 1], *looser)
+            new = selected[0][0]
+            if len(new) >= len(keys[j]):
+                continue
+            zero = np.zeros((len(new), 3))
+            rtcb, ttcb = (selected[3][0], selected[4][0]) if fitted else (zero, zero)
+            curves = _curves(new * motion.frame_time, rotations[j][new], translations[j][new],
+                             rtcb, ttcb, times)
+            if world.trial(j, *curves) <= tolerance:
+                world.accept()
+                for t, loose in zip(tolerances, looser):
+                    t[j] = loose[0]
+                keys[j], max_angle[j], max_distance[j] = new, selected[1][0], selected[2][0]
+                if fitted:
+                    tcbs[0][j], tcbs[1][j] = rtcb, ttcb
+        yield
+    selected = (keys, max_angle, max_distance, *(tcbs or ()))
+    result = _reduction(motion, rotations, translations, selected, virtual_distance)
+    return result if result.max_position.max() <= tolerance else found
+
+
 SEARCH_PASSES = 9  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # fitted ones after it
+LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19)  # per joint, after the search (see _loosen_joints)
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
@@ -346,16 +393,22 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
 
     base = local_tolerances(motion, rotations, translations, position_tolerance,
                             virtual_distance)
-    passes, total = 0, SEARCH_PASSES + (FIT_PASSES if fit else 0)
+    passes = 0
+    total = SEARCH_PASSES + (FIT_PASSES if fit else 0) + len(LOOSEN_FACTORS)
 
-    def attempt(scale, choose=_select_keys):
+    def step():
         nonlocal passes
-        tolerances = [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
-        selected = choose(motion.times, rotations, translations, *tolerances)
-        result = _reduction(motion, rotations, translations, selected, virtual_distance)
         passes += 1
         if progress:
             progress(passes, total)
+
+    def scaled(scale):
+        return [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
+
+    def attempt(scale, choose=_select_keys):
+        selected = choose(motion.times, rotations, translations, *scaled(scale))
+        result = _reduction(motion, rotations, translations, selected, virtual_distance)
+        step()
         return result if result.max_position.max() <= position_tolerance else None
 
     good_scale, bad_scale, best = 1.0, None, attempt(1.0)
@@ -366,13 +419,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         every = [np.arange(motion.num_frames)] * J
         return _reduction(motion, rotations, translations, (every, np.zeros(J), np.zeros(J)),
                           virtual_distance)
+    best_scale, best_choice = good_scale, _select_keys
     while passes < SEARCH_PASSES:  # double until too loose, then bisect
         scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
         result = attempt(scale)
         if result is None:
             bad_scale = scale
         else:
-            good_scale, best = scale, min(best, result, key=lambda r: r.num_keys)
+            good_scale = scale
+            if result.num_keys <= best.num_keys:
+                best, best_scale = result, scale
     # fitted keys, from the greedy search's scale: double until too loose, then bisect
     scale, low, high = good_scale, 0.0, math.inf
     for _ in range(FIT_PASSES if fit else 0):
@@ -380,7 +436,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         if result is None:
             high = scale
         else:
-            low, best = scale, min(best, result, key=lambda r: r.num_keys)
+            low = scale
+            if result.num_keys < best.num_keys:
+                best, best_scale, best_choice = result, scale, _fitted_keys
         scale = (math.sqrt(low * high) if low and high < math.inf
                  else 2 * low if low else high / 2)
-    return best
+    loosen = _loosen_joints(motion, rotations, translations, best, best_choice,
+                            scaled(best_scale), caps, position_tolerance, virtual_distance)
+    while True:
+        try:
+            next(loosen)
+            step()
+        except StopIteration as done:
+            return done.value

@@ -13,17 +13,21 @@ def _moves(joint):
     return any(c in POSITION_CHANNELS for c in joint.channels)
 
 
-def vertex_positions(motion, rotations, translations, virtual_distance=None):
-    """(F, V, 3) world positions of every measured point, and (V,) the joint
-    whose frame carries each: joint origins, End Sites, and with
-    `virtual_distance` three virtual vertices per joint at that distance along
-    its local axes (as ACL measures error).  Local offsets are the
-    translations where a joint has position channels, else OFFSET."""
-    J, F = rotations.shape[:2]
-    world_rot = np.empty((J, F, 3, 3))
-    origin = np.empty((J, F, 3))
-    points, owner = [], []
-    for j, joint in enumerate(motion.joints):  # parents come before children
+def _sites(joint, virtual_distance):
+    """(n, 3) the points a joint's frame carries besides its origin: its End
+    Site and, with `virtual_distance`, three virtual vertices."""
+    local = [] if joint.end_site is None else [np.asarray(joint.end_site, dtype=np.float64)]
+    if virtual_distance is not None:
+        local.extend(virtual_distance * np.eye(3))
+    return np.reshape(local, (-1, 3))
+
+
+def _move(motion, rotations, translations, joints, world_rot, origin):
+    """World rotation matrices and origins of `joints` (parents first) into
+    world_rot (J, F, 3, 3) and origin (J, F, 3), from their parents' there."""
+    F = rotations.shape[1]
+    for j in joints:
+        joint = motion.joints[j]
         offset = translations[j] if _moves(joint) else np.broadcast_to(joint.offset, (F, 3))
         turn = quat_to_matrix(rotations[j])
         if joint.parent < 0:
@@ -32,15 +36,75 @@ def vertex_positions(motion, rotations, translations, virtual_distance=None):
             p = joint.parent
             world_rot[j] = world_rot[p] @ turn
             origin[j] = origin[p] + np.einsum("fij,fj->fi", world_rot[p], offset)
-        points.append(origin[j])
-        owner.append(j)
-        local = [] if joint.end_site is None else [joint.end_site]
-        if virtual_distance is not None:
-            local.extend(virtual_distance * np.eye(3))
-        for site in local:
-            points.append(origin[j] + world_rot[j] @ np.asarray(site, dtype=np.float64))
-            owner.append(j)
-    return np.stack(points, axis=1), np.array(owner)
+
+
+def _points(world_rot, origin, j, sites):
+    """(F, 1 + n, 3) joint j's origin and its sites in the world."""
+    return np.concatenate([origin[j][:, None], origin[j][:, None]
+                           + np.einsum("fij,nj->fni", world_rot[j], sites)], axis=1)
+
+
+def vertex_positions(motion, rotations, translations, virtual_distance=None):
+    """(F, V, 3) world positions of every measured point, and (V,) the joint
+    whose frame carries each: joint origins, End Sites, and with
+    `virtual_distance` three virtual vertices per joint at that distance along
+    its local axes (as ACL measures error).  Local offsets are the
+    translations where a joint has position channels, else OFFSET."""
+    J, F = rotations.shape[:2]
+    world_rot, origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
+    _move(motion, rotations, translations, range(J), world_rot, origin)
+    points, owner = [], []
+    for j, joint in enumerate(motion.joints):
+        points.append(_points(world_rot, origin, j, _sites(joint, virtual_distance)))
+        owner.extend([j] * points[-1].shape[1])
+    return np.concatenate(points, axis=1), np.array(owner)
+
+
+class WorldError:
+    """The worst world-space error of a clip's points under rebuilt local
+    curves, kept per joint so that trying other curves for one joint moves
+    only that joint and the joints below it again."""
+
+    def __init__(self, motion, rotations, translations, rebuilt_rotations,
+                 rebuilt_translations, virtual_distance=None):
+        J, F = rotations.shape[:2]
+        self.motion, self.sites = motion, [_sites(j, virtual_distance) for j in motion.joints]
+        truth_rot, truth_origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
+        _move(motion, rotations, translations, range(J), truth_rot, truth_origin)
+        self.truth = [_points(truth_rot, truth_origin, j, self.sites[j]) for j in range(J)]
+        self.rotations, self.translations = rebuilt_rotations.copy(), rebuilt_translations.copy()
+        self.world_rot, self.origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
+        _move(motion, self.rotations, self.translations, range(J), self.world_rot, self.origin)
+        self.errors = np.array([self._error(self.world_rot, self.origin, j) for j in range(J)])
+        self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
+        for j in reversed(range(J)):
+            if motion.joints[j].parent >= 0:
+                self.below[motion.joints[j].parent].extend(self.below[j])
+        for moved in self.below:
+            moved.sort()
+        self.pending = None
+
+    def _error(self, world_rot, origin, j):
+        return float(np.linalg.norm(_points(world_rot, origin, j, self.sites[j])
+                                    - self.truth[j], axis=-1).max())
+
+    def trial(self, j, rotation, translation):
+        """The worst error with joint j's curves (F, 4) and (F, 3) instead;
+        `accept` keeps them."""
+        moved = self.below[j]
+        rotations, translations = self.rotations.copy(), self.translations.copy()
+        rotations[j], translations[j] = rotation, translation
+        world_rot, origin = self.world_rot.copy(), self.origin.copy()
+        _move(self.motion, rotations, translations, moved, world_rot, origin)
+        errors = self.errors.copy()
+        errors[moved] = [self._error(world_rot, origin, m) for m in moved]
+        self.pending = (rotations, translations, world_rot, origin, errors)
+        return float(errors.max())
+
+    def accept(self):
+        """Keeps the curves of the last trial."""
+        (self.rotations, self.translations, self.world_rot, self.origin,
+         self.errors) = self.pending
 
 
 def local_tolerances(motion, rotations, translations, position_tolerance,
@@ -71,7 +135,7 @@ def local_tolerances(motion, rotations, translations, position_tolerance,
     reach = np.array([np.linalg.norm(points[:, np.isin(owner, below[a])] - origin[:, a, None],
                                      axis=-1).max() for a in range(J)])
     share = position_tolerance / longest
-    constant = np.ptp(translations, axis=1).max(axis=-1) == 0.0
+    constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
     moving = np.array([_moves(joint) for joint in joints]) & ~constant
     distance = np.where(moving, share / 2, np.inf)
     with np.errstate(divide="ignore"):
