@@ -195,7 +195,7 @@ def _curves(key_times, rotations, translations, rotation_tcb, translation_tcb, t
             PositionSpline(key_times, translations, *translation_tcb.T)(times))
 
 
-LOOSER = 3.0  # the greedy keys a fit starts from are chosen at this times the tolerances
+LOOSER = 5.0  # the greedy keys a fit starts from are chosen at this times the tolerances
 
 
 def _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
@@ -349,24 +349,29 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     -----
     Local mode keys, per joint, the frame worst out of tolerance until every
     frame is within both tolerances: near-linear in frames, as only the
-    frames beside a new key are evaluated again (in C).  World
-    mode splits `position_tolerance` into per-joint local tolerances that
-    bound the world error to first order (each joint's share of the chains
-    through it, its rotation's share divided by the farthest point it
-    carries), then scales them all up by the largest factor found (doubling,
-    then bisecting, at most nine reductions) whose keys keep every point of
-    every frame within `position_tolerance`, measured by forward kinematics.
-    Greedy selection is not guaranteed minimal; the bound is guaranteed.
+    frames beside a new key are evaluated again (in C).  World mode splits
+    `position_tolerance` into per-joint local tolerances that bound the
+    world error to first order (each joint's share of the chains through
+    it, its rotation's share divided by the farthest point it carries),
+    then scales them all up by the largest factor found (doubling, then
+    bisecting, at most nine reductions) whose keys keep every point of
+    every frame within `position_tolerance`, measured by forward
+    kinematics.  Then, per joint, most keys first, it loosens that joint's
+    tolerances alone by 4, 2, 1.41 and 1.19 in turn, keeping its fewer keys
+    where every point stays within `position_tolerance` (only the joints
+    it moves are moved again).  Greedy selection is not guaranteed
+    minimal; the bound is guaranteed.
 
-    With `fit`, each joint starts from the greedy keys at three times its
+    With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
     frames (in C, on the banded normal equations), keys the worst frame of
     every segment out of tolerance and fits again until none is, then drops
-    each key whose frames stay within tolerance without it; it keeps the greedy keys
-    where those are fewer.  World mode runs its greedy search first, then
-    up to four fitted reductions from the scale found (doubling, then
-    bisecting).  The fitted TCB are in `Reduction.rotation_tcb` and
-    `translation_tcb`, and `Reduction.rebuild` reproduces the fitted curves.
+    each key whose frames stay within tolerance without it; it keeps the
+    greedy keys where those are fewer.  World mode runs its greedy search
+    first, then up to four fitted reductions from the scale found
+    (doubling, then bisecting), then loosens joints with fitted keys.  The
+    fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`, and
+    `Reduction.rebuild` reproduces the fitted curves.
     """
     check_motion(motion, "motion")
     angle_tolerance = _check_positive("angle_tolerance", angle_tolerance)
