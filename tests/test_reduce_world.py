@@ -255,3 +255,18 @@ def test_loosening_joints_keeps_fewer_keys_within_the_bound(walk, fit, monkeypat
     searched = reduce_keys(walk, position_tolerance=0.5, fit=fit)
     assert loosened.num_keys < searched.num_keys
     assert world_error(walk, loosened).max() <= 0.5
+
+
+@pytest.mark.parametrize("fit", [False, True])
+def test_threads_give_the_same_reduction(walk, fit):
+    """Joints are reduced on set_num_threads() threads; any number gives the
+    same keys, TCB and errors, bit for bit."""
+    from kbspline import set_num_threads
+    previous = set_num_threads(1)
+    try:
+        one = reduce_keys(walk, position_tolerance=0.3, fit=fit).to_json()
+        set_num_threads(2)
+        two = reduce_keys(walk, position_tolerance=0.3, fit=fit).to_json()
+    finally:
+        set_num_threads(previous)
+    assert one == two

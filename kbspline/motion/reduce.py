@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import _kbspline as _core
+from .. import _kbspline as _core, _threads
 from .._checks import _check_positive
 from ..position import PositionSpline
 from ..rotation import RotationSpline
@@ -198,46 +199,63 @@ def _curves(key_times, rotations, translations, rotation_tcb, translation_tcb, t
 LOOSER = 5.0  # the greedy keys a fit starts from are chosen at this times the tolerances
 
 
-def _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
-                 progress=None):
-    """Each joint's greedy key frames under its own tolerances (in C: see
+def _greedy_joint(times, rotations, translations, angle_tolerances, distance_tolerances, j):
+    """Joint j's greedy key frames under its tolerances (in C: see
     kb_reduce_greedy), with its worst rotation and translation errors."""
-    J = len(rotations)
-    keys, max_angle, max_distance = [], np.zeros(J), np.zeros(J)
-    for j in range(J):
-        found, angle, distance = _core.reduce_greedy(
-            times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j:j + 1],
-            distance_tolerances[j:j + 1])
-        keys.append(found[0])
-        max_angle[j], max_distance[j] = angle.max(), distance.max()
-        if progress:
-            progress(j + 1, J)
-    return keys, max_angle, max_distance
+    found, angle, distance = _core.reduce_greedy(
+        times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j:j + 1],
+        distance_tolerances[j:j + 1])
+    return found[0], angle.max(), distance.max()
 
 
-def _fitted_keys(times, rotations, translations, angle_tolerances, distance_tolerances,
-                 progress=None):
-    """Each joint's fitted keys (in C: see kb_reduce_fit) from its greedy
-    keys at LOOSER times its tolerances, or its greedy keys where those are
+def _fitted_joint(times, rotations, translations, angle_tolerances, distance_tolerances, j):
+    """Joint j's fitted keys (in C: see kb_reduce_fit) from its greedy keys
+    at LOOSER times its tolerances, or its greedy keys where those are
     fewer: keys, worst errors and TCB of both channels."""
-    plain = _select_keys(times, rotations, translations, angle_tolerances, distance_tolerances)
-    loose = _select_keys(times, rotations, translations, LOOSER * angle_tolerances,
-                         LOOSER * distance_tolerances)[0]
-    J = len(plain[0])
-    keys, max_angle, max_distance = list(plain[0]), plain[1].copy(), plain[2].copy()
-    rotation_tcb = [np.zeros((len(k), 3)) for k in keys]
-    translation_tcb = [np.zeros((len(k), 3)) for k in keys]
-    for j in range(J):
-        if np.isfinite(angle_tolerances[j]) or np.isfinite(distance_tolerances[j]):
-            fitted, rtcb, ttcb, angle, distance = _core.reduce_fit(
-                times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j],
-                distance_tolerances[j], loose[j])
-            if len(fitted) < len(keys[j]):
-                keys[j], rotation_tcb[j], translation_tcb[j] = fitted, rtcb, ttcb
-                max_angle[j], max_distance[j] = angle.max(), distance.max()
-        if progress:
-            progress(j + 1, J)
-    return keys, max_angle, max_distance, rotation_tcb, translation_tcb
+    keys, max_angle, max_distance = _greedy_joint(times, rotations, translations,
+                                                  angle_tolerances, distance_tolerances, j)
+    zero = np.zeros((len(keys), 3))
+    if not (np.isfinite(angle_tolerances[j]) or np.isfinite(distance_tolerances[j])):
+        return keys, max_angle, max_distance, zero, zero
+    loose = _greedy_joint(times, rotations, translations, LOOSER * angle_tolerances,
+                          LOOSER * distance_tolerances, j)[0]
+    fitted, rtcb, ttcb, angle, distance = _core.reduce_fit(
+        times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j],
+        distance_tolerances[j], loose)
+    if len(fitted) < len(keys):
+        return fitted, angle.max(), distance.max(), rtcb, ttcb
+    return keys, max_angle, max_distance, zero, zero
+
+
+def _each_joint(work, J, progress=None):
+    """[work(j) for j in range(J)] on up to set_num_threads() threads (the
+    core releases the GIL; joints are independent, so the results are the
+    same for any number), calling progress(done, J) as joints finish."""
+    threads = min(_threads._num_threads, J)
+    if threads <= 1:
+        results = []
+        for j in range(J):
+            results.append(work(j))
+            if progress:
+                progress(j + 1, J)
+        return results
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(work, j) for j in range(J)]
+        for done, _ in enumerate(as_completed(futures), 1):
+            if progress:
+                progress(done, J)
+        return [f.result() for f in futures]
+
+
+def _choose(choose_joint, times, rotations, translations, angle_tolerances,
+            distance_tolerances, progress=None):
+    """Every joint's keys by choose_joint (_greedy_joint or _fitted_joint):
+    keys, worst angles and distances, and any TCB, a list or array each."""
+    found = _each_joint(lambda j: choose_joint(times, rotations, translations,
+                                               angle_tolerances, distance_tolerances, j),
+                        len(rotations), progress)
+    keys, max_angle, max_distance, *tcbs = zip(*found)
+    return (list(keys), np.array(max_angle), np.array(max_distance), *map(list, tcbs))
 
 
 def _reduction(motion, rotations, translations, selected, virtual_distance):
@@ -255,14 +273,14 @@ def _reduction(motion, rotations, translations, selected, virtual_distance):
     return out
 
 
-def _loosen_joints(motion, rotations, translations, found, choose, tolerances, caps,
+def _loosen_joints(motion, rotations, translations, found, choose_joint, tolerances, caps,
                    tolerance, virtual_distance):
     """The world-space search scales every joint's tolerances alike; this
     gives each joint the slack the others leave.  Per joint, most keys
     first, its tolerances are loosened by each of LOOSEN_FACTORS in turn,
-    and its new keys (by `choose`) kept where they are fewer and every point
-    stays within `tolerance`, checked by forward kinematics of the joints
-    they move.  Yields after each factor; returns the reduction."""
+    and its new keys (by `choose_joint`) kept where they are fewer and every
+    point stays within `tolerance`, checked by forward kinematics of the
+    joints they move.  Yields after each factor; returns the reduction."""
     J, times = len(found.key_frames), motion.times
     fitted = found.rotation_tcb is not None
     keys, max_angle, max_distance = list(found.key_frames), found.max_angle.copy(), \
@@ -271,22 +289,23 @@ def _loosen_joints(motion, rotations, translations, found, choose, tolerances, c
     world = WorldError(motion, rotations, translations, *found.rebuild(times), virtual_distance)
     tolerances = [t.copy() for t in tolerances]
     for factor in LOOSEN_FACTORS:
+        looser = [np.minimum(factor * t, cap) for t, cap in zip(tolerances, caps)]
+        # a joint's keys hang on its own tolerances only: choose them all at once
+        candidates = _each_joint(lambda j: choose_joint(times, rotations, translations, *looser,
+                                                        j), J)
         for j in sorted(range(J), key=lambda j: -len(keys[j])):
-            looser = [np.minimum(factor * t[j:j + 1], cap[j:j + 1])
-                      for t, cap in zip(tolerances, caps)]
-            selected = choose(times, rotations[j:j + 1], translations[j:j + 1], *looser)
-            new = selected[0][0]
+            new, angle, distance, *tcb = candidates[j]
             if len(new) >= len(keys[j]):
                 continue
             zero = np.zeros((len(new), 3))
-            rtcb, ttcb = (selected[3][0], selected[4][0]) if fitted else (zero, zero)
+            rtcb, ttcb = tcb if fitted else (zero, zero)
             curves = _curves(new * motion.frame_time, rotations[j][new], translations[j][new],
                              rtcb, ttcb, times)
             if world.trial(j, *curves) <= tolerance:
                 world.accept()
                 for t, loose in zip(tolerances, looser):
-                    t[j] = loose[0]
-                keys[j], max_angle[j], max_distance[j] = new, selected[1][0], selected[2][0]
+                    t[j] = loose[j]
+                keys[j], max_angle[j], max_distance[j] = new, angle, distance
                 if fitted:
                     tcbs[0][j], tcbs[1][j] = rtcb, ttcb
         yield
@@ -392,8 +411,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise TypeError(f"fit must be True or False, not {fit!r}")
     caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
     if position_tolerance is None:
-        choose = _fitted_keys if fit else _select_keys
-        selected = choose(motion.times, rotations, translations, *caps, progress)
+        selected = _choose(_fitted_joint if fit else _greedy_joint, motion.times, rotations,
+                           translations, *caps, progress)
         return _reduction(motion, rotations, translations, selected, virtual_distance)
 
     base = local_tolerances(motion, rotations, translations, position_tolerance,
@@ -410,8 +429,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     def scaled(scale):
         return [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
 
-    def attempt(scale, choose=_select_keys):
-        selected = choose(motion.times, rotations, translations, *scaled(scale))
+    def attempt(scale, choose_joint=_greedy_joint):
+        selected = _choose(choose_joint, motion.times, rotations, translations, *scaled(scale))
         result = _reduction(motion, rotations, translations, selected, virtual_distance)
         step()
         return result if result.max_position.max() <= position_tolerance else None
@@ -424,7 +443,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         every = [np.arange(motion.num_frames)] * J
         return _reduction(motion, rotations, translations, (every, np.zeros(J), np.zeros(J)),
                           virtual_distance)
-    best_scale, best_choice = good_scale, _select_keys
+    best_scale, best_choice = good_scale, _greedy_joint
     while passes < SEARCH_PASSES:  # double until too loose, then bisect
         scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
         result = attempt(scale)
@@ -437,13 +456,13 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     # fitted keys, from the greedy search's scale: double until too loose, then bisect
     scale, low, high = good_scale, 0.0, math.inf
     for _ in range(FIT_PASSES if fit else 0):
-        result = attempt(scale, _fitted_keys)
+        result = attempt(scale, _fitted_joint)
         if result is None:
             high = scale
         else:
             low = scale
             if result.num_keys < best.num_keys:
-                best, best_scale, best_choice = result, scale, _fitted_keys
+                best, best_scale, best_choice = result, scale, _fitted_joint
         scale = (math.sqrt(low * high) if low and high < math.inf
                  else 2 * low if low else high / 2)
     loosen = _loosen_joints(motion, rotations, translations, best, best_choice,
