@@ -18,11 +18,14 @@ three ways to reduce a clip's keys:
     python benchmarks/reduction.py            # every clip, 0.1, 0.5 and 1 cm
     python benchmarks/reduction.py --quick    # the shortest clip, 1 cm
     python benchmarks/reduction.py --blender [PYTHON]   # and Blender's rows
+    python benchmarks/reduction.py --threads 2    # joints on two threads
+
 
 The clips: ../shared/data/mocap (30 Hz, centimetres) and tests/data/cmu
 (120 Hz CMU mocap, units of 5.644 cm). The ratio is joint-frames per key
 kept; MB/s is the clip's float32 channel data over the method's seconds
-(one reduction, or the whole search for local and uniform).
+(one reduction, or the whole search for local and uniform), on one thread
+unless --threads says otherwise.
 """
 import argparse
 import json
@@ -33,6 +36,7 @@ import time
 
 import numpy as np
 
+from kbspline import _kbspline as _core, set_num_threads
 from kbspline.motion import Reduction, read_bvh, reduce_keys
 from kbspline.motion.world_error import vertex_positions
 
@@ -78,6 +82,19 @@ def uniform(clip, tolerance, truth):
 BLENDER_MARGINS = np.logspace(-5, -1, 17)
 
 
+def greedy_seconds(clip, repeats=5):
+    """Seconds of kb_reduce_greedy alone on every joint (the best of
+    `repeats`), at 0.002 rad and 0.01 units: the selection's own speed."""
+    times = []
+    rotations, translations = clip.rotations(), clip.translations()
+    tolerances = np.full(len(clip.joints), 0.002), np.full(len(clip.joints), 0.01)
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _core.reduce_greedy(clip.times, rotations, translations, *tolerances)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def blender_decimations(python, path):
     """Blender's decimation of the clip at each of BLENDER_MARGINS."""
     done = subprocess.run([python, str(HERE / "blender_decimate.py"), str(path),
@@ -97,7 +114,17 @@ def main(argv=None):
                         const=os.environ.get("KBSPLINE_BLENDER_PYTHON",
                                              "/tmp/bpy-venv/bin/python"),
                         help="also Blender's Decimate, run by PYTHON, which has bpy")
+    parser.add_argument("--threads", type=int, default=1, help="threads (default 1)")
     args = parser.parse_args(argv)
+    previous = set_num_threads(args.threads)
+    try:
+        return run(args)
+    finally:
+        set_num_threads(previous)
+
+
+def run(args):
+    print(f"{args.threads} thread(s)")
     clips = [c for c in CLIPS if c[0].exists()]
     if not clips:
         raise SystemExit("no clips: ../shared/data/mocap and tests/data/cmu are both missing")
@@ -111,6 +138,8 @@ def main(argv=None):
         truth, _ = vertex_positions(clip, clip.rotations(), clip.translations())
         megabytes = clip.frames.size * 4 / 1e6
         blender = blender_decimations(args.blender, path) if args.blender else []
+        print(f"| {path.stem} | {1 / clip.frame_time:.0f} | 0.002 rad, 0.01 units | greedy "
+              f"selection alone (C) | | | | {megabytes / greedy_seconds(clip):.3f} |")
         for cm in ([1.0] if args.quick else [0.1, 0.5, 1.0]):
             tolerance = cm / cm_per_unit
             methods = {"local": lambda: local(clip, tolerance, truth),
