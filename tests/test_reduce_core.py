@@ -100,3 +100,48 @@ def test_fit_refuses_tcb_out_of_range():
     t, q, x = frames()
     with pytest.raises(core.CoreError, match="out of range"):
         core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3)
+
+
+@st.composite
+def raw_tracks(draw):
+    """One joint's frames at extreme but legal values: frame times from 1 ms
+    to 10 s and far from zero, translations from 1e-6 to 1e6 units, turns
+    of up to a half turn a frame, each quaternion's sign at random."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    F = draw(st.integers(2, 60))
+    dt = draw(st.sampled_from([1e-3, 1 / 30, 10.0]))
+    times = draw(st.sampled_from([0.0, 1e6])) + np.arange(F) * dt
+    step = draw(st.sampled_from([0.0, 0.05, 0.5, 3.0]))
+    angles = np.cumsum(rng.normal(size=(F, 3)) * step, axis=0)
+    half = np.linalg.norm(angles, axis=1, keepdims=True) / 2
+    axis = angles / np.maximum(2 * half, 1e-300)
+    q = np.hstack([np.cos(half), np.sin(half) * axis])
+    q *= rng.choice([-1.0, 1.0], size=(F, 1))
+    scale = draw(st.sampled_from([1e-6, 1.0, 1e6]))
+    x = np.cumsum(rng.normal(size=(F, 3)), axis=0) * scale
+    angle = draw(st.sampled_from([1e-9, 1e-3, 0.1, np.inf]))
+    distance = draw(st.sampled_from([1e-9, 1e-3, 0.1])) * scale
+    return times, q[None], x[None], angle, distance
+
+
+@settings(max_examples=100, deadline=None)
+@given(track=raw_tracks())
+def test_extreme_tracks_keep_their_tolerances(track):
+    """Greedy and fitted keys keep every frame within the tolerances (as a
+    RotationSpline and a PositionSpline through them evaluate it) and match
+    the oracle's greedy keys."""
+    from kbspline import PositionSpline, RotationSpline
+    from kbspline.quaternion import _angle_between
+    times, q, x, angle, distance = track
+    keys = assert_same_greedy(times, q, x, np.array([angle]), np.array([distance]))[0]
+    start = greedy(times, q, x, np.array([5 * angle]), np.array([5 * distance]))[0][0]
+    fitted, rtcb, ttcb, angles, distances = core.reduce_fit(times, q, x, angle, distance, start)
+    for k, r, t in [(keys, None, None), (fitted, rtcb, ttcb)]:
+        zero = np.zeros((len(k), 3))
+        r, t = zero if r is None else r, zero if t is None else t
+        rot = RotationSpline(times[k], q[0][k], *r.T)(times)
+        pos = PositionSpline(times[k], x[0][k], *t.T)(times)
+        assert _angle_between(rot, q[0]).max() <= angle * (1 + 1e-9) + 1e-15
+        assert np.linalg.norm(pos - x[0], axis=1).max() <= distance * (1 + 1e-12)
+    assert np.all(np.abs(rtcb) <= 1) and np.all(np.abs(ttcb) <= 1)
+    assert len(fitted) <= len(start) + len(times)
