@@ -116,3 +116,16 @@ def test_reduce_keys_short_clips_and_progress():
     for frames in (0, 1):
         with pytest.raises(ValueError, match=f"the clip has {frames} frame.s.; reducing needs"):
             reduce_keys(Motion(clip.joints, clip.frame_time, clip.frames[:frames]), 0.1, 0.1)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_reduce_keys_refuses_frames_that_are_not_finite(value):
+    clip = first_clip()
+    frames = clip.frames.copy()
+    frames[5, 7] = value
+    motion = Motion(clip.joints, clip.frame_time, frames)
+    for arguments in [dict(angle_tolerance=0.1, distance_tolerance=0.1),
+                      dict(position_tolerance=0.5)]:
+        with pytest.raises(ValueError, match=r"motion.frames\[5, 7\] is (nan|inf): reducing "
+                                             r"needs finite frames"):
+            reduce_keys(motion, **arguments)

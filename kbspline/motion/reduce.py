@@ -361,8 +361,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     ------
     ValueError
         A tolerance that is not positive and finite, neither
-        `position_tolerance` nor both local tolerances, or a clip of fewer
-        than two frames.
+        `position_tolerance` nor both local tolerances, a clip of fewer
+        than two frames, or a frame that is not finite.
 
     Notes
     -----
@@ -404,6 +404,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError("virtual_distance needs position_tolerance")
     if motion.num_frames < 2:
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
+    bad = np.argwhere(~np.isfinite(motion.frames))
+    if len(bad):
+        frame, column = bad[0]
+        raise ValueError(f"motion.frames[{frame}, {column}] is {motion.frames[frame, column]}: "
+                         f"reducing needs finite frames")
     rotations = np.ascontiguousarray(motion.rotations())
     translations = np.ascontiguousarray(motion.translations())
     J = len(motion.joints)
