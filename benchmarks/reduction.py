@@ -19,6 +19,7 @@ three ways to reduce a clip's keys:
     python benchmarks/reduction.py --quick    # the shortest clip, 1 cm
     python benchmarks/reduction.py --blender [PYTHON]   # and Blender's rows
     python benchmarks/reduction.py --threads 2    # joints on two threads
+    python benchmarks/reduction.py --scaling      # seconds against frames
 
 
 The clips: ../shared/data/mocap (30 Hz, centimetres) and tests/data/cmu
@@ -37,7 +38,7 @@ import time
 import numpy as np
 
 from kbspline import _kbspline as _core, set_num_threads
-from kbspline.motion import Reduction, read_bvh, reduce_keys
+from kbspline.motion import Motion, Reduction, read_bvh, reduce_keys
 from kbspline.motion.world_error import vertex_positions
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -95,6 +96,33 @@ def greedy_seconds(clip, repeats=5):
     return min(times)
 
 
+def scaling(path=HERE.parent / "tests" / "data" / "cmu" / "131_01.bvh", cm_per_unit=5.644,
+            plays=(1, 2, 4, 8), first=None):
+    """Seconds of each reduction against frames: the clip (its `first`
+    frames) played forwards and backwards in turn, `plays` times (no jump
+    at the joins)."""
+    clip = read_bvh(path)
+    clip = Motion(clip.joints, clip.frame_time, clip.frames[:first])
+    methods = {"local, 0.002 rad and 0.01 units": dict(angle_tolerance=0.002,
+                                                      distance_tolerance=0.01, fit=False),
+               "world greedy, 0.1 cm": dict(position_tolerance=0.1 / cm_per_unit, fit=False),
+               "world fitted, 0.1 cm": dict(position_tolerance=0.1 / cm_per_unit)}
+    print("| frames | method | ratio | seconds | MB/s |")
+    print("|---|---|---|---|---|")
+    rows = []
+    for times in plays:
+        frames = np.concatenate([clip.frames[::(-1) ** k] for k in range(times)])
+        motion = Motion(clip.joints, clip.frame_time, frames)
+        for name, arguments in methods.items():
+            start = time.perf_counter()
+            result = reduce_keys(motion, **arguments)
+            seconds = time.perf_counter() - start
+            rows.append((len(frames), name, seconds))
+            print(f"| {len(frames)} | {name} | {1 / result.ratio:.2f}:1 | {seconds:.2f} | "
+                  f"{frames.size * 4 / 1e6 / seconds:.3f} |", flush=True)
+    return rows
+
+
 def blender_decimations(python, path):
     """Blender's decimation of the clip at each of BLENDER_MARGINS."""
     done = subprocess.run([python, str(HERE / "blender_decimate.py"), str(path),
@@ -115,6 +143,8 @@ def main(argv=None):
                                              "/tmp/bpy-venv/bin/python"),
                         help="also Blender's Decimate, run by PYTHON, which has bpy")
     parser.add_argument("--threads", type=int, default=1, help="threads (default 1)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="seconds against frames: the 120 Hz walk played 1, 2, 4, 8 times")
     args = parser.parse_args(argv)
     previous = set_num_threads(args.threads)
     try:
@@ -125,6 +155,8 @@ def main(argv=None):
 
 def run(args):
     print(f"{args.threads} thread(s)")
+    if args.scaling:
+        return scaling()
     clips = [c for c in CLIPS if c[0].exists()]
     if not clips:
         raise SystemExit("no clips: ../shared/data/mocap and tests/data/cmu are both missing")

@@ -56,3 +56,5 @@ def test_reduction_benchmark_runs(capsys):
     assert [row[2] for row in rows] == ["local", "uniform", "world greedy", "world fitted"]
     assert all(row[4] <= row[1] for row in rows)  # every method within its tolerance (cm)
     assert "| world fitted |" in capsys.readouterr().out
+    rows = bench.scaling(plays=(1, 2), first=40)
+    assert [frames for frames, _, _ in rows] == [40] * 3 + [80] * 3
