@@ -17,6 +17,12 @@
 
 #define FIT_STEP 1e-5   /* forward-difference step of a TCB parameter */
 #define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
+/* kb_reduce_fit's Levenberg-Marquardt steps: on the first keys, after
+ * keys are added or dropped, and how often the Jacobian is computed again
+ * (every second step: half the cost, as few keys kept on the test clips) */
+#define FIT_FIRST 8
+#define FIT_REFIT 4
+#define FIT_JACOBIAN_EVERY 2
 #define BAND 6          /* a frame's residual depends on its segment's 2 keys' 3 parameters */
 
 /* Scratch for a spline through up to n_frames keys evaluated at up to
@@ -407,10 +413,11 @@ static void normal_equations(ptrdiff_t F, ptrdiff_t K, const double *residual, f
 /* One channel's TCB (K, 3) fitted from their values in tcb by
  * Levenberg-Marquardt on all keys at once: each step clipped to
  * [-FIT_LIMIT, FIT_LIMIT] and taken only where it lowers the squared error
- * (else the damping grows tenfold). */
+ * (else the damping grows tenfold); the Jacobian, which costs six spline
+ * evaluations to a step's one, computed again every jacobian_every steps. */
 static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                             ptrdiff_t K, double *tcb, int iterations, fit_space *w, space *s,
-                             kb_error *err)
+                             ptrdiff_t K, double *tcb, int iterations, int jacobian_every,
+                             fit_space *w, space *s, kb_error *err)
 {
     ptrdiff_t F = jt->n_frames, n = 3 * K;
     for (ptrdiff_t f = 0, k = 0; f < F; f++) {
@@ -421,10 +428,15 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     kb_status status = channel_errors(jt, rotation, keys, K, tcb, 0, F - 1, s->angle,
                                       s->residual, s, err);
     double error = sum_squares(s->residual, 3 * F), damping = 1e-3;
+    int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
-        status = jacobian(jt, rotation, keys, K, tcb, w, s, err);
+        if (age >= jacobian_every) {
+            status = jacobian(jt, rotation, keys, K, tcb, w, s, err);
+            age = 0;
+        }
         if (status != KB_OK)
             break;
+        double damping_before = damping;
         normal_equations(F, K, s->residual, w);
         double trace = 0.0;
         for (ptrdiff_t i = 0; i < n; i++)
@@ -449,8 +461,15 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
                 break;
             }
         }
-        if (!taken)
-            break;
+        if (taken) {
+            age++;
+        } else if (age > 0) {  /* a stale Jacobian: compute it again, try once more */
+            age = jacobian_every;
+            damping = damping_before;
+            it--;
+        } else {
+            break;  /* no step lowers the error: converged */
+        }
     }
     return status;
 }
@@ -474,13 +493,15 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F)
 }
 
 kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t n_keys, double *tcb, int iterations, kb_error *err)
+                     ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
+                     kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames;
-    if (n_keys < 2 || n_keys > F || keys[0] != 0 || keys[n_keys - 1] != F - 1)
+    if (n_keys < 2 || n_keys > F || keys[0] != 0 || keys[n_keys - 1] != F - 1 ||
+        jacobian_every < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     for (ptrdiff_t k = 1; k < n_keys; k++)
         if (keys[k] <= keys[k - 1])
@@ -492,7 +513,8 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     fit_space w;
     void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F);
     if (block && fit_block)
-        status = fit_channel(jt, rotation, keys, n_keys, tcb, iterations, &w, &s, err);
+        status = fit_channel(jt, rotation, keys, n_keys, tcb, iterations, jacobian_every, &w,
+                             &s, err);
     else
         status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     free(block);
@@ -530,8 +552,8 @@ static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_
 {
     kb_status status = KB_OK;
     for (int c = 0; c < j->channels && status == KB_OK; c++)
-        status = fit_channel(j->jt, c == 0, j->keys, j->K, tcb[c], iterations, &j->w, &j->s,
-                             err);
+        status = fit_channel(j->jt, c == 0, j->keys, j->K, tcb[c], iterations, FIT_JACOBIAN_EVERY,
+                             &j->w, &j->s, err);
     return status;
 }
 
@@ -566,7 +588,7 @@ static kb_status add_keys(joint_fit *j, kb_error *err)
         for (int c = 0; c < j->channels; c++)
             memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
         j->K = n;
-        status = fit_all(j, j->tcb, 3, err);
+        status = fit_all(j, j->tcb, FIT_REFIT, err);
         if (status == KB_OK)
             status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
     }
@@ -636,8 +658,8 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
         for (int c = 0; c < j->channels; c++)
             memcpy(j->spare_tcb[c], j->tcb[c], (size_t)(3 * j->K) * sizeof(double));
         for (int c = 0; c < j->channels && status == KB_OK; c++)
-            status = fit_channel(j->jt, c == 0, j->keys, j->K, j->spare_tcb[c], 3, &j->w,
-                                 &j->s, err);
+            status = fit_channel(j->jt, c == 0, j->keys, j->K, j->spare_tcb[c], FIT_REFIT,
+                                 FIT_JACOBIAN_EVERY, &j->w, &j->s, err);
         double worst;
         if (status == KB_OK)
             status = fit_score(j, j->keys, j->K, j->spare_tcb, &worst, err);
@@ -676,7 +698,7 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
     unsigned char *drop = (unsigned char *)(j.spare_tcb[1] + 3 * F);
     memset(rotation_tcb, 0, (size_t)(3 * F) * sizeof(double));
     memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
-    status = fit_all(&j, j.tcb, 6, err);
+    status = fit_all(&j, j.tcb, FIT_FIRST, err);
     if (status == KB_OK)
         status = add_keys(&j, err);
     if (status == KB_OK)

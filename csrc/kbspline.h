@@ -508,10 +508,12 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdif
  * (rotation: twice the vector part of frame* spline; else spline - frame),
  * Jacobian by forward differences, the banded normal equations solved by
  * Cholesky, every step clipped to [-1, 1] and taken only where the sum
- * falls.  keys: ascending frames from 0 to n_frames - 1.
+ * falls; the Jacobian computed again every jacobian_every (>= 1) steps.
+ * keys: ascending frames from 0 to n_frames - 1.
  */
 kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t n_keys, double *tcb, int iterations, kb_error *err);
+                     ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
+                     kb_error *err);
 
 /*
  * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):

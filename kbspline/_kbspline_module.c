@@ -992,7 +992,8 @@ done:
 }
 
 PyDoc_STRVAR(fit_tcb_doc,
-"fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations) -> tcb\n\n"
+"fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
+"        jacobian_every) -> tcb\n\n"
 "One channel's TCB (K, 3) fitted by Levenberg-Marquardt from tcb, for the\n"
 "rotation (rotation true) or the translation of the joint in rotations\n"
 "(1, F, 4), translations (1, F, 3).  Private: see kbspline.motion.fit.");
@@ -1001,10 +1002,10 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
 {
     PyObject *o[5], *result = NULL;
     PyArrayObject *a[4], *keys = NULL;
-    int rotation, iterations;
+    int rotation, iterations, jacobian_every;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOpOOi", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
-                          &iterations) ||
+    if (!PyArg_ParseTuple(args, "OOOpOOii", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
+                          &iterations, &jacobian_every) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
         return NULL;
@@ -1019,7 +1020,7 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     status = kb_fit_tcb(&jt, rotation, (const ptrdiff_t *)PyArray_DATA(keys),
                         PyArray_DIM(keys, 0), (double *)PyArray_DATA((PyArrayObject *)result),
-                        iterations, &err);
+                        iterations, jacobian_every, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         Py_CLEAR(result);

@@ -93,13 +93,13 @@ def test_fit_refuses_bad_keys(keys, error, match):
         core.reduce_fit(t, q, x, 0.01, 0.01, np.array(keys))
     if error is core.CoreError:
         with pytest.raises(error, match=match):
-            core.fit_tcb(t, q, x, True, np.array(keys), np.zeros((len(keys), 3)), 3)
+            core.fit_tcb(t, q, x, True, np.array(keys), np.zeros((len(keys), 3)), 3, 1)
 
 
 def test_fit_refuses_tcb_out_of_range():
     t, q, x = frames()
     with pytest.raises(core.CoreError, match="out of range"):
-        core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3)
+        core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3, 1)
 
 
 @st.composite

@@ -42,7 +42,7 @@ def local_errors(clip, result):
 def c_fit(clip, joint, rotation, keys, tcb, iterations):
     """kb_fit_tcb on one channel of one joint."""
     rotations, translations = clip.rotations()[joint:joint + 1], clip.translations()[joint:joint + 1]
-    return core.fit_tcb(clip.times, rotations, translations, rotation, keys, tcb, iterations)
+    return core.fit_tcb(clip.times, rotations, translations, rotation, keys, tcb, iterations, 1)
 
 
 @pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
@@ -54,12 +54,16 @@ def test_fit_reaches_the_least_squares_optimum(walk120, joint, rotation):
     keys = np.unique(np.r_[np.arange(0, 300, 7), 299])
     zero = np.zeros((len(keys), 3))
     ours = c_fit(walk120, joint, rotation, keys, zero, 100)
+    stale = core.fit_tcb(walk120.times, walk120.rotations()[joint:joint + 1],
+                         walk120.translations()[joint:joint + 1], rotation, keys, zero, 100, 2)
     oracle = least_squares(lambda p: track(keys, p.reshape(-1, 3))[0].ravel(), zero.ravel(),
                            bounds=(-1.0, 1.0))
     start = np.sum(track(keys, zero)[0] ** 2)
     found = np.sum(track(keys, ours)[0] ** 2)
     assert found < 0.6 * start
     assert found <= 1.01 * np.sum(oracle.fun ** 2)
+    # the Jacobian computed every second step (as kb_reduce_fit does) gets near
+    assert np.sum(track(keys, stale)[0] ** 2) <= 1.05 * np.sum(oracle.fun ** 2)
     assert np.all(np.abs(ours) <= 1.0)
 
 
@@ -81,8 +85,10 @@ def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
 @pytest.mark.parametrize("joint", [0, 3, 20])
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, np.inf)])
 def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distance):
-    """kb_reduce_fit from the same first keys keeps as many keys as the NumPy
-    refinement, with errors within the tolerances at every frame."""
+    """kb_reduce_fit from the same first keys keeps no more keys than the
+    NumPy refinement (within 10%: it takes more, cheaper steps, each
+    Jacobian serving two), with errors within the tolerances at every
+    frame."""
     start = np.unique(np.r_[np.arange(0, 300, 20), 299])
     rotations, translations = walk120.rotations(), walk120.translations()
     keys, rtcb, ttcb, angle, dist = core.reduce_fit(
@@ -90,7 +96,7 @@ def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distan
         np.radians(degrees), distance, start)
     oracle_keys, _, errors = JointFit(walk120.times, rotations[joint], translations[joint],
                                       np.radians(degrees), distance).refine(start)
-    assert abs(len(keys) - len(oracle_keys)) <= 1
+    assert len(keys) <= 1.1 * len(oracle_keys)
     assert angle.max() <= np.radians(degrees) and dist.max() <= distance
     own = RotationSpline(walk120.times[keys], rotations[joint][keys], *rtcb.T)(walk120.times)
     angle_own = Rotation.from_quat(own[:, [1, 2, 3, 0]]) * Rotation.from_quat(

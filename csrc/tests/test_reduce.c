@@ -122,7 +122,7 @@ KB_TEST(test_reduce_fit_lowers_the_squared_error)
     double tcb[21] = {0}, before[2], after[2];
     kb_error err;
     KB_ASSERT(whole_errors(keys, 7, NULL, NULL, &before[0], &before[1]));
-    KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 7, tcb, 10, &err) == KB_OK);
+    KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 7, tcb, 10, 1, &err) == KB_OK);
     KB_ASSERT(whole_errors(keys, 7, NULL, tcb, &after[0], &after[1]));
     KB_ASSERT(after[1] < before[1]);
     KB_ASSERT(after[0] == before[0]);  /* the rotation is not the channel fitted */
@@ -141,7 +141,9 @@ KB_TEST(test_reduce_bad_input)
     KB_ASSERT(kb_reduce_greedy(NULL, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
     kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
     ptrdiff_t bad[2] = {0, F - 2};
-    KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, 1, &err) == KB_EBADSHAPE);
+    ptrdiff_t ends[2] = {0, F - 1};
+    KB_ASSERT(kb_fit_tcb(&jt, 1, ends, 2, tcb, 3, 0, &err) == KB_EBADSHAPE);
     rot[4 * 7 + 2] = INFINITY;
     KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_ENONFINITE);
     KB_ASSERT(err.index == 7);
