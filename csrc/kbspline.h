@@ -497,7 +497,7 @@ typedef struct {
  * a heap of each segment's worst frame finds the next: near-linear in
  * frames.  Writes keys (n_frames capacity) ascending and their count, and
  * the final splines' angle and distance (n_frames) at every frame.
- * Allocates about 70 n_frames doubles.
+ * Allocates about 85 n_frames doubles.
  */
 kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                            double *angle, double *distance, kb_error *err);
@@ -524,6 +524,7 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
  * every frame in tolerance.  Writes the keys and their count,
  * rotation_tcb and translation_tcb (n_frames, 3; the first n_keys rows
  * used, the rest zero) and the final angle and distance at every frame.
+ * Allocates about 135 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
