@@ -10,8 +10,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import _kbspline as _core, _threads
+from .. import _kbspline as _core
 from .._checks import _check_positive
+from .._threads import get_num_threads
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
@@ -231,7 +232,7 @@ def _each_joint(work, J, progress=None):
     """[work(j) for j in range(J)] on up to set_num_threads() threads (the
     core releases the GIL; joints are independent, so the results are the
     same for any number), calling progress(done, J) as joints finish."""
-    threads = min(_threads._num_threads, J)
+    threads = min(get_num_threads(), J)
     if threads <= 1:
         results = []
         for j in range(J):

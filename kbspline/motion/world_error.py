@@ -116,7 +116,8 @@ def local_tolerances(motion, rotations, translations, position_tolerance,
     rotation errors, r_a the farthest point below it): each joint gets the
     share 1/n of the tolerance, n the longest chain of joints carrying a
     point below it, so every chain's shares sum to at most the tolerance.  A
-    joint whose translation is constant gives its whole share to rotation;
+    joint whose translation is constant (varies by at most 1e-6 of its
+    share, as text rounding leaves it) gives its whole share to rotation;
     one with nothing below it rotates freely (infinite angle tolerance)."""
     points, owner = vertex_positions(motion, rotations, translations, virtual_distance)
     joints = motion.joints
