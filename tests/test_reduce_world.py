@@ -270,3 +270,25 @@ def test_threads_give_the_same_reduction(walk, fit):
     finally:
         set_num_threads(previous)
     assert one == two
+
+
+def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
+    """With threads, an exception from the progress callback (or Ctrl-C)
+    propagates, and the joints queued behind it are not reduced."""
+    from kbspline import set_num_threads
+    from kbspline.motion import reduce as reduce_module
+    calls = []
+    greedy = reduce_module._greedy_joint
+    monkeypatch.setattr(reduce_module, "_greedy_joint",
+                        lambda *a: calls.append(a[-1]) or greedy(*a))
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    previous = set_num_threads(2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            reduce_keys(walk, 0.001, 0.01, fit=False, progress=stop)
+    finally:
+        set_num_threads(previous)
+    assert len(calls) < len(walk.joints) // 2

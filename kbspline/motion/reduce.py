@@ -240,12 +240,15 @@ def _each_joint(work, J, progress=None):
             if progress:
                 progress(j + 1, J)
         return results
-    with ThreadPoolExecutor(threads) as pool:
+    pool = ThreadPoolExecutor(threads)
+    try:
         futures = [pool.submit(work, j) for j in range(J)]
         for done, _ in enumerate(as_completed(futures), 1):
             if progress:
                 progress(done, J)
         return [f.result() for f in futures]
+    finally:  # on an error (or Ctrl-C) the joints not yet started are dropped
+        pool.shutdown(cancel_futures=True)
 
 
 def _choose(choose_joint, times, rotations, translations, angle_tolerances,
