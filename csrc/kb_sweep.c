@@ -1,26 +1,23 @@
 /* kb_sweep.c -- evaluation with knots and query times shared by every
  * track: each block of queries is located once, then every track is swept
- * over it, four values at a time; large outputs bypass the caches. */
+ * over it, four values at a time; outputs larger than the last-level cache
+ * can hold bypass it. */
+#define _POSIX_C_SOURCE 200809L  /* sysconf */
 #include "kb_cubic.h"
 #include "kb_vmath.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 /* Queries located per block when every track shares knots and times.  Large
  * enough that a track's results for a block are one long run of memory
  * (W1's 1000 queries are one block), small enough that the repeated
  * parameters (24 KB for D = 3) stay in the first-level cache. */
 #define KB_CHUNK 1024
-
-/* How far ahead of the stores to ask for the output's cache lines. */
-#define KB_PREFETCH_AHEAD 256
-#if defined(__GNUC__)
-#define KB_PREFETCH_WRITE(p) __builtin_prefetch((p), 1, 0)
-#else
-#define KB_PREFETCH_WRITE(p) ((void)(p))
-#endif
 
 /* Widest D the vector sweep handles; wider tracks take the scalar loop. */
 #define KB_TILE_DIM 4
@@ -137,13 +134,6 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
         kb_v4 tile[4][KB_TILE_DIM];
         coefficient_tiles(seg, dim, tile);
         while (f < stop) {
-            /* the output streams to memory: ask for its lines early */
-            if (f + KB_PREFETCH_AHEAD < f_limit) {
-                if (out64)
-                    KB_PREFETCH_WRITE(out64 + f + KB_PREFETCH_AHEAD);
-                else
-                    KB_PREFETCH_WRITE(out32 + f + KB_PREFETCH_AHEAD);
-            }
             /* p is a constant in each unrolled step: the tiles stay in registers */
             for (ptrdiff_t p = 0; p < period && f < stop; p++, f += 4) {
                 kb_v4 u;
@@ -182,17 +172,40 @@ typedef struct {
 #define KB_HAVE_STREAM 1
 
 /*
- * Outputs from these sizes on go past the caches (non-temporal stores).  A
- * store that misses the cache first reads its line from memory; on the
- * development machine the arithmetic then hardly overlapped the writes,
- * and W1 (24 MB) took about a quarter longer with cached stores.  Smaller
- * outputs stay in the caches, for the caller to read: there, calls in a
- * row were faster with cached stores up to about 12 MB of float64 (even at
- * 16 MB).  float32 output has twice the values per byte, so the arithmetic
- * weighs more: streaming paid only from about 24-48 MB.  Figures: README.
+ * Outputs from half the last-level cache on (float64; float32 from the
+ * whole of it) go past the caches, with non-temporal stores.  Below that
+ * the output stays in the cache, for the caller to read, and cached stores
+ * win; above it a cached store first reads its line from memory, and on a
+ * Zen 5 VM (32 MB L3) W1 (24 MB) took about a quarter longer with cached
+ * stores there (calls in a row: cached won up to 12 MB of float64, 16 MB
+ * was a draw; float32, with twice the values per byte, streamed better only
+ * from 24-48 MB).  On a Xeon VM that reports 480 MB of L3, W1 took 1.08-1.10
+ * ms cached against 1.62 ms streamed.  Figures: docs/benchmarks.md.
  */
-#define KB_STREAM_BYTES64 (12 << 20)
-#define KB_STREAM_BYTES32 (32 << 20)
+static double last_level_cache_bytes(void)
+{
+    static _Atomic long known;  /* 0: not asked yet */
+    long bytes = known;
+    if (bytes == 0) {
+        /* KBSPLINE_CACHE_BYTES overrides what the system says (a VM may
+         * report the host's whole cache); 32 MB when neither says */
+        const char *env = getenv("KBSPLINE_CACHE_BYTES");
+        char *end = NULL;
+        const long given = env ? strtol(env, &end, 10) : 0;
+        bytes = 32L << 20;
+        if (given > 0 && end && *end == '\0') {
+            bytes = given;
+        } else {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+            const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+            if (l3 > 0)
+                bytes = l3;
+#endif
+        }
+        known = bytes;
+    }
+    return (double)bytes;
+}
 
 /* Four values to out64 or out32 from f (16-byte aligned), past the caches.
  * SSE2's stores: every x86-64 target_clones copy has them. */
@@ -422,8 +435,8 @@ int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval
     grid_build(&grid, c->knots, c->n_seg);
 #if defined(KB_HAVE_STREAM)
     const double values = (double)c->n_tracks * (double)n_eval * (double)c->dim;
-    const int stream = out64 ? values * sizeof *out64 >= KB_STREAM_BYTES64
-                             : values * sizeof *out32 >= KB_STREAM_BYTES32;
+    const int stream = out64 ? values * sizeof *out64 >= 0.5 * last_level_cache_bytes()
+                             : values * sizeof *out32 >= last_level_cache_bytes();
 #else
     const int stream = 0;
 #endif

@@ -1,5 +1,8 @@
 """PositionSpline's shapes, out=, properties, pickling and repr."""
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -65,8 +68,9 @@ def test_shared_sweep_equals_per_track_path(dim):
 @pytest.mark.parametrize("dim", [1, 2, 3, 4])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_large_outputs_equal_per_track_path(dim, dtype, restore_threads):
-    # From 12 MB on, float64 outputs are written past the caches, in aligned
-    # vectors that may straddle segments (float32 from 32 MB: the C tests).
+    # From half the last-level cache on (12 MB here: conftest.py), float64
+    # outputs are written past the caches, in aligned vectors that may
+    # straddle segments (float32 from 24 MB: the C tests).
     # At any alignment of out=, on one thread or two, the values are the
     # per-track path's, and nothing beside out= is written.
     rng = np.random.default_rng(dim)
@@ -84,6 +88,34 @@ def test_large_outputs_equal_per_track_path(dim, dtype, restore_threads):
         s(t, out=out)
         assert np.array_equal(out, expected)
         assert np.all(buffer[:shift] == -7.25) and np.all(buffer[shift + size:] == -7.25)
+
+
+@pytest.mark.parametrize("cache", ["1", "0", "-5", "12MB", None])
+def test_cache_size_setting_moves_only_the_streaming_threshold(cache):
+    # KBSPLINE_CACHE_BYTES, read once per process, sets the cache the core
+    # plans its stores for: "1" streams every output, and what is not a
+    # positive integer leaves the machine's own.  The values never change.
+    env = {k: v for k, v in os.environ.items() if k != "KBSPLINE_CACHE_BYTES"}
+    if cache is not None:
+        env["KBSPLINE_CACHE_BYTES"] = cache
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(kbspline.__file__))
+    script = (
+        "import numpy as np, sys\n"
+        "from kbspline import PositionSpline\n"
+        "rng = np.random.default_rng(5)\n"
+        "s = PositionSpline(np.cumsum(rng.uniform(0.5, 1.5, 40)),\n"
+        "                   rng.normal(size=(30, 40, 3)), 0.3, -0.2, 0.1)\n"
+        "t = np.linspace(*s.domain, 501)\n"
+        "out = np.empty((30, 501, 3))\n"
+        "s(t, out=out)\n"
+        "sys.stdout.buffer.write(out.tobytes())\n")
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            check=True)
+    rng = np.random.default_rng(5)
+    s = PositionSpline(np.cumsum(rng.uniform(0.5, 1.5, 40)), rng.normal(size=(30, 40, 3)),
+                       0.3, -0.2, 0.1)
+    expected = s(np.broadcast_to(np.linspace(*s.domain, 501), (30, 501)).copy())
+    assert np.array_equal(np.frombuffer(result.stdout).reshape(expected.shape), expected)
 
 
 @pytest.mark.parametrize("timing", ["kb", "3ds", "parabolic", "average"])

@@ -9,8 +9,9 @@
 #include "kb_test.h"
 #include "kbspline.h"
 
-/* Output sizes below and above the core's streaming thresholds (12 MB of
- * float64, 32 MB of float32). */
+/* Output sizes below and above the core's streaming thresholds for the
+ * 24 MB last-level cache test_main sets (12 MB of float64, 24 MB of
+ * float32). */
 #define SMALL_BYTES (64 << 10)
 #define LARGE_BYTES(f32) ((f32) ? 32 << 20 : 12 << 20)
 #define GUARD 8  /* elements checked on each side of the output */
