@@ -371,48 +371,71 @@ typedef struct {
     float *out32;
 } rot_job;
 
-/* Up to four queries of one track inside the domain, evaluated together
- * (they may lie on different segments), then stored: rotations, or for
- * angular rates the jets, with the parameter's time derivatives s1, s2. */
+/* Up to eight queries of one track inside the domain (four for angular
+ * rates), evaluated together (they may lie on different segments), then
+ * stored: rotations, or for angular rates the jets, with the parameter's
+ * time derivatives s1, s2. */
 typedef struct {
     int n;
-    ptrdiff_t off[4], seg[4];
-    double e[4], s1[4], s2[4];
+    ptrdiff_t off[8], seg[8];
+    double e[8], s1[8], s2[8];
 } sample_group;
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-__attribute__((target_clones("default", "avx2")))
-#endif
-static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
-                        int body, int scalar_first, double *out64, float *out32)
+#if defined(KB_HAVE_VMATH) && defined(__GNUC__) && !defined(__clang__) && \
+    defined(__x86_64__) && defined(__GLIBC__)
+#define KB_HAVE_V8 1
+/* Squad values eight at a time with AVX-512: the same operations lane by
+ * lane as four at a time, so the same values (a group of four or fewer,
+ * and any single query, takes the four-lane code). */
+__attribute__((target("avx512f,avx512dq,avx512vl")))
+static void squad_values8(const double *seg, const sample_group *g, double q[][4])
 {
-    const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
-    const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
-    double q[4][4], J[4][3][4];
+    kb_v8 cv[8], lv[6], ev, ov[4];
+    kb_v8_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv);
+    for (int l = 0; l < 8; l++)
+        ev[l] = g->e[l < g->n ? l : 0];
+    kb_v8_squad_value(cv, lv, &ev, ov);
+    for (int l = 0; l < g->n; l++)
+        for (int j = 0; j < 4; j++)
+            q[l][j] = ov[j][l];
+}
+
+/* Values are grouped eight at a time where the processor has AVX-512. */
+static int values_group_size(void)
+{
+    static _Atomic int known;  /* 0: not asked yet */
+    int size = known;
+    if (size == 0) {
+        __builtin_cpu_init();
+        size = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                       __builtin_cpu_supports("avx512vl")
+                   ? 8
+                   : 4;
+        known = size;
+    }
+    return size;
+}
+#else
+static int values_group_size(void)
+{
+    return 4;
+}
+#endif
+
+/* Up to four of a group's queries (g->n <= 4) on squad segments: values q,
+ * or for angular rates (nu > 0) jets J. */
+KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, double q[][4],
+                            double J[][3][4])
+{
 #if defined(KB_HAVE_VMATH)
     kb_v4 cv[8], lv[6], ev;
-    int one_segment = 1;
-    for (int l = 1; l < g->n; l++)
-        one_segment &= g->seg[l] == g->seg[0];
+    kb_v4_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv);
     /* missing lanes repeat the first query; they are not stored */
     for (int l = 0; l < 4; l++)
         ev[l] = g->e[l < g->n ? l : 0];
-    if (one_segment) {  /* sorted queries, mostly: broadcast, not gather */
-        const double *rec = seg + g->seg[0] * KB_ROT_SEG;
-        kb_v4_splat_segment(rec, rec + KB_SQUAD_LOGS, cv, lv);
-    } else {
-        for (int l = 0; l < 4; l++) {
-            const int src = l < g->n ? l : 0;
-            const double *rec = seg + g->seg[src] * KB_ROT_SEG;
-            for (int j = 0; j < 8; j++)
-                cv[j][l] = rec[j];
-            for (int j = 0; j < 6; j++)
-                lv[j][l] = rec[KB_SQUAD_LOGS + j];
-        }
-    }
     if (nu == 0) {
         kb_v4 ov[4];
-        squad_value4(cv, lv, &ev, ov);
+        kb_v4_squad_value(cv, lv, &ev, ov);
         for (int l = 0; l < g->n; l++)
             for (int j = 0; j < 4; j++)
                 q[l][j] = ov[j][l];
@@ -436,6 +459,23 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
             squad_jet(rec, rec + KB_SQUAD_LOGS, g->e[l], J[l]);
     }
 #endif
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+__attribute__((target_clones("default", "avx2")))
+#endif
+static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, int nu,
+                        int body, int scalar_first, double *out64, float *out32)
+{
+    const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
+    const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
+    double q[8][4], J[4][3][4];
+#if defined(KB_HAVE_V8)
+    if (g->n > 4)  /* values only */
+        squad_values8(seg, g, q);
+    else
+#endif
+        squad_group4(seg, g, nu, q, J);
     /* the few cumulative segments one lane at a time, over squad's lanes */
     for (int l = 0; kind && l < g->n; l++) {
         if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
@@ -463,6 +503,7 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
+    const int group = j->nu == 0 ? values_group_size() : 4;
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;
@@ -476,7 +517,7 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
                 g.off[g.n] = off;
                 g.seg[g.n] = L.seg;
                 eased(c, tr, &L, &g.e[g.n], &g.s1[g.n], &g.s2[g.n]);
-                if (++g.n == 4)
+                if (++g.n == group)
                     flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64,
                                 j->out32);
             } else {

@@ -26,70 +26,25 @@
 
 #if defined(KB_HAVE_VMATH)
 
-/* kb_qmul on four quaternions at once, one vector per component. */
-KB_INLINE void kb_v4_qmul(const kb_v4 *a, const kb_v4 *b, kb_v4 *out)
-{
-    const kb_v4 w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-    const kb_v4 x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-    const kb_v4 y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-    const kb_v4 z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-    out[0] = w;
-    out[1] = x;
-    out[2] = y;
-    out[3] = z;
-}
+#define KB_V kb_v4
+#define KB_M kb_m4
+#define KB_LANES 4
+#define KB_VFN(name) kb_v4_##name
+#include "kb_squad_lanes.h"
+#undef KB_V
+#undef KB_M
+#undef KB_LANES
+#undef KB_VFN
 
-/* A squad segment's control points q0 and a (c, 8) and logs lg (6) in every
- * lane. */
-KB_INLINE void kb_v4_splat_segment(const double *c, const double *lg, kb_v4 *cv, kb_v4 *lv)
-{
-    for (int j = 0; j < 8; j++)
-        cv[j] = kb_v4_splat(c[j]);
-    for (int j = 0; j < 6; j++)
-        lv[j] = kb_v4_splat(lg[j]);
-}
-
-/* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
- * sin a / norm tends to e as norm -> 0. */
-KB_INLINE void kb_v4_slerp_log(kb_v4 e, const kb_v4 *p, const kb_v4 *L, kb_v4 norm,
-                                kb_v4 *out)
-{
-    kb_v4 s, c;
-    kb_v4_sincos(e * norm, &s, &c);
-    const kb_v4 k = kb_v4_select(norm > 0.0, s / norm, e);
-    const kb_v4 x[4] = {c, k * L[0], k * L[1], k * L[2]};
-    kb_v4_qmul(p, x, out);
-}
-
-/*
- * Four squad values at once, lane by lane: control points c (16 vectors:
- * q0, a, b, q1), logs lg (6 vectors: log(q0* q1), log(a* b)), parameters *ep.
- * squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)):
- * the inner slerps from their logs; the outer one is P exp(h log(P* Q)), and
- * with P* Q = (w, v), theta = atan2(|v|, w): exp(h log) = (cos h theta,
- * sin(h theta) / |v| v).  Arguments stay within [0, pi] (e in [0, 1], log
- * norms at most pi), where the vector sine and cosine are exact to an ulp.
- */
-KB_INLINE void squad_value4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, kb_v4 *out)
-{
-    const kb_v4 e = *ep;
-    kb_v4 p[4], q[4], r[4];
-    kb_v4_slerp_log(e, c, lg, kb_v4_sqrt(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]), p);
-    kb_v4_slerp_log(e, c + 4, lg + 3, kb_v4_sqrt(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5]),
-                    q);
-    const kb_v4 pc[4] = {p[0], -p[1], -p[2], -p[3]};
-    kb_v4_qmul(pc, q, r);
-    const kb_v4 n = kb_v4_sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-    const kb_m4 apart = n > 0.0;  /* else p = +-q: log is 0 (kb_qlog takes 0 for -1 too) */
-    kb_v4 sn, cs;
-    kb_v4_sincos(2.0 * e * (1.0 - e) * kb_v4_atan2_upper(n, r[0]), &sn, &cs);
-    const kb_v4 k = sn / n;
-    const kb_v4 x[4] = {cs, k * r[1], k * r[2], k * r[3]};
-    kb_v4 s[4];
-    kb_v4_qmul(p, x, s);
-    for (int j = 0; j < 4; j++)
-        out[j] = kb_v4_select(apart, s[j], p[j]);
-}
+#define KB_V kb_v8
+#define KB_M kb_m8
+#define KB_LANES 8
+#define KB_VFN(name) kb_v8_##name
+#include "kb_squad_lanes.h"
+#undef KB_V
+#undef KB_M
+#undef KB_LANES
+#undef KB_VFN
 
 /* ---- jets, four at a time: the scalar jets of kb_quat.h, lane by lane --- */
 /* `order` is 2, or 1 where only first derivatives are wanted (angular
@@ -216,7 +171,7 @@ KB_INLINE void squad_jet4(const kb_v4 *c, const kb_v4 *lg, const kb_v4 *ep, int 
 #endif
 
 /* One squad value, c = (q0, a), lg = (log(q0* q1), log(a* b)).  With
- * vector extensions it is lane 0 of squad_value4, so that a value never
+ * vector extensions it is lane 0 of kb_v4_squad_value, so that a value never
  * depends on how queries were grouped. */
 static inline void squad_value(const double *c, const double *lg, double e, double *out)
 {
@@ -224,7 +179,7 @@ static inline void squad_value(const double *c, const double *lg, double e, doub
     kb_v4 cv[8], lv[6], ov[4];
     kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
-    squad_value4(cv, lv, &ev, ov);
+    kb_v4_squad_value(cv, lv, &ev, ov);
     for (int j = 0; j < 4; j++)
         out[j] = ov[j][0];
 #else

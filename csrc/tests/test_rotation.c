@@ -1,5 +1,6 @@
 /* test_rotation.c -- quaternion helpers, squad splines and their angles
  * through the C API. */
+#include "kb_cumulative.h"
 #include "kb_quat.h"
 #include "kb_squad.h"
 #include "kb_test.h"
@@ -87,6 +88,50 @@ KB_TEST(test_squad_value_equals_composed_slerps)
                     KB_ASSERT_NEAR(got[j], want[j], 4e-16);
             }
         }
+}
+
+/* Eight lanes (kb_v8, AVX-512's width where the processor has it) give the
+ * values four lanes give, bit for bit, with different segments, signs and
+ * parameters in every lane, the outer slerp's p = q case among them. */
+KB_TEST(test_squad_value_eight_lanes_equal_four)
+{
+#if defined(KB_HAVE_VMATH)
+    const double scales[5] = {0.0, 1e-12, 1e-5, 0.3, 1.4};
+    double rec[10][16];  /* q0, a, then the logs from KB_SQUAD_LOGS */
+    for (int i = 0; i < 10; i++) {
+        double c[16], lg[6];
+        squad_segment(scales[i % 5], i < 5 ? 1 : -1, c, lg);
+        for (int j = 0; j < 8; j++)
+            rec[i][j] = c[j];
+        for (int j = 0; j < 6; j++)
+            rec[i][KB_SQUAD_LOGS + j] = lg[j];
+    }
+    for (int trial = 0; trial < 200; trial++) {
+        ptrdiff_t seg[8];
+        kb_v8 cv8[8], lv8[6], e8, out8[4];
+        for (int l = 0; l < 8; l++) {
+            seg[l] = (trial * 7 + l * 3) % 10;
+            e8[l] = ((trial * 13 + l * 5) % 17) / 16.0;
+        }
+        const int n = 1 + trial % 8;
+        kb_v8_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg, n, cv8, lv8);
+        kb_v8_squad_value(cv8, lv8, &e8, out8);
+        for (int half = 0; half < 2; half++) {
+            kb_v4 cv4[8], lv4[6], e4, out4[4];
+            ptrdiff_t seg4[4];
+            for (int l = 0; l < 4; l++) {
+                const int src = 4 * half + l < n ? 4 * half + l : 0;
+                seg4[l] = seg[src];
+                e4[l] = e8[src];
+            }
+            kb_v4_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg4, 4, cv4, lv4);
+            kb_v4_squad_value(cv4, lv4, &e4, out4);
+            for (int l = 0; l < 4 && 4 * half + l < n; l++)
+                for (int j = 0; j < 4; j++)
+                    KB_ASSERT(out8[j][4 * half + l] == out4[j][l]);
+        }
+    }
+#endif
 }
 
 /* Two keys about z: natural ends give slerp, at constant angular speed. */
