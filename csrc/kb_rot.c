@@ -243,16 +243,6 @@ kb_status kb_rot_build(const kb_rot_keys *k, double *tan_in, double *tan_out, do
     return kb_rot_build_threaded(k, tan_in, tan_out, seg, ctrl, kind, ease, 1, err);
 }
 
-/* 2 vec(a b) */
-static void twice_vec_mul(const double *a, const double *b, double *out)
-{
-    double r[4];
-    kb_qmul(a, b, r);
-    out[0] = 2.0 * r[1];
-    out[1] = 2.0 * r[2];
-    out[2] = 2.0 * r[3];
-}
-
 static void store(double *out64, float *out32, ptrdiff_t off, const double *v, int n)
 {
     for (int j = 0; j < n; j++) {
@@ -271,40 +261,43 @@ static void store_quat(double *out64, float *out32, ptrdiff_t off, const double 
 }
 
 /* Angular velocity (nu 1) or acceleration (nu 2), world or body frame, from
- * a squad jet J along e (its second derivatives read for nu 2 only) and the
- * parameter's time derivatives s1 = de/dt, s2 = d2e/dt2; acceleration is
- * zero outside the domain. */
+ * a jet J along e (kb_v4_rates, lane 0: the groups' formula) and the
+ * parameter's time derivatives s1, s2; acceleration is zero outside the
+ * domain. */
 static void rates_from_jet(double J[3][4], double s1, double s2, int nu, int body,
                            int outside, double v[3])
 {
-    double qd[4], qdd[4], qc[4];
+    if (nu == 2 && outside) {
+        v[0] = v[1] = v[2] = 0.0;
+        return;
+    }
+#if defined(KB_HAVE_VMATH)
+    kb_v4 S[3][4], r[3];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 4; j++)
+            S[k][j] = kb_v4_splat(k < nu + 1 ? J[k][j] : 0.0);
+    kb_v4_rates(S, kb_v4_splat(s1), kb_v4_splat(s2), nu, body, r);
+    for (int j = 0; j < 3; j++)
+        v[j] = r[j][0];
+#else
+    double qd[4], qc[4], a[4], b[4], qdd[4], qdc[4];
     for (int j = 0; j < 4; j++) {
         qd[j] = J[1][j] * s1;
         qc[j] = j ? -J[0][j] : J[0][j];
+        qdd[j] = nu == 2 ? J[2][j] * s1 * s1 + J[1][j] * s2 : 0.0;
+        qdc[j] = j ? -qd[j] : qd[j];
     }
     if (nu == 1) {
-        if (body)
-            twice_vec_mul(qc, qd, v);  /* 2 q* q' */
-        else
-            twice_vec_mul(qd, qc, v);  /* world: 2 q' q* */
-    } else if (outside) {
-        v[0] = v[1] = v[2] = 0.0;
-    } else {
-        /* d/dt (2 q' q*) = 2 (q'' q* + q' q'*); body: 2 (q'* q' + q* q'') */
-        double a[3], b[3];
-        for (int j = 0; j < 4; j++)
-            qdd[j] = J[2][j] * s1 * s1 + J[1][j] * s2;
-        const double qdc[4] = {qd[0], -qd[1], -qd[2], -qd[3]};
-        if (body) {
-            twice_vec_mul(qdc, qd, a);
-            twice_vec_mul(qc, qdd, b);
-        } else {
-            twice_vec_mul(qdd, qc, a);
-            twice_vec_mul(qd, qdc, b);
-        }
+        kb_qmul(body ? qc : qd, body ? qd : qc, a);
         for (int j = 0; j < 3; j++)
-            v[j] = a[j] + b[j];
+            v[j] = 2.0 * a[j + 1];
+        return;
     }
+    kb_qmul(body ? qdc : qdd, body ? qd : qc, a);
+    kb_qmul(body ? qc : qd, body ? qdd : qdc, b);
+    for (int j = 0; j < 3; j++)
+        v[j] = 2.0 * a[j + 1] + 2.0 * b[j + 1];
+#endif
 }
 
 /* The eased parameter of a located query and its time derivatives. */
@@ -371,37 +364,62 @@ typedef struct {
     float *out32;
 } rot_job;
 
-/* Up to eight queries of one track inside the domain (four for angular
- * rates), evaluated together (they may lie on different segments), then
- * stored: rotations, or for angular rates the jets, with the parameter's
- * time derivatives s1, s2. */
+/* Up to eight queries of one track inside the domain, evaluated together
+ * (they may lie on different segments), then stored: rotations, or for
+ * angular rates the jets, with the parameter's time derivatives s1, s2. */
 typedef struct {
     int n;
     ptrdiff_t off[8], seg[8];
     double e[8], s1[8], s2[8];
 } sample_group;
 
+/* The group's squad values q, or its angular rates w (nu > 0), W lanes at
+ * a time (kb_v4 or kb_v8): the same operations lane by lane at either
+ * width, so the same results.  Lanes past g->n repeat the first query and
+ * are not kept. */
+#define KB_SQUAD_GROUP(V, W)                                                        \
+    do {                                                                           \
+        kb_##V cv[8], lv[6], ev;                                                   \
+        kb_##V##_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv); \
+        for (int l = 0; l < (W); l++)                                              \
+            ev[l] = g->e[l < g->n ? l : 0];                                        \
+        if (nu == 0) {                                                             \
+            kb_##V ov[4];                                                          \
+            kb_##V##_squad_value(cv, lv, &ev, ov);                                 \
+            for (int l = 0; l < g->n; l++)                                         \
+                for (int j = 0; j < 4; j++)                                        \
+                    q[l][j] = ov[j][l];                                            \
+        } else {                                                                   \
+            kb_##V Sv[3][4], s1, s2, rv[3];                                        \
+            for (int l = 0; l < (W); l++) {                                        \
+                s1[l] = g->s1[l < g->n ? l : 0];                                   \
+                s2[l] = g->s2[l < g->n ? l : 0];                                   \
+            }                                                                      \
+            if (nu == 1) /* angular velocity needs no second derivatives */        \
+                kb_##V##_squad_jet(cv, lv, &ev, 1, Sv);                            \
+            else                                                                   \
+                kb_##V##_squad_jet(cv, lv, &ev, 2, Sv);                            \
+            kb_##V##_rates(Sv, s1, s2, nu, body, rv);                              \
+            for (int l = 0; l < g->n; l++)                                         \
+                for (int j = 0; j < 3; j++)                                        \
+                    w[l][j] = rv[j][l];                                            \
+        }                                                                          \
+    } while (0)
+
 #if defined(KB_HAVE_VMATH) && defined(__GNUC__) && !defined(__clang__) && \
     defined(__x86_64__) && defined(__GLIBC__)
 #define KB_HAVE_V8 1
-/* Squad values eight at a time with AVX-512: the same operations lane by
- * lane as four at a time, so the same values (a group of four or fewer,
- * and any single query, takes the four-lane code). */
+/* Eight at a time with AVX-512 (groups of five to eight; fewer, and any
+ * single query, take the four-lane code). */
 __attribute__((target("avx512f,avx512dq,avx512vl")))
-static void squad_values8(const double *seg, const sample_group *g, double q[][4])
+static void squad_group8(const double *seg, const sample_group *g, int nu, int body,
+                         double q[][4], double w[][3])
 {
-    kb_v8 cv[8], lv[6], ev, ov[4];
-    kb_v8_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv);
-    for (int l = 0; l < 8; l++)
-        ev[l] = g->e[l < g->n ? l : 0];
-    kb_v8_squad_value(cv, lv, &ev, ov);
-    for (int l = 0; l < g->n; l++)
-        for (int j = 0; j < 4; j++)
-            q[l][j] = ov[j][l];
+    KB_SQUAD_GROUP(v8, 8);
 }
 
-/* Values are grouped eight at a time where the processor has AVX-512. */
-static int values_group_size(void)
+/* Queries are grouped eight at a time where the processor has AVX-512. */
+static int group_size(void)
 {
     static _Atomic int known;  /* 0: not asked yet */
     int size = known;
@@ -416,47 +434,28 @@ static int values_group_size(void)
     return size;
 }
 #else
-static int values_group_size(void)
+static int group_size(void)
 {
     return 4;
 }
 #endif
 
-/* Up to four of a group's queries (g->n <= 4) on squad segments: values q,
- * or for angular rates (nu > 0) jets J. */
-KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, double q[][4],
-                            double J[][3][4])
+/* Up to four of a group's queries (g->n <= 4) on squad segments. */
+KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, int body,
+                            double q[][4], double w[][3])
 {
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[8], lv[6], ev;
-    kb_v4_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv);
-    /* missing lanes repeat the first query; they are not stored */
-    for (int l = 0; l < 4; l++)
-        ev[l] = g->e[l < g->n ? l : 0];
-    if (nu == 0) {
-        kb_v4 ov[4];
-        kb_v4_squad_value(cv, lv, &ev, ov);
-        for (int l = 0; l < g->n; l++)
-            for (int j = 0; j < 4; j++)
-                q[l][j] = ov[j][l];
-    } else {
-        kb_v4 Sv[3][4];
-        if (nu == 1)   /* angular velocity needs no second derivatives */
-            squad_jet4(cv, lv, &ev, 1, Sv);
-        else
-            squad_jet4(cv, lv, &ev, 2, Sv);
-        for (int l = 0; l < g->n; l++)
-            for (int k = 0; k < 3; k++)
-                for (int j = 0; j < 4; j++)
-                    J[l][k][j] = Sv[k][j][l];
-    }
+    KB_SQUAD_GROUP(v4, 4);
 #else
     for (int l = 0; l < g->n; l++) {
         const double *rec = seg + g->seg[l] * KB_ROT_SEG;
-        if (nu == 0)
+        double J[3][4];
+        if (nu == 0) {
             squad_value(rec, rec + KB_SQUAD_LOGS, g->e[l], q[l]);
-        else
-            squad_jet(rec, rec + KB_SQUAD_LOGS, g->e[l], J[l]);
+        } else {
+            squad_jet(rec, rec + KB_SQUAD_LOGS, g->e[l], J);
+            rates_from_jet(J, g->s1[l], g->s2[l], nu, body, 0, w[l]);
+        }
     }
 #endif
 }
@@ -469,31 +468,31 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
 {
     const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
     const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
-    double q[8][4], J[4][3][4];
+    double q[8][4], w[8][3];
 #if defined(KB_HAVE_V8)
-    if (g->n > 4)  /* values only */
-        squad_values8(seg, g, q);
+    if (g->n > 4)
+        squad_group8(seg, g, nu, body, q, w);
     else
 #endif
-        squad_group4(seg, g, nu, q, J);
+        squad_group4(seg, g, nu, body, q, w);
     /* the few cumulative segments one lane at a time, over squad's lanes */
     for (int l = 0; kind && l < g->n; l++) {
         if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
             continue;
         const double *rec = seg + g->seg[l] * KB_ROT_SEG;
-        if (nu == 0)
+        double J[3][4];
+        if (nu == 0) {
             cumulative_value(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], q[l]);
-        else
-            cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], J[l]);
+        } else {
+            cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], J);
+            rates_from_jet(J, g->s1[l], g->s2[l], nu, body, 0, w[l]);
+        }
     }
     for (int l = 0; l < g->n; l++) {
-        if (nu == 0) {
+        if (nu == 0)
             store_quat(out64, out32, g->off[l], q[l], scalar_first);
-        } else {
-            double v[3];
-            rates_from_jet(J[l], g->s1[l], g->s2[l], nu, body, 0, v);
-            store(out64, out32, g->off[l], v, 3);
-        }
+        else
+            store(out64, out32, g->off[l], w[l], 3);
     }
     g->n = 0;
 }
@@ -503,7 +502,7 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
-    const int group = j->nu == 0 ? values_group_size() : 4;
+    const int group = group_size();
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;

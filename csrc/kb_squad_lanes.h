@@ -1,6 +1,7 @@
 /*
- * kb_squad_lanes.h -- private: squad values KB_LANES at a time, included by
- * kb_squad.h once per vector width (see kb_vmath_lanes.h for the macros).
+ * kb_squad_lanes.h -- private: squad values and jets KB_LANES at a time,
+ * included by kb_squad.h once per vector width (kb_vmath_lanes.h tells the
+ * macros).
  * No include guard: meant to be included twice.
  */
 
@@ -93,3 +94,161 @@ KB_INLINE void KB_VFN(squad_value)(const KB_V *c, const KB_V *lg, const KB_V *ep
         out[j] = KB_VFN(select)(apart, s[j], p[j]);
 }
 
+/* ---- jets, KB_LANES at a time: the scalar jets of kb_quat.h, lane by lane */
+/* `order` is 2, or 1 where only first derivatives are wanted (angular
+ * velocity): a constant, so the second derivatives' code folds away; the
+ * first derivatives are the same either way, bit for bit. */
+
+/* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */
+KB_INLINE void KB_VFN(slerp_jet)(KB_V e, const KB_V *p, const KB_V *L, int order,
+                               KB_V out[3][4])
+{
+    const KB_V L2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
+    const KB_V Lq[4] = {KB_VFN(splat)(0.0), L[0], L[1], L[2]};
+    KB_VFN(slerp_log)(e, p, L, KB_VFN(sqrt)(L2), out[0]);
+    KB_VFN(qmul)(out[0], Lq, out[1]);
+    for (int j = 0; order > 1 && j < 4; j++)
+        out[2][j] = -L2 * out[0][j];
+}
+
+/* (ab)' = a'b + ab', (ab)'' = a''b + 2a'b' + ab'' */
+KB_INLINE void KB_VFN(qjet_mul)(KB_V a[3][4], KB_V b[3][4], int order, KB_V out[3][4])
+{
+    KB_V t1[4], t2[4], t3[4];
+    KB_VFN(qmul)(a[0], b[0], out[0]);
+    KB_VFN(qmul)(a[1], b[0], t1);
+    KB_VFN(qmul)(a[0], b[1], t2);
+    for (int i = 0; i < 4; i++)
+        out[1][i] = t1[i] + t2[i];
+    if (order < 2)
+        return;
+    KB_VFN(qmul)(a[2], b[0], t1);
+    KB_VFN(qmul)(a[1], b[1], t2);
+    KB_VFN(qmul)(a[0], b[2], t3);
+    for (int i = 0; i < 4; i++)
+        out[2][i] = t1[i] + 2.0 * t2[i] + t3[i];
+}
+
+/* kb_qjet_log: both the series (theta < 0.1) and the closed forms are
+ * computed, and each lane takes its own. */
+KB_INLINE void KB_VFN(qjet_log)(KB_V q[3][4], int order, KB_V out[3][3])
+{
+    const KB_V n = KB_VFN(sqrt)(q[0][1] * q[0][1] + q[0][2] * q[0][2] + q[0][3] * q[0][3]);
+    const KB_V th = KB_VFN(atan2_upper)(n, q[0][0]);
+    const KB_V t2 = th * th, c = q[0][0];
+    const KB_M near = th < 0.1;
+    const KB_V g = KB_VFN(select)(near, KB_LOG_G_NEAR(t2), KB_LOG_G_FAR(th, n));
+    const KB_V gw = KB_VFN(select)(near, KB_LOG_GW_NEAR(t2), KB_LOG_GW_FAR(th, c, n));
+    const KB_V w1 = q[1][0], g1 = gw * w1;
+    if (order < 2) {
+        for (int i = 0; i < 3; i++)
+            KB_JET_TIMES1(g, g1, q, i + 1, out, i);
+        return;
+    }
+    const KB_V gww = KB_VFN(select)(near, KB_LOG_GWW_NEAR(t2), KB_LOG_GWW_FAR(th, c, n));
+    const KB_V w2 = q[2][0], g2 = gww * w1 * w1 + gw * w2;
+    for (int i = 0; i < 3; i++)
+        KB_JET_TIMES(g, g1, g2, q, i + 1, out, i);
+}
+
+/* kb_qjet_exp: the series of Sn (s < 0.25) or the closed forms, per lane.
+ * |v| <= pi/2 here (h <= 1/2, |log| <= pi), inside the vector sine's range. */
+KB_INLINE void KB_VFN(qjet_exp)(KB_V v[3][3], int order, KB_V out[3][4])
+{
+    const KB_V s = v[0][0] * v[0][0] + v[0][1] * v[0][1] + v[0][2] * v[0][2];
+    const KB_V s1 = 2.0 * (v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2]);
+    const KB_V a = KB_VFN(sqrt)(s);
+    KB_V sin_a, C;
+    KB_VFN(sincos)(a, &sin_a, &C);
+    const double *c = kb_sinc_series;
+    KB_V Sn0 = KB_VFN(splat)(0.0), Sn_s0 = Sn0, Sn_ss0 = Sn0;
+    for (int k = 8; k >= 0; k--)
+        Sn0 = Sn0 * s + c[k];
+    for (int k = 8; k >= 1; k--)
+        Sn_s0 = Sn_s0 * s + k * c[k];
+    const KB_V Sn1 = sin_a / a, Sn_s1 = KB_SINC_S(C, Sn1, s);
+    const KB_M small = s < 0.25;
+    const KB_V Sn = KB_VFN(select)(small, Sn0, Sn1), Sn_s = KB_VFN(select)(small, Sn_s0, Sn_s1);
+    const KB_V C_s = -0.5 * Sn, d1 = Sn_s * s1;
+    out[0][0] = C;
+    out[1][0] = C_s * s1;
+    if (order < 2) {
+        for (int i = 0; i < 3; i++)
+            KB_JET_TIMES1(Sn, d1, v, i, out, i + 1);
+        return;
+    }
+    for (int k = 8; k >= 2; k--)
+        Sn_ss0 = Sn_ss0 * s + k * (k - 1) * c[k];
+    const KB_V Sn_ss = KB_VFN(select)(small, Sn_ss0, KB_SINC_SS(Sn1, Sn_s1, s));
+    const KB_V s2 = 2.0 * (v[1][0] * v[1][0] + v[1][1] * v[1][1] + v[1][2] * v[1][2] +
+                            v[0][0] * v[2][0] + v[0][1] * v[2][1] + v[0][2] * v[2][2]);
+    const KB_V C_ss = -0.5 * Sn_s;
+    out[2][0] = C_ss * s1 * s1 + C_s * s2;
+    const KB_V d2 = Sn_ss * s1 * s1 + Sn_s * s2;
+    for (int i = 0; i < 3; i++)
+        KB_JET_TIMES(Sn, d1, d2, v, i, out, i + 1);
+}
+
+/* KB_LANES squad jets along e at once (see squad_jet), to the given order. */
+KB_INLINE void KB_VFN(squad_jet)(const KB_V *c, const KB_V *lg, const KB_V *ep, int order,
+                          KB_V S[3][4])
+{
+    const KB_V e = *ep;
+    KB_V P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
+    KB_VFN(slerp_jet)(e, c, lg, order, P);
+    KB_VFN(slerp_jet)(e, c + 4, lg + 3, order, Q);
+    for (int k = 0; k < order + 1; k++) {
+        Pc[k][0] = P[k][0];
+        for (int j = 1; j < 4; j++)
+            Pc[k][j] = -P[k][j];
+    }
+    KB_VFN(qjet_mul)(Pc, Q, order, R);
+    KB_VFN(qjet_log)(R, order, M);
+    const KB_V h = 2.0 * e * (1.0 - e), h1 = 2.0 - 4.0 * e;
+    const double h2 = -4.0;
+    for (int j = 0; j < 3; j++) {
+        if (order > 1)
+            KB_JET_TIMES(h, h1, h2, M, j, hM, j);
+        else
+            KB_JET_TIMES1(h, h1, M, j, hM, j);
+    }
+    KB_VFN(qjet_exp)(hM, order, X);
+    KB_VFN(qjet_mul)(P, X, order, S);
+}
+
+/* Angular velocity (nu 1) or acceleration (nu 2), world or body frame, from
+ * squad jets S along e and the parameter's time derivatives s1 = de/dt,
+ * s2 = d2e/dt2 (S's second derivatives read for nu 2 only): velocity
+ * 2 q' q* (body: 2 q* q'), acceleration 2 (q'' q* + q' q'*) (body:
+ * 2 (q'* q' + q* q'')), vector parts. */
+KB_INLINE void KB_VFN(rates)(KB_V S[3][4], KB_V s1, KB_V s2, int nu, int body, KB_V v[3])
+{
+    KB_V qd[4], qc[4], a[4];
+    for (int j = 0; j < 4; j++) {
+        qd[j] = S[1][j] * s1;
+        qc[j] = j ? -S[0][j] : S[0][j];
+    }
+    if (nu == 1) {
+        if (body)
+            KB_VFN(qmul)(qc, qd, a);
+        else
+            KB_VFN(qmul)(qd, qc, a);
+        for (int j = 0; j < 3; j++)
+            v[j] = 2.0 * a[j + 1];
+        return;
+    }
+    KB_V qdd[4], qdc[4], b[4];
+    for (int j = 0; j < 4; j++) {
+        qdd[j] = S[2][j] * s1 * s1 + S[1][j] * s2;
+        qdc[j] = j ? -qd[j] : qd[j];
+    }
+    if (body) {
+        KB_VFN(qmul)(qdc, qd, a);
+        KB_VFN(qmul)(qc, qdd, b);
+    } else {
+        KB_VFN(qmul)(qdd, qc, a);
+        KB_VFN(qmul)(qd, qdc, b);
+    }
+    for (int j = 0; j < 3; j++)
+        v[j] = 2.0 * a[j + 1] + 2.0 * b[j + 1];
+}

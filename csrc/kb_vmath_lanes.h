@@ -88,10 +88,11 @@ KB_INLINE KB_V KB_VFN(atan2_upper)(KB_V y, KB_V x)
     const KB_V ax = KB_VFN(select)(x < 0.0, -x, x);
     const KB_M steep = y > ax;  /* then atan2 = pi/2 -+ atan(|x| / y) */
     const KB_V a = KB_VFN(select)(steep, ax, y), b = KB_VFN(select)(steep, y, ax);
-    const KB_V z = a / b;  /* in [0, 1] */
-    /* above tan(pi/8): atan z = pi/4 + atan((z - 1) / (z + 1)) */
-    const KB_M upper = z > 0.41421356237309503;
-    const KB_V t = KB_VFN(select)(upper, (z - 1.0) / (z + 1.0), z);
+    /* a / b in [0, 1]; above tan(pi/8), atan(a / b) = pi/4 + atan(t) with
+     * t = (a / b - 1) / (a / b + 1) = (a - b) / (a + b): the two quotients
+     * are independent, so their divisions overlap */
+    const KB_M upper = a > 0.41421356237309503 * b;
+    const KB_V t = KB_VFN(select)(upper, (a - b) / (a + b), a / b);
     const KB_V at = KB_VFN(atan_kernel)(t);
     const KB_V theta = KB_VFN(select)(upper, pio4_hi + (at + pio4_lo), at);
     /* theta = atan(a / b) in [0, pi/4]; now place it */

@@ -44,7 +44,7 @@ static void squad_segment(double scale, int sign, double c[16], double lg[6])
     kb_qlog(r, lg + 3);
 }
 
-/* The vector jets (squad_jet, lane 0 of squad_jet4) equal the scalar ones
+/* The vector jets (squad_jet, lane 0 of kb_v4_squad_jet) equal the scalar ones
  * (the C library's functions, kb_quat.h's jets), through both branches of
  * the log and exp jets: tiny and large angles. */
 KB_TEST(test_squad_jet_equals_scalar_jets)
