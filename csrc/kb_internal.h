@@ -98,6 +98,10 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, ptrdiff_t min_chunk, kb_range_f
  * this many values per query (tracks times D), so that it stays near 2%. */
 #define KB_SWEEP_MIN_VALUES 384
 
+/* 1 if the processor and the system run AVX-512 (F, DQ, VL), where
+ * kb_vmath.h's KB_TARGET_AVX512 functions may be called; else 0. */
+int kb_cpu_avx512(void);
+
 /* How many of n_threads to use for n_items tracks carrying `work` outputs. */
 int kb_threads_for(ptrdiff_t n_items, double work, int n_threads);
 

@@ -406,37 +406,15 @@ typedef struct {
         }                                                                          \
     } while (0)
 
-#if defined(KB_HAVE_VMATH) && defined(__GNUC__) && !defined(__clang__) && \
-    defined(__x86_64__) && defined(__GLIBC__)
+#if defined(KB_HAVE_VMATH) && defined(KB_HAVE_AVX512)
 #define KB_HAVE_V8 1
 /* Eight at a time with AVX-512 (groups of five to eight; fewer, and any
  * single query, take the four-lane code). */
-__attribute__((target("avx512f,avx512dq,avx512vl")))
+KB_TARGET_AVX512
 static void squad_group8(const double *seg, const sample_group *g, int nu, int body,
                          double q[][4], double w[][3])
 {
     KB_SQUAD_GROUP(v8, 8);
-}
-
-/* Queries are grouped eight at a time where the processor has AVX-512. */
-static int group_size(void)
-{
-    static _Atomic int known;  /* 0: not asked yet */
-    int size = known;
-    if (size == 0) {
-        __builtin_cpu_init();
-        size = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                       __builtin_cpu_supports("avx512vl")
-                   ? 8
-                   : 4;
-        known = size;
-    }
-    return size;
-}
-#else
-static int group_size(void)
-{
-    return 4;
 }
 #endif
 
@@ -502,7 +480,7 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
-    const int group = group_size();
+    const int group = kb_cpu_avx512() ? 8 : 4;  /* see squad_group8 */
     for (ptrdiff_t tr = begin; tr < end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;
         const double *tt = j->t + tr * j->t_stride;
