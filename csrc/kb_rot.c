@@ -368,21 +368,20 @@ typedef struct {
  * (they may lie on different segments), then stored: rotations, or for
  * angular rates the jets, with the parameter's time derivatives s1, s2. */
 typedef struct {
-    int n;
+    int n, mixed;  /* mixed: not all on seg[0] */
     ptrdiff_t off[8], seg[8];
     double e[8], s1[8], s2[8];
 } sample_group;
 
 /* The group's squad values q, or its angular rates w (nu > 0), W lanes at
  * a time (kb_v4 or kb_v8): the same operations lane by lane at either
- * width, so the same results.  Lanes past g->n repeat the first query and
- * are not kept. */
+ * width, so the same results.  Lanes past g->n (pad_group) repeat the
+ * first query and are not kept. */
 #define KB_SQUAD_GROUP(V, W)                                                        \
     do {                                                                           \
-        kb_##V cv[8], lv[6], ev;                                                   \
-        kb_##V##_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, g->n, cv, lv); \
-        for (int l = 0; l < (W); l++)                                              \
-            ev[l] = g->e[l < g->n ? l : 0];                                        \
+        kb_##V cv[8], lv[KB_SEGMENT_VECTORS], ev;                                  \
+        kb_##V##_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, !g->mixed, cv, lv); \
+        memcpy(&ev, g->e, sizeof ev);                                              \
         if (nu == 0) {                                                             \
             kb_##V ov[4];                                                          \
             kb_##V##_squad_value(cv, lv, &ev, ov);                                 \
@@ -391,10 +390,8 @@ typedef struct {
                     q[l][j] = ov[j][l];                                            \
         } else {                                                                   \
             kb_##V Sv[3][4], s1, s2, rv[3];                                        \
-            for (int l = 0; l < (W); l++) {                                        \
-                s1[l] = g->s1[l < g->n ? l : 0];                                   \
-                s2[l] = g->s2[l < g->n ? l : 0];                                   \
-            }                                                                      \
+            memcpy(&s1, g->s1, sizeof s1);                                         \
+            memcpy(&s2, g->s2, sizeof s2);                                         \
             if (nu == 1) /* angular velocity needs no second derivatives */        \
                 kb_##V##_squad_jet(cv, lv, &ev, 1, Sv);                            \
             else                                                                   \
@@ -417,6 +414,18 @@ static void squad_group8(const double *seg, const sample_group *g, int nu, int b
     KB_SQUAD_GROUP(v8, 8);
 }
 #endif
+
+/* The lanes past g->n repeat the first query, so that every lane of a
+ * vector loaded from the group holds a legal one. */
+static void pad_group(sample_group *g)
+{
+    for (int l = g->n; l < 8; l++) {
+        g->seg[l] = g->seg[0];
+        g->e[l] = g->e[0];
+        g->s1[l] = g->s1[0];
+        g->s2[l] = g->s2[0];
+    }
+}
 
 /* Up to four of a group's queries (g->n <= 4) on squad segments. */
 KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, int body,
@@ -447,6 +456,7 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
     const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
     const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
     double q[8][4], w[8][3];
+    pad_group(g);
 #if defined(KB_HAVE_V8)
     if (g->n > 4)
         squad_group8(seg, g, nu, body, q, w);
@@ -472,38 +482,64 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
         else
             store(out64, out32, g->off[l], w[l], 3);
     }
-    g->n = 0;
+    g->n = g->mixed = 0;
 }
+
+/* Queries [i0, i1) of track tr: located in `shared` (its entry i - i0)
+ * where every track shares knots and times, else here from *hint. */
+static void track_queries(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, ptrdiff_t i1,
+                          const kb_loc *shared, ptrdiff_t *hint)
+{
+    const kb_rot_curve *c = j->c;
+    const ptrdiff_t width = j->nu == 0 ? 4 : 3;
+    const int group = kb_cpu_avx512() ? 8 : 4;  /* see squad_group8 */
+    const double *k = c->knots + tr * c->knots_stride;
+    const double *tt = j->t + tr * j->t_stride;
+    sample_group g = {0, 0, {0}, {0}, {0}, {0}, {0}};
+    for (ptrdiff_t i = i0; i < i1; i++) {
+        kb_loc L;
+        if (shared)
+            L = shared[i - i0];
+        else
+            locate(k, c->n_seg, c->extrap, tt[i], hint, &L);
+        const ptrdiff_t off = (tr * j->n_eval + i) * width;
+        if (!L.outside) {
+            g.off[g.n] = off;
+            g.seg[g.n] = L.seg;
+            g.mixed |= L.seg != g.seg[0];
+            eased(c, tr, &L, &g.e[g.n], &g.s1[g.n], &g.s2[g.n]);
+            if (++g.n == group)
+                flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64, j->out32);
+        } else {
+            rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32, off);
+        }
+    }
+    if (g.n)
+        flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64, j->out32);
+}
+
+/* Queries located at a time when every track shares knots and times. */
+#define KB_ROT_BLOCK 256
 
 static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
 {
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
-    const ptrdiff_t width = j->nu == 0 ? 4 : 3;
-    const int group = kb_cpu_avx512() ? 8 : 4;  /* see squad_group8 */
-    for (ptrdiff_t tr = begin; tr < end; tr++) {
-        const double *k = c->knots + tr * c->knots_stride;
-        const double *tt = j->t + tr * j->t_stride;
-        sample_group g = {0, {0}, {0}, {0}, {0}, {0}};
+    if (c->knots_stride == 0 && j->t_stride == 0) {
+        kb_loc shared[KB_ROT_BLOCK];
         ptrdiff_t hint = 0;
-        for (ptrdiff_t i = 0; i < j->n_eval; i++) {
-            kb_loc L;
-            const ptrdiff_t off = (tr * j->n_eval + i) * width;
-            locate(k, c->n_seg, c->extrap, tt[i], &hint, &L);
-            if (!L.outside) {
-                g.off[g.n] = off;
-                g.seg[g.n] = L.seg;
-                eased(c, tr, &L, &g.e[g.n], &g.s1[g.n], &g.s2[g.n]);
-                if (++g.n == group)
-                    flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64,
-                                j->out32);
-            } else {
-                rot_sample(c, tr, &L, j->nu, j->body, j->scalar_first, j->out64, j->out32,
-                           off);
-            }
+        for (ptrdiff_t i0 = 0; i0 < j->n_eval; i0 += KB_ROT_BLOCK) {
+            const ptrdiff_t i1 = j->n_eval - i0 < KB_ROT_BLOCK ? j->n_eval : i0 + KB_ROT_BLOCK;
+            for (ptrdiff_t i = i0; i < i1; i++)
+                locate(c->knots, c->n_seg, c->extrap, j->t[i], &hint, &shared[i - i0]);
+            for (ptrdiff_t tr = begin; tr < end; tr++)
+                track_queries(j, tr, i0, i1, shared, NULL);
         }
-        if (g.n)
-            flush_group(c, tr, &g, j->nu, j->body, j->scalar_first, j->out64, j->out32);
+        return;
+    }
+    for (ptrdiff_t tr = begin; tr < end; tr++) {
+        ptrdiff_t hint = 0;
+        track_queries(j, tr, 0, j->n_eval, NULL, &hint);
     }
 }
 

@@ -26,6 +26,20 @@
 
 #if defined(KB_HAVE_VMATH)
 
+/* Per segment, besides its 6 logs: each log's norm and the norm's
+ * reciprocal, computed once per segment rather than in every lane of every
+ * group (the divider is squad's narrowest port). */
+enum { KB_SEGMENT_VECTORS = 10 };
+
+static inline void squad_log_norms(const double *lg, double out[4])
+{
+    for (int i = 0; i < 2; i++) {
+        const double *L = lg + 3 * i;
+        out[2 * i] = sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+        out[2 * i + 1] = 1.0 / out[2 * i];  /* inf for the identity: slerp_log selects */
+    }
+}
+
 #define KB_V kb_v4
 #define KB_M kb_m4
 #define KB_LANES 4
@@ -54,7 +68,7 @@
 static inline void squad_value(const double *c, const double *lg, double e, double *out)
 {
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[8], lv[6], ov[4];
+    kb_v4 cv[8], lv[KB_SEGMENT_VECTORS], ov[4];
     kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     kb_v4_squad_value(cv, lv, &ev, ov);
@@ -113,7 +127,7 @@ static inline void squad_jet_scalar(const double *c, const double *lg, double e,
 static inline void squad_jet(const double *c, const double *lg, double e, double S[3][4])
 {
 #if defined(KB_HAVE_VMATH)
-    kb_v4 cv[8], lv[6], Sv[3][4];
+    kb_v4 cv[8], lv[KB_SEGMENT_VECTORS], Sv[3][4];
     kb_v4_splat_segment(c, lg, cv, lv);
     const kb_v4 ev = kb_v4_splat(e);
     kb_v4_squad_jet(cv, lv, &ev, 2, Sv);

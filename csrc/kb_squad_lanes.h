@@ -18,55 +18,67 @@ KB_INLINE void KB_VFN(qmul)(const KB_V *a, const KB_V *b, KB_V *out)
     out[3] = z;
 }
 
-/* A squad segment's control points q0 and a (c, 8) and logs lg (6) in every
- * lane. */
+/* A squad segment's vectors in every lane, from its control points c (q0,
+ * a) and logs lg: cv (8) holds q0 and a, lv (KB_SEGMENT_VECTORS) the logs
+ * and squad_log_norms. */
 KB_INLINE void KB_VFN(splat_segment)(const double *c, const double *lg, KB_V *cv, KB_V *lv)
 {
+    double norms[4];
+    squad_log_norms(lg, norms);
     for (int j = 0; j < 8; j++)
         cv[j] = KB_VFN(splat)(c[j]);
     for (int j = 0; j < 6; j++)
         lv[j] = KB_VFN(splat)(lg[j]);
+    for (int j = 0; j < 4; j++)
+        lv[6 + j] = KB_VFN(splat)(norms[j]);
 }
 
 /* The records (rec, `stride` doubles apart, their logs from `logs`) of
- * segments seg[0 .. n) in lanes 0 .. n, the lanes past n repeating the
- * first: q0 and a (cv, 8) and the logs (lv, 6).  One segment in every lane
- * is broadcast (sorted queries, mostly), not gathered. */
+ * segments seg[0 .. KB_LANES), lane by lane (splat_segment's cv and lv).
+ * Each run of lanes on one segment takes its broadcast: one for every lane
+ * where the caller knows them all one segment (sorted queries, mostly),
+ * two where a group straddles a knot. */
 KB_INLINE void KB_VFN(load_segments)(const double *rec, ptrdiff_t stride, ptrdiff_t logs,
-                                      const ptrdiff_t *seg, int n, KB_V *cv, KB_V *lv)
+                                      const ptrdiff_t *seg, int one_segment, KB_V *cv,
+                                      KB_V *lv)
 {
-    int one_segment = 1;
-    for (int l = 1; l < n; l++)
-        one_segment &= seg[l] == seg[0];
-    if (one_segment) {
-        const double *r = rec + seg[0] * stride;
-        KB_VFN(splat_segment)(r, r + logs, cv, lv);
+    KB_VFN(splat_segment)(rec + seg[0] * stride, rec + seg[0] * stride + logs, cv, lv);
+    if (one_segment)
         return;
-    }
-    for (int l = 0; l < KB_LANES; l++) {
-        const double *r = rec + seg[l < n ? l : 0] * stride;
+    KB_M lane;
+    for (int l = 0; l < KB_LANES; l++)
+        lane[l] = l;
+    for (int l = 1; l < KB_LANES; l++) {
+        if (seg[l] == seg[l - 1])
+            continue;
+        /* lanes from l on; the runs after this one take theirs back */
+        const double *r = rec + seg[l] * stride;
+        KB_V cr[8], lr[KB_SEGMENT_VECTORS];
+        KB_VFN(splat_segment)(r, r + logs, cr, lr);
+        const KB_M from_here = lane >= l;
         for (int j = 0; j < 8; j++)
-            cv[j][l] = r[j];
-        for (int j = 0; j < 6; j++)
-            lv[j][l] = r[logs + j];
+            cv[j] = KB_VFN(select)(from_here, cr[j], cv[j]);
+        for (int j = 0; j < KB_SEGMENT_VECTORS; j++)
+            lv[j] = KB_VFN(select)(from_here, lr[j], lv[j]);
     }
 }
 
-/* p exp(e L) for pure L of norm `norm`: (cos a, sin a / norm L), a = e norm;
- * sin a / norm tends to e as norm -> 0. */
-KB_INLINE void KB_VFN(slerp_log)(KB_V e, const KB_V *p, const KB_V *L, KB_V norm,
+/* p exp(e L) for pure L of norm `norm` (its reciprocal `inv`): (cos a,
+ * sin a / norm L), a = e norm; sin a / norm tends to e as norm -> 0. */
+KB_INLINE void KB_VFN(slerp_log)(KB_V e, const KB_V *p, const KB_V *L, KB_V norm, KB_V inv,
                                 KB_V *out)
 {
     KB_V s, c;
     KB_VFN(sincos)(e * norm, &s, &c);
-    const KB_V k = KB_VFN(select)(norm > 0.0, s / norm, e);
+    const KB_V k = KB_VFN(select)(norm > 0.0, s * inv, e);
     const KB_V x[4] = {c, k * L[0], k * L[1], k * L[2]};
     KB_VFN(qmul)(p, x, out);
 }
 
 /*
- * KB_LANES squad values at once, lane by lane: control points c (16 vectors:
- * q0, a, b, q1), logs lg (6 vectors: log(q0* q1), log(a* b)), parameters *ep.
+ * KB_LANES squad values at once, lane by lane: control points c (8 vectors:
+ * q0, a), logs lg (KB_SEGMENT_VECTORS: log(q0* q1), log(a* b), their norms
+ * and reciprocals), parameters *ep.
  * squad(q0, a, b, q1; e) = slerp(2e(1-e), slerp(e, q0, q1), slerp(e, a, b)):
  * the inner slerps from their logs; the outer one is P exp(h log(P* Q)), and
  * with P* Q = (w, v), theta = atan2(|v|, w): exp(h log) = (cos h theta,
@@ -77,9 +89,8 @@ KB_INLINE void KB_VFN(squad_value)(const KB_V *c, const KB_V *lg, const KB_V *ep
 {
     const KB_V e = *ep;
     KB_V p[4], q[4], r[4];
-    KB_VFN(slerp_log)(e, c, lg, KB_VFN(sqrt)(lg[0] * lg[0] + lg[1] * lg[1] + lg[2] * lg[2]), p);
-    KB_VFN(slerp_log)(e, c + 4, lg + 3, KB_VFN(sqrt)(lg[3] * lg[3] + lg[4] * lg[4] + lg[5] * lg[5]),
-                    q);
+    KB_VFN(slerp_log)(e, c, lg, lg[6], lg[7], p);
+    KB_VFN(slerp_log)(e, c + 4, lg + 3, lg[8], lg[9], q);
     const KB_V pc[4] = {p[0], -p[1], -p[2], -p[3]};
     KB_VFN(qmul)(pc, q, r);
     const KB_V n = KB_VFN(sqrt)(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
@@ -100,12 +111,12 @@ KB_INLINE void KB_VFN(squad_value)(const KB_V *c, const KB_V *lg, const KB_V *ep
  * first derivatives are the same either way, bit for bit. */
 
 /* Jet of p exp(e L) along e: (P, P L, -|L|^2 P). */
-KB_INLINE void KB_VFN(slerp_jet)(KB_V e, const KB_V *p, const KB_V *L, int order,
-                               KB_V out[3][4])
+KB_INLINE void KB_VFN(slerp_jet)(KB_V e, const KB_V *p, const KB_V *L, KB_V norm, KB_V inv,
+                                 int order, KB_V out[3][4])
 {
     const KB_V L2 = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
     const KB_V Lq[4] = {KB_VFN(splat)(0.0), L[0], L[1], L[2]};
-    KB_VFN(slerp_log)(e, p, L, KB_VFN(sqrt)(L2), out[0]);
+    KB_VFN(slerp_log)(e, p, L, norm, inv, out[0]);
     KB_VFN(qmul)(out[0], Lq, out[1]);
     for (int j = 0; order > 1 && j < 4; j++)
         out[2][j] = -L2 * out[0][j];
@@ -195,8 +206,8 @@ KB_INLINE void KB_VFN(squad_jet)(const KB_V *c, const KB_V *lg, const KB_V *ep, 
 {
     const KB_V e = *ep;
     KB_V P[3][4], Q[3][4], Pc[3][4], R[3][4], M[3][3], hM[3][3], X[3][4];
-    KB_VFN(slerp_jet)(e, c, lg, order, P);
-    KB_VFN(slerp_jet)(e, c + 4, lg + 3, order, Q);
+    KB_VFN(slerp_jet)(e, c, lg, lg[6], lg[7], order, P);
+    KB_VFN(slerp_jet)(e, c + 4, lg + 3, lg[8], lg[9], order, Q);
     for (int k = 0; k < order + 1; k++) {
         Pc[k][0] = P[k][0];
         for (int j = 1; j < 4; j++)

@@ -8,10 +8,7 @@
 
 KB_INLINE KB_V KB_VFN(splat)(double x)
 {
-    KB_V r;
-    for (int l = 0; l < KB_LANES; l++)
-        r[l] = x;
-    return r;
+    return x - (KB_V){0};  /* x - 0 is x exactly, -0 included: one broadcast */
 }
 
 /* m ? a : b, lane by lane (C has no vector ?:) */
@@ -89,10 +86,10 @@ KB_INLINE KB_V KB_VFN(atan2_upper)(KB_V y, KB_V x)
     const KB_M steep = y > ax;  /* then atan2 = pi/2 -+ atan(|x| / y) */
     const KB_V a = KB_VFN(select)(steep, ax, y), b = KB_VFN(select)(steep, y, ax);
     /* a / b in [0, 1]; above tan(pi/8), atan(a / b) = pi/4 + atan(t) with
-     * t = (a / b - 1) / (a / b + 1) = (a - b) / (a + b): the two quotients
-     * are independent, so their divisions overlap */
+     * t = (a / b - 1) / (a / b + 1) = (a - b) / (a + b): one division either
+     * way (the divider is squad's narrowest port) */
     const KB_M upper = a > 0.41421356237309503 * b;
-    const KB_V t = KB_VFN(select)(upper, (a - b) / (a + b), a / b);
+    const KB_V t = KB_VFN(select)(upper, a - b, a) / KB_VFN(select)(upper, a + b, b);
     const KB_V at = KB_VFN(atan_kernel)(t);
     const KB_V theta = KB_VFN(select)(upper, pio4_hi + (at + pio4_lo), at);
     /* theta = atan(a / b) in [0, pi/4]; now place it */

@@ -108,23 +108,27 @@ KB_TEST(test_squad_value_eight_lanes_equal_four)
     }
     for (int trial = 0; trial < 200; trial++) {
         ptrdiff_t seg[8];
-        kb_v8 cv8[8], lv8[6], e8, out8[4];
+        kb_v8 cv8[8], lv8[KB_SEGMENT_VECTORS], e8, out8[4];
         for (int l = 0; l < 8; l++) {
             seg[l] = (trial * 7 + l * 3) % 10;
             e8[l] = ((trial * 13 + l * 5) % 17) / 16.0;
         }
         const int n = 1 + trial % 8;
-        kb_v8_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg, n, cv8, lv8);
+        for (int l = n; l < 8; l++) {  /* flush_group's padding */
+            seg[l] = seg[0];
+            e8[l] = e8[0];
+        }
+        kb_v8_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg, n == 1, cv8, lv8);
         kb_v8_squad_value(cv8, lv8, &e8, out8);
         for (int half = 0; half < 2; half++) {
-            kb_v4 cv4[8], lv4[6], e4, out4[4];
+            kb_v4 cv4[8], lv4[KB_SEGMENT_VECTORS], e4, out4[4];
             ptrdiff_t seg4[4];
             for (int l = 0; l < 4; l++) {
                 const int src = 4 * half + l < n ? 4 * half + l : 0;
                 seg4[l] = seg[src];
                 e4[l] = e8[src];
             }
-            kb_v4_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg4, 4, cv4, lv4);
+            kb_v4_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg4, 0, cv4, lv4);
             kb_v4_squad_value(cv4, lv4, &e4, out4);
             for (int l = 0; l < 4 && 4 * half + l < n; l++)
                 for (int j = 0; j < 4; j++)
