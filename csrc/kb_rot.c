@@ -413,6 +413,7 @@ static void squad_group8(const double *seg, const sample_group *g, int nu, int b
 {
     KB_SQUAD_GROUP(v8, 8);
 }
+
 #endif
 
 /* The lanes past g->n repeat the first query, so that every lane of a
@@ -495,7 +496,8 @@ static void track_queries(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, ptrdiff_
     const int group = kb_cpu_avx512() ? 8 : 4;  /* see squad_group8 */
     const double *k = c->knots + tr * c->knots_stride;
     const double *tt = j->t + tr * j->t_stride;
-    sample_group g = {0, 0, {0}, {0}, {0}, {0}, {0}};
+    sample_group g;  /* its lanes are written before they are read */
+    g.n = g.mixed = 0;
     for (ptrdiff_t i = i0; i < i1; i++) {
         kb_loc L;
         if (shared)
@@ -521,23 +523,173 @@ static void track_queries(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, ptrdiff_
 /* Queries located at a time when every track shares knots and times. */
 #define KB_ROT_BLOCK 256
 
+/* A block of queries located once for every track (shared knots and
+ * times), with their parameters and segments side by side for the values'
+ * runs of eight. */
+typedef struct {
+    ptrdiff_t n;
+    kb_loc loc[KB_ROT_BLOCK];
+    double u[KB_ROT_BLOCK], inv_dt[KB_ROT_BLOCK];
+    ptrdiff_t seg[KB_ROT_BLOCK];
+    int inside_from[KB_ROT_BLOCK];  /* queries inside the domain from i on */
+} rot_block;
+
+#if defined(KB_HAVE_V8)
+/* Eight quaternions, components (w, x, y, z) in ov[0 .. 4), stored from
+ * out64 / out32 + off one after another. */
+KB_INLINE void store_quats8(const kb_v8 *ov, int scalar_first, double *out64, float *out32,
+                            ptrdiff_t off)
+{
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+    if (out64) {  /* rows from the components: two zips of pairs */
+        const kb_v8 *c = ov, xyzw[4] = {ov[1], ov[2], ov[3], ov[0]};
+        if (!scalar_first)
+            c = xyzw;
+#define KB_ZIP(a, b, h)                                                                    \
+    __builtin_shufflevector(a, b, 4 * h, 4 * h + 8, 4 * h + 1, 4 * h + 9, 4 * h + 2,       \
+                            4 * h + 10, 4 * h + 3, 4 * h + 11)
+#define KB_PAIRS(a, b, h)                                                                  \
+    __builtin_shufflevector(a, b, 4 * h, 4 * h + 1, 4 * h + 8, 4 * h + 9, 4 * h + 2,       \
+                            4 * h + 3, 4 * h + 10, 4 * h + 11)
+        const kb_v8 ab0 = KB_ZIP(c[0], c[1], 0), cd0 = KB_ZIP(c[2], c[3], 0);
+        const kb_v8 ab1 = KB_ZIP(c[0], c[1], 1), cd1 = KB_ZIP(c[2], c[3], 1);
+        const kb_v8 rows[4] = {KB_PAIRS(ab0, cd0, 0), KB_PAIRS(ab0, cd0, 1),
+                               KB_PAIRS(ab1, cd1, 0), KB_PAIRS(ab1, cd1, 1)};
+#undef KB_ZIP
+#undef KB_PAIRS
+        memcpy(out64 + off, rows, sizeof rows);
+        return;
+    }
+#endif
+#endif
+    for (int l = 0; l < 8; l++) {
+        const double q[4] = {ov[0][l], ov[1][l], ov[2][l], ov[3][l]};
+        store_quat(out64, out32, off + 4 * l, q, scalar_first);
+    }
+}
+
+/* Eight 3-vectors, components in v[0 .. 3), stored from out64 / out32 +
+ * off one after another. */
+KB_INLINE void store_vectors8(const kb_v8 *v, double *out64, float *out32, ptrdiff_t off)
+{
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+    if (out64) {  /* (x, y) pairs placed, then z into the gaps */
+        const kb_v8 x = v[0], y = v[1], z = v[2];
+        const kb_v8 t0 = __builtin_shufflevector(x, y, 0, 8, 0, 1, 9, 1, 2, 10);
+        const kb_v8 t1 = __builtin_shufflevector(x, y, 0, 3, 11, 0, 4, 12, 0, 5);
+        const kb_v8 t2 = __builtin_shufflevector(x, y, 13, 0, 6, 14, 0, 7, 15, 0);
+        const kb_v8 rows[3] = {__builtin_shufflevector(t0, z, 0, 1, 8, 3, 4, 9, 6, 7),
+                               __builtin_shufflevector(t1, z, 10, 1, 2, 11, 4, 5, 12, 7),
+                               __builtin_shufflevector(t2, z, 0, 13, 2, 3, 14, 5, 6, 15)};
+        memcpy(out64 + off, rows, sizeof rows);
+        return;
+    }
+#endif
+#endif
+    for (int l = 0; l < 8; l++) {
+        const double w[3] = {v[0][l], v[1][l], v[2][l]};
+        store(out64, out32, off + 3 * l, w, 3);
+    }
+}
+
+/* Queries [i0, i0 + b->n) of track tr, without easing: runs of eight
+ * queries inside the domain on squad segments eight lanes at a time,
+ * straight from the block (the group's kernels, bit for bit, without its
+ * copies; a segment's broadcasts kept from run to run), the rest by
+ * track_queries.  Uneased, e = u, de/dt = 1 / dt and d2e/dt2 = 0. */
+KB_TARGET_AVX512
+static void track_block8(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot_block *b)
+{
+    const kb_rot_curve *c = j->c;
+    const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
+    const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
+    const int nu = j->nu;
+    kb_v8 cv[8], lv[KB_SEGMENT_VECTORS];
+    memset(cv, 0, sizeof cv);  /* loaded below before use; compilers cannot tell */
+    memset(lv, 0, sizeof lv);
+    ptrdiff_t loaded = -1;     /* the segment in every lane of cv, lv */
+    ptrdiff_t done = 0;        /* queries before it are stored */
+    for (ptrdiff_t i = 0; i + 8 <= b->n;) {
+        int one = 1, squad = b->inside_from[i] >= 8;
+        for (int l = 0; squad && l < 8; l++) {
+            one &= b->seg[i + l] == b->seg[i];
+            squad &= !kind || kind[b->seg[i + l]] != KB_SEG_CUMULATIVE;
+        }
+        if (!squad) {
+            i++;
+            continue;
+        }
+        track_queries(j, tr, i0 + done, i0 + i, b->loc + done, NULL);
+        if (!one || b->seg[i] != loaded) {
+            kb_v8_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, b->seg + i, one, cv, lv);
+            loaded = one ? b->seg[i] : -1;
+        }
+        const ptrdiff_t at = tr * j->n_eval + i0 + i;
+        kb_v8 ev;
+        memcpy(&ev, b->u + i, sizeof ev);
+        if (nu == 0) {
+            kb_v8 ov[4];
+            kb_v8_squad_value(cv, lv, &ev, ov);
+            store_quats8(ov, j->scalar_first, j->out64, j->out32, at * 4);
+        } else {
+            kb_v8 S[3][4], s1, rv[3];
+            memcpy(&s1, b->inv_dt + i, sizeof s1);
+            if (nu == 1)
+                kb_v8_squad_jet(cv, lv, &ev, 1, S);
+            else
+                kb_v8_squad_jet(cv, lv, &ev, 2, S);
+            kb_v8_rates(S, s1, kb_v8_splat(0.0), nu, j->body, rv);
+            store_vectors8(rv, j->out64, j->out32, at * 3);
+        }
+        i += 8;
+        done = i;
+    }
+    track_queries(j, tr, i0 + done, i0 + b->n, b->loc + done, NULL);
+}
+#endif
+
+/* Queries [i0, i0 + b->n) of track tr from block b. */
+static void track_block(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot_block *b)
+{
+#if defined(KB_HAVE_V8)
+    if (!j->c->ease && kb_cpu_avx512()) {
+        track_block8(j, tr, i0, b);
+        return;
+    }
+#endif
+    track_queries(j, tr, i0, i0 + b->n, b->loc, NULL);
+}
+
 static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
 {
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     if (c->knots_stride == 0 && j->t_stride == 0) {
-        kb_loc shared[KB_ROT_BLOCK];
-        ptrdiff_t hint = 0;
-        for (ptrdiff_t i0 = 0; i0 < j->n_eval; i0 += KB_ROT_BLOCK) {
-            const ptrdiff_t i1 = j->n_eval - i0 < KB_ROT_BLOCK ? j->n_eval : i0 + KB_ROT_BLOCK;
-            for (ptrdiff_t i = i0; i < i1; i++)
-                locate(c->knots, c->n_seg, c->extrap, j->t[i], &hint, &shared[i - i0]);
-            for (ptrdiff_t tr = begin; tr < end; tr++)
-                track_queries(j, tr, i0, i1, shared, NULL);
+        rot_block *b = malloc(sizeof *b);
+        if (b) {
+            ptrdiff_t hint = 0;
+            for (ptrdiff_t i0 = 0; i0 < j->n_eval; i0 += KB_ROT_BLOCK) {
+                b->n = j->n_eval - i0 < KB_ROT_BLOCK ? j->n_eval - i0 : KB_ROT_BLOCK;
+                for (ptrdiff_t i = 0; i < b->n; i++) {
+                    kb_loc *L = &b->loc[i];
+                    locate(c->knots, c->n_seg, c->extrap, j->t[i0 + i], &hint, L);
+                    b->u[i] = L->u;
+                    b->inv_dt[i] = L->inv_dt;
+                    b->seg[i] = L->seg;
+                }
+                for (ptrdiff_t i = b->n - 1; i >= 0; i--)
+                    b->inside_from[i] =
+                        b->loc[i].outside ? 0 : 1 + (i + 1 < b->n ? b->inside_from[i + 1] : 0);
+                for (ptrdiff_t tr = begin; tr < end; tr++)
+                    track_block(j, tr, i0, b);
+            }
+            free(b);
+            return;
         }
-        return;
     }
-    for (ptrdiff_t tr = begin; tr < end; tr++) {
+    for (ptrdiff_t tr = begin; tr < end; tr++) {  /* (without memory for a block too) */
         ptrdiff_t hint = 0;
         track_queries(j, tr, 0, j->n_eval, NULL, &hint);
     }
