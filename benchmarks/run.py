@@ -216,11 +216,19 @@ def w4(n_tracks, n_keys, repeat):
 
 
 def w5(n_tracks, n_keys, n_times, repeat):
+    """W1 on all cores against one; where memory bounds it, against one
+    core merely filling the output (issue 21: either target)."""
     _, _, spline, t = w1_setup(n_tracks, n_keys, n_times)
     out = np.empty((n_tracks, n_times, 3))
     cores = os.cpu_count() or 1
     many, one = threads_against_one(lambda: spline(t, out=out), cores, repeat)
+    kbspline.set_num_threads(cores)
+    many_again, fill_one = paired_median_times(lambda: spline(t, out=out),
+                                               lambda: np.copyto(out, 0.0), repeat)
+    kbspline.set_num_threads(1)
     return [(f"W5 W1 on {cores} cores", "kbspline on 1 core", many, one, "≥ 1.7×"),
+            (f"W5 W1 on {cores} cores", "filling its output on 1 core", many_again, fill_one,
+             "≥ 0.87× (within 1.15× of the fill)"),
             (f"W5 ceiling: filling W1's output on {cores} cores", "the same fill on 1 core",
              *fill_times(out, cores, repeat), "")]
 
