@@ -70,7 +70,7 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
         kb_loc L;
         if (runs && i > 0 && tt[i] < tt[i - 1])
             runs = 0;
-        hint = grid_hint(grid, tt[i], hint);
+        hint = grid_hint(grid, k, S, tt[i], hint);
         locate(k, S, c->extrap, tt[i], &hint, &L);
         const double *seg = cf + L.seg * seg_size;
         if (nu == 0 && !L.outside) {

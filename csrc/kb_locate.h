@@ -129,13 +129,20 @@ static inline void grid_build(seg_grid *g, const double *k, ptrdiff_t n_seg)
     }
 }
 
-static inline ptrdiff_t grid_hint(const seg_grid *g, double t, ptrdiff_t previous)
+static inline ptrdiff_t grid_hint(const seg_grid *g, const double *k, ptrdiff_t n_seg,
+                                  double t, ptrdiff_t previous)
 {
     if (!g->first)
         return previous;
     const double x = (t - g->t0) * g->per_cell;
     const ptrdiff_t j = x <= 0.0 ? 0 : x >= (double)g->cells ? g->cells - 1 : (ptrdiff_t)x;
-    return g->first[j];
+    ptrdiff_t s = g->first[j];
+    /* a cell spans few knots: step past two at or below t without branches,
+     * which random queries would mispredict half the time (k[s + 1] exists:
+     * s < n_seg) */
+    s += (s + 1 < n_seg) & (k[s + 1] <= t);
+    s += (s + 1 < n_seg) & (k[s + 1] <= t);
+    return s;
 }
 
 #endif /* KB_LOCATE_H */

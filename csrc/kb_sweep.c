@@ -399,7 +399,7 @@ static void locate_block(const kb_curve *c, int nu, const double *t, ptrdiff_t n
     b->n = n;
     for (ptrdiff_t i = 0; i < n; i++) {
         kb_loc L;
-        *hint = grid_hint(grid, t[i], *hint);
+        *hint = grid_hint(grid, c->knots, c->n_seg, t[i], *hint);
         locate(c->knots, c->n_seg, c->extrap, t[i], hint, &L);
         b->seg[i] = L.seg;
         b->horner[i] = nu == 0 && !L.outside;
