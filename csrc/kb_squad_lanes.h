@@ -35,31 +35,51 @@ KB_INLINE void KB_VFN(splat_segment)(const double *c, const double *lg, KB_V *cv
 
 /* The records (rec, `stride` doubles apart, their logs from `logs`) of
  * segments seg[0 .. KB_LANES), lane by lane (splat_segment's cv and lv).
- * Each run of lanes on one segment takes its broadcast: one for every lane
- * where the caller knows them all one segment (sorted queries, mostly),
- * two where a group straddles a knot. */
+ * One segment in every lane, where the caller knows it (sorted queries,
+ * mostly), is one broadcast; two runs of lanes (a group straddling a knot)
+ * are two blended; otherwise (random queries) the lanes are gathered and
+ * the norms taken in the vector lanes, the same correctly rounded square
+ * roots and quotients. */
 KB_INLINE void KB_VFN(load_segments)(const double *rec, ptrdiff_t stride, ptrdiff_t logs,
                                       const ptrdiff_t *seg, int one_segment, KB_V *cv,
                                       KB_V *lv)
 {
-    KB_VFN(splat_segment)(rec + seg[0] * stride, rec + seg[0] * stride + logs, cv, lv);
-    if (one_segment)
+    if (one_segment) {
+        KB_VFN(splat_segment)(rec + seg[0] * stride, rec + seg[0] * stride + logs, cv, lv);
         return;
-    KB_M lane;
-    for (int l = 0; l < KB_LANES; l++)
-        lane[l] = l;
-    for (int l = 1; l < KB_LANES; l++) {
-        if (seg[l] == seg[l - 1])
-            continue;
-        /* lanes from l on; the runs after this one take theirs back */
-        const double *r = rec + seg[l] * stride;
+    }
+    int second = 0, runs = 1;  /* where the second run starts; how many */
+    for (int l = 1; l < KB_LANES; l++)
+        if (seg[l] != seg[l - 1]) {
+            second = runs == 1 ? l : second;
+            runs++;
+        }
+    if (runs == 2) {
+        const double *r0 = rec + seg[0] * stride, *r1 = rec + seg[second] * stride;
         KB_V cr[8], lr[KB_SEGMENT_VECTORS];
-        KB_VFN(splat_segment)(r, r + logs, cr, lr);
-        const KB_M from_here = lane >= l;
+        KB_VFN(splat_segment)(r0, r0 + logs, cv, lv);
+        KB_VFN(splat_segment)(r1, r1 + logs, cr, lr);
+        KB_M lane = {0};
+        for (int l = 0; l < KB_LANES; l++)
+            lane[l] = l;
+        const KB_M from_second = lane >= second;
         for (int j = 0; j < 8; j++)
-            cv[j] = KB_VFN(select)(from_here, cr[j], cv[j]);
+            cv[j] = KB_VFN(select)(from_second, cr[j], cv[j]);
         for (int j = 0; j < KB_SEGMENT_VECTORS; j++)
-            lv[j] = KB_VFN(select)(from_here, lr[j], lv[j]);
+            lv[j] = KB_VFN(select)(from_second, lr[j], lv[j]);
+        return;
+    }
+    for (int l = 0; l < KB_LANES; l++) {
+        const double *r = rec + seg[l] * stride;
+        for (int j = 0; j < 8; j++)
+            cv[j][l] = r[j];
+        for (int j = 0; j < 6; j++)
+            lv[j][l] = r[logs + j];
+    }
+    for (int i = 0; i < 2; i++) {  /* squad_log_norms, lane by lane */
+        const KB_V *L = lv + 3 * i;
+        lv[6 + 2 * i] = KB_VFN(sqrt)(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+        lv[7 + 2 * i] = 1.0 / lv[6 + 2 * i];
     }
 }
 
