@@ -40,25 +40,9 @@ static inline void squad_log_norms(const double *lg, double out[4])
     }
 }
 
-#define KB_V kb_v4
-#define KB_M kb_m4
-#define KB_LANES 4
-#define KB_VFN(name) kb_v4_##name
-#include "kb_squad_lanes.h"
-#undef KB_V
-#undef KB_M
-#undef KB_LANES
-#undef KB_VFN
-
-#define KB_V kb_v8
-#define KB_M kb_m8
-#define KB_LANES 8
-#define KB_VFN(name) kb_v8_##name
-#include "kb_squad_lanes.h"
-#undef KB_V
-#undef KB_M
-#undef KB_LANES
-#undef KB_VFN
+#define KB_LANES_FILE "kb_squad_lanes.h"
+#include "kb_lanes.h"
+#undef KB_LANES_FILE
 
 #endif
 

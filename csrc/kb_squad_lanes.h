@@ -1,7 +1,7 @@
 /*
  * kb_squad_lanes.h -- private: squad values and jets KB_LANES at a time,
- * included by kb_squad.h once per vector width (kb_vmath_lanes.h tells the
- * macros).
+ * included by kb_squad.h once per vector width through kb_lanes.h (which
+ * defines KB_V, KB_M, KB_LANES and KB_VFN).
  * No include guard: meant to be included twice.
  */
 

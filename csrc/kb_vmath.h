@@ -44,25 +44,9 @@ typedef long long kb_m8 __attribute__((vector_size(64)));
 /* Where the reduction by multiples of pi/2 stays exact (k * PIO2_1 exact). */
 #define KB_VMATH_MAX_ARG 1e5
 
-#define KB_V kb_v4
-#define KB_M kb_m4
-#define KB_LANES 4
-#define KB_VFN(name) kb_v4_##name
-#include "kb_vmath_lanes.h"
-#undef KB_V
-#undef KB_M
-#undef KB_LANES
-#undef KB_VFN
-
-#define KB_V kb_v8
-#define KB_M kb_m8
-#define KB_LANES 8
-#define KB_VFN(name) kb_v8_##name
-#include "kb_vmath_lanes.h"
-#undef KB_V
-#undef KB_M
-#undef KB_LANES
-#undef KB_VFN
+#define KB_LANES_FILE "kb_vmath_lanes.h"
+#include "kb_lanes.h"
+#undef KB_LANES_FILE
 
 #endif /* __GNUC__ */
 

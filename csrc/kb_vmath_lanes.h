@@ -1,7 +1,7 @@
 /*
  * kb_vmath_lanes.h -- private: the body of kb_vmath.h's functions, included
- * once per vector width with KB_V (doubles), KB_M (lane masks: -1 or 0),
- * KB_LANES and KB_VFN(name) (the name's prefix: kb_v4_, kb_v8_) defined.
+ * once per vector width by kb_lanes.h (which defines KB_V, KB_M, KB_LANES
+ * and KB_VFN).
  * Every width runs the same operations lane by lane, so lanes agree bit for
  * bit whatever the width.  No include guard: meant to be included twice.
  */
