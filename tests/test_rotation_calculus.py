@@ -170,10 +170,10 @@ def test_scalar_last_reads_and_writes_xyzw():
     ("angular_acceleration", {"frame": "body"}),
 ])
 def test_values_do_not_depend_on_the_queries_beside_them(method, kwargs):
-    # Values and rates inside the domain are computed four at a time (vector
-    # sine, cosine and atan2, and the jets for rates); a query's result is
-    # the same alone, in any order, beside extrapolated ones, and on any
-    # segment of its group.
+    # Values and rates inside the domain are computed four or eight at a
+    # time (vector sine, cosine and atan2, and the jets for rates); a query's
+    # result is the same alone, in any order, beside extrapolated ones, and
+    # on any segment of its group (tests/test_rotation_lanes.py: more).
     rng = np.random.default_rng(7)
     times = np.cumsum(rng.uniform(0.2, 1.5, 9))
     s = RotationSpline(times, random_quaternions(rng, 9), 0.3, -0.2, 0.1,
