@@ -3,7 +3,7 @@
 
 int kb_cpu_avx512(void)
 {
-#if defined(__x86_64__) && !defined(__clang__) && defined(__GLIBC__) && defined(__GNUC__)
+#if defined(KB_HAVE_AVX512)
     static _Atomic int known;  /* 0: not asked yet; else 1 + the answer */
     int answer = known;
     if (answer == 0) {

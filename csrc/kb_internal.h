@@ -98,8 +98,14 @@ void kb_parallel_for(ptrdiff_t n, int n_threads, ptrdiff_t min_chunk, kb_range_f
  * this many values per query (tracks times D), so that it stays near 2%. */
 #define KB_SWEEP_MIN_VALUES 384
 
-/* 1 if the processor and the system run AVX-512 (F, DQ, VL), where
- * kb_vmath.h's KB_TARGET_AVX512 functions may be called; else 0. */
+/* Functions compiled for AVX-512 besides their baseline or AVX2 copies
+ * (x86-64 Linux with GCC, as for the target_clones copies), called only
+ * where kb_cpu_avx512() is 1: the processor and the system run AVX-512
+ * (F, DQ, VL). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define KB_HAVE_AVX512 1
+#define KB_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
+#endif
 int kb_cpu_avx512(void);
 
 /* How many of n_threads to use for n_items tracks carrying `work` outputs. */

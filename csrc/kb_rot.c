@@ -389,14 +389,10 @@ typedef struct {
                 for (int j = 0; j < 4; j++)                                        \
                     q[l][j] = ov[j][l];                                            \
         } else {                                                                   \
-            kb_##V Sv[3][4], s1, s2, rv[3];                                        \
+            kb_##V s1, s2, rv[3];                                                  \
             memcpy(&s1, g->s1, sizeof s1);                                         \
             memcpy(&s2, g->s2, sizeof s2);                                         \
-            if (nu == 1) /* angular velocity needs no second derivatives */        \
-                kb_##V##_squad_jet(cv, lv, &ev, 1, Sv);                            \
-            else                                                                   \
-                kb_##V##_squad_jet(cv, lv, &ev, 2, Sv);                            \
-            kb_##V##_rates(Sv, s1, s2, nu, body, rv);                              \
+            kb_##V##_squad_rates(cv, lv, &ev, s1, s2, nu, body, rv);               \
             for (int l = 0; l < g->n; l++)                                         \
                 for (int j = 0; j < 3; j++)                                        \
                     w[l][j] = rv[j][l];                                            \
@@ -413,7 +409,6 @@ static void squad_group8(const double *seg, const sample_group *g, int nu, int b
 {
     KB_SQUAD_GROUP(v8, 8);
 }
-
 #endif
 
 /* The lanes past g->n repeat the first query, so that every lane of a
@@ -634,13 +629,9 @@ static void track_block8(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot
             kb_v8_squad_value(cv, lv, &ev, ov);
             store_quats8(ov, j->scalar_first, j->out64, j->out32, at * 4);
         } else {
-            kb_v8 S[3][4], s1, rv[3];
+            kb_v8 s1, rv[3];
             memcpy(&s1, b->inv_dt + i, sizeof s1);
-            if (nu == 1)
-                kb_v8_squad_jet(cv, lv, &ev, 1, S);
-            else
-                kb_v8_squad_jet(cv, lv, &ev, 2, S);
-            kb_v8_rates(S, s1, kb_v8_splat(0.0), nu, j->body, rv);
+            kb_v8_squad_rates(cv, lv, &ev, s1, kb_v8_splat(0.0), nu, j->body, rv);
             store_vectors8(rv, j->out64, j->out32, at * 3);
         }
         i += 8;

@@ -283,3 +283,17 @@ KB_INLINE void KB_VFN(rates)(KB_V S[3][4], KB_V s1, KB_V s2, int nu, int body, K
     for (int j = 0; j < 3; j++)
         v[j] = 2.0 * a[j + 1] + 2.0 * b[j + 1];
 }
+
+/* Angular velocity (nu 1) or acceleration (nu 2) of KB_LANES squad queries,
+ * world or body frame: squad_jet to the order needed (a constant in each
+ * call, so velocity's code has no second derivatives), then rates. */
+KB_INLINE void KB_VFN(squad_rates)(const KB_V *c, const KB_V *lg, const KB_V *ep, KB_V s1,
+                                   KB_V s2, int nu, int body, KB_V w[3])
+{
+    KB_V S[3][4];
+    if (nu == 1)
+        KB_VFN(squad_jet)(c, lg, ep, 1, S);
+    else
+        KB_VFN(squad_jet)(c, lg, ep, 2, S);
+    KB_VFN(rates)(S, s1, s2, nu, body, w);
+}

@@ -1,7 +1,7 @@
 /* kb_sweep.c -- evaluation with knots and query times shared by every
  * track: each block of queries is located once, then every track is swept
- * over it, four values at a time; outputs larger than the last-level cache
- * can hold bypass it. */
+ * over it, four values at a time; outputs larger than half the last-level
+ * cache bypass it. */
 #define _POSIX_C_SOURCE 200809L  /* sysconf */
 #include "kb_cubic.h"
 #include "kb_vmath.h"

@@ -33,14 +33,6 @@ typedef long long kb_m4 __attribute__((vector_size(32)));  /* lane masks: -1 or 
 typedef double kb_v8 __attribute__((vector_size(64)));
 typedef long long kb_m8 __attribute__((vector_size(64)));
 
-/* Functions compiled for AVX-512 besides their baseline or AVX2 copies,
- * called where kb_cpu_avx512() says the processor has it (x86-64 Linux
- * with GCC, as for the target_clones copies). */
-#if defined(__x86_64__) && !defined(__clang__) && defined(__GLIBC__)
-#define KB_HAVE_AVX512 1
-#define KB_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
-#endif
-
 /* Where the reduction by multiples of pi/2 stays exact (k * PIO2_1 exact). */
 #define KB_VMATH_MAX_ARG 1e5
 

@@ -91,8 +91,9 @@ KB_TEST(test_squad_value_equals_composed_slerps)
 }
 
 /* Eight lanes (kb_v8, AVX-512's width where the processor has it) give the
- * values four lanes give, bit for bit, with different segments, signs and
- * parameters in every lane, the outer slerp's p = q case among them. */
+ * values and angular rates four lanes give, bit for bit, with different
+ * segments, signs and parameters in every lane, the outer slerp's p = q
+ * case among them. */
 KB_TEST(test_squad_value_eight_lanes_equal_four)
 {
 #if defined(KB_HAVE_VMATH)
@@ -118,8 +119,13 @@ KB_TEST(test_squad_value_eight_lanes_equal_four)
             seg[l] = seg[0];
             e8[l] = e8[0];
         }
+        const int nu = trial % 3, body = trial % 2;  /* values, velocity, acceleration */
+        const kb_v8 s1 = kb_v8_splat(1.5 + 0.25 * (trial % 5)), s2 = kb_v8_splat(0.5);
         kb_v8_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg, n == 1, cv8, lv8);
-        kb_v8_squad_value(cv8, lv8, &e8, out8);
+        if (nu == 0)
+            kb_v8_squad_value(cv8, lv8, &e8, out8);
+        else
+            kb_v8_squad_rates(cv8, lv8, &e8, s1, s2, nu, body, out8);
         for (int half = 0; half < 2; half++) {
             kb_v4 cv4[8], lv4[KB_SEGMENT_VECTORS], e4, out4[4];
             ptrdiff_t seg4[4];
@@ -129,9 +135,13 @@ KB_TEST(test_squad_value_eight_lanes_equal_four)
                 e4[l] = e8[src];
             }
             kb_v4_load_segments(rec[0], 16, KB_SQUAD_LOGS, seg4, 0, cv4, lv4);
-            kb_v4_squad_value(cv4, lv4, &e4, out4);
+            if (nu == 0)
+                kb_v4_squad_value(cv4, lv4, &e4, out4);
+            else
+                kb_v4_squad_rates(cv4, lv4, &e4, kb_v4_splat(s1[0]), kb_v4_splat(s2[0]), nu,
+                                  body, out4);
             for (int l = 0; l < 4 && 4 * half + l < n; l++)
-                for (int j = 0; j < 4; j++)
+                for (int j = 0; j < (nu == 0 ? 4 : 3); j++)
                     KB_ASSERT(out8[j][4 * half + l] == out4[j][l]);
         }
     }
