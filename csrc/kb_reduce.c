@@ -123,19 +123,40 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
 }
 
 /* Both channels' errors at frames [first, last] into s->angle, s->distance
- * and their worst ratio to the tolerances into s->score. */
+ * and their worst ratio to the tolerances into s->score.  A channel of
+ * infinite tolerance cannot raise a score, so it is skipped here (its
+ * errors are left as they were) and evaluated once at the end by
+ * skipped_errors. */
 static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                               const double *rotation_tcb, const double *translation_tcb,
                               ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
 {
-    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, first, last,
-                                      s->angle + first, NULL, s, err);
-    if (status == KB_OK)
+    int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
+    kb_status status = KB_OK;
+    if (rotation)
+        status = channel_errors(jt, 1, keys, n, rotation_tcb, first, last, s->angle + first,
+                                NULL, s, err);
+    if (status == KB_OK && translation)
         status = channel_errors(jt, 0, keys, n, translation_tcb, first, last,
                                 s->distance + first, NULL, s, err);
     for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
-        s->score[f] = fmax(s->angle[f] / jt->angle_tolerance,
-                           s->distance[f] / jt->distance_tolerance);
+        s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
+                           translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+    return status;
+}
+
+/* The errors joint_errors skipped, at every frame, for the final keys. */
+static kb_status skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                                const double *rotation_tcb, const double *translation_tcb,
+                                space *s, kb_error *err)
+{
+    ptrdiff_t last = jt->n_frames - 1;
+    kb_status status = KB_OK;
+    if (!isfinite(jt->angle_tolerance))
+        status = channel_errors(jt, 1, keys, n, rotation_tcb, 0, last, s->angle, NULL, s, err);
+    if (status == KB_OK && !isfinite(jt->distance_tolerance))
+        status = channel_errors(jt, 0, keys, n, translation_tcb, 0, last, s->distance, NULL, s,
+                                err);
     return status;
 }
 
@@ -157,6 +178,45 @@ static kb_status validate(const kb_reduce_joint *jt, kb_error *err)
             return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 0, f);
     }
     return KB_OK;
+}
+
+/* Key frames must rise from the first frame to the last. */
+static kb_status check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
+                            kb_error *err)
+{
+    if (K < 2 || K > jt->n_frames || keys[0] != 0 || keys[K - 1] != jt->n_frames - 1)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
+    for (ptrdiff_t k = 1; k < K; k++)
+        if (keys[k] <= keys[k - 1])
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    return KB_OK;
+}
+
+kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n_keys,
+                            const double *rotation_tcb, const double *translation_tcb,
+                            double *rotations, double *translations, double *angle,
+                            double *distance, kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status == KB_OK)
+        status = check_keys(jt, keys, n_keys, err);
+    if (status != KB_OK)
+        return status;
+    ptrdiff_t F = jt->n_frames;
+    space s;
+    void *block = space_alloc(&s, F, 0);
+    if (!block)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, 0, F - 1, angle, NULL, &s, err);
+    if (status == KB_OK) {
+        memcpy(rotations, s.out, (size_t)(4 * F) * sizeof(double));
+        status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance, NULL,
+                                &s, err);
+    }
+    if (status == KB_OK)
+        memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
+    free(block);
+    return status == KB_OK ? kb_ok(err) : status;
 }
 
 /* ---------------------------------------------------------------- */
@@ -228,13 +288,20 @@ static void push_segments(greedy_state *g, const double *score, ptrdiff_t a, ptr
     }
 }
 
-kb_status kb_reduce_greedy(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                           double *angle, double *distance, kb_error *err)
+/* The greedy selection until no score is above `floor`: the keys and their
+ * count (keys, n_keys; NULL to skip), the frames in the order they were
+ * keyed and each one's score then (order, order_score, n_order; NULL to
+ * skip), and the final errors (angle, distance; NULL to skip). */
+static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys,
+                        ptrdiff_t *n_keys, ptrdiff_t *order, double *order_score,
+                        ptrdiff_t *n_order, double *angle, double *distance, kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
         return status;
-    ptrdiff_t F = jt->n_frames;
+    if (!(floor > 0))
+        return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
+    ptrdiff_t F = jt->n_frames, n_keyed = 0;
     space s;
     size_t extra = (size_t)F * (3 * sizeof(ptrdiff_t) + 5 * sizeof(candidate));
     void *block = space_alloc(&s, F, extra);
@@ -255,9 +322,14 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t
         candidate c = heap_pop(g.heap, &g.heap_size);
         if (g.latest[c.start] != c.entry)
             continue;  /* the segment was split or scored again since */
-        if (!(c.score > 1.0) || c.worst == c.start)
+        if (!(c.score > floor) || c.worst == c.start)
             break;
         ptrdiff_t w = c.worst, b = g.next[c.start];
+        if (order) {
+            order[n_keyed] = w;
+            order_score[n_keyed] = c.score;
+        }
+        n_keyed++;
         g.next[c.start] = w;
         g.prev[w] = c.start;
         g.next[w] = b;
@@ -283,19 +355,40 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t
         if (status == KB_OK)
             push_segments(&g, s.score, first, last);
     }
+    ptrdiff_t n = 0, *found = g.latest;  /* the heap's records are no longer needed */
+    for (ptrdiff_t k = 0; status == KB_OK; k = g.next[k]) {
+        found[n++] = k;
+        if (k == F - 1)
+            break;
+    }
+    if (status == KB_OK && (angle || distance))
+        status = skipped_errors(jt, found, n, NULL, NULL, &s, err);
     if (status == KB_OK) {
-        ptrdiff_t n = 0;
-        for (ptrdiff_t k = 0;; k = g.next[k]) {
-            keys[n++] = k;
-            if (k == F - 1)
-                break;
+        if (keys) {
+            memcpy(keys, found, (size_t)n * sizeof(ptrdiff_t));
+            *n_keys = n;
         }
-        *n_keys = n;
-        memcpy(angle, s.angle, (size_t)F * sizeof(double));
-        memcpy(distance, s.distance, (size_t)F * sizeof(double));
+        if (order)
+            *n_order = n_keyed;
+        if (angle)
+            memcpy(angle, s.angle, (size_t)F * sizeof(double));
+        if (distance)
+            memcpy(distance, s.distance, (size_t)F * sizeof(double));
     }
     free(block);
     return status == KB_OK ? kb_ok(err) : status;
+}
+
+kb_status kb_reduce_greedy(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                           double *angle, double *distance, kb_error *err)
+{
+    return greedy(jt, 1.0, keys, n_keys, NULL, NULL, NULL, angle, distance, err);
+}
+
+kb_status kb_reduce_greedy_order(const kb_reduce_joint *jt, double floor, ptrdiff_t *order,
+                                 double *order_score, ptrdiff_t *n_order, kb_error *err)
+{
+    return greedy(jt, floor, NULL, NULL, order, order_score, n_order, NULL, NULL, err);
 }
 
 /* ---------------------------------------------------------------- */
@@ -678,11 +771,9 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames, K = *n_keys;
-    if (K < 2 || K > F || keys[0] != 0 || keys[K - 1] != F - 1)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    for (ptrdiff_t k = 1; k < K; k++)
-        if (keys[k] <= keys[k - 1])
-            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    status = check_keys(jt, keys, K, err);
+    if (status != KB_OK)
+        return status;
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = isfinite(jt->distance_tolerance) ? 2 : 1};
     void *block = space_alloc(&j.s, F, (size_t)F * (7 * sizeof(double) + 1));
@@ -706,6 +797,8 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
     double worst;
     if (status == KB_OK)
         status = fit_score(&j, j.keys, j.K, j.tcb, &worst, err);
+    if (status == KB_OK)
+        status = skipped_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;
         memcpy(angle, j.s.angle, (size_t)F * sizeof(double));

@@ -503,6 +503,31 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdif
                            double *angle, double *distance, kb_error *err);
 
 /*
+ * The splines through keys (n_keys ascending frames from 0 to n_frames - 1)
+ * with TCB rotation_tcb and translation_tcb ((n_keys, 3) each; NULL: zero)
+ * at every frame: rotations (n_frames, 4), translations (n_frames, 3), and
+ * their errors from the frames, angle and distance (n_frames).  Allocates
+ * about 60 n_frames doubles.
+ */
+kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
+                            ptrdiff_t n_keys, const double *rotation_tcb,
+                            const double *translation_tcb, double *rotations,
+                            double *translations, double *angle, double *distance,
+                            kb_error *err);
+
+/*
+ * The greedy selection's order: runs it until no score is above floor
+ * (> 0; 1 is kb_reduce_greedy) and writes the frames it keyed, in turn,
+ * with the score each had when keyed (order, order_score: n_frames - 2
+ * capacity; n_order of them).  As the scores under s times the
+ * tolerances are these over s, the keys under s times the tolerances, for
+ * any s >= floor, are the first and last frames and order[i] for every i
+ * before the first order_score[i] <= s.
+ */
+kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
+                                 double *order_score, ptrdiff_t *n_order, kb_error *err);
+
+/*
  * One channel's TCB (n_keys, 3) fitted by Levenberg-Marquardt from the
  * values in tcb (each in [-1, 1]): squared residuals summed over every frame
  * (rotation: twice the vector part of frame* spline; else spline - frame),

@@ -85,6 +85,14 @@ def reduce_greedy(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: _F64,
     distance_tolerance: _F64, /,
 ) -> tuple[list[NDArray[np.intp]], _F64, _F64]: ...
+def reduce_greedy_order(
+    times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
+    distance_tolerance: float, floor: float, /,
+) -> tuple[NDArray[np.intp], _F64]: ...
+def reduce_rebuild(
+    times: _F64, rotations: _F64, translations: _F64, keys: NDArray[np.intp],
+    rotation_tcb: Optional[_F64], translation_tcb: Optional[_F64], /,
+) -> tuple[_F64, _F64, _F64, _F64]: ...
 def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], /,

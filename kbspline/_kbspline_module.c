@@ -925,6 +925,48 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(reduce_greedy_order_doc,
+"reduce_greedy_order(times, rotations, translations, angle_tolerance,\n"
+"                    distance_tolerance, floor) -> (order, score)\n\n"
+"The frames the greedy selection keys, in turn, until no score is above\n"
+"floor, and each one's score when keyed, for the joint in rotations\n"
+"(1, F, 4), translations (1, F, 3).  Private: see kbspline.motion.reduce.");
+
+static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
+{
+    PyObject *o[3], *order = NULL, *score = NULL, *result = NULL;
+    PyArrayObject *a[3];
+    double angle_tolerance, distance_tolerance, floor;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOddd", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance, &floor) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[0], 0), capacity = F > 2 ? F - 2 : 0;
+    order = PyArray_SimpleNew(1, &capacity, NPY_INTP);
+    score = new_array(1, &capacity);
+    if (order && score) {
+        kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance,
+                                          distance_tolerance);
+        ptrdiff_t n = 0;
+        kb_error err;
+        kb_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = kb_reduce_greedy_order(&jt, floor,
+                                        (ptrdiff_t *)PyArray_DATA((PyArrayObject *)order),
+                                        (double *)PyArray_DATA((PyArrayObject *)score), &n, &err);
+        Py_END_ALLOW_THREADS
+        if (status != KB_OK)
+            raise_core_error(status, &err);
+        else
+            result = Py_BuildValue("(NN)", PySequence_GetSlice(order, 0, n),
+                                   PySequence_GetSlice(score, 0, n));
+    }
+    Py_XDECREF(order);
+    Py_XDECREF(score);
+    return result;
+}
+
 /* An ascending intp copy of a key-frame array, or NULL with an exception. */
 static PyArrayObject *key_frames(PyObject *obj)
 {
@@ -991,6 +1033,58 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(reduce_rebuild_doc,
+"reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
+"               translation_tcb) -> (rotations, translations, angle, distance)\n\n"
+"The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
+"rotations (1, F, 4), translations (1, F, 3), at every frame, and their\n"
+"errors.  Private: see kbspline.motion.reduce.");
+
+static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
+{
+    PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
+    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
+    const char *names[2] = {"rotation_tcb", "translation_tcb"};
+    for (int c = 0; c < 2; c++)
+        if (!check_array(o[4 + c], names[c], 2, 1, 0, 0, &tcb[c]) ||
+            (tcb[c] && (!expect_dim(tcb[c], 0, K, names[c]) ||
+                        !expect_dim(tcb[c], 1, 3, names[c]))))
+            goto done;
+    npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
+    out[0] = new_array(2, rotation_dims);
+    out[1] = new_array(2, translation_dims);
+    out[2] = new_array(1, &F);
+    out[3] = new_array(1, &F);
+    if (!out[0] || !out[1] || !out[2] || !out[3])
+        goto done;
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_reduce_rebuild(&jt, (const ptrdiff_t *)PyArray_DATA(keys), K,
+                               tcb[0] ? (const double *)PyArray_DATA(tcb[0]) : NULL,
+                               tcb[1] ? (const double *)PyArray_DATA(tcb[1]) : NULL,
+                               (double *)PyArray_DATA((PyArrayObject *)out[0]),
+                               (double *)PyArray_DATA((PyArrayObject *)out[1]),
+                               (double *)PyArray_DATA((PyArrayObject *)out[2]),
+                               (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        raise_core_error(status, &err);
+    else
+        result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
+done:
+    Py_XDECREF(keys);
+    for (int i = 0; i < 4; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
 "        jacobian_every) -> tcb\n\n"
@@ -1044,6 +1138,8 @@ static PyMethodDef methods[] = {
     {"quat_util", quat_util, METH_VARARGS, quat_util_doc},
     {"playback_check", playback_check, METH_VARARGS, playback_check_doc},
     {"reduce_greedy", reduce_greedy, METH_VARARGS, reduce_greedy_doc},
+    {"reduce_greedy_order", reduce_greedy_order, METH_VARARGS, reduce_greedy_order_doc},
+    {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {NULL, NULL, 0, NULL},

@@ -114,6 +114,79 @@ KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
     free(ttcb);
 }
 
+/* The greedy keys under s times the tolerances are a prefix of the order
+ * kept at a tighter floor: the first and last frames and the frames keyed
+ * before the first whose score was at most s. */
+KB_TEST(test_reduce_greedy_order_gives_every_looser_scale)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4};
+    ptrdiff_t order[F], n_order = 0, keys[F], n = 0;
+    double score[F], angle[F], distance[F];
+    kb_error err;
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.7, order, score, &n_order, &err) == KB_OK);
+    KB_ASSERT(n_order > 10 && n_order <= F - 2);
+    const double scales[] = {0.7, 1.0, 1.9, 4.0, 11.0, 1e6};
+    for (int i = 0; i < 6; i++) {
+        double s = scales[i];
+        kb_reduce_joint scaled = {F, times, rot, tr, s * 1e-3, s * 6e-4};
+        KB_ASSERT(kb_reduce_greedy(&scaled, keys, &n, angle, distance, &err) == KB_OK);
+        ptrdiff_t m = 0;
+        while (m < n_order && score[m] > s)
+            m++;
+        KB_ASSERT(n == m + 2);
+        unsigned char keyed[F] = {0};
+        keyed[0] = keyed[F - 1] = 1;
+        for (ptrdiff_t k = 0; k < m; k++)
+            keyed[order[k]] = 1;
+        for (ptrdiff_t k = 0; k < n; k++)
+            KB_ASSERT(keyed[keys[k]]);
+    }
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.0, order, score, &n_order, &err) == KB_ERANGE);
+    KB_ASSERT(kb_reduce_greedy_order(&jt, NAN, order, score, &n_order, &err) == KB_ERANGE);
+}
+
+/* A channel of infinite tolerance is skipped while choosing keys, yet its
+ * errors are reported; the rebuilt curves and errors are those of splines
+ * built whole. */
+KB_TEST(test_reduce_reports_every_channel_and_rebuilds)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 4e-3, INFINITY};
+    ptrdiff_t keys[F], n = 0;
+    double angle[F], distance[F], q[F * 4], x[F * 3], a2[F], d2[F], worst[2], rtcb[3 * F];
+    kb_error err;
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(whole_errors(keys, n, NULL, NULL, &worst[0], &worst[1]));
+    double max_angle = 0.0, max_distance = 0.0;
+    for (int f = 0; f < F; f++) {
+        max_angle = fmax(max_angle, angle[f]);
+        max_distance = fmax(max_distance, distance[f]);
+    }
+    KB_ASSERT(max_angle <= 4e-3 && fabs(max_angle - worst[0]) <= 1e-7);
+    KB_ASSERT(max_distance > 1e-3 && fabs(max_distance - worst[1]) <= 1e-12);
+    for (ptrdiff_t i = 0; i < 3 * n; i++)
+        rtcb[i] = 0.1 * sin((double)i);
+    KB_ASSERT(kb_reduce_rebuild(&jt, keys, n, rtcb, NULL, q, x, a2, d2, &err) == KB_OK);
+    KB_ASSERT(whole_errors(keys, n, rtcb, NULL, &worst[0], &worst[1]));
+    max_angle = max_distance = 0.0;
+    for (int f = 0; f < F; f++) {
+        max_angle = fmax(max_angle, a2[f]);
+        max_distance = fmax(max_distance, d2[f]);
+        KB_ASSERT(fabs(q[4 * f] * q[4 * f] + q[4 * f + 1] * q[4 * f + 1] +
+                       q[4 * f + 2] * q[4 * f + 2] + q[4 * f + 3] * q[4 * f + 3] - 1.0) < 1e-12);
+    }
+    KB_ASSERT(fabs(max_angle - worst[0]) <= 1e-7 && fabs(max_distance - worst[1]) <= 1e-12);
+    KB_ASSERT(fabs(x[3 * 7] - tr[3 * 7]) <= d2[7] + 1e-15);
+    ptrdiff_t unsorted[3] = {0, 5, 5}, short_keys[2] = {0, F - 2};
+    KB_ASSERT(kb_reduce_rebuild(&jt, short_keys, 2, NULL, NULL, q, x, a2, d2, &err) ==
+              KB_EBADSHAPE);
+    unsorted[2] = F - 1;
+    unsorted[1] = 0;
+    KB_ASSERT(kb_reduce_rebuild(&jt, unsorted, 3, NULL, NULL, q, x, a2, d2, &err) ==
+              KB_ENOTSORTED);
+}
+
 KB_TEST(test_reduce_fit_lowers_the_squared_error)
 {
     wiggle(0.3);

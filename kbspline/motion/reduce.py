@@ -16,7 +16,7 @@ from .._threads import get_num_threads
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
-from .world_error import WorldError, local_tolerances, vertex_positions
+from .world_error import WorldError, local_tolerances
 
 
 @dataclasses.dataclass
@@ -200,32 +200,59 @@ def _curves(key_times, rotations, translations, rotation_tcb, translation_tcb, t
 LOOSER = 5.0  # the greedy keys a fit starts from are chosen at this times the tolerances
 
 
-def _greedy_joint(times, rotations, translations, angle_tolerances, distance_tolerances, j):
-    """Joint j's greedy key frames under its tolerances (in C: see
-    kb_reduce_greedy), with its worst rotation and translation errors."""
-    found, angle, distance = _core.reduce_greedy(
-        times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j:j + 1],
-        distance_tolerances[j:j + 1])
-    return found[0], angle.max(), distance.max()
+class _JointFrames:
+    """One joint's frames, its tolerances at a scale, and its greedy keys at
+    any scale from one run of the selection: the scores under tolerances s
+    times the base ones are the base scores over s, so the greedy keys at s
+    are the frames it keyed, in turn, before the first whose score was at
+    most s (kb_reduce_greedy_order).  Where a cap binds, the tolerances are
+    no longer a scale of the base ones and the selection runs again."""
+
+    def __init__(self, times, rotations, translations, base, caps, j):
+        self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
+        self.base = (float(base[0][j]), float(base[1][j]))
+        self.caps = (float(caps[0][j]), float(caps[1][j]))
+        self.floor, self.order, self.score = math.inf, None, None
+        self.last_rebuild = None  # (choice's bytes, _rebuild's result)
+
+    def tolerances(self, scale):
+        """Angle and distance tolerances at `scale`: the base ones times it, capped."""
+        return tuple(min(scale * b, c) for b, c in zip(self.base, self.caps))
+
+    def greedy(self, scale, looser=1.0):
+        """Greedy keys under `looser` times the tolerances at `scale`."""
+        if any(scale * b > c for b, c in zip(self.base, self.caps)):  # a cap binds
+            angle, distance = (looser * t for t in self.tolerances(scale))
+            return _core.reduce_greedy(*self.frames, np.array([angle]),
+                                       np.array([distance]))[0][0]
+        scale *= looser
+        if scale < self.floor:
+            self.order, self.score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
+            self.floor = scale
+        stop = np.flatnonzero(self.score <= scale)
+        keyed = self.order[:stop[0] if len(stop) else len(self.order)]
+        last = len(self.frames[0]) - 1
+        return np.concatenate([[0], np.sort(keyed), [last]]).astype(np.intp)
 
 
-def _fitted_joint(times, rotations, translations, angle_tolerances, distance_tolerances, j):
-    """Joint j's fitted keys (in C: see kb_reduce_fit) from its greedy keys
-    at LOOSER times its tolerances, or its greedy keys where those are
-    fewer: keys, worst errors and TCB of both channels."""
-    keys, max_angle, max_distance = _greedy_joint(times, rotations, translations,
-                                                  angle_tolerances, distance_tolerances, j)
+def _greedy_joint(joint, scale):
+    """A joint's greedy keys at `scale` (in C: see kb_reduce_greedy), as
+    (keys,)."""
+    return (joint.greedy(scale),)
+
+
+def _fitted_joint(joint, scale):
+    """A joint's fitted keys at `scale` (in C: see kb_reduce_fit) from its
+    greedy keys at LOOSER times its tolerances, or its greedy keys where
+    those are fewer: keys and the TCB of both channels."""
+    keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
-    if not (np.isfinite(angle_tolerances[j]) or np.isfinite(distance_tolerances[j])):
-        return keys, max_angle, max_distance, zero, zero
-    loose = _greedy_joint(times, rotations, translations, LOOSER * angle_tolerances,
-                          LOOSER * distance_tolerances, j)[0]
-    fitted, rtcb, ttcb, angle, distance = _core.reduce_fit(
-        times, rotations[j:j + 1], translations[j:j + 1], angle_tolerances[j],
-        distance_tolerances[j], loose)
-    if len(fitted) < len(keys):
-        return fitted, angle.max(), distance.max(), rtcb, ttcb
-    return keys, max_angle, max_distance, zero, zero
+    tolerances = joint.tolerances(scale)
+    if not any(np.isfinite(tolerances)):
+        return keys, zero, zero
+    fitted, rtcb, ttcb, _, _ = _core.reduce_fit(*joint.frames, *tolerances,
+                                                joint.greedy(scale, LOOSER))
+    return (fitted, rtcb, ttcb) if len(fitted) < len(keys) else (keys, zero, zero)
 
 
 def _each_joint(work, J, progress=None):
@@ -251,70 +278,76 @@ def _each_joint(work, J, progress=None):
         pool.shutdown(cancel_futures=True)
 
 
-def _choose(choose_joint, times, rotations, translations, angle_tolerances,
-            distance_tolerances, progress=None):
-    """Every joint's keys by choose_joint (_greedy_joint or _fitted_joint):
-    keys, worst angles and distances, and any TCB, a list or array each."""
-    found = _each_joint(lambda j: choose_joint(times, rotations, translations,
-                                               angle_tolerances, distance_tolerances, j),
-                        len(rotations), progress)
-    keys, max_angle, max_distance, *tcbs = zip(*found)
-    return (list(keys), np.array(max_angle), np.array(max_distance), *map(list, tcbs))
+def _choose(choose_joint, joints, scales, progress=None):
+    """Every joint's keys by choose_joint (_greedy_joint or _fitted_joint)
+    at its scale: a list of (keys,) or (keys, rotation TCB, translation TCB)."""
+    return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), progress)
 
 
-def _reduction(motion, rotations, translations, selected, virtual_distance):
-    """The Reduction of these key frames (and TCB), its world-space error
-    measured by forward kinematics at every frame."""
-    keys, max_angle, max_distance, *tcbs = selected
-    out = Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
-                    keys, [rotations[j][k] for j, k in enumerate(keys)],
-                    [translations[j][k] for j, k in enumerate(keys)], max_angle, max_distance,
-                    None, *tcbs)
-    rebuilt = vertex_positions(motion, *out.rebuild(motion.times), virtual_distance)[0]
-    truth, owner = vertex_positions(motion, rotations, translations, virtual_distance)
-    error = np.linalg.norm(rebuilt - truth, axis=-1).max(axis=0)
-    out.max_position = np.array([error[owner == j].max() for j in range(len(keys))])
-    return out
+def _rebuild(joint, choice):
+    """A joint's curves at every frame (F, 4) and (F, 3) through its keys
+    and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB), and
+    their worst angle and distance from the frames (in C: see
+    kb_reduce_rebuild).  The joint keeps its last, which later passes of
+    the search often ask for again."""
+    key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
+    if joint.last_rebuild is None or joint.last_rebuild[0] != key:
+        rotation, translation, angle, distance = _core.reduce_rebuild(
+            *joint.frames, choice[0], *(choice[1:] or (None, None)))
+        joint.last_rebuild = key, (rotation, translation, angle.max(), distance.max())
+    return joint.last_rebuild[1]
 
 
-def _loosen_joints(motion, rotations, translations, found, choose_joint, tolerances, caps,
-                   tolerance, virtual_distance):
+def _measure(joints, selected, world):
+    """`world` (a WorldError of the clip) under the curves of these choices
+    of keys, and each joint's worst local angle and distance."""
+    rotations, translations, max_angle, max_distance = zip(
+        *(_rebuild(joint, choice) for joint, choice in zip(joints, selected)))
+    return (world.with_curves(np.array(rotations), np.array(translations)),
+            np.array(max_angle), np.array(max_distance))
+
+
+def _reduction(motion, joints, selected, world):
+    """The Reduction of these choices of keys (and TCB), its local errors
+    and its world-space error (by `world`, a WorldError of the clip) measured
+    at every frame."""
+    keys = [choice[0] for choice in selected]
+    tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
+            if len(selected[0]) > 1 else [None, None])
+    world, max_angle, max_distance = _measure(joints, selected, world)
+    return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
+                     keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
+                     [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
+                     max_angle, max_distance, world.errors, *tcbs)
+
+
+def _loosen_joints(motion, found, joints, choose_joint, scale, tolerance, world):
     """The world-space search scales every joint's tolerances alike; this
     gives each joint the slack the others leave.  Per joint, most keys
     first, its tolerances are loosened by each of LOOSEN_FACTORS in turn,
     and its new keys (by `choose_joint`) kept where they are fewer and every
     point stays within `tolerance`, checked by forward kinematics of the
     joints they move.  Yields after each factor; returns the reduction."""
-    J, times = len(found.key_frames), motion.times
+    J = len(joints)
     fitted = found.rotation_tcb is not None
-    keys, max_angle, max_distance = list(found.key_frames), found.max_angle.copy(), \
-        found.max_distance.copy()
-    tcbs = ([list(found.rotation_tcb), list(found.translation_tcb)] if fitted else None)
-    world = WorldError(motion, rotations, translations, *found.rebuild(times), virtual_distance)
-    tolerances = [t.copy() for t in tolerances]
+    selected = [(k, rt, tt) for k, rt, tt in zip(found.key_frames, found.rotation_tcb,
+                                                 found.translation_tcb)] if fitted else \
+        [(k,) for k in found.key_frames]
+    world = _measure(joints, selected, world)[0]
+    scales = [scale] * J
     for factor in LOOSEN_FACTORS:
-        looser = [np.minimum(factor * t, cap) for t, cap in zip(tolerances, caps)]
         # a joint's keys hang on its own tolerances only: choose them all at once
-        candidates = _each_joint(lambda j: choose_joint(times, rotations, translations, *looser,
-                                                        j), J)
-        for j in sorted(range(J), key=lambda j: -len(keys[j])):
-            new, angle, distance, *tcb = candidates[j]
-            if len(new) >= len(keys[j]):
+        candidates = _choose(choose_joint, joints, [factor * s for s in scales])
+        for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
+            new = candidates[j]
+            if len(new[0]) >= len(selected[j][0]):
                 continue
-            zero = np.zeros((len(new), 3))
-            rtcb, ttcb = tcb if fitted else (zero, zero)
-            curves = _curves(new * motion.frame_time, rotations[j][new], translations[j][new],
-                             rtcb, ttcb, times)
-            if world.trial(j, *curves) <= tolerance:
+            if world.trial(j, *_rebuild(joints[j], new)[:2]) <= tolerance:
                 world.accept()
-                for t, loose in zip(tolerances, looser):
-                    t[j] = loose[j]
-                keys[j], max_angle[j], max_distance[j] = new, angle, distance
-                if fitted:
-                    tcbs[0][j], tcbs[1][j] = rtcb, ttcb
+                scales[j] *= factor
+                selected[j] = new
         yield
-    selected = (keys, max_angle, max_distance, *(tcbs or ()))
-    result = _reduction(motion, rotations, translations, selected, virtual_distance)
+    result = _reduction(motion, joints, selected, world)
     return result if result.max_position.max() <= tolerance else found
 
 
@@ -382,8 +415,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     kinematics.  Then, per joint, most keys first, it loosens that joint's
     tolerances alone by 4, 2, 1.41 and 1.19 in turn, keeping its fewer keys
     where every point stays within `position_tolerance` (only the joints
-    it moves are moved again).  Greedy selection is not guaranteed
-    minimal; the bound is guaranteed.
+    it moves are moved again).  As a scale divides every score alike, the
+    greedy keys at any scale are a prefix of the order in which one run of
+    the selection keyed the frames, so each joint's selection runs once for
+    the whole search.  Greedy selection is not guaranteed minimal; the
+    bound is guaranteed.
 
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
@@ -419,13 +455,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     if not isinstance(fit, (bool, np.bool_)):
         raise TypeError(f"fit must be True or False, not {fit!r}")
     caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
+    base = caps if position_tolerance is None else local_tolerances(
+        motion, rotations, translations, position_tolerance, virtual_distance)
+    joints = [_JointFrames(motion.times, rotations, translations, base, caps, j)
+              for j in range(J)]
+    world = WorldError(motion, rotations, translations, rotations, translations,
+                       virtual_distance)
     if position_tolerance is None:
-        selected = _choose(_fitted_joint if fit else _greedy_joint, motion.times, rotations,
-                           translations, *caps, progress)
-        return _reduction(motion, rotations, translations, selected, virtual_distance)
+        selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J, progress)
+        return _reduction(motion, joints, selected, world)
 
-    base = local_tolerances(motion, rotations, translations, position_tolerance,
-                            virtual_distance)
     passes = 0
     total = SEARCH_PASSES + (FIT_PASSES if fit else 0) + len(LOOSEN_FACTORS)
 
@@ -435,12 +474,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         if progress:
             progress(passes, total)
 
-    def scaled(scale):
-        return [np.minimum(scale * b, cap) for b, cap in zip(base, caps)]
-
     def attempt(scale, choose_joint=_greedy_joint):
-        selected = _choose(choose_joint, motion.times, rotations, translations, *scaled(scale))
-        result = _reduction(motion, rotations, translations, selected, virtual_distance)
+        selected = _choose(choose_joint, joints, [scale] * J)
+        result = _reduction(motion, joints, selected, world)
         step()
         return result if result.max_position.max() <= position_tolerance else None
 
@@ -449,9 +485,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         good_scale, bad_scale = good_scale / 2, good_scale
         best = attempt(good_scale)
     if best is None:  # every frame a key: exact
-        every = [np.arange(motion.num_frames)] * J
-        return _reduction(motion, rotations, translations, (every, np.zeros(J), np.zeros(J)),
-                          virtual_distance)
+        every = [(np.arange(motion.num_frames),)] * J
+        return _reduction(motion, joints, every, world)
     best_scale, best_choice = good_scale, _greedy_joint
     while passes < SEARCH_PASSES:  # double until too loose, then bisect
         scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
@@ -474,8 +509,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                 best, best_scale, best_choice = result, scale, _fitted_joint
         scale = (math.sqrt(low * high) if low and high < math.inf
                  else 2 * low if low else high / 2)
-    loosen = _loosen_joints(motion, rotations, translations, best, best_choice,
-                            scaled(best_scale), caps, position_tolerance, virtual_distance)
+    loosen = _loosen_joints(motion, best, joints, best_choice, best_scale, position_tolerance,
+                            world)
     while True:
         try:
             next(loosen)

@@ -3,6 +3,8 @@ points it is measured at (joints, End Sites, virtual vertices) and a
 per-joint split of one world-space tolerance into local ones."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..quaternion import quat_to_matrix
@@ -23,12 +25,14 @@ def _sites(joint, virtual_distance):
 
 
 def _move(motion, rotations, translations, joints, world_rot, origin):
-    """World rotation matrices and origins of `joints` (parents first) into
-    world_rot (J, F, 3, 3) and origin (J, F, 3), from their parents' there."""
-    F = rotations.shape[1]
+    """World rotation matrices (F, 3, 3) and origins (F, 3) of `joints`
+    (parents first) into the lists world_rot and origin, from their
+    parents' there and the joints' rotations (F, 4) and translations (F, 3),
+    indexed by joint."""
     for j in joints:
         joint = motion.joints[j]
-        offset = translations[j] if _moves(joint) else np.broadcast_to(joint.offset, (F, 3))
+        offset = (translations[j] if _moves(joint)
+                  else np.broadcast_to(joint.offset, translations[j].shape))
         turn = quat_to_matrix(rotations[j])
         if joint.parent < 0:
             world_rot[j], origin[j] = turn, offset
@@ -50,8 +54,8 @@ def vertex_positions(motion, rotations, translations, virtual_distance=None):
     `virtual_distance` three virtual vertices per joint at that distance along
     its local axes (as ACL measures error).  Local offsets are the
     translations where a joint has position channels, else OFFSET."""
-    J, F = rotations.shape[:2]
-    world_rot, origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
+    J = rotations.shape[0]
+    world_rot, origin = [None] * J, [None] * J
     _move(motion, rotations, translations, range(J), world_rot, origin)
     points, owner = [], []
     for j, joint in enumerate(motion.joints):
@@ -67,22 +71,34 @@ class WorldError:
 
     def __init__(self, motion, rotations, translations, rebuilt_rotations,
                  rebuilt_translations, virtual_distance=None):
-        J, F = rotations.shape[:2]
+        J = rotations.shape[0]
         self.motion, self.sites = motion, [_sites(j, virtual_distance) for j in motion.joints]
-        truth_rot, truth_origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
+        truth_rot, truth_origin = [None] * J, [None] * J
         _move(motion, rotations, translations, range(J), truth_rot, truth_origin)
         self.truth = [_points(truth_rot, truth_origin, j, self.sites[j]) for j in range(J)]
-        self.rotations, self.translations = rebuilt_rotations.copy(), rebuilt_translations.copy()
-        self.world_rot, self.origin = np.empty((J, F, 3, 3)), np.empty((J, F, 3))
-        _move(motion, self.rotations, self.translations, range(J), self.world_rot, self.origin)
-        self.errors = np.array([self._error(self.world_rot, self.origin, j) for j in range(J)])
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
             if motion.joints[j].parent >= 0:
                 self.below[motion.joints[j].parent].extend(self.below[j])
         for moved in self.below:
             moved.sort()
+        self._rebuild(rebuilt_rotations, rebuilt_translations)
+
+    def _rebuild(self, rotations, translations):
+        J = len(self.truth)
+        self.rotations, self.translations = list(rotations.copy()), list(translations.copy())
+        self.world_rot, self.origin = [None] * J, [None] * J
+        _move(self.motion, self.rotations, self.translations, range(J), self.world_rot,
+              self.origin)
+        self.errors = np.array([self._error(self.world_rot, self.origin, j) for j in range(J)])
         self.pending = None
+
+    def with_curves(self, rebuilt_rotations, rebuilt_translations):
+        """A WorldError of the same clip (its points computed once) under
+        other rebuilt curves (J, F, 4) and (J, F, 3)."""
+        other = copy.copy(self)
+        other._rebuild(rebuilt_rotations, rebuilt_translations)
+        return other
 
     def _error(self, world_rot, origin, j):
         return float(np.linalg.norm(_points(world_rot, origin, j, self.sites[j])
@@ -92,9 +108,9 @@ class WorldError:
         """The worst error with joint j's curves (F, 4) and (F, 3) instead;
         `accept` keeps them."""
         moved = self.below[j]
-        rotations, translations = self.rotations.copy(), self.translations.copy()
+        rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
-        world_rot, origin = self.world_rot.copy(), self.origin.copy()
+        world_rot, origin = list(self.world_rot), list(self.origin)  # moved entries replaced
         _move(self.motion, rotations, translations, moved, world_rot, origin)
         errors = self.errors.copy()
         errors[moved] = [self._error(world_rot, origin, m) for m in moved]
