@@ -52,9 +52,10 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 /*
  * The errors at frames [first, last] of one channel's spline through frames
  * keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for frame first + j
- * is the rotation angle (rotation != 0) or the translation distance, and
- * residual (NULL to skip) its vector: twice the vector part of frame* spline
- * on the side w >= 0 (about the rotation vector), or spline - frame.
+ * is the rotation angle (rotation != 0) or the translation distance (NULL
+ * to skip: the fit needs only residuals), and residual (NULL to skip) its
+ * vector: twice the vector part of frame* spline on the side w >= 0 (about
+ * the rotation vector), or spline - frame.
  */
 static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                                 ptrdiff_t n, const double *tcb, ptrdiff_t first, ptrdiff_t last,
@@ -107,14 +108,16 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
             v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
             v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
             v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
-            double sign = w < 0 ? -2.0 : 2.0, half = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            error[j] = 2.0 * atan2(half, fabs(w));
+            double sign = w < 0 ? -2.0 : 2.0;
+            if (error)
+                error[j] = 2.0 * atan2(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
             for (int c = 0; c < 3; c++)
                 v[c] *= sign;
         } else {
             for (int c = 0; c < 3; c++)
                 v[c] = p[c] - f[c];
-            error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (error)
+                error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         }
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
@@ -464,8 +467,8 @@ static kb_status jacobian(const kb_reduce_joint *jt, int rotation, const ptrdiff
             for (ptrdiff_t k = first; k < K; k += 2)
                 w->trial[3 * k + p] += tcb[3 * k + p] + FIT_STEP > FIT_LIMIT ? -FIT_STEP
                                                                             : FIT_STEP;
-            kb_status status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1,
-                                              s->angle, s->moved, s, err);
+            kb_status status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1, NULL,
+                                              s->moved, s, err);
             if (status != KB_OK)
                 return status;
             for (ptrdiff_t k = first; k < K; k += 2) {
@@ -518,8 +521,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
             k++;
         w->segment[f] = k;
     }
-    kb_status status = channel_errors(jt, rotation, keys, K, tcb, 0, F - 1, s->angle,
-                                      s->residual, s, err);
+    kb_status status = channel_errors(jt, rotation, keys, K, tcb, 0, F - 1, NULL, s->residual,
+                                      s, err);
     double error = sum_squares(s->residual, 3 * F), damping = 1e-3;
     int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
@@ -542,8 +545,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
                 continue;
             for (ptrdiff_t i = 0; i < n; i++)
                 w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-            status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1, s->angle,
-                                    s->moved, s, err);
+            status = channel_errors(jt, rotation, keys, K, w->trial, 0, F - 1, NULL, s->moved,
+                                    s, err);
             double moved = sum_squares(s->moved, 3 * F);
             if (status == KB_OK && moved < error) {
                 memcpy(tcb, w->trial, (size_t)n * sizeof(double));
