@@ -555,6 +555,27 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
                         double *rotation_tcb, double *translation_tcb, double *angle,
                         double *distance, kb_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Forward kinematics (kbspline.motion's world-space error).          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One joint in the world at n_frames frames: its rotation matrices
+ * world_rot (n_frames, 9; row-major, acting on column vectors) = parent_rot
+ * R(rotation) and its origin (n_frames, 3) = parent_origin + parent_rot
+ * offset, from its local rotations (n_frames, 4; (w, x, y, z), normalised)
+ * and offsets (n_frames, 3, or one (3,) for every frame when offset_stride
+ * is 0, else 3); a root passes NULL for both parent arrays.  Its points,
+ * the origin then each of sites (n_sites, 3) carried by its frame, go to
+ * points (n_frames, 1 + n_sites, 3) unless NULL; with truth (the same
+ * shape; NULL to skip) their largest distance from it goes to *max_error.
+ */
+kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
+                         const double *parent_origin, const double *rotations,
+                         const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
+                         const double *sites, const double *truth, double *world_rot,
+                         double *origin, double *points, double *max_error, kb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1085,6 +1085,80 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(joint_world_doc,
+"joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth)\n"
+"-> (world_rot, origin, points, max_error)\n\n"
+"One joint in the world: parent_rot (F, 3, 3) and parent_origin (F, 3), or\n"
+"None for a root; rotations (F, 4); offsets (F, 3) or (3,); sites (n, 3);\n"
+"truth (F, 1 + n, 3) or None.  points is None and max_error the largest\n"
+"distance from truth where truth is given, else points (F, 1 + n, 3) and\n"
+"max_error None.  Private: see kbspline.motion.world_error.");
+
+static PyObject *joint_world(PyObject *self, PyObject *args)
+{
+    PyObject *o[6], *out[3] = {NULL, NULL, NULL}, *result = NULL;
+    PyArrayObject *a[6];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]) ||
+        !check_array(o[2], "rotations", 2, 0, 0, 0, &a[2]) ||
+        !expect_dim(a[2], 1, 4, "rotations") ||
+        !check_array(o[0], "parent_rot", 3, 1, 0, 0, &a[0]) ||
+        !check_array(o[1], "parent_origin", 2, 1, 0, 0, &a[1]) ||
+        !check_array(o[4], "sites", 2, 0, 0, 0, &a[4]) || !expect_dim(a[4], 1, 3, "sites") ||
+        !check_array(o[5], "truth", 3, 1, 0, 0, &a[5]))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[2], 0), n = PyArray_DIM(a[4], 0);
+    if (!PyArray_Check(o[3]) || (PyArray_NDIM((PyArrayObject *)o[3]) != 1 &&
+                                 PyArray_NDIM((PyArrayObject *)o[3]) != 2)) {
+        PyErr_SetString(PyExc_ValueError, "offsets must be an array of shape (F, 3) or (3,)");
+        return NULL;
+    }
+    int shared = PyArray_NDIM((PyArrayObject *)o[3]) == 1;
+    if (!check_array(o[3], "offsets", shared ? 1 : 2, 0, 0, 0, &a[3]) ||
+        !expect_dim(a[3], shared ? 0 : 1, 3, "offsets") ||
+        (!shared && !expect_dim(a[3], 0, F, "offsets")))
+        return NULL;
+    if ((a[0] == NULL) != (a[1] == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "parent_rot and parent_origin: both or neither");
+        return NULL;
+    }
+    if ((a[0] && (!expect_dim(a[0], 0, F, "parent_rot") || !expect_dim(a[0], 1, 3, "parent_rot") ||
+                  !expect_dim(a[0], 2, 3, "parent_rot") ||
+                  !expect_dim(a[1], 0, F, "parent_origin") ||
+                  !expect_dim(a[1], 1, 3, "parent_origin"))) ||
+        (a[5] && (!expect_dim(a[5], 0, F, "truth") || !expect_dim(a[5], 1, 1 + n, "truth") ||
+                  !expect_dim(a[5], 2, 3, "truth"))))
+        return NULL;
+    npy_intp rot_dims[3] = {F, 3, 3}, origin_dims[2] = {F, 3}, point_dims[3] = {F, 1 + n, 3};
+    out[0] = new_array(3, rot_dims);
+    out[1] = new_array(2, origin_dims);
+    out[2] = a[5] ? (Py_INCREF(Py_None), Py_None) : new_array(3, point_dims);
+    if (!out[0] || !out[1] || !out[2])
+        goto done;
+    double max_error = 0.0;
+    kb_error err;
+    kb_status status;
+#define KB_DATA(x) (x ? (double *)PyArray_DATA(x) : NULL)
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_joint_world(F, KB_DATA(a[0]), KB_DATA(a[1]), KB_DATA(a[2]), KB_DATA(a[3]),
+                            shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]),
+                            KB_DATA((PyArrayObject *)out[0]), KB_DATA((PyArrayObject *)out[1]),
+                            a[5] ? NULL : KB_DATA((PyArrayObject *)out[2]),
+                            a[5] ? &max_error : NULL, &err);
+    Py_END_ALLOW_THREADS
+#undef KB_DATA
+    if (status != KB_OK)
+        raise_core_error(status, &err);
+    else if (a[5])
+        result = Py_BuildValue("(OOOd)", out[0], out[1], out[2], max_error);
+    else
+        result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], Py_None);
+done:
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
 "        jacobian_every) -> tcb\n\n"
@@ -1140,6 +1214,7 @@ static PyMethodDef methods[] = {
     {"reduce_greedy", reduce_greedy, METH_VARARGS, reduce_greedy_doc},
     {"reduce_greedy_order", reduce_greedy_order, METH_VARARGS, reduce_greedy_order_doc},
     {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
+    {"joint_world", joint_world, METH_VARARGS, joint_world_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {NULL, NULL, 0, NULL},

@@ -292,3 +292,29 @@ def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch
     finally:
         set_num_threads(previous)
     assert len(calls) < len(walk.joints) // 2
+
+
+def test_joint_world_refuses_bad_arrays():
+    """The forward-kinematics core behind every world check names the
+    argument it refuses."""
+    from kbspline import _kbspline as core
+    q, offset, sites = np.tile([1.0, 0, 0, 0], (5, 1)), np.zeros(3), np.zeros((1, 3))
+    rot, origin, points, error = core.joint_world(None, None, q, offset, sites, None)
+    assert points.shape == (5, 2, 3) and error is None and rot.shape == (5, 3, 3)
+    assert core.joint_world(rot, origin, q, offset, sites, points)[3] == 0.0
+    for args, words in [((rot, None, q, offset, sites, None), "both or neither"),
+                        ((None, None, q[:, :3].copy(), offset, sites, None), "rotations"),
+                        ((None, None, q, np.zeros((4, 3)), sites, None), "offsets"),
+                        ((None, None, q, np.zeros(2), sites, None), "offsets"),
+                        ((None, None, q, offset, sites, points[:, :1].copy()), "truth"),
+                        ((rot[:3].copy(), origin[:3].copy(), q, offset, sites, None),
+                         "parent_rot")]:
+        with pytest.raises(ValueError, match=words):
+            core.joint_world(*args)
+    with pytest.raises(TypeError, match="float64"):
+        core.joint_world(None, None, q.astype(np.float32), offset, sites, None)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        core.joint_world(None, None, np.tile([1.0, 0, 0, 0, 0], (5, 1))[:, :4], offset, sites,
+                         None)
+    with pytest.raises(ValueError):  # a zero quaternion
+        core.joint_world(None, None, np.zeros((5, 4)), offset, sites, None)

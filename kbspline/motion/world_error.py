@@ -7,7 +7,7 @@ import copy
 
 import numpy as np
 
-from ..quaternion import quat_to_matrix
+from .. import _kbspline as _core
 from .clip import POSITION_CHANNELS
 
 
@@ -24,28 +24,18 @@ def _sites(joint, virtual_distance):
     return np.reshape(local, (-1, 3))
 
 
-def _move(motion, rotations, translations, joints, world_rot, origin):
-    """World rotation matrices (F, 3, 3) and origins (F, 3) of `joints`
-    (parents first) into the lists world_rot and origin, from their
-    parents' there and the joints' rotations (F, 4) and translations (F, 3),
-    indexed by joint."""
-    for j in joints:
-        joint = motion.joints[j]
-        offset = (translations[j] if _moves(joint)
-                  else np.broadcast_to(joint.offset, translations[j].shape))
-        turn = quat_to_matrix(rotations[j])
-        if joint.parent < 0:
-            world_rot[j], origin[j] = turn, offset
-        else:
-            p = joint.parent
-            world_rot[j] = world_rot[p] @ turn
-            origin[j] = origin[p] + np.einsum("fij,fj->fi", world_rot[p], offset)
-
-
-def _points(world_rot, origin, j, sites):
-    """(F, 1 + n, 3) joint j's origin and its sites in the world."""
-    return np.concatenate([origin[j][:, None], origin[j][:, None]
-                           + np.einsum("fij,nj->fni", world_rot[j], sites)], axis=1)
+def _place(motion, j, rotations, translations, world_rot, origin, sites, truth=None):
+    """Joint j in the world from its parent's entries in the lists world_rot
+    and origin, its own written there (in C: see kb_joint_world), from the
+    joints' rotations (F, 4) and translations (F, 3), indexed by joint:
+    returns its points (F, 1 + n, 3), origin then `sites`, or with `truth`
+    their largest distance from it."""
+    joint, p = motion.joints[j], motion.joints[j].parent
+    offset = translations[j] if _moves(joint) else np.asarray(joint.offset, dtype=np.float64)
+    world_rot[j], origin[j], points, error = _core.joint_world(
+        world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
+        np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), sites, truth)
+    return points if truth is None else error
 
 
 def vertex_positions(motion, rotations, translations, virtual_distance=None):
@@ -56,12 +46,10 @@ def vertex_positions(motion, rotations, translations, virtual_distance=None):
     translations where a joint has position channels, else OFFSET."""
     J = rotations.shape[0]
     world_rot, origin = [None] * J, [None] * J
-    _move(motion, rotations, translations, range(J), world_rot, origin)
-    points, owner = [], []
-    for j, joint in enumerate(motion.joints):
-        points.append(_points(world_rot, origin, j, _sites(joint, virtual_distance)))
-        owner.extend([j] * points[-1].shape[1])
-    return np.concatenate(points, axis=1), np.array(owner)
+    points = [_place(motion, j, rotations, translations, world_rot, origin,
+                     _sites(joint, virtual_distance)) for j, joint in enumerate(motion.joints)]
+    owner = np.concatenate([[j] * p.shape[1] for j, p in enumerate(points)])
+    return np.concatenate(points, axis=1), owner.astype(int)
 
 
 class WorldError:
@@ -73,9 +61,9 @@ class WorldError:
                  rebuilt_translations, virtual_distance=None):
         J = rotations.shape[0]
         self.motion, self.sites = motion, [_sites(j, virtual_distance) for j in motion.joints]
-        truth_rot, truth_origin = [None] * J, [None] * J
-        _move(motion, rotations, translations, range(J), truth_rot, truth_origin)
-        self.truth = [_points(truth_rot, truth_origin, j, self.sites[j]) for j in range(J)]
+        world_rot, origin = [None] * J, [None] * J
+        self.truth = [_place(motion, j, rotations, translations, world_rot, origin,
+                             self.sites[j]) for j in range(J)]
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
             if motion.joints[j].parent >= 0:
@@ -88,10 +76,13 @@ class WorldError:
         J = len(self.truth)
         self.rotations, self.translations = list(rotations.copy()), list(translations.copy())
         self.world_rot, self.origin = [None] * J, [None] * J
-        _move(self.motion, self.rotations, self.translations, range(J), self.world_rot,
-              self.origin)
-        self.errors = np.array([self._error(self.world_rot, self.origin, j) for j in range(J)])
+        self.errors = np.array([self._move(j, self.rotations, self.translations, self.world_rot,
+                                           self.origin) for j in range(J)])
         self.pending = None
+
+    def _move(self, j, rotations, translations, world_rot, origin):
+        return _place(self.motion, j, rotations, translations, world_rot, origin,
+                      self.sites[j], self.truth[j])
 
     def with_curves(self, rebuilt_rotations, rebuilt_translations):
         """A WorldError of the same clip (its points computed once) under
@@ -100,10 +91,6 @@ class WorldError:
         other._rebuild(rebuilt_rotations, rebuilt_translations)
         return other
 
-    def _error(self, world_rot, origin, j):
-        return float(np.linalg.norm(_points(world_rot, origin, j, self.sites[j])
-                                    - self.truth[j], axis=-1).max())
-
     def trial(self, j, rotation, translation):
         """The worst error with joint j's curves (F, 4) and (F, 3) instead;
         `accept` keeps them."""
@@ -111,9 +98,9 @@ class WorldError:
         rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
         world_rot, origin = list(self.world_rot), list(self.origin)  # moved entries replaced
-        _move(self.motion, rotations, translations, moved, world_rot, origin)
         errors = self.errors.copy()
-        errors[moved] = [self._error(world_rot, origin, m) for m in moved]
+        errors[moved] = [self._move(m, rotations, translations, world_rot, origin)
+                         for m in moved]
         self.pending = (rotations, translations, world_rot, origin, errors)
         return float(errors.max())
 
