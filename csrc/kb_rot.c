@@ -138,6 +138,14 @@ static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, double *q)
     }
 }
 
+static int finite_record(const double *rec)
+{
+    double sum = 0.0;  /* a NaN or infinity anywhere makes the sum one */
+    for (int j = 0; j < KB_ROT_SEG; j++)
+        sum += 0.0 * rec[j];
+    return sum == 0.0;
+}
+
 /* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
 static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
                               double *tan_in, double *tan_out, double *seg, double *ctrl,
@@ -197,6 +205,10 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
             }
             kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1, c, lg);
             rot_segment_pack(kind[i], c, lg, seg + i * KB_ROT_SEG);
+            if (!finite_record(seg + i * KB_ROT_SEG)) {  /* tangents too large to exp */
+                free(work);
+                return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
+            }
             if (ctrl)
                 memcpy(ctrl + i * 16, c, sizeof c);
             if (ease) {

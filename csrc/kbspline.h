@@ -348,7 +348,10 @@ enum {
  *                      q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
  *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
  *   @param[out] ease   (n_tracks, S, 2) or NULL
- * Allocates one workspace of 7 n_keys doubles.
+ * Validates first; tangents too large to compute with (TCB or keys so
+ * extreme that a segment's record overflows) are found while building:
+ * KB_ERANGE, argument values, index the segment's first key, with the
+ * outputs partly written.  Allocates one workspace of 7 n_keys doubles.
  */
 kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
                        double *seg, double *ctrl, unsigned char *kind, double *ease,
@@ -522,7 +525,9 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
  * capacity; n_order of them).  As the scores under s times the
  * tolerances are these over s, the keys under s times the tolerances, for
  * any s >= floor, are the first and last frames and order[i] for every i
- * before the first order_score[i] <= s.
+ * before the first order_score[i] <= s (up to ties: two scores an ulp
+ * apart may round to one after dividing by s, which kb_reduce_greedy
+ * then breaks by frame; powers of two divide exactly).
  */
 kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
                                  double *order_score, ptrdiff_t *n_order, kb_error *err);

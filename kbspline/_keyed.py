@@ -18,7 +18,7 @@ PARAMS = ("tension", "continuity", "bias", "ease_from", "ease_to")
 class KeyedSpline:
     """Base of PositionSpline and RotationSpline (not public)."""
 
-    _end_names: dict[str, str] = {}  # the core's start/end tangent names -> the class's own
+    _end_names: dict[str, str] = {}  # core argument names -> the class's own, where they differ
 
     _batch_shape: tuple[int, ...]
     _num_keys: int

@@ -86,7 +86,7 @@ class RotationSpline(KeyedSpline):
     """
 
     _end_names = {"start_tangent": "start_angular_velocity",
-                  "end_tangent": "end_angular_velocity"}
+                  "end_tangent": "end_angular_velocity", "values": "quaternions"}
 
     def __init__(self, times: Optional[ArrayLike], quaternions: ArrayLike,
                  tension: ArrayLike = 0.0, continuity: ArrayLike = 0.0, bias: ArrayLike = 0.0,

@@ -18,6 +18,9 @@ Q4 = [[1.0, 0, 0, 0], [0.9, 0.1, 0, 0], [0.8, 0, 0.2, 0], [0.7, 0, 0, 0.3]]
     (dict(ends="closed"), ValueError, r"quaternions\[3\] the last key must repeat the first"),
     (dict(ends="phantom", quaternions=Q4[:3], times=None), ValueError, r"needs at least 4"),
     (dict(tension=[0, 0, np.inf, 0]), ValueError, r"tension\[2\] must be finite"),
+    # finite, but the tangents' logs overflow: refused, where it gave NaN rotations
+    (dict(tension=[0, -1e200, 0, 0]), ValueError,
+     r"quaternions\[0\] is too large, or its tangents or TCB are: the spline's coefficients"),
     (dict(start_angular_velocity=[1.0, 0, 0]), ValueError, r"need ends='clamped'"),
     (dict(ends="clamped", end_angular_velocity=[1.0, np.nan, 0]), ValueError,
      r"end_angular_velocity\[1\] must be finite"),

@@ -205,8 +205,9 @@ class _JointFrames:
     any scale from one run of the selection: the scores under tolerances s
     times the base ones are the base scores over s, so the greedy keys at s
     are the frames it keyed, in turn, before the first whose score was at
-    most s (kb_reduce_greedy_order).  Where a cap binds, the tolerances are
-    no longer a scale of the base ones and the selection runs again."""
+    most s (kb_reduce_greedy_order; a selection run at s itself may break a
+    rounding tie the other way).  Where a cap binds, the tolerances are no
+    longer a scale of the base ones and the selection runs again."""
 
     def __init__(self, times, rotations, translations, base, caps, j):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
