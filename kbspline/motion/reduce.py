@@ -331,9 +331,9 @@ def _loosen_joints(motion, found, joints, choose_joint, scale, tolerance, world)
     joints they move.  Yields after each factor; returns the reduction."""
     J = len(joints)
     fitted = found.rotation_tcb is not None
-    selected = [(k, rt, tt) for k, rt, tt in zip(found.key_frames, found.rotation_tcb,
-                                                 found.translation_tcb)] if fitted else \
-        [(k,) for k in found.key_frames]
+    selected = ([(k, rt, tt) for k, rt, tt in zip(found.key_frames, found.rotation_tcb,
+                                                  found.translation_tcb)] if fitted
+                else [(k,) for k in found.key_frames])
     world = _measure(joints, selected, world)[0]
     scales = [scale] * J
     for factor in LOOSEN_FACTORS:
