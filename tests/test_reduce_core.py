@@ -162,7 +162,9 @@ def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped
     translations = np.ascontiguousarray(clip.translations())
     base = (np.full(J, np.radians(degrees)), np.full(J, distance))
     base[1][::2] = np.inf  # translations unchecked, as world mode has them for most joints
-    caps = (np.full(J, np.radians(3 * degrees) if capped else np.inf), np.full(J, np.inf))
+    caps = (np.full(J, np.radians(3 * degrees) if capped else np.inf),
+            np.full(J, 2 * distance if capped else np.inf))
+    translations[1::3] = translations[1::3, :1]  # constant: a cap on them never binds
     joints = [_JointFrames(clip.times, rotations, translations, base, caps, j) for j in range(J)]
     for scale in scales:
         for j, joint in enumerate(joints):

@@ -207,13 +207,17 @@ class _JointFrames:
     are the frames it keyed, in turn, before the first whose score was at
     most s (kb_reduce_greedy_order; a selection run at s itself may break a
     rounding tie the other way).  Where a cap binds, the tolerances are no
-    longer a scale of the base ones and the selection runs again."""
+    longer a scale of the base ones and the selection runs again, once for
+    each pair of tolerances.  A translation constant to the bit rebuilds
+    exactly whatever the keys, so its cap never binds."""
 
     def __init__(self, times, rotations, translations, base, caps, j):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.base = (float(base[0][j]), float(base[1][j]))
-        self.caps = (float(caps[0][j]), float(caps[1][j]))
+        constant = not np.ptp(translations[j], axis=0).any()
+        self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
         self.floor, self.order, self.score = math.inf, None, None
+        self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice's bytes, _rebuild's result)
 
     def tolerances(self, scale):
@@ -223,9 +227,11 @@ class _JointFrames:
     def greedy(self, scale, looser=1.0):
         """Greedy keys under `looser` times the tolerances at `scale`."""
         if any(scale * b > c for b, c in zip(self.base, self.caps)):  # a cap binds
-            angle, distance = (looser * t for t in self.tolerances(scale))
-            return _core.reduce_greedy(*self.frames, np.array([angle]),
-                                       np.array([distance]))[0][0]
+            tolerances = tuple(looser * t for t in self.tolerances(scale))
+            if tolerances not in self.capped:
+                self.capped[tolerances] = _core.reduce_greedy(
+                    *self.frames, *np.array(tolerances)[:, None])[0][0]
+            return self.capped[tolerances]
         scale *= looser
         if scale < self.floor:
             self.order, self.score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
