@@ -62,7 +62,9 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
             if (truth) {
                 const double *want = truth + f * per_frame + 3 * p;
                 const double d[3] = {at[0] - want[0], at[1] - want[1], at[2] - want[2]};
-                worst = fmax(worst, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+                const double e = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                if (e > worst || isnan(e))  /* a NaN stays, so the check fails */
+                    worst = e;
             }
         }
     }

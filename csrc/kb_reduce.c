@@ -630,8 +630,9 @@ typedef struct {
     fit_space w;
 } joint_fit;
 
-/* Each frame's worst error relative to its tolerance, into s.score (both
- * channels' errors in s.angle, s.distance), for these keys and TCB. */
+/* Each frame's worst error relative to its tolerance, into s.score (the
+ * errors of each channel of finite tolerance in s.angle, s.distance), for
+ * these keys and TCB. */
 static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                            double *worst, kb_error *err)
 {

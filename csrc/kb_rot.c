@@ -140,7 +140,7 @@ static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, double *q)
 
 static int finite_record(const double *rec)
 {
-    double sum = 0.0;  /* a NaN or infinity anywhere makes the sum one */
+    double sum = 0.0;  /* a NaN or infinity anywhere makes the sum NaN */
     for (int j = 0; j < KB_ROT_SEG; j++)
         sum += 0.0 * rec[j];
     return sum == 0.0;

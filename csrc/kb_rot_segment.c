@@ -61,9 +61,9 @@ int kb_squad_is_certified(const double *L, const double *T0, const double *T1,
     const double nL = norm3(L), rho = nL + norm3(Lab);
     /* At a glance, for most segments (short, with moderate tangents): theta
      * starts at |ha| and is rho-Lipschitz, so every sampled theta below is
-     * at most |ha| + rho; the bound grows with theta, dh <= 2 and h <= 1/2,
+     * at most |ha| + rho (with room to spare); the bound grows with theta, dh <= 2 and h <= 1/2,
      * so where it holds there it holds at every sample (the margins cover
-     * the samples' rounding), and the sampling's 18 exps are not needed. */
+     * the samples' rounding), and the sampling's 19 exps are not needed. */
     const double top = (norm3(ha) + rho * (1.0 + 0.5 / SAMPLES)) * (1.0 + 1e-12) + 1e-12;
     if (top < 0.95 * KB_PI &&
         (nL + 2.0 * top + 0.5 * (top > 1e-8 ? top / sin(top) : 1.0) * rho) * (1.0 + 1e-12)

@@ -525,9 +525,10 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
  * capacity; n_order of them).  As the scores under s times the
  * tolerances are these over s, the keys under s times the tolerances, for
  * any s >= floor, are the first and last frames and order[i] for every i
- * before the first order_score[i] <= s (up to ties: two scores an ulp
- * apart may round to one after dividing by s, which kb_reduce_greedy
- * then breaks by frame; powers of two divide exactly).
+ * before the first order_score[i] <= s (up to rounding within an ulp: a
+ * score an ulp from s, or two scores an ulp apart, may compare the other
+ * way after kb_reduce_greedy divides by s times a tolerance; powers of
+ * two divide exactly).
  */
 kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
                                  double *order_score, ptrdiff_t *n_order, kb_error *err);
@@ -568,8 +569,9 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * One joint in the world at n_frames frames: its rotation matrices
  * world_rot (n_frames, 9; row-major, acting on column vectors) = parent_rot
  * R(rotation) and its origin (n_frames, 3) = parent_origin + parent_rot
- * offset, from its local rotations (n_frames, 4; (w, x, y, z), normalised)
- * and offsets (n_frames, 3, or one (3,) for every frame when offset_stride
+ * offset, from its local rotations (n_frames, 4; (w, x, y, z), normalised
+ * here, a zero or non-finite one refused; the other arrays are not
+ * checked, and a NaN in them makes *max_error NaN) and offsets (n_frames, 3, or one (3,) for every frame when offset_stride
  * is 0, else 3); a root passes NULL for both parent arrays.  Its points,
  * the origin then each of sites (n_sites, 3) carried by its frame, go to
  * points (n_frames, 1 + n_sites, 3) unless NULL; with truth (the same

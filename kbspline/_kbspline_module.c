@@ -1138,7 +1138,7 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
     double max_error = 0.0;
     kb_error err;
     kb_status status;
-#define KB_DATA(x) (x ? (double *)PyArray_DATA(x) : NULL)
+#define KB_DATA(x) ((x) ? (double *)PyArray_DATA(x) : NULL)
     Py_BEGIN_ALLOW_THREADS
     status = kb_joint_world(F, KB_DATA(a[0]), KB_DATA(a[1]), KB_DATA(a[2]), KB_DATA(a[3]),
                             shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]),

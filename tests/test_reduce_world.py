@@ -302,6 +302,9 @@ def test_joint_world_refuses_bad_arrays():
     rot, origin, points, error = core.joint_world(None, None, q, offset, sites, None)
     assert points.shape == (5, 2, 3) and error is None and rot.shape == (5, 3, 3)
     assert core.joint_world(rot, origin, q, offset, sites, points)[3] == 0.0
+    nan_truth = points.copy()
+    nan_truth[1, 0, 0] = np.nan  # a NaN must fail the check, not vanish in a max
+    assert np.isnan(core.joint_world(rot, origin, q, offset, sites, nan_truth)[3])
     for args, words in [((rot, None, q, offset, sites, None), "both or neither"),
                         ((None, None, q[:, :3].copy(), offset, sites, None), "rotations"),
                         ((None, None, q, np.zeros((4, 3)), sites, None), "offsets"),

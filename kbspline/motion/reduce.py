@@ -243,8 +243,8 @@ class _JointFrames:
 
 
 def _greedy_joint(joint, scale):
-    """A joint's greedy keys at `scale` (in C: see kb_reduce_greedy), as
-    (keys,)."""
+    """A joint's greedy keys at `scale` (in C: see kb_reduce_greedy_order
+    and kb_reduce_greedy), as (keys,)."""
     return (joint.greedy(scale),)
 
 
@@ -425,7 +425,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     it moves are moved again).  As a scale divides every score alike, the
     greedy keys at any scale are a prefix of the order in which one run of
     the selection keyed the frames, so each joint's selection runs once for
-    the whole search.  Greedy selection is not guaranteed minimal; the
+    the whole search (again only below the lowest scale so far, or for
+    each pair of tolerances a cap binds).  Greedy selection is not guaranteed minimal; the
     bound is guaranteed.
 
     With `fit`, each joint starts from the greedy keys at five times its

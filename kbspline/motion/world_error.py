@@ -76,11 +76,11 @@ class WorldError:
         J = len(self.truth)
         self.rotations, self.translations = list(rotations.copy()), list(translations.copy())
         self.world_rot, self.origin = [None] * J, [None] * J
-        self.errors = np.array([self._move(j, self.rotations, self.translations, self.world_rot,
+        self.errors = np.array([self._error(j, self.rotations, self.translations, self.world_rot,
                                            self.origin) for j in range(J)])
         self.pending = None
 
-    def _move(self, j, rotations, translations, world_rot, origin):
+    def _error(self, j, rotations, translations, world_rot, origin):
         return _place(self.motion, j, rotations, translations, world_rot, origin,
                       self.sites[j], self.truth[j])
 
@@ -99,7 +99,7 @@ class WorldError:
         rotations[j], translations[j] = rotation, translation
         world_rot, origin = list(self.world_rot), list(self.origin)  # moved entries replaced
         errors = self.errors.copy()
-        errors[moved] = [self._move(m, rotations, translations, world_rot, origin)
+        errors[moved] = [self._error(m, rotations, translations, world_rot, origin)
                          for m in moved]
         self.pending = (rotations, translations, world_rot, origin, errors)
         return float(errors.max())
