@@ -596,12 +596,11 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames;
-    if (n_keys < 2 || n_keys > F || keys[0] != 0 || keys[n_keys - 1] != F - 1 ||
-        jacobian_every < 1)
+    if (jacobian_every < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    for (ptrdiff_t k = 1; k < n_keys; k++)
-        if (keys[k] <= keys[k - 1])
-            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    status = check_keys(jt, keys, n_keys, err);
+    if (status != KB_OK)
+        return status;
     for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
         if (!(fabs(tcb[i]) <= FIT_LIMIT))
             return kb_fail(err, KB_ERANGE, KB_ARG_TENSION, 0, i / 3);

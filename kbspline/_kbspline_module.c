@@ -1108,8 +1108,11 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
         !check_array(o[5], "truth", 3, 1, 0, 0, &a[5]))
         return NULL;
     npy_intp F = PyArray_DIM(a[2], 0), n = PyArray_DIM(a[4], 0);
-    if (!PyArray_Check(o[3]) || (PyArray_NDIM((PyArrayObject *)o[3]) != 1 &&
-                                 PyArray_NDIM((PyArrayObject *)o[3]) != 2)) {
+    if (!PyArray_Check(o[3])) {
+        PyErr_SetString(PyExc_TypeError, "offsets must be a NumPy array");
+        return NULL;
+    }
+    if (PyArray_NDIM((PyArrayObject *)o[3]) != 1 && PyArray_NDIM((PyArrayObject *)o[3]) != 2) {
         PyErr_SetString(PyExc_ValueError, "offsets must be an array of shape (F, 3) or (3,)");
         return NULL;
     }

@@ -314,6 +314,8 @@ def test_joint_world_refuses_bad_arrays():
                          "parent_rot")]:
         with pytest.raises(ValueError, match=words):
             core.joint_world(*args)
+    with pytest.raises(TypeError, match="offsets must be a NumPy array"):
+        core.joint_world(None, None, q, [0.0, 0.0, 0.0], sites, None)
     with pytest.raises(TypeError, match="float64"):
         core.joint_world(None, None, q.astype(np.float32), offset, sites, None)
     with pytest.raises(ValueError, match="C-contiguous"):
