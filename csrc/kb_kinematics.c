@@ -39,7 +39,7 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
     if (status != KB_OK)
         return status;
     const ptrdiff_t per_frame = 3 * (1 + n_sites);
-    double worst = 0.0;
+    double worst = 0.0;  /* squared: one square root at the end */
     for (ptrdiff_t f = 0; f < n_frames; f++) {
         double *m = world_rot + 9 * f, *o = origin + 3 * f;
         const double *offset = offsets + offset_stride * f;
@@ -62,13 +62,13 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
             if (truth) {
                 const double *want = truth + f * per_frame + 3 * p;
                 const double d[3] = {at[0] - want[0], at[1] - want[1], at[2] - want[2]};
-                const double e = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                const double e = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
                 if (e > worst || isnan(e))  /* a NaN stays, so the check fails */
                     worst = e;
             }
         }
     }
     if (max_error)
-        *max_error = worst;
+        *max_error = sqrt(worst);  /* rounded correctly, so the root of the largest square */
     return kb_ok(err);
 }

@@ -128,8 +128,15 @@ def test_slerp_squad_and_axis_angle_are_the_same_at_any_scale(quats, scale):
     assert np.abs(got - kb.quat_from_axis_angle(quats[:, 1:], 2.0)).max() <= TOL
 
 
-@pytest.mark.parametrize("power", [-1000, -537, -1, 1, 511, 1000])
-def test_power_of_two_scales_give_identical_bits(quats, power):
+# -201..201 straddle the core's direct normalisation (largest component in
+# [2^-200, 2^200]) and its exact rescaling elsewhere: the same bits
+@pytest.mark.parametrize("power", [-1000, -537, -201, -199, -1, 1, 199, 201, 511, 1000])
+@pytest.mark.parametrize("tiny", [False, True])
+def test_power_of_two_scales_give_identical_bits(quats, power, tiny):
+    if tiny:  # components whose squares underflow beside the others
+        if power < -1022 + 560:
+            pytest.skip("the input itself would lose the tiny components")
+        quats = quats * np.where(np.arange(4) % 2, 2.0 ** -560, 1.0)
     s = 2.0 ** power
     for f in [kb.quat_to_matrix, kb.quat_log, lambda q: kb.quat_to_euler(q, "ZXY"),
               lambda q: kb.quat_to_axis_angle(q)[0], lambda q: kb.slerp(q, q[::-1], 0.4),
