@@ -133,8 +133,8 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
         kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, out64, out32))
         return;
 
-    seg_grid grid;
-    grid_alloc(&grid, S, n_eval);
+    seg_grid grid;  /* from the first track's queries: a hint, so any tracks' will do */
+    grid_alloc(&grid, S, t + track_begin * t_stride, n_eval, n_eval * D);
     int built = 0;
     for (ptrdiff_t tr = track_begin; tr < track_end; tr++) {
         const double *k = c->knots + tr * c->knots_stride;

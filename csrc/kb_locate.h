@@ -104,14 +104,31 @@ typedef struct {
     ptrdiff_t *first;   /* (cells,) or NULL: no grid, the previous segment */
 } seg_grid;
 
-/* A grid of two cells a segment, where queries outnumber segments enough
- * to pay for it; else (or without memory) none.  Free g->first after. */
-static inline void grid_alloc(seg_grid *g, ptrdiff_t n_seg, ptrdiff_t n_eval)
+/* Whether queries t[0 .. n) never descend: each is then found from the
+ * one before it in O(1), and a grid would only cost its building. */
+static inline int queries_ascend(const double *t, ptrdiff_t n)
 {
-    g->cells = 2 * n_seg;
+    for (ptrdiff_t i = 1; i < n; i++)
+        if (t[i] < t[i - 1])
+            return 0;
+    return 1;
+}
+
+/* A grid of two cells a segment where queries outnumber segments enough
+ * to pay for it.  Where they are fewer but unsorted (a long track queried
+ * at random, where each search would gallop from a random segment through
+ * a table that has left the caches), a grid too, of at most one cell per
+ * ten output values (its bytes at most a tenth of a float64 output's), each cell
+ * then spanning a few segments; locate() finds the segment from any hint.
+ * None where it would not pay, or without memory.  Free g->first after. */
+static inline void grid_alloc(seg_grid *g, ptrdiff_t n_seg, const double *t, ptrdiff_t n_eval,
+                              ptrdiff_t n_values)
+{
+    g->cells = n_eval >= 2 * n_seg ? 2 * n_seg : 0;
+    if (g->cells == 0 && n_seg > 64 && !queries_ascend(t, n_eval))
+        g->cells = n_values / 10 < 2 * n_seg ? n_values / 10 : 2 * n_seg;
     g->t0 = g->per_cell = 0.0;
-    g->first = n_eval >= 2 * n_seg && n_seg > 1 ? malloc((size_t)g->cells * sizeof *g->first)
-                                                : NULL;
+    g->first = g->cells > 1 && n_seg > 1 ? malloc((size_t)g->cells * sizeof *g->first) : NULL;
 }
 
 static inline void grid_build(seg_grid *g, const double *k, ptrdiff_t n_seg)
@@ -121,10 +138,9 @@ static inline void grid_build(seg_grid *g, const double *k, ptrdiff_t n_seg)
     g->t0 = k[0];
     g->per_cell = (double)g->cells / (k[n_seg] - k[0]);
     ptrdiff_t seg = 0;
-    for (ptrdiff_t j = 0; j < g->cells; j++) {
+    for (ptrdiff_t j = 0; j < g->cells; j++) {  /* from the cell before: O(1) or O(log) */
         const double start = k[0] + (double)j / g->per_cell;
-        while (seg + 1 < n_seg && k[seg + 1] <= start)
-            seg++;
+        seg = find_segment(k, n_seg, start < k[n_seg] ? start : k[n_seg], seg);
         g->first[j] = seg;
     }
 }

@@ -494,9 +494,10 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
 }
 
 /* Queries [i0, i1) of track tr: located in `shared` (its entry i - i0)
- * where every track shares knots and times, else here from *hint. */
+ * where every track shares knots and times, else here from *hint and the
+ * track's grid. */
 static void track_queries(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, ptrdiff_t i1,
-                          const kb_loc *shared, ptrdiff_t *hint)
+                          const kb_loc *shared, ptrdiff_t *hint, const seg_grid *grid)
 {
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
@@ -507,10 +508,12 @@ static void track_queries(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, ptrdiff_
     g.n = g.mixed = 0;
     for (ptrdiff_t i = i0; i < i1; i++) {
         kb_loc L;
-        if (shared)
+        if (shared) {
             L = shared[i - i0];
-        else
+        } else {
+            *hint = grid_hint(grid, k, c->n_seg, tt[i], *hint);
             locate(k, c->n_seg, c->extrap, tt[i], hint, &L);
+        }
         const ptrdiff_t off = (tr * j->n_eval + i) * width;
         if (!L.outside) {
             g.off[g.n] = off;
@@ -628,7 +631,7 @@ static void track_block8(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot
             i++;
             continue;
         }
-        track_queries(j, tr, i0 + done, i0 + i, b->loc + done, NULL);
+        track_queries(j, tr, i0 + done, i0 + i, b->loc + done, NULL, NULL);
         if (!one || b->seg[i] != loaded) {
             kb_v8_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, b->seg + i, one, cv, lv);
             loaded = one ? b->seg[i] : -1;
@@ -649,7 +652,7 @@ static void track_block8(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot
         i += 8;
         done = i;
     }
-    track_queries(j, tr, i0 + done, i0 + b->n, b->loc + done, NULL);
+    track_queries(j, tr, i0 + done, i0 + b->n, b->loc + done, NULL, NULL);
 }
 #endif
 
@@ -662,21 +665,27 @@ static void track_block(const rot_job *j, ptrdiff_t tr, ptrdiff_t i0, const rot_
         return;
     }
 #endif
-    track_queries(j, tr, i0, i0 + b->n, b->loc, NULL);
+    track_queries(j, tr, i0, i0 + b->n, b->loc, NULL, NULL);
 }
 
 static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
 {
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
+    const ptrdiff_t width = j->nu == 0 ? 4 : 3;
+    seg_grid grid;  /* from the first track's queries: a hint, so any tracks' will do */
+    grid_alloc(&grid, c->n_seg, j->t + begin * j->t_stride, j->n_eval,
+               (c->knots_stride == 0 && j->t_stride == 0 ? end - begin : 1) * j->n_eval * width);
     if (c->knots_stride == 0 && j->t_stride == 0) {
         rot_block *b = malloc(sizeof *b);
         if (b) {
             ptrdiff_t hint = 0;
+            grid_build(&grid, c->knots, c->n_seg);
             for (ptrdiff_t i0 = 0; i0 < j->n_eval; i0 += KB_ROT_BLOCK) {
                 b->n = j->n_eval - i0 < KB_ROT_BLOCK ? j->n_eval - i0 : KB_ROT_BLOCK;
                 for (ptrdiff_t i = 0; i < b->n; i++) {
                     kb_loc *L = &b->loc[i];
+                    hint = grid_hint(&grid, c->knots, c->n_seg, j->t[i0 + i], hint);
                     locate(c->knots, c->n_seg, c->extrap, j->t[i0 + i], &hint, L);
                     b->u[i] = L->u;
                     b->inv_dt[i] = L->inv_dt;
@@ -689,13 +698,17 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
                     track_block(j, tr, i0, b);
             }
             free(b);
+            free(grid.first);
             return;
         }
     }
     for (ptrdiff_t tr = begin; tr < end; tr++) {  /* (without memory for a block too) */
         ptrdiff_t hint = 0;
-        track_queries(j, tr, 0, j->n_eval, NULL, &hint);
+        if (tr == begin || c->knots_stride != 0)
+            grid_build(&grid, c->knots + tr * c->knots_stride, c->n_seg);
+        track_queries(j, tr, 0, j->n_eval, NULL, &hint, &grid);
     }
+    free(grid.first);
 }
 
 kb_status kb_rot_eval(const kb_rot_curve *c, int nu, int body, int scalar_first,

@@ -1,10 +1,11 @@
 """Every evaluation path gives the same bits: one track or many, queries
 located through the segment grid (calls with many more queries than
-segments) or from the previous query's segment (small calls)."""
+segments, or unsorted queries on a long track) or from the previous
+query's segment (small calls)."""
 import numpy as np
 import pytest
 
-from kbspline import PositionSpline
+from kbspline import PositionSpline, RotationSpline
 
 
 @pytest.mark.parametrize("dim", [1, 3, 5])
@@ -39,3 +40,27 @@ def test_sorted_runs_equal_queries_one_by_one(extrapolate, dtype):
     alone = np.array([spline(t[i:i + 1], out=np.empty((1, 3), dtype))[0]
                       for i in range(len(t))])
     np.testing.assert_array_equal(together, alone)
+
+
+@pytest.mark.parametrize("kind", ["position", "rotation"])
+@pytest.mark.parametrize("own_times", [False, True])
+def test_random_queries_on_long_tracks_equal_small_calls(kind, own_times):
+    """Fewer unsorted queries than segments: located through a grid of
+    fewer cells than segments (each cell spans several, uneven ones), the
+    same bits as calls of three queries, which have no grid."""
+    rng = np.random.default_rng(7 + own_times)
+    keys = 3000
+    times = np.cumsum(rng.uniform(0.01, 3.0, (2, keys) if own_times else keys), axis=-1)
+    if kind == "position":
+        spline = PositionSpline(times, rng.normal(size=(2, keys, 3)), extrapolate="linear")
+        methods = [spline.position, spline.velocity]
+    else:
+        spline = RotationSpline(times, rng.normal(size=(2, keys, 4)))
+        methods = [spline, spline.angular_velocity]
+    lo, hi = np.max(spline.domain[0]), np.min(spline.domain[1])
+    t = rng.uniform(lo - 1, hi + 1, 900)
+    t[::9] = np.ravel(times)[rng.integers(0, keys, len(t[::9]))].clip(lo, hi)  # on knots
+    for method in methods:
+        whole = method(t)
+        pieces = np.concatenate([method(t[i:i + 3]) for i in range(0, len(t), 3)], axis=-2)
+        np.testing.assert_array_equal(whole, pieces)
