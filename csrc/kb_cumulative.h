@@ -13,6 +13,11 @@
  * the same ends and end angular velocities as squad.  Each factor
  * X = exp(b w) has X' = b' w X, so the angular speed per unit e is at most
  * 2 (|s| + 3(1-e)^2 |w1| + 6e(1-e) |w2| + 3e^2 |w3|).
+ *
+ * cumulative_value and cumulative_jet use the C library's sine and cosine;
+ * evaluation runs the same formulas four or eight queries at a time
+ * (kb_cumulative_lanes.h) and keeps these for logs too long for the
+ * vector sine, for queries outside the domain and for the angle tables.
  */
 #ifndef KB_CUMULATIVE_H
 #define KB_CUMULATIVE_H
@@ -90,6 +95,29 @@ static inline void cumulative_jet(const double *q0, const double *w, double e, d
  * KB_CUMULATIVE_LOGS.  Evaluation never reads b and q1 (kb_rot_build's ctrl
  * has them), so records leave them out. */
 enum { KB_SQUAD_LOGS = 8, KB_CUMULATIVE_LOGS = 4 };
+
+#if defined(KB_HAVE_VMATH)
+
+/* Per segment in the vector lanes: q0 and the four logs (its record's 16
+ * doubles), each log's norm and the norm's reciprocal. */
+enum { KB_CUMULATIVE_VECTORS = 24 };
+
+/* The norms of the logs w (spin, w1, w2, w3), then their reciprocals (inf
+ * for a zero log: exp_log selects). */
+static inline void cumulative_log_norms(const double *w, double out[8])
+{
+    for (int i = 0; i < 4; i++) {
+        const double *v = w + 3 * i;
+        out[i] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        out[4 + i] = 1.0 / out[i];
+    }
+}
+
+#define KB_LANES_FILE "kb_cumulative_lanes.h"
+#include "kb_lanes.h"
+#undef KB_LANES_FILE
+
+#endif
 
 /* The record of a segment from its control points c (16) and logs lg (12). */
 static inline void rot_segment_pack(unsigned char kind, const double *c, const double *lg,

@@ -423,6 +423,43 @@ static void squad_group8(const double *seg, const sample_group *g, int nu, int b
 }
 #endif
 
+/* The group's values q or rates w (nu > 0) on cumulative segments, four or
+ * eight lanes at a time (V: v4 or v8), like KB_SQUAD_GROUP; `far` gets the
+ * lanes (a bit each) load_cumulative finds out of the vector sine's range,
+ * whose q or w are not valid. */
+#define KB_CUMULATIVE_GROUP(V)                                                     \
+    do {                                                                           \
+        kb_##V cv[KB_CUMULATIVE_VECTORS], ev;                                      \
+        far = kb_##V##_load_cumulative(seg, KB_ROT_SEG, g->seg, !g->mixed, cv);    \
+        memcpy(&ev, g->e, sizeof ev);                                              \
+        if (nu == 0) {                                                             \
+            kb_##V ov[4];                                                          \
+            kb_##V##_cumulative_value(cv, ev, ov);                                 \
+            for (int l = 0; l < g->n; l++)                                         \
+                for (int j = 0; j < 4; j++)                                        \
+                    q[l][j] = ov[j][l];                                            \
+        } else {                                                                   \
+            kb_##V s1, s2, rv[3];                                                  \
+            memcpy(&s1, g->s1, sizeof s1);                                         \
+            memcpy(&s2, g->s2, sizeof s2);                                         \
+            kb_##V##_cumulative_rates(cv, ev, s1, s2, nu, body, rv);               \
+            for (int l = 0; l < g->n; l++)                                         \
+                for (int j = 0; j < 3; j++)                                        \
+                    w[l][j] = rv[j][l];                                            \
+        }                                                                          \
+    } while (0)
+
+#if defined(KB_HAVE_V8)
+KB_TARGET_AVX512
+static int cumulative_group8(const double *seg, const sample_group *g, int nu, int body,
+                             double q[][4], double w[][3])
+{
+    int far;
+    KB_CUMULATIVE_GROUP(v8);
+    return far;
+}
+#endif
+
 /* The lanes past g->n repeat the first query, so that every lane of a
  * vector loaded from the group holds a legal one. */
 static void pad_group(sample_group *g)
@@ -455,6 +492,92 @@ KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, in
 #endif
 }
 
+/* Up to four of a group's queries on cumulative segments; returns the
+ * lanes left to cumulative_scalar (without vector extensions, all). */
+KB_INLINE int cumulative_group4(const double *seg, const sample_group *g, int nu, int body,
+                                double q[][4], double w[][3])
+{
+#if defined(KB_HAVE_VMATH)
+    int far;
+    KB_CUMULATIVE_GROUP(v4);
+    return far;
+#else
+    (void)seg, (void)nu, (void)body, (void)q, (void)w;
+    return (1 << g->n) - 1;
+#endif
+}
+
+/* Lane l of a group on a cumulative segment, with the C library's sine and
+ * cosine: only for logs too long for the vector sine (its argument
+ * reduction is exact to KB_VMATH_MAX_ARG), so that every other query on a
+ * cumulative segment takes the lanes' code, alone or in any group. */
+static void cumulative_scalar(const double *seg, const sample_group *g, int l, int nu,
+                              int body, double q[][4], double w[][3])
+{
+    const double *rec = seg + g->seg[l] * KB_ROT_SEG;
+    double J[3][4];
+    if (nu == 0) {
+        cumulative_value(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], q[l]);
+    } else {
+        cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], J);
+        rates_from_jet(J, g->s1[l], g->s2[l], nu, body, 0, w[l]);
+    }
+}
+
+/* The lanes of g in `lanes` (a bit each), in order from lane 0, padded. */
+static void take_lanes(const sample_group *g, unsigned lanes, sample_group *out)
+{
+    out->n = out->mixed = 0;
+    for (int l = 0; l < g->n; l++) {
+        if (!(lanes >> l & 1))
+            continue;
+        const int k = out->n++;
+        out->off[k] = g->off[l];
+        out->seg[k] = g->seg[l];
+        out->e[k] = g->e[l];
+        out->s1[k] = g->s1[l];
+        out->s2[k] = g->s2[l];
+        out->mixed |= g->seg[l] != out->seg[0];
+    }
+    pad_group(out);
+}
+
+/* A group whose queries are all on segments of one kind, evaluated and
+ * stored: four or eight lanes at a time (a lane's result is the same at
+ * either width). */
+KB_INLINE void eval_group(const double *seg, sample_group *g, int cumulative, int nu, int body,
+                          int scalar_first, double *out64, float *out32)
+{
+    double q[8][4], w[8][3];
+    pad_group(g);
+    int far = 0;
+#if defined(KB_HAVE_V8)
+    if (g->n > 4) {
+        if (cumulative)
+            far = cumulative_group8(seg, g, nu, body, q, w);
+        else
+            squad_group8(seg, g, nu, body, q, w);
+    } else
+#endif
+    {
+        if (cumulative)
+            far = cumulative_group4(seg, g, nu, body, q, w);
+        else
+            squad_group4(seg, g, nu, body, q, w);
+    }
+    for (int l = 0; l < g->n; l++) {
+        if (far >> l & 1)
+            cumulative_scalar(seg, g, l, nu, body, q, w);
+        if (nu == 0)
+            store_quat(out64, out32, g->off[l], q[l], scalar_first);
+        else
+            store(out64, out32, g->off[l], w[l], 3);
+    }
+}
+
+/* A group by the kinds of its segments: all squad or all cumulative (runs
+ * of queries, mostly) in one go; a mix (a group across a knot between the
+ * kinds) as two groups, each kind in its own lanes. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 __attribute__((target_clones("default", "avx2")))
 #endif
@@ -463,32 +586,18 @@ static void flush_group(const kb_rot_curve *c, ptrdiff_t tr, sample_group *g, in
 {
     const double *seg = c->seg + tr * c->n_seg * KB_ROT_SEG;
     const unsigned char *kind = c->kind ? c->kind + tr * c->n_seg : NULL;
-    double q[8][4], w[8][3];
-    pad_group(g);
-#if defined(KB_HAVE_V8)
-    if (g->n > 4)
-        squad_group8(seg, g, nu, body, q, w);
-    else
-#endif
-        squad_group4(seg, g, nu, body, q, w);
-    /* the few cumulative segments one lane at a time, over squad's lanes */
-    for (int l = 0; kind && l < g->n; l++) {
-        if (kind[g->seg[l]] != KB_SEG_CUMULATIVE)
-            continue;
-        const double *rec = seg + g->seg[l] * KB_ROT_SEG;
-        double J[3][4];
-        if (nu == 0) {
-            cumulative_value(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], q[l]);
-        } else {
-            cumulative_jet(rec, rec + KB_CUMULATIVE_LOGS, g->e[l], J);
-            rates_from_jet(J, g->s1[l], g->s2[l], nu, body, 0, w[l]);
-        }
-    }
-    for (int l = 0; l < g->n; l++) {
-        if (nu == 0)
-            store_quat(out64, out32, g->off[l], q[l], scalar_first);
-        else
-            store(out64, out32, g->off[l], w[l], 3);
+    const unsigned all = (1u << g->n) - 1;
+    unsigned cumulative = 0;  /* the lanes on cumulative segments, a bit each */
+    for (int l = 0; kind && l < g->n; l++)
+        cumulative |= (unsigned)(kind[g->seg[l]] == KB_SEG_CUMULATIVE) << l;
+    if (cumulative == 0 || cumulative == all) {
+        eval_group(seg, g, cumulative != 0, nu, body, scalar_first, out64, out32);
+    } else {
+        sample_group part;
+        take_lanes(g, all & ~cumulative, &part);
+        eval_group(seg, &part, 0, nu, body, scalar_first, out64, out32);
+        take_lanes(g, cumulative, &part);
+        eval_group(seg, &part, 1, nu, body, scalar_first, out64, out32);
     }
     g->n = g->mixed = 0;
 }

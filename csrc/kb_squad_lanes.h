@@ -83,15 +83,26 @@ KB_INLINE void KB_VFN(load_segments)(const double *rec, ptrdiff_t stride, ptrdif
     }
 }
 
-/* p exp(e L) for pure L of norm `norm` (its reciprocal `inv`): (cos a,
- * sin a / norm L), a = e norm; sin a / norm tends to e as norm -> 0. */
-KB_INLINE void KB_VFN(slerp_log)(KB_V e, const KB_V *p, const KB_V *L, KB_V norm, KB_V inv,
-                                KB_V *out)
+/* exp(e L) for pure L of norm `norm` (its reciprocal `inv`): (cos a,
+ * sin a / norm L), a = e norm; sin a / norm tends to e as norm -> 0.  The
+ * caller keeps |a| within KB_VMATH_MAX_ARG. */
+KB_INLINE void KB_VFN(exp_log)(KB_V e, const KB_V *L, KB_V norm, KB_V inv, KB_V *x)
 {
     KB_V s, c;
     KB_VFN(sincos)(e * norm, &s, &c);
     const KB_V k = KB_VFN(select)(norm > 0.0, s * inv, e);
-    const KB_V x[4] = {c, k * L[0], k * L[1], k * L[2]};
+    x[0] = c;
+    x[1] = k * L[0];
+    x[2] = k * L[1];
+    x[3] = k * L[2];
+}
+
+/* p exp(e L), exp_log's factor applied to p. */
+KB_INLINE void KB_VFN(slerp_log)(KB_V e, const KB_V *p, const KB_V *L, KB_V norm, KB_V inv,
+                                KB_V *out)
+{
+    KB_V x[4];
+    KB_VFN(exp_log)(e, L, norm, inv, x);
     KB_VFN(qmul)(p, x, out);
 }
 

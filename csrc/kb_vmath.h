@@ -5,7 +5,8 @@
  * The kernels are fdlibm's (k_sin.c, k_cos.c, s_atan.c: Sun Microsystems,
  * freely distributable), errors below one ulp on their intervals; the
  * argument reductions are exact enough for the arguments squad passes
- * (angles of at most a few pi).  Every lane is computed independently, so
+ * (angles of at most a few pi) and the cumulative cubic's (up to
+ * KB_VMATH_MAX_ARG: its callers keep longer logs to the C library).  Every lane is computed independently, so
  * a value never depends on which other values share its vector.
  */
 #ifndef KB_VMATH_H

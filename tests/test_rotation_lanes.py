@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import kbspline
@@ -477,3 +477,112 @@ def test_threads_give_the_same_bits(restore_threads, data):
         for k, (method, frame) in enumerate(METHODS):
             assert_same(evaluate(own, method, frame, row), flat[2 * k][i],
                         f"{method}({frame or ''}): track {i} alone")
+
+
+# -- cumulative segments in the lanes -------------------------------------------
+
+def conj(q):
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+@st.composite
+def cumulative_recipes(draw):
+    """Tracks with cumulative segments: keys 115-180 degrees apart with
+    clamped fast end spins and TCB at the corners (ill-conditioned squad),
+    or turns of up to five revolutions (spins), among them, at times, a
+    spin of 2e5-1e6 radians, whose logs are too long for the vector sine.
+    Returns the spline's maker (one track, or all), the times and the
+    largest angle a key turns."""
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    n, K = draw(st.integers(1, 3)), draw(st.integers(2, 9))
+    times = draw(st.sampled_from([0.0, 1e3])) + np.cumsum(rng.uniform(0.2, 2.0, K))
+    timing = draw(st.sampled_from(TIMINGS))
+    if draw(st.booleans()):
+        axes = rng.normal(size=(n, K, 3))
+        axes /= np.linalg.norm(axes, axis=-1, keepdims=True)
+        angles = rng.uniform(2.0, np.pi, (n, K))
+        keys = np.concatenate([np.cos(angles / 2)[..., None],
+                               np.sin(angles / 2)[..., None] * axes], axis=-1)
+        for k in range(1, K):
+            keys[:, k] = qmul(keys[:, k - 1], keys[:, k])
+        tcb = rng.choice([-1.0, 0.0, 0.5, 1.0], size=(3, n, K))
+        spins = rng.normal(scale=10.0 ** rng.uniform(0, 1.5), size=(2, n, 3))
+
+        def make(i=slice(None)):
+            return RotationSpline(times, keys[i], *tcb[:, i], timing=timing, ends="clamped",
+                                  start_angular_velocity=spins[0, i],
+                                  end_angular_velocity=spins[1, i])
+        return make, times, np.pi
+    axes = rng.normal(size=(n, K, 3))
+    angles = 2 * np.pi * rng.uniform(-5, 5, (n, K))
+    if draw(st.booleans()):
+        angles[:, rng.integers(1, K)] = rng.choice([-1, 1]) * rng.uniform(2e5, 1e6)
+    tcb = rng.uniform(-1, 1, (3, n, K))
+
+    def make(i=slice(None)):
+        return RotationSpline.from_relative(times, axes[i], angles[i], *tcb[:, i], timing=timing)
+    return make, times, np.abs(angles).max()
+
+
+@settings(max_examples=500, **SETTINGS)
+@given(st.data())
+def test_cumulative_lanes_against_differences_and_alone(data):
+    # The cumulative cubic runs in the vector lanes (and on the C library's
+    # sine beyond its range): its rates are the derivatives of its values,
+    # and every query gives the same bits alone, shuffled, in any batch of
+    # tracks and as its own track's spline.
+    make, times, angle = data.draw(cumulative_recipes(), label="recipe")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1), label="seed"))
+    spline = make()
+    cumulative = ~np.asarray(spline.squad_segments)
+    assume(cumulative.any())
+    # most queries on cumulative segments (any track's), inside them
+    S = len(times) - 1
+    on = np.flatnonzero(cumulative.any(axis=0))
+    M = data.draw(st.sampled_from([1, 3, 8, 13, 40]), label="M")
+    seg = np.where(rng.random(M) < 0.8, rng.choice(on, M), rng.integers(0, S, M))
+    u = rng.uniform(0.02, 0.98, M)
+    t = times[seg] + u * (times[seg + 1] - times[seg])
+    q, w = spline(t), spline.angular_velocity(t)
+    body, acc = spline.angular_velocity(t, frame="body"), spline.angular_acceleration(t)
+    # central differences over a step the fastest turn takes c rad in: their
+    # error is about c^2 of the rates' size from truncation, and from the
+    # values' rounding (1e-16 of the angles turned, up to `angle`) divided
+    # by the step, 1e-16 angle / c: c balances the two (20 c^2 seen at most)
+    big = 1.0 + np.abs(w).max()
+    c = np.cbrt(1e-16 * (1.0 + angle))
+    h = min(1e-3 * np.diff(times).min(), c / big)
+    tp, tm = t + h, t - h
+    step = (tp - tm)[:, None]
+    qd = (spline(tp) - spline(tm)) / step
+    tol = 200 * c ** 2
+    np.testing.assert_allclose(2 * qmul(qd, conj(q))[..., 1:], w, rtol=0, atol=tol * big)
+    np.testing.assert_allclose(2 * qmul(conj(q), qd)[..., 1:], body, rtol=0, atol=tol * big)
+    alpha = (spline.angular_velocity(tp) - spline.angular_velocity(tm)) / step
+    # (the acceleration's size: w^2, where it may be 0 itself)
+    np.testing.assert_allclose(alpha, acc, rtol=0, atol=tol * (big ** 2 + np.abs(acc).max()))
+    # bit for bit: alone, shuffled, float32, and each track as its own spline
+    assert_alone_and_shuffled(spline, t, rng)
+    for method, frame in METHODS:
+        together = evaluate(spline, method, frame, t)
+        for i in range(together.shape[0]):
+            assert_same(evaluate(make(i), method, frame, t), together[i],
+                        f"{method}({frame or ''}): track {i} alone")
+
+
+def test_spins_beyond_the_vector_sine():
+    # Steps of 3e5 radians (logs of 1.5e5, past the vector sine's range:
+    # the scalar code) beside a spin of 4 pi and ordinary steps (the lanes),
+    # in groups that straddle the knots: a constant spin where the steps
+    # are equal, and the same bits alone as in the batch.
+    times = np.arange(6.0)
+    angles = [0.0, 3e5, 3e5, 4 * np.pi, 0.5, 0.3]
+    s = RotationSpline.from_relative(times, [[0, 0, 1]] * 6, angles)
+    assert not s.squad_segments[:3].any()
+    t = np.linspace(0.0, 1.0, 77)[1:-1]
+    np.testing.assert_allclose(s.angular_velocity(t), np.tile([0, 0, 3e5], (75, 1)), rtol=1e-12)
+    half = 1.5e5 * t
+    np.testing.assert_allclose(s(t), np.column_stack([np.cos(half), 0 * t, 0 * t, np.sin(half)]),
+                               atol=1e-10)
+    t = np.sort(np.random.default_rng(4).uniform(0, 5, 203))
+    assert_alone_and_shuffled(s, t, np.random.default_rng(5))
