@@ -6,8 +6,9 @@
  * freely distributable), errors below one ulp on their intervals; the
  * argument reductions are exact enough for the arguments squad passes
  * (angles of at most a few pi) and the cumulative cubic's (up to
- * KB_VMATH_MAX_ARG: its callers keep longer logs to the C library).  Every lane is computed independently, so
- * a value never depends on which other values share its vector.
+ * KB_VMATH_MAX_ARG: its callers keep longer logs to the C library).  Every
+ * lane is computed independently, so a value never depends on which other
+ * values share its vector.
  */
 #ifndef KB_VMATH_H
 #define KB_VMATH_H
