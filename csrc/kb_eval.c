@@ -52,16 +52,72 @@ static int sweepable(const kb_curve *c, ptrdiff_t t_stride)
     return c->knots_stride == 0 && t_stride == 0 && !c->ease;
 }
 
+/* One query, located in L, into element i * D of the output: a position
+ * inside the domain in Horner form, else as weights of the coefficients. */
+KB_INLINE void eval_located(const kb_loc *L, int nu, const double *cf, const double *ez,
+                            ptrdiff_t i, ptrdiff_t D, double *out64, float *out32)
+{
+    const double *seg = cf + L->seg * 4 * D;
+    if (nu == 0 && !L->outside) {
+        double e = L->u, de, dde;
+        if (ez)
+            kb_ease(L->u, ez[2 * L->seg], ez[2 * L->seg + 1], &e, &de, &dde);
+        horner_store(seg, D, e, out64, out32, i * D);
+    } else {
+        double wi[4];
+        segment_weights(L, ez ? ez + 2 * L->seg : NULL, nu, wi);
+        combine(seg, D, wi, out64, out32, i * D);
+    }
+}
+
+/* Queries located this far ahead of the one evaluated (see eval_ahead). */
+#define KB_AHEAD 16
+
 /*
- * One track's queries: positions inside the domain in Horner form, the rest
- * as weights of the coefficients.  Inlined with constant dim and output
- * type (see track_dispatch), so each instance is straight-line code.
+ * One track's unsorted queries on a table larger than the caches: each
+ * query's segment is found KB_AHEAD queries before it is evaluated and its
+ * coefficients asked for then, so that the wait on memory overlaps the
+ * work of the queries between (a search's mispredicted branches would
+ * otherwise keep the next query's loads from starting early).  The same
+ * located segments, so the same results, as eval_track's loop.
+ */
+KB_INLINE void eval_ahead(const kb_curve *c, int nu, const double *k, const double *cf,
+                          const double *ez, const double *tt, ptrdiff_t n_eval,
+                          const seg_grid *grid, ptrdiff_t D, double *out64, float *out32)
+{
+    const ptrdiff_t S = c->n_seg;
+    kb_loc ring[KB_AHEAD];
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t i = 0; i < n_eval + KB_AHEAD; i++) {
+        kb_loc *slot = &ring[i % KB_AHEAD];
+        if (i >= KB_AHEAD)
+            eval_located(slot, nu, cf, ez, i - KB_AHEAD, D, out64, out32);
+        if (i + KB_AHEAD < n_eval && grid->first)  /* the grid cell of a query further on */
+            kb_prefetch(grid->first + grid_cell(grid, tt[i + KB_AHEAD]), sizeof *grid->first);
+        if (i < n_eval) {
+            hint = grid_hint(grid, k, S, tt[i], hint);
+            locate(k, S, c->extrap, tt[i], &hint, slot);
+            kb_prefetch(cf + slot->seg * 4 * D, 4 * D * sizeof *cf);
+        }
+    }
+}
+
+/*
+ * One track's queries, each by eval_located.  Inlined with constant dim
+ * and output type (see track_dispatch), so each instance is straight-line
+ * code.
  */
 KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const double *cf,
                           const double *ez, const double *tt, ptrdiff_t n_eval,
                           const seg_grid *grid, ptrdiff_t D, double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, seg_size = 4 * D;
+    /* tables past about a megabyte: L2's size on common processors */
+    if ((double)S * (double)seg_size * sizeof(double) > (double)(1 << 20) &&
+        n_eval > KB_AHEAD && !queries_ascend(tt, n_eval)) {
+        eval_ahead(c, nu, k, cf, ez, tt, n_eval, grid, D, out64, out32);
+        return;
+    }
     /* runs of queries in one segment are looked for while the queries
      * ascend: on random ones the test would cost more than it saves */
     int runs = nu == 0 && !ez;
@@ -73,16 +129,7 @@ KB_INLINE void eval_track(const kb_curve *c, int nu, const double *k, const doub
         hint = grid_hint(grid, k, S, tt[i], hint);
         locate(k, S, c->extrap, tt[i], &hint, &L);
         const double *seg = cf + L.seg * seg_size;
-        if (nu == 0 && !L.outside) {
-            double e = L.u, de, dde;
-            if (ez)
-                kb_ease(L.u, ez[2 * L.seg], ez[2 * L.seg + 1], &e, &de, &dde);
-            horner_store(seg, D, e, out64, out32, i * D);
-        } else {
-            double wi[4];
-            segment_weights(&L, ez ? ez + 2 * L.seg : NULL, nu, wi);
-            combine(seg, D, wi, out64, out32, i * D);
-        }
+        eval_located(&L, nu, cf, ez, i, D, out64, out32);
         i++;
         if (runs && !L.outside) {
             /* the queries that follow in the same segment, with the u

@@ -16,6 +16,20 @@
 #define KB_INLINE static inline
 #endif
 
+/* Asks for the cache lines of the `bytes` bytes at p before they are
+ * read: for loads the hardware cannot see coming (random queries). */
+static inline void kb_prefetch(const void *p, size_t bytes)
+{
+#if defined(__GNUC__)
+    for (size_t at = 0; at < bytes; at += 64)
+        __builtin_prefetch((const char *)p + at);
+    __builtin_prefetch((const char *)p + bytes - 1);  /* where p is not line-aligned */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 static inline kb_status kb_fail(kb_error *err, kb_status status, kb_arg arg,
                                 ptrdiff_t track, ptrdiff_t index)
 {

@@ -145,14 +145,19 @@ static inline void grid_build(seg_grid *g, const double *k, ptrdiff_t n_seg)
     }
 }
 
+/* The cell of a grid (g->first not NULL) where t falls, clamped. */
+static inline ptrdiff_t grid_cell(const seg_grid *g, double t)
+{
+    const double x = (t - g->t0) * g->per_cell;
+    return x <= 0.0 ? 0 : x >= (double)g->cells ? g->cells - 1 : (ptrdiff_t)x;
+}
+
 static inline ptrdiff_t grid_hint(const seg_grid *g, const double *k, ptrdiff_t n_seg,
                                   double t, ptrdiff_t previous)
 {
     if (!g->first)
         return previous;
-    const double x = (t - g->t0) * g->per_cell;
-    const ptrdiff_t j = x <= 0.0 ? 0 : x >= (double)g->cells ? g->cells - 1 : (ptrdiff_t)x;
-    ptrdiff_t s = g->first[j];
+    ptrdiff_t s = g->first[grid_cell(g, t)];
     /* a cell spans few knots: step past two at or below t without branches,
      * which random queries would mispredict half the time (k[s + 1] exists:
      * s < n_seg) */

@@ -153,19 +153,6 @@ KB_INLINE void horner_run(const double *seg, ptrdiff_t dim, const double *u_rep,
         put_value(out64, out32, f, horner(seg, dim, (f - f_run) % dim, u_rep[f]));
 }
 
-/* Asks for the cache lines of p[0 .. n) before they are needed. */
-KB_INLINE void prefetch_span(const double *p, ptrdiff_t n)
-{
-#if defined(__GNUC__)
-    for (ptrdiff_t at = 0; at < n; at += 8)
-        __builtin_prefetch(p + at);
-    __builtin_prefetch(p + n - 1);  /* the last line, where p is not line-aligned */
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
 /* One block of located queries, shared by every track. */
 typedef struct {
     ptrdiff_t n;                     /* queries in the block */
@@ -373,7 +360,7 @@ KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
             const ptrdiff_t end = b->run_end[i];
             const double *seg = cf + b->seg[i] * seg_size;
             if (ahead && !b->ascending)
-                prefetch_span(ahead + b->seg[i] * seg_size, seg_size);
+                kb_prefetch(ahead + b->seg[i] * seg_size, seg_size * sizeof *ahead);
             if (b->horner[i] && dim <= KB_TILE_DIM) {
                 horner_run(seg, dim, b->u_rep, i * dim, end * dim, n * dim, o64, o32);
                 i = end;

@@ -44,16 +44,20 @@ def test_sorted_runs_equal_queries_one_by_one(extrapolate, dtype):
 
 @pytest.mark.parametrize("kind", ["position", "rotation"])
 @pytest.mark.parametrize("own_times", [False, True])
-def test_random_queries_on_long_tracks_equal_small_calls(kind, own_times):
+@pytest.mark.parametrize("keys", [3000, 12000])
+def test_random_queries_on_long_tracks_equal_small_calls(kind, own_times, keys):
     """Fewer unsorted queries than segments: located through a grid of
-    fewer cells than segments (each cell spans several, uneven ones), the
-    same bits as calls of three queries, which have no grid."""
+    fewer cells than segments (each cell spans several, uneven ones), and
+    on tables past a megabyte (12 000 keys) located ahead of their
+    evaluation, the same bits as calls of three queries, which have
+    neither."""
     rng = np.random.default_rng(7 + own_times)
-    keys = 3000
     times = np.cumsum(rng.uniform(0.01, 3.0, (2, keys) if own_times else keys), axis=-1)
     if kind == "position":
         spline = PositionSpline(times, rng.normal(size=(2, keys, 3)), extrapolate="linear")
-        methods = [spline.position, spline.velocity]
+        methods = [spline.position, spline.velocity, spline.acceleration,
+                   lambda t: spline(t, out=np.empty(spline.batch_shape + (len(t), 3),
+                                                    np.float32))]
     else:
         spline = RotationSpline(times, rng.normal(size=(2, keys, 4)))
         methods = [spline, spline.angular_velocity]
