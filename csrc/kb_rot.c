@@ -790,8 +790,13 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
         if (b) {
             ptrdiff_t hint = 0;
             grid_build(&grid, c->knots, c->n_seg);
+            /* one track's records past about a megabyte, queried at random:
+             * asked for as the block is located, before they are read */
+            const double *first = c->seg + begin * c->n_seg * KB_ROT_SEG;
+            const int large = (double)c->n_seg * KB_ROT_SEG * sizeof *first > (double)(1 << 20);
             for (ptrdiff_t i0 = 0; i0 < j->n_eval; i0 += KB_ROT_BLOCK) {
                 b->n = j->n_eval - i0 < KB_ROT_BLOCK ? j->n_eval - i0 : KB_ROT_BLOCK;
+                const int ahead = large && !queries_ascend(j->t + i0, b->n);
                 for (ptrdiff_t i = 0; i < b->n; i++) {
                     kb_loc *L = &b->loc[i];
                     hint = grid_hint(&grid, c->knots, c->n_seg, j->t[i0 + i], hint);
@@ -799,6 +804,8 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
                     b->u[i] = L->u;
                     b->inv_dt[i] = L->inv_dt;
                     b->seg[i] = L->seg;
+                    if (ahead)
+                        kb_prefetch(first + L->seg * KB_ROT_SEG, KB_ROT_SEG * sizeof *first);
                 }
                 for (ptrdiff_t i = b->n - 1; i >= 0; i--)
                     b->inside_from[i] =
