@@ -375,3 +375,24 @@ def test_a_count_whose_size_overflows_is_refused():
     with pytest.raises(ValueError, match="of n \\* width"):
         core.quat_util(core.Q_CONJUGATE, 2 ** 62 + 1, (np.ones(4),), (np.empty(4),),
                        (0, 1, 2), False)
+
+
+@pytest.mark.parametrize("power", [0, 50, 99, 100, 101, 150, 400])
+def test_power_of_two_scales_with_components_that_scale_inexactly(power):
+    """Quaternions of large norm whose smallest components become subnormal
+    when their largest is scaled to [1, 2): the direct normalisation (largest
+    component up to 2^200) must round them as the rescaling does, so q and
+    q 2^k still give the same bits (here largest 1.5 2^100, so 2^100 2^k
+    crosses 2^200 at k = 100)."""
+    rng = np.random.default_rng(5)
+    n = 64
+    q = np.zeros((n, 4))
+    q[:, 0] = 1.5 * 2.0 ** 100
+    q[:, 1:] = rng.integers(1, 2 ** 12, (n, 3)) * 2.0 ** (100 - 1074 - 4)  # normal, tiny
+    q[::2, 2] = rng.normal(size=n // 2) * 2.0 ** 99
+    s = 2.0 ** power
+    assert np.array_equal((q * s) / s, q)
+    for f in [kb.quat_to_matrix, lambda q: kb.quat_to_euler(q, "ZXY"),
+              lambda q: kb.quat_to_axis_angle(q)[0], lambda q: kb.slerp(q, q[::-1], 0.4),
+              lambda q: kb.squad(q, q[::-1], q[::2].repeat(2, 0), q, 0.4)]:
+        np.testing.assert_array_equal(f(q * s), f(q))
