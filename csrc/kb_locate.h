@@ -118,9 +118,12 @@ static inline int queries_ascend(const double *t, ptrdiff_t n)
  * to pay for it.  Where they are fewer but unsorted (a long track queried
  * at random, where each search would gallop from a random segment through
  * a table that has left the caches), a grid too, of at most one cell per
- * ten output values (its bytes at most a tenth of a float64 output's), each cell
- * then spanning a few segments; locate() finds the segment from any hint.
- * None where it would not pay, or without memory.  Free g->first after. */
+ * ten of n_values, the values one track's queries produce (its bytes at
+ * most a tenth of a float64 output's; not every track's where the queries
+ * are located once for all of them, whose grid would cost more to build
+ * than it saves), each cell then spanning a few segments; locate() finds
+ * the segment from any hint.  None where it would not pay, or without
+ * memory.  Free g->first after. */
 static inline void grid_alloc(seg_grid *g, ptrdiff_t n_seg, const double *t, ptrdiff_t n_eval,
                               ptrdiff_t n_values)
 {

@@ -782,9 +782,10 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
-    seg_grid grid;  /* from the first track's queries: a hint, so any tracks' will do */
-    grid_alloc(&grid, c->n_seg, j->t + begin * j->t_stride, j->n_eval,
-               (c->knots_stride == 0 && j->t_stride == 0 ? end - begin : 1) * j->n_eval * width);
+    /* from the first track's queries and one track's values (shared queries
+     * are located once for all tracks): a hint, so any track's will do */
+    seg_grid grid;
+    grid_alloc(&grid, c->n_seg, j->t + begin * j->t_stride, j->n_eval, j->n_eval * width);
     if (c->knots_stride == 0 && j->t_stride == 0) {
         rot_block *b = malloc(sizeof *b);
         if (b) {

@@ -440,8 +440,8 @@ int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval
     if (!block)
         return 0;
     ptrdiff_t hint = 0;
-    seg_grid grid;
-    grid_alloc(&grid, c->n_seg, t, n_eval, (track_end - track_begin) * n_eval * c->dim);
+    seg_grid grid;  /* sized by one track's values: queries are located once */
+    grid_alloc(&grid, c->n_seg, t, n_eval, n_eval * c->dim);
     grid_build(&grid, c->knots, c->n_seg);
 #if defined(KB_HAVE_STREAM)
     const double values = (double)c->n_tracks * (double)n_eval * (double)c->dim;
