@@ -783,9 +783,13 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
     /* from the first track's queries and one track's values (shared queries
-     * are located once for all tracks): a hint, so any track's will do */
-    seg_grid grid;
-    grid_alloc(&grid, c->n_seg, j->t + begin * j->t_stride, j->n_eval, j->n_eval * width);
+     * are located once for all tracks): a hint, so any track's will do.
+     * None for sorted queries, each found from the one before in O(1):
+     * with knots of their own, every track would build one for nothing. */
+    const double *t0 = j->t + begin * j->t_stride;
+    seg_grid grid = {0};
+    if (!queries_ascend(t0, j->n_eval))
+        grid_alloc(&grid, c->n_seg, t0, j->n_eval, j->n_eval * width);
     if (c->knots_stride == 0 && j->t_stride == 0) {
         rot_block *b = malloc(sizeof *b);
         if (b) {
