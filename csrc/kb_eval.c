@@ -171,6 +171,8 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
                        double *out64, float *out32)
 {
     const ptrdiff_t S = c->n_seg, D = c->dim;
+    if (track_begin >= track_end || n_eval == 0)
+        return;  /* no queries to read: a batch of no tracks may have none */
 
     /* The sweep over several tracks, unless its workspace cannot be had
      * (then the loop below: the same results, slower).  One track goes

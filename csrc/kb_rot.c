@@ -782,6 +782,8 @@ static void rot_range(void *ctx, ptrdiff_t begin, ptrdiff_t end)
     const rot_job *j = ctx;
     const kb_rot_curve *c = j->c;
     const ptrdiff_t width = j->nu == 0 ? 4 : 3;
+    if (begin >= end || j->n_eval == 0)
+        return;  /* no queries to read: a batch of no tracks may have none */
     /* from the first track's queries and one track's values (shared queries
      * are located once for all tracks): a hint, so any track's will do.
      * None for sorted queries, each found from the one before in O(1):

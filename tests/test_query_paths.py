@@ -68,3 +68,14 @@ def test_random_queries_on_long_tracks_equal_small_calls(kind, own_times, keys):
         whole = method(t)
         pieces = np.concatenate([method(t[i:i + 3]) for i in range(0, len(t), 3)], axis=-2)
         np.testing.assert_array_equal(whole, pieces)
+
+
+@pytest.mark.parametrize("kind", ["position", "rotation"])
+def test_a_batch_of_no_tracks_reads_no_queries(kind):
+    """No tracks, so per-track queries of shape (0, n) hold no times: the
+    grid's choice must not read them (found by the ASan suite)."""
+    times = np.zeros((0, 100)) + np.arange(100.0)
+    cls, width = (PositionSpline, 3) if kind == "position" else (RotationSpline, 4)
+    spline = cls(times, np.ones((0, 100, width)))
+    for t in (np.zeros((0, 5)) + [3.0, 1.0, 2.0, 9.0, 4.0], np.array([3.0, 1.0, 2.0])):
+        assert spline(t).shape == (0, t.shape[-1], width)
