@@ -27,22 +27,29 @@
 #include "kb_squad.h"
 
 /* The four factors' functions of e with their first and second
- * derivatives, b[i] = (b_i, b_i', b_i''): e for the spin, then B1, B2, B3. */
+ * derivatives, b[i] = (b_i, b_i', b_i''): e for the spin, then B1, B2, B3;
+ * for T double or a vector type (kb_cumulative_lanes.h), one and zero
+ * being 1 and 0 of type T: the same expressions, so the same bits. */
+#define KB_CUMULATIVE_BASIS(T, e, b, one, zero)                                   \
+    do {                                                                          \
+        const T f = 1.0 - (e);                                                    \
+        b[0][0] = (e);                                                            \
+        b[0][1] = (one);                                                          \
+        b[0][2] = (zero);                                                         \
+        b[1][0] = 1.0 - f * f * f;                                                \
+        b[1][1] = 3.0 * f * f;                                                    \
+        b[1][2] = -6.0 * f;                                                       \
+        b[2][0] = (e) * (e) * (3.0 - 2.0 * (e));                                  \
+        b[2][1] = 6.0 * (e) * f;                                                  \
+        b[2][2] = 6.0 - 12.0 * (e);                                               \
+        b[3][0] = (e) * (e) * (e);                                                \
+        b[3][1] = 3.0 * (e) * (e);                                                \
+        b[3][2] = 6.0 * (e);                                                      \
+    } while (0)
+
 static inline void cumulative_basis(double e, double b[4][3])
 {
-    const double f = 1.0 - e;
-    b[0][0] = e;
-    b[0][1] = 1.0;
-    b[0][2] = 0.0;
-    b[1][0] = 1.0 - f * f * f;
-    b[1][1] = 3.0 * f * f;
-    b[1][2] = -6.0 * f;
-    b[2][0] = e * e * (3.0 - 2.0 * e);
-    b[2][1] = 6.0 * e * f;
-    b[2][2] = 6.0 - 12.0 * e;
-    b[3][0] = e * e * e;
-    b[3][1] = 3.0 * e * e;
-    b[3][2] = 6.0 * e;
+    KB_CUMULATIVE_BASIS(double, e, b, 1.0, 0.0);
 }
 
 /* Value of a cumulative segment: q0 and w = (s, w1, w2, w3). */

@@ -58,19 +58,7 @@ KB_INLINE int KB_VFN(load_cumulative)(const double *rec, ptrdiff_t stride, const
  * b_i''), e for the spin, then B1, B2, B3. */
 KB_INLINE void KB_VFN(cumulative_basis)(KB_V e, KB_V b[4][3])
 {
-    const KB_V f = 1.0 - e;
-    b[0][0] = e;
-    b[0][1] = KB_VFN(splat)(1.0);
-    b[0][2] = KB_VFN(splat)(0.0);
-    b[1][0] = 1.0 - f * f * f;
-    b[1][1] = 3.0 * f * f;
-    b[1][2] = -6.0 * f;
-    b[2][0] = e * e * (3.0 - 2.0 * e);
-    b[2][1] = 6.0 * e * f;
-    b[2][2] = 6.0 - 12.0 * e;
-    b[3][0] = e * e * e;
-    b[3][1] = 3.0 * e * e;
-    b[3][2] = 6.0 * e;
+    KB_CUMULATIVE_BASIS(KB_V, e, b, KB_VFN(splat)(1.0), KB_VFN(splat)(0.0));
 }
 
 /* KB_LANES values of cumulative segments: q0 times the four factors

@@ -385,18 +385,18 @@ typedef struct {
     double e[8], s1[8], s2[8];
 } sample_group;
 
-/* The group's squad values q, or its angular rates w (nu > 0), W lanes at
- * a time (kb_v4 or kb_v8): the same operations lane by lane at either
- * width, so the same results.  Lanes past g->n (pad_group) repeat the
- * first query and are not kept. */
-#define KB_SQUAD_GROUP(V, W)                                                        \
+/* The group's values q, or its angular rates w (nu > 0), V (v4 or v8) lanes
+ * at a time from loaded vectors: VALUE(ov) and RATES(s1, s2, rv) are the
+ * kernel's calls.  The same operations lane by lane at either width, so
+ * the same results.  Lanes past g->n (pad_group) repeat the first query
+ * and are not kept. */
+#define KB_GROUP_RESULTS(V, VALUE, RATES)                                          \
     do {                                                                           \
-        kb_##V cv[8], lv[KB_SEGMENT_VECTORS], ev;                                  \
-        kb_##V##_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, !g->mixed, cv, lv); \
+        kb_##V ev;                                                                 \
         memcpy(&ev, g->e, sizeof ev);                                              \
         if (nu == 0) {                                                             \
             kb_##V ov[4];                                                          \
-            kb_##V##_squad_value(cv, lv, &ev, ov);                                 \
+            VALUE;                                                                 \
             for (int l = 0; l < g->n; l++)                                         \
                 for (int j = 0; j < 4; j++)                                        \
                     q[l][j] = ov[j][l];                                            \
@@ -404,11 +404,20 @@ typedef struct {
             kb_##V s1, s2, rv[3];                                                  \
             memcpy(&s1, g->s1, sizeof s1);                                         \
             memcpy(&s2, g->s2, sizeof s2);                                         \
-            kb_##V##_squad_rates(cv, lv, &ev, s1, s2, nu, body, rv);               \
+            RATES;                                                                 \
             for (int l = 0; l < g->n; l++)                                         \
                 for (int j = 0; j < 3; j++)                                        \
                     w[l][j] = rv[j][l];                                            \
         }                                                                          \
+    } while (0)
+
+/* The group's squad values or rates (see KB_GROUP_RESULTS). */
+#define KB_SQUAD_GROUP(V)                                                          \
+    do {                                                                           \
+        kb_##V cv[8], lv[KB_SEGMENT_VECTORS];                                      \
+        kb_##V##_load_segments(seg, KB_ROT_SEG, KB_SQUAD_LOGS, g->seg, !g->mixed, cv, lv); \
+        KB_GROUP_RESULTS(V, kb_##V##_squad_value(cv, lv, &ev, ov),                 \
+                         kb_##V##_squad_rates(cv, lv, &ev, s1, s2, nu, body, rv)); \
     } while (0)
 
 #if defined(KB_HAVE_VMATH) && defined(KB_HAVE_AVX512)
@@ -419,34 +428,19 @@ KB_TARGET_AVX512
 static void squad_group8(const double *seg, const sample_group *g, int nu, int body,
                          double q[][4], double w[][3])
 {
-    KB_SQUAD_GROUP(v8, 8);
+    KB_SQUAD_GROUP(v8);
 }
 #endif
 
-/* The group's values q or rates w (nu > 0) on cumulative segments, four or
- * eight lanes at a time (V: v4 or v8), like KB_SQUAD_GROUP; `far` gets the
- * lanes (a bit each) load_cumulative finds out of the vector sine's range,
- * whose q or w are not valid. */
+/* The group's values or rates on cumulative segments (see
+ * KB_GROUP_RESULTS); `far` gets the lanes (a bit each) load_cumulative
+ * finds out of the vector sine's range, whose q or w are not valid. */
 #define KB_CUMULATIVE_GROUP(V)                                                     \
     do {                                                                           \
-        kb_##V cv[KB_CUMULATIVE_VECTORS], ev;                                      \
+        kb_##V cv[KB_CUMULATIVE_VECTORS];                                          \
         far = kb_##V##_load_cumulative(seg, KB_ROT_SEG, g->seg, !g->mixed, cv);    \
-        memcpy(&ev, g->e, sizeof ev);                                              \
-        if (nu == 0) {                                                             \
-            kb_##V ov[4];                                                          \
-            kb_##V##_cumulative_value(cv, ev, ov);                                 \
-            for (int l = 0; l < g->n; l++)                                         \
-                for (int j = 0; j < 4; j++)                                        \
-                    q[l][j] = ov[j][l];                                            \
-        } else {                                                                   \
-            kb_##V s1, s2, rv[3];                                                  \
-            memcpy(&s1, g->s1, sizeof s1);                                         \
-            memcpy(&s2, g->s2, sizeof s2);                                         \
-            kb_##V##_cumulative_rates(cv, ev, s1, s2, nu, body, rv);               \
-            for (int l = 0; l < g->n; l++)                                         \
-                for (int j = 0; j < 3; j++)                                        \
-                    w[l][j] = rv[j][l];                                            \
-        }                                                                          \
+        KB_GROUP_RESULTS(V, kb_##V##_cumulative_value(cv, ev, ov),                 \
+                         kb_##V##_cumulative_rates(cv, ev, s1, s2, nu, body, rv)); \
     } while (0)
 
 #if defined(KB_HAVE_V8)
@@ -477,7 +471,7 @@ KB_INLINE void squad_group4(const double *seg, const sample_group *g, int nu, in
                             double q[][4], double w[][3])
 {
 #if defined(KB_HAVE_VMATH)
-    KB_SQUAD_GROUP(v4, 4);
+    KB_SQUAD_GROUP(v4);
 #else
     for (int l = 0; l < g->n; l++) {
         const double *rec = seg + g->seg[l] * KB_ROT_SEG;
