@@ -426,8 +426,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     greedy keys at any scale are a prefix of the order in which one run of
     the selection keyed the frames, so each joint's selection runs once for
     the whole search (again only below the lowest scale so far, or for
-    each pair of tolerances a cap binds).  Greedy selection is not guaranteed minimal; the
-    bound is guaranteed.
+    each pair of tolerances a cap binds).  Greedy selection is not
+    guaranteed minimal; the bound is guaranteed.
 
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all

@@ -76,8 +76,8 @@ class WorldError:
         J = len(self.truth)
         self.rotations, self.translations = list(rotations.copy()), list(translations.copy())
         self.world_rot, self.origin = [None] * J, [None] * J
-        self.errors = np.array([self._error(j, self.rotations, self.translations, self.world_rot,
-                                           self.origin) for j in range(J)])
+        self.errors = np.array([self._error(j, self.rotations, self.translations,
+                                            self.world_rot, self.origin) for j in range(J)])
         self.pending = None
 
     def _error(self, j, rotations, translations, world_rot, origin):
