@@ -28,8 +28,9 @@ static void mat_apply(const double *m, const double *v, const double *base, doub
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
-                         const double *sites, const double *truth, double *world_rot,
-                         double *origin, double *points, double *max_error, kb_error *err)
+                         const double *sites, const double *truth, double limit,
+                         double *world_rot, double *origin, double *points, double *max_error,
+                         kb_error *err)
 {
     if (n_frames < 1 || n_sites < 0 || (offset_stride != 0 && offset_stride != 3) ||
         !rotations || !offsets || (n_sites && !sites) || !world_rot || !origin ||
@@ -40,6 +41,7 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
         return status;
     const ptrdiff_t per_frame = 3 * (1 + n_sites);
     double worst = 0.0;  /* squared: one square root at the end */
+    const double stop = isfinite(limit) ? limit * limit : INFINITY;
     for (ptrdiff_t f = 0; f < n_frames; f++) {
         double *m = world_rot + 9 * f, *o = origin + 3 * f;
         const double *offset = offsets + offset_stride * f;
@@ -67,6 +69,8 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                     worst = e;
             }
         }
+        if (!(worst <= stop))  /* past the limit, or NaN */
+            break;
     }
     if (max_error)
         *max_error = sqrt(worst);  /* rounded correctly, so the root of the largest square */

@@ -98,7 +98,7 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
         if (status == KB_OK)
             status = kb_curve_eval(&c, 0, jt->times + first, m, m, 0, 1, s->out, NULL, err);
     }
-    if (status != KB_OK)
+    if (status != KB_OK || (!error && !residual))
         return status;
     for (ptrdiff_t j = 0; j < m; j++) {
         const double *p = s->out + width * j, *f = frames + width * (first + j);

@@ -509,8 +509,8 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdif
  * The splines through keys (n_keys ascending frames from 0 to n_frames - 1)
  * with TCB rotation_tcb and translation_tcb ((n_keys, 3) each; NULL: zero)
  * at every frame: rotations (n_frames, 4), translations (n_frames, 3), and
- * their errors from the frames, angle and distance (n_frames).  Allocates
- * about 60 n_frames doubles.
+ * their errors from the frames, angle and distance (n_frames; NULL to
+ * skip).  Allocates about 60 n_frames doubles.
  */
 kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
                             ptrdiff_t n_keys, const double *rotation_tcb,
@@ -571,17 +571,22 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * R(rotation) and its origin (n_frames, 3) = parent_origin + parent_rot
  * offset, from its local rotations (n_frames, 4; (w, x, y, z), normalised
  * here, a zero or non-finite one refused; the other arrays are not
- * checked, and a NaN in them makes *max_error NaN) and offsets (n_frames, 3, or one (3,) for every frame when offset_stride
- * is 0, else 3); a root passes NULL for both parent arrays.  Its points,
+ * checked, and a NaN in them makes *max_error NaN) and offsets (n_frames,
+ * 3, or one (3,) for every frame when offset_stride is 0, else 3); a root
+ * passes NULL for both parent arrays.  Its points,
  * the origin then each of sites (n_sites, 3) carried by its frame, go to
  * points (n_frames, 1 + n_sites, 3) unless NULL; with truth (the same
  * shape; NULL to skip) their largest distance from it goes to *max_error.
+ * With truth and a finite limit, it stops at the first point farther than
+ * limit from it (a check that fails needs no more): *max_error is then
+ * that point's distance and the outputs are incomplete.
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
-                         const double *sites, const double *truth, double *world_rot,
-                         double *origin, double *points, double *max_error, kb_error *err);
+                         const double *sites, const double *truth, double limit,
+                         double *world_rot, double *origin, double *points, double *max_error,
+                         kb_error *err);
 
 #ifdef __cplusplus
 }

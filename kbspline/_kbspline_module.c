@@ -10,6 +10,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #define NPY_NO_DEPRECATED_API NPY_1_25_API_VERSION
 #include <numpy/arrayobject.h>
 
@@ -1035,17 +1036,20 @@ done:
 
 PyDoc_STRVAR(reduce_rebuild_doc,
 "reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
-"               translation_tcb) -> (rotations, translations, angle, distance)\n\n"
+"               translation_tcb, errors=True)\n"
+"-> (rotations, translations, angle, distance)\n\n"
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
 "rotations (1, F, 4), translations (1, F, 3), at every frame, and their\n"
-"errors.  Private: see kbspline.motion.reduce.");
+"errors (None for both unless errors).  Private: see kbspline.motion.reduce.");
 
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
 {
     PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
     PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
+    int errors = 1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|p", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &errors) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
@@ -1058,8 +1062,8 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
     out[0] = new_array(2, rotation_dims);
     out[1] = new_array(2, translation_dims);
-    out[2] = new_array(1, &F);
-    out[3] = new_array(1, &F);
+    for (int i = 2; i < 4; i++)
+        out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
         goto done;
     kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
@@ -1071,8 +1075,9 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
                                tcb[1] ? (const double *)PyArray_DATA(tcb[1]) : NULL,
                                (double *)PyArray_DATA((PyArrayObject *)out[0]),
                                (double *)PyArray_DATA((PyArrayObject *)out[1]),
-                               (double *)PyArray_DATA((PyArrayObject *)out[2]),
-                               (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
+                               errors ? (double *)PyArray_DATA((PyArrayObject *)out[2]) : NULL,
+                               errors ? (double *)PyArray_DATA((PyArrayObject *)out[3]) : NULL,
+                               &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         raise_core_error(status, &err);
@@ -1086,20 +1091,23 @@ done:
 }
 
 PyDoc_STRVAR(joint_world_doc,
-"joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth)\n"
-"-> (world_rot, origin, points, max_error)\n\n"
+"joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth,\n"
+"            limit=inf) -> (world_rot, origin, points, max_error)\n\n"
 "One joint in the world: parent_rot (F, 3, 3) and parent_origin (F, 3), or\n"
 "None for a root; rotations (F, 4); offsets (F, 3) or (3,); sites (n, 3);\n"
 "truth (F, 1 + n, 3) or None.  points is None and max_error the largest\n"
 "distance from truth where truth is given, else points (F, 1 + n, 3) and\n"
-"max_error None.  Private: see kbspline.motion.world_error.");
+"max_error None; with a finite limit, it stops at the first point farther\n"
+"than that from truth (max_error its distance; the rest left undone).\n"
+"Private: see kbspline.motion.world_error.");
 
 static PyObject *joint_world(PyObject *self, PyObject *args)
 {
     PyObject *o[6], *out[3] = {NULL, NULL, NULL}, *result = NULL;
     PyArrayObject *a[6];
+    double limit = INFINITY;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|d", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &limit) ||
         !check_array(o[2], "rotations", 2, 0, 0, 0, &a[2]) ||
         !expect_dim(a[2], 1, 4, "rotations") ||
         !check_array(o[0], "parent_rot", 3, 1, 0, 0, &a[0]) ||
@@ -1144,7 +1152,7 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
 #define KB_DATA(x) ((x) ? (double *)PyArray_DATA(x) : NULL)
     Py_BEGIN_ALLOW_THREADS
     status = kb_joint_world(F, KB_DATA(a[0]), KB_DATA(a[1]), KB_DATA(a[2]), KB_DATA(a[3]),
-                            shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]),
+                            shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]), limit,
                             KB_DATA((PyArrayObject *)out[0]), KB_DATA((PyArrayObject *)out[1]),
                             a[5] ? NULL : KB_DATA((PyArrayObject *)out[2]),
                             a[5] ? &max_error : NULL, &err);

@@ -227,7 +227,9 @@ def test_real_120_hz_walk():
 def test_world_error_of_one_joint_is_the_oracles(walk):
     """WorldError.trial, which moves only the joint and those below it
     again, gives the worst error of the independent forward kinematics with
-    that joint's curves replaced, and `accept` keeps them."""
+    that joint's curves replaced, and `accept` keeps them; given a limit
+    below that error, it stops at a point past the limit.  with_curves
+    gives each joint's worst error, or None past a limit."""
     from kbspline.motion.world_error import WorldError
     result = reduce_keys(walk, position_tolerance=1.0, fit=False)
     rotations, translations = result.rebuild(walk.times)
@@ -237,9 +239,22 @@ def test_world_error_of_one_joint_is_the_oracles(walk):
         rotations[j] = walk.rotations()[j][::-1]  # far off: the error must show it
         translations[j] += 0.25
         got, _ = oracle_points(walk, quaternion_matrices(rotations), translations, 3.0)
-        assert world.trial(j, rotations[j], translations[j]) == pytest.approx(
-            np.linalg.norm(got - want, axis=-1).max(), rel=1e-9)
+        worst = np.linalg.norm(got - want, axis=-1).max()
+        # with a limit below the worst, it stops at a point past the limit
+        stopped = world.trial(j, rotations[j], translations[j], worst / 2)
+        assert worst / 2 < stopped <= worst * (1 + 1e-9)
+        assert world.trial(j, rotations[j], translations[j], worst * 1.01) == pytest.approx(
+            worst, rel=1e-9)
+        assert world.trial(j, rotations[j], translations[j]) == pytest.approx(worst, rel=1e-9)
         world.accept()
+    # a whole clip's curves: None past the limit, else every joint's worst error
+    curves = list(zip(rotations, translations))
+    got, owner = oracle_points(walk, quaternion_matrices(rotations), translations, 3.0)
+    per_joint = [np.linalg.norm(got - want, axis=-1)[:, owner == j].max()
+                 for j in range(len(walk.joints))]
+    assert world.with_curves(curves, max(per_joint) * 0.99) is None
+    whole = world.with_curves(iter(curves), max(per_joint) * 1.01)
+    np.testing.assert_allclose(whole.errors, per_joint, rtol=1e-9)
 
 
 def quaternion_matrices(rotations):

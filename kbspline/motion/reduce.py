@@ -293,54 +293,52 @@ def _choose(choose_joint, joints, scales, progress=None):
 
 def _rebuild(joint, choice):
     """A joint's curves at every frame (F, 4) and (F, 3) through its keys
-    and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB), and
-    their worst angle and distance from the frames (in C: see
-    kb_reduce_rebuild).  The joint keeps its last, which later passes of
-    the search often ask for again."""
+    and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB) (in
+    C: see kb_reduce_rebuild).  The joint keeps its last, which later passes
+    of the search often ask for again."""
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
     if joint.last_rebuild is None or joint.last_rebuild[0] != key:
-        rotation, translation, angle, distance = _core.reduce_rebuild(
-            *joint.frames, choice[0], *(choice[1:] or (None, None)))
-        joint.last_rebuild = key, (rotation, translation, angle.max(), distance.max())
+        rotation, translation, _, _ = _core.reduce_rebuild(
+            *joint.frames, choice[0], *(choice[1:] or (None, None)), False)
+        joint.last_rebuild = key, (rotation, translation)
     return joint.last_rebuild[1]
 
 
-def _measure(joints, selected, world):
+def _measure(joints, selected, world, limit=math.inf):
     """`world` (a WorldError of the clip) under the curves of these choices
-    of keys, and each joint's worst local angle and distance."""
-    rotations, translations, max_angle, max_distance = zip(
-        *(_rebuild(joint, choice) for joint, choice in zip(joints, selected)))
-    return (world.with_curves(np.array(rotations), np.array(translations)),
-            np.array(max_angle), np.array(max_distance))
+    of keys, each rebuilt as the check reaches its joint; None as soon as a
+    point is farther than `limit` from where the clip puts it."""
+    return world.with_curves((_rebuild(joint, choice) for joint, choice in zip(joints, selected)),
+                             limit)
 
 
 def _reduction(motion, joints, selected, world):
-    """The Reduction of these choices of keys (and TCB), its local errors
-    and its world-space error (by `world`, a WorldError of the clip) measured
-    at every frame."""
+    """The Reduction of these choices of keys (and TCB), with `world` (a
+    WorldError under their curves) for its world-space errors; each joint's
+    worst local angle and distance measured here."""
     keys = [choice[0] for choice in selected]
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
-    world, max_angle, max_distance = _measure(joints, selected, world)
+    local = [_core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)))[2:]
+             for joint, choice in zip(joints, selected)]
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                      [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     max_angle, max_distance, world.errors, *tcbs)
+                     np.array([angle.max() for angle, _ in local]),
+                     np.array([distance.max() for _, distance in local]), world.errors, *tcbs)
 
 
-def _loosen_joints(motion, found, joints, choose_joint, scale, tolerance, world):
+def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance):
     """The world-space search scales every joint's tolerances alike; this
     gives each joint the slack the others leave.  Per joint, most keys
     first, its tolerances are loosened by each of LOOSEN_FACTORS in turn,
     and its new keys (by `choose_joint`) kept where they are fewer and every
     point stays within `tolerance`, checked by forward kinematics of the
-    joints they move.  Yields after each factor; returns the reduction."""
+    joints they move (`world`, a WorldError under the curves of `found`, the
+    choices of keys at `scale`).  Yields after each factor; returns the
+    reduction."""
     J = len(joints)
-    fitted = found.rotation_tcb is not None
-    selected = ([(k, rt, tt) for k, rt, tt in zip(found.key_frames, found.rotation_tcb,
-                                                  found.translation_tcb)] if fitted
-                else [(k,) for k in found.key_frames])
-    world = _measure(joints, selected, world)[0]
+    selected = list(found)
     scales = [scale] * J
     for factor in LOOSEN_FACTORS:
         # a joint's keys hang on its own tolerances only: choose them all at once
@@ -349,13 +347,12 @@ def _loosen_joints(motion, found, joints, choose_joint, scale, tolerance, world)
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
                 continue
-            if world.trial(j, *_rebuild(joints[j], new)[:2]) <= tolerance:
+            if world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance:
                 world.accept()
                 scales[j] *= factor
                 selected[j] = new
         yield
-    result = _reduction(motion, joints, selected, world)
-    return result if result.max_position.max() <= tolerance else found
+    return _reduction(motion, joints, selected, world)
 
 
 SEARCH_PASSES = 9  # greedy reductions tried by the world-space search
@@ -471,22 +468,24 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                        virtual_distance)
     if position_tolerance is None:
         selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J, progress)
-        return _reduction(motion, joints, selected, world)
+        return _reduction(motion, joints, selected, _measure(joints, selected, world))
 
     passes = 0
     total = SEARCH_PASSES + (FIT_PASSES if fit else 0) + len(LOOSEN_FACTORS)
 
-    def step():
+    def attempt(scale, choose_joint=_greedy_joint):
+        """The choices of keys at `scale` and the WorldError under their
+        curves, or None where a point strays past the tolerance."""
         nonlocal passes
+        selected = _choose(choose_joint, joints, [scale] * J)
+        measured = _measure(joints, selected, world, position_tolerance)
         passes += 1
         if progress:
             progress(passes, total)
+        return None if measured is None else (selected, measured)
 
-    def attempt(scale, choose_joint=_greedy_joint):
-        selected = _choose(choose_joint, joints, [scale] * J)
-        result = _reduction(motion, joints, selected, world)
-        step()
-        return result if result.max_position.max() <= position_tolerance else None
+    def keys_of(found):
+        return sum(len(choice[0]) for choice in found[0])
 
     good_scale, bad_scale, best = 1.0, None, attempt(1.0)
     while best is None and passes < SEARCH_PASSES:  # beyond first order: tighten
@@ -494,7 +493,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         best = attempt(good_scale)
     if best is None:  # every frame a key: exact
         every = [(np.arange(motion.num_frames),)] * J
-        return _reduction(motion, joints, every, world)
+        return _reduction(motion, joints, every, _measure(joints, every, world))
     best_scale, best_choice = good_scale, _greedy_joint
     while passes < SEARCH_PASSES:  # double until too loose, then bisect
         scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
@@ -503,7 +502,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             bad_scale = scale
         else:
             good_scale = scale
-            if result.num_keys <= best.num_keys:
+            if keys_of(result) <= keys_of(best):
                 best, best_scale = result, scale
     # fitted keys, from the greedy search's scale: double until too loose, then bisect
     scale, low, high = good_scale, 0.0, math.inf
@@ -513,15 +512,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             high = scale
         else:
             low = scale
-            if result.num_keys < best.num_keys:
+            if keys_of(result) < keys_of(best):
                 best, best_scale, best_choice = result, scale, _fitted_joint
         scale = (math.sqrt(low * high) if low and high < math.inf
                  else 2 * low if low else high / 2)
-    loosen = _loosen_joints(motion, best, joints, best_choice, best_scale, position_tolerance,
-                            world)
+    loosen = _loosen_joints(motion, joints, *best, best_choice, best_scale, position_tolerance)
     while True:
         try:
             next(loosen)
-            step()
+            passes += 1
+            if progress:
+                progress(passes, total)
         except StopIteration as done:
             return done.value

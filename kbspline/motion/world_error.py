@@ -4,6 +4,7 @@ per-joint split of one world-space tolerance into local ones."""
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -24,17 +25,19 @@ def _sites(joint, virtual_distance):
     return np.reshape(local, (-1, 3))
 
 
-def _place(motion, j, rotations, translations, world_rot, origin, sites, truth=None):
+def _place(motion, j, rotations, translations, world_rot, origin, sites, truth=None,
+           limit=math.inf):
     """Joint j in the world from its parent's entries in the lists world_rot
     and origin, its own written there (in C: see kb_joint_world), from the
     joints' rotations (F, 4) and translations (F, 3), indexed by joint:
     returns its points (F, 1 + n, 3), origin then `sites`, or with `truth`
-    their largest distance from it."""
+    their largest distance from it (or, past `limit`, the first distance
+    past it, the joint's entries then unfinished)."""
     joint, p = motion.joints[j], motion.joints[j].parent
     offset = translations[j] if _moves(joint) else np.asarray(joint.offset, dtype=np.float64)
     world_rot[j], origin[j], points, error = _core.joint_world(
         world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-        np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), sites, truth)
+        np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), sites, truth, limit)
     return points if truth is None else error
 
 
@@ -70,42 +73,55 @@ class WorldError:
                 self.below[motion.joints[j].parent].extend(self.below[j])
         for moved in self.below:
             moved.sort()
-        self._rebuild(rebuilt_rotations, rebuilt_translations)
+        self._rebuild(zip(rebuilt_rotations, rebuilt_translations))
 
-    def _rebuild(self, rotations, translations):
+    def _rebuild(self, curves, limit=math.inf):
+        """Places every joint under `curves`, its (rotation, translation)
+        curves in joint order (read only as far as needed); False where a
+        point is farther than `limit` from where the clip puts it."""
         J = len(self.truth)
-        self.rotations, self.translations = list(rotations.copy()), list(translations.copy())
+        self.rotations, self.translations = [None] * J, [None] * J
         self.world_rot, self.origin = [None] * J, [None] * J
-        self.errors = np.array([self._error(j, self.rotations, self.translations,
-                                            self.world_rot, self.origin) for j in range(J)])
-        self.pending = None
+        self.errors, self.pending = np.zeros(J), None
+        for j, (rotation, translation) in enumerate(curves):
+            self.rotations[j], self.translations[j] = rotation, translation
+            self.errors[j] = self._error(j, self.rotations, self.translations, self.world_rot,
+                                         self.origin, limit)
+            if self.errors[j] > limit:
+                return False
+        return True
 
-    def _error(self, j, rotations, translations, world_rot, origin):
+    def _error(self, j, rotations, translations, world_rot, origin, limit=math.inf):
         return _place(self.motion, j, rotations, translations, world_rot, origin,
-                      self.sites[j], self.truth[j])
+                      self.sites[j], self.truth[j], limit)
 
-    def with_curves(self, rebuilt_rotations, rebuilt_translations):
+    def with_curves(self, curves, limit=math.inf):
         """A WorldError of the same clip (its points computed once) under
-        other rebuilt curves (J, F, 4) and (J, F, 3)."""
+        other curves: (rotation (F, 4), translation (F, 3)) per joint, in
+        joint order, taken as they are needed; None as soon as a point is
+        farther than `limit` (the joints after it are not read)."""
         other = copy.copy(self)
-        other._rebuild(rebuilt_rotations, rebuilt_translations)
-        return other
+        return other if other._rebuild(curves, limit) else None
 
-    def trial(self, j, rotation, translation):
-        """The worst error with joint j's curves (F, 4) and (F, 3) instead;
-        `accept` keeps them."""
+    def trial(self, j, rotation, translation, limit=math.inf):
+        """The worst error with joint j's curves (F, 4) and (F, 3) instead,
+        or as soon as a point is farther than `limit`, that point's
+        distance; `accept` keeps the curves of a trial within the limit."""
         moved = self.below[j]
         rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
         world_rot, origin = list(self.world_rot), list(self.origin)  # moved entries replaced
         errors = self.errors.copy()
-        errors[moved] = [self._error(m, rotations, translations, world_rot, origin)
-                         for m in moved]
+        self.pending = None
+        for m in moved:
+            errors[m] = self._error(m, rotations, translations, world_rot, origin, limit)
+            if errors[m] > limit:
+                return float(errors[m])
         self.pending = (rotations, translations, world_rot, origin, errors)
         return float(errors.max())
 
     def accept(self):
-        """Keeps the curves of the last trial."""
+        """Keeps the curves of the last trial (which was within its limit)."""
         (self.rotations, self.translations, self.world_rot, self.origin,
          self.errors) = self.pending
 
