@@ -14,6 +14,7 @@
 
 #include "kbspline.h"
 #include "kb_internal.h"
+#include "kb_quat.h"
 
 #define FIT_STEP 1e-5   /* forward-difference step of a TCB parameter */
 #define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
@@ -110,7 +111,8 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
             v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
             double sign = w < 0 ? -2.0 : 2.0;
             if (error)
-                error[j] = 2.0 * atan2(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
+                error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+                                             fabs(w));
             for (int c = 0; c < 3; c++)
                 v[c] *= sign;
         } else {
@@ -213,10 +215,11 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
     status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, 0, F - 1, angle, NULL, &s, err);
     if (status == KB_OK) {
         memcpy(rotations, s.out, (size_t)(4 * F) * sizeof(double));
-        status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance, NULL,
-                                &s, err);
+        if (translations || distance)
+            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance,
+                                    NULL, &s, err);
     }
-    if (status == KB_OK)
+    if (status == KB_OK && translations)
         memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
     free(block);
     return status == KB_OK ? kb_ok(err) : status;

@@ -508,9 +508,9 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdif
 /*
  * The splines through keys (n_keys ascending frames from 0 to n_frames - 1)
  * with TCB rotation_tcb and translation_tcb ((n_keys, 3) each; NULL: zero)
- * at every frame: rotations (n_frames, 4), translations (n_frames, 3), and
- * their errors from the frames, angle and distance (n_frames; NULL to
- * skip).  Allocates about 60 n_frames doubles.
+ * at every frame: rotations (n_frames, 4), translations (n_frames, 3; NULL
+ * to skip), and their errors from the frames, angle and distance
+ * (n_frames; NULL to skip).  Allocates about 60 n_frames doubles.
  */
 kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
                             ptrdiff_t n_keys, const double *rotation_tcb,

@@ -91,8 +91,9 @@ def reduce_greedy_order(
 ) -> tuple[NDArray[np.intp], _F64]: ...
 def reduce_rebuild(
     times: _F64, rotations: _F64, translations: _F64, keys: NDArray[np.intp],
-    rotation_tcb: Optional[_F64], translation_tcb: Optional[_F64], errors: bool = True, /,
-) -> tuple[_F64, _F64, Optional[_F64], Optional[_F64]]: ...
+    rotation_tcb: Optional[_F64], translation_tcb: Optional[_F64], errors: bool = True,
+    translation: bool = True, /,
+) -> tuple[_F64, Optional[_F64], Optional[_F64], Optional[_F64]]: ...
 def joint_world(
     parent_rot: Optional[_F64], parent_origin: Optional[_F64], rotations: _F64,
     offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ..., /,

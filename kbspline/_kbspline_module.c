@@ -1036,20 +1036,27 @@ done:
 
 PyDoc_STRVAR(reduce_rebuild_doc,
 "reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
-"               translation_tcb, errors=True)\n"
+"               translation_tcb, errors=True, translation=True)\n"
 "-> (rotations, translations, angle, distance)\n\n"
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
-"rotations (1, F, 4), translations (1, F, 3), at every frame, and their\n"
-"errors (None for both unless errors).  Private: see kbspline.motion.reduce.");
+"rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
+"translations None unless translation), and their errors (None for both\n"
+"unless errors).  Private: see kbspline.motion.reduce.");
+
+/* An output array's data, or NULL for None (an output not asked for). */
+static double *skipped_or_data(PyObject *out)
+{
+    return out == Py_None ? NULL : (double *)PyArray_DATA((PyArrayObject *)out);
+}
 
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
 {
     PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
     PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
-    int errors = 1;
+    int errors = 1, translation = 1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO|p", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &errors) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|pp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &errors, &translation) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
@@ -1061,7 +1068,7 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
             goto done;
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
     out[0] = new_array(2, rotation_dims);
-    out[1] = new_array(2, translation_dims);
+    out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
     for (int i = 2; i < 4; i++)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
@@ -1074,10 +1081,8 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
                                tcb[0] ? (const double *)PyArray_DATA(tcb[0]) : NULL,
                                tcb[1] ? (const double *)PyArray_DATA(tcb[1]) : NULL,
                                (double *)PyArray_DATA((PyArrayObject *)out[0]),
-                               (double *)PyArray_DATA((PyArrayObject *)out[1]),
-                               errors ? (double *)PyArray_DATA((PyArrayObject *)out[2]) : NULL,
-                               errors ? (double *)PyArray_DATA((PyArrayObject *)out[3]) : NULL,
-                               &err);
+                               skipped_or_data(out[1]), skipped_or_data(out[2]),
+                               skipped_or_data(out[3]), &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         raise_core_error(status, &err);

@@ -16,7 +16,7 @@ from .._threads import get_num_threads
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
-from .world_error import WorldError, local_tolerances
+from .world_error import WorldError, local_tolerances, moves
 
 
 @dataclasses.dataclass
@@ -211,8 +211,9 @@ class _JointFrames:
     each pair of tolerances.  A translation constant to the bit rebuilds
     exactly whatever the keys, so its cap never binds."""
 
-    def __init__(self, times, rotations, translations, base, caps, j):
+    def __init__(self, times, rotations, translations, base, caps, j, moves):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
+        self.moves = moves  # has position channels
         self.base = (float(base[0][j]), float(base[1][j]))
         constant = not np.ptp(translations[j], axis=0).any()
         self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
@@ -294,12 +295,14 @@ def _choose(choose_joint, joints, scales, progress=None):
 def _rebuild(joint, choice):
     """A joint's curves at every frame (F, 4) and (F, 3) through its keys
     and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB) (in
-    C: see kb_reduce_rebuild).  The joint keeps its last, which later passes
-    of the search often ask for again."""
+    C: see kb_reduce_rebuild); the translation None where the joint has no
+    position channels, as forward kinematics then takes its OFFSET.  The
+    joint keeps its last, which later passes of the search often ask for
+    again."""
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
     if joint.last_rebuild is None or joint.last_rebuild[0] != key:
         rotation, translation, _, _ = _core.reduce_rebuild(
-            *joint.frames, choice[0], *(choice[1:] or (None, None)), False)
+            *joint.frames, choice[0], *(choice[1:] or (None, None)), False, joint.moves)
         joint.last_rebuild = key, (rotation, translation)
     return joint.last_rebuild[1]
 
@@ -462,8 +465,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
     base = caps if position_tolerance is None else local_tolerances(
         motion, rotations, translations, position_tolerance, virtual_distance)
-    joints = [_JointFrames(motion.times, rotations, translations, base, caps, j)
-              for j in range(J)]
+    joints = [_JointFrames(motion.times, rotations, translations, base, caps, j,
+                           moves(joint)) for j, joint in enumerate(motion.joints)]
     world = WorldError(motion, rotations, translations, rotations, translations,
                        virtual_distance)
     if position_tolerance is None:

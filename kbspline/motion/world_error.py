@@ -12,7 +12,8 @@ from .. import _kbspline as _core
 from .clip import POSITION_CHANNELS
 
 
-def _moves(joint):
+def moves(joint):
+    """Whether the joint has position channels (else its OFFSET places it)."""
     return any(c in POSITION_CHANNELS for c in joint.channels)
 
 
@@ -34,7 +35,7 @@ def _place(motion, j, rotations, translations, world_rot, origin, sites, truth=N
     their largest distance from it (or, past `limit`, the first distance
     past it, the joint's entries then unfinished)."""
     joint, p = motion.joints[j], motion.joints[j].parent
-    offset = translations[j] if _moves(joint) else np.asarray(joint.offset, dtype=np.float64)
+    offset = translations[j] if moves(joint) else np.asarray(joint.offset, dtype=np.float64)
     world_rot[j], origin[j], points, error = _core.joint_world(
         world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
         np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), sites, truth, limit)
@@ -151,12 +152,16 @@ def local_tolerances(motion, rotations, translations, position_tolerance,
         if p >= 0:
             longest[p] = max(longest[p], longest[j])
             below[p].extend(below[j])
-    origin = points[:, [int(np.flatnonzero(owner == j)[0]) for j in range(J)]]
-    reach = np.array([np.linalg.norm(points[:, np.isin(owner, below[a])] - origin[:, a, None],
-                                     axis=-1).max() for a in range(J)])
+    # the farthest point each joint carries, frame by frame: the square root
+    # of the largest square is the largest root (rounded correctly)
+    first = np.searchsorted(owner, np.arange(J))  # owners ascend: a joint's points follow it
+    reach = np.empty(J)
+    for a in range(J):
+        carried = points[:, np.isin(owner, below[a])] - points[:, first[a], None]
+        reach[a] = np.sqrt(np.einsum("fpk,fpk->fp", carried, carried).max())
     share = position_tolerance / longest
     constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
-    moving = np.array([_moves(joint) for joint in joints]) & ~constant
+    moving = np.array([moves(joint) for joint in joints]) & ~constant
     distance = np.where(moving, share / 2, np.inf)
     with np.errstate(divide="ignore"):
         angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
