@@ -165,7 +165,8 @@ def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped
     caps = (np.full(J, np.radians(3 * degrees) if capped else np.inf),
             np.full(J, 2 * distance if capped else np.inf))
     translations[1::3] = translations[1::3, :1]  # constant: a cap on them never binds
-    joints = [_JointFrames(clip.times, rotations, translations, base, caps, j) for j in range(J)]
+    joints = [_JointFrames(clip.times, rotations, translations, base, caps, j, True)
+              for j in range(J)]
     for scale in scales:
         for j, joint in enumerate(joints):
             angle, dist = (looser * t for t in joint.tolerances(scale))
