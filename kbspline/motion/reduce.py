@@ -217,7 +217,7 @@ class _JointFrames:
         self.base = (float(base[0][j]), float(base[1][j]))
         constant = not np.ptp(translations[j], axis=0).any()
         self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
-        self.floor, self.order, self.score = math.inf, None, None
+        self.floor, self.order, self.falling = math.inf, None, None
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice's bytes, _rebuild's result)
 
@@ -235,10 +235,11 @@ class _JointFrames:
             return self.capped[tolerances]
         scale *= looser
         if scale < self.floor:
-            self.order, self.score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
+            self.order, score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
+            # minus the running least score, ascending: the first score <= s by bisection
+            self.falling = -np.minimum.accumulate(score)
             self.floor = scale
-        stop = np.flatnonzero(self.score <= scale)
-        keyed = self.order[:stop[0] if len(stop) else len(self.order)]
+        keyed = self.order[:np.searchsorted(self.falling, -scale)]
         last = len(self.frames[0]) - 1
         return np.concatenate([[0], np.sort(keyed), [last]]).astype(np.intp)
 
