@@ -227,7 +227,8 @@ class _JointFrames:
 
     def greedy(self, scale, looser=1.0):
         """Greedy keys under `looser` times the tolerances at `scale`."""
-        if any(scale * b > c for b, c in zip(self.base, self.caps)):  # a cap binds
+        (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
+        if scale * angle > angle_cap or scale * distance > distance_cap:  # a cap binds
             tolerances = tuple(looser * t for t in self.tolerances(scale))
             if tolerances not in self.capped:
                 self.capped[tolerances] = _core.reduce_greedy(
@@ -240,8 +241,11 @@ class _JointFrames:
             self.falling = -np.minimum.accumulate(score)
             self.floor = scale
         keyed = self.order[:np.searchsorted(self.falling, -scale)]
-        last = len(self.frames[0]) - 1
-        return np.concatenate([[0], np.sort(keyed), [last]]).astype(np.intp)
+        keys = np.empty(len(keyed) + 2, dtype=np.intp)
+        keys[0], keys[-1] = 0, len(self.frames[0]) - 1
+        keys[1:-1] = keyed
+        keys[1:-1].sort()
+        return keys
 
 
 def _greedy_joint(joint, scale):
