@@ -550,9 +550,10 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
  * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
  * fits both channels' TCB (the translation's only where distance_tolerance
  * is finite), keys the worst frame of each segment out of tolerance and
- * fits again until none is, then drops keys, five apart at once, whose
- * frames stay within tolerance without them, and refits where that keeps
- * every frame in tolerance.  Writes the keys and their count,
+ * fits again the keys near the new ones until none is, then drops keys,
+ * five apart at once, whose frames stay within tolerance without them, and
+ * refits near them where that keeps every frame in tolerance.  Writes the
+ * keys and their count,
  * rotation_tcb and translation_tcb (n_frames, 3; the first n_keys rows
  * used, the rest zero) and the final angle and distance at every frame.
  * Allocates about 135 n_frames doubles.

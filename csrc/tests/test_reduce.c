@@ -32,13 +32,13 @@ static void wiggle(double amplitude)
     }
 }
 
-/* The largest angle and distance, at every frame, of the splines through
- * these keys with these TCB (NULL: zero), each built whole. */
-static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
-                        const double *ttcb, double *angle, double *distance)
+/* The splines through these keys (n of them) with these TCB (NULL: zero),
+ * each built whole, at every frame: q (F, 4) and x (F, 3). */
+static int splines_at_frames(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
+                             const double *ttcb, double *q, double *x)
 {
     double kt[F], kq[F * 4], kx[F * 3], T[2][F], C[2][F], B[2][F], zero[F] = {0};
-    double tin[F * 3], tout[F * 3], seg[F * KB_ROT_SEG], coef[F * 12], q[F * 4], x[F * 3];
+    double tin[F * 3], tout[F * 3], seg[F * KB_ROT_SEG], coef[F * 12];
     unsigned char kind[F];
     kb_error err;
     for (ptrdiff_t i = 0; i < n; i++) {
@@ -61,10 +61,19 @@ static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
                       KB_TIMING_KB, KB_ENDS_NATURAL};
     kb_rot_curve rc = {1, n - 1, kt, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     kb_curve pc = {1, n - 1, 3, kt, 0, coef, NULL, KB_EXTRAP_CLAMP};
-    if (kb_rot_build(&rk, tin, tout, seg, NULL, kind, NULL, &err) ||
-        kb_rot_eval(&rc, 0, 0, 1, times, F, 0, 0, 1, q, NULL, &err) ||
-        kb_tcb_build(&pk, tin, tout, coef, NULL, &err) ||
-        kb_curve_eval(&pc, 0, times, F, 0, 0, 1, x, NULL, &err))
+    return !(kb_rot_build(&rk, tin, tout, seg, NULL, kind, NULL, &err) ||
+             kb_rot_eval(&rc, 0, 0, 1, times, F, 0, 0, 1, q, NULL, &err) ||
+             kb_tcb_build(&pk, tin, tout, coef, NULL, &err) ||
+             kb_curve_eval(&pc, 0, times, F, 0, 0, 1, x, NULL, &err));
+}
+
+/* The largest angle and distance, at every frame, of the splines through
+ * these keys with these TCB (NULL: zero), each built whole. */
+static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
+                        const double *ttcb, double *angle, double *distance)
+{
+    double q[F * 4], x[F * 3];
+    if (!splines_at_frames(keys, n, rtcb, ttcb, q, x))
         return 0;
     *angle = *distance = 0.0;
     for (int f = 0; f < F; f++) {
@@ -242,4 +251,44 @@ KB_TEST(test_reduce_rotation_angle_is_atan2s)
         double s = c * exp2(exponent), want = 2.0 * atan2(s, c);
         KB_ASSERT(fabs(kb_rotation_angle(s, c) - want) <= 2.0 * DBL_EPSILON * want);
     }
+}
+
+/* The splines through a window of keys, two beyond a run of segments, are
+ * the whole splines on that run, bit for bit (rotations up to the sign of
+ * every key): a key's tangent hangs on its neighbours alone.  The greedy
+ * selection and the fit's refits near new or dropped keys rest on this. */
+KB_TEST(test_reduce_window_of_keys_is_the_whole_spline)
+{
+    enum { K = 12 };
+    const ptrdiff_t keys[K] = {0, 5, 9, 20, 31, 33, 47, 60, 71, 90, 104, F - 1};
+    double rtcb[3 * K], ttcb[3 * K], q[F * 4], x[F * 3], wq[F * 4], wx[F * 3];
+    unsigned long long state = 0x2545F4914F6CDD1Dull;
+    for (int i = 0; i < 3 * K; i++)
+        for (int c = 0; c < 2; c++) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (c ? ttcb : rtcb)[i] = 1.8 * ((double)(state >> 11) / 9007199254740992.0) - 0.9;
+        }
+    wiggle(0.6);
+    for (int k = 0; k < 4; k++)  /* keys on both sides: the splines flip them */
+        rot[4 * keys[4] + k] = -rot[4 * keys[4] + k];
+    KB_ASSERT(splines_at_frames(keys, K, rtcb, ttcb, q, x));
+    int compared = 0;
+    for (int a = 0; a < K; a++)
+        for (int b = a + 3; b < K; b++) {
+            KB_ASSERT(splines_at_frames(keys + a, b - a + 1, rtcb + 3 * a, ttcb + 3 * a, wq,
+                                        wx));
+            for (ptrdiff_t f = keys[a + 1]; f <= keys[b - 1]; f++) {  /* segments a+1..b-2 */
+                double dot = 0.0;
+                for (int k = 0; k < 4; k++)
+                    dot += wq[4 * f + k] * q[4 * f + k];
+                for (int k = 0; k < 4; k++)
+                    KB_ASSERT((dot < 0 ? -wq[4 * f + k] : wq[4 * f + k]) == q[4 * f + k]);
+                for (int k = 0; k < 3; k++)
+                    KB_ASSERT(wx[3 * f + k] == x[3 * f + k]);
+                compared++;
+            }
+        }
+    KB_ASSERT(compared > 1000);
 }

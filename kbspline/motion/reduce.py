@@ -437,9 +437,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
     frames (in C, on the banded normal equations), keys the worst frame of
-    every segment out of tolerance and fits again until none is, then drops
-    each key whose frames stay within tolerance without it; it keeps the
-    greedy keys where those are fewer.  World mode runs its greedy search
+    every segment out of tolerance and fits again the keys near the new ones
+    (against the frames they shape) until none is, then drops each key whose
+    frames stay within tolerance without it, refitting the keys near it; it
+    keeps the greedy keys where those are fewer.  World mode runs its greedy search
     first, then up to four fitted reductions from the scale found
     (doubling, then bisecting), then loosens joints with fitted keys.  The
     fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`, and
