@@ -73,6 +73,16 @@ static inline void kb_sincos(double a, double *s, double *c)
 #endif
 }
 
+/* The rotation matrix (row-major, acting on column vectors) of the unit
+ * quaternion (w, x, y, z) into m[0 .. 8].  For double and kb_v4 alike, so
+ * that both round the same way. */
+#define KB_QUAT_MATRIX(w, x, y, z, m)                                              \
+    ((m)[0] = 1 - 2 * ((y) * (y) + (z) * (z)), (m)[1] = 2 * ((x) * (y) - (w) * (z)), \
+     (m)[2] = 2 * ((x) * (z) + (w) * (y)), (m)[3] = 2 * ((x) * (y) + (w) * (z)),     \
+     (m)[4] = 1 - 2 * ((x) * (x) + (z) * (z)), (m)[5] = 2 * ((y) * (z) - (w) * (x)), \
+     (m)[6] = 2 * ((x) * (z) - (w) * (y)), (m)[7] = 2 * ((y) * (z) + (w) * (x)),     \
+     (m)[8] = 1 - 2 * ((x) * (x) + (y) * (y)))
+
 /* 2 atan2(s, c) for s, c >= 0: the angle of the rotation whose quaternion
  * has a vector part of length s and scalar part c.  Where s <= c / 16 (7
  * degrees), as key reduction's errors mostly are, atan's series to x^17

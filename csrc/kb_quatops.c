@@ -265,17 +265,7 @@ kb_status kb_quat_to_matrix(ptrdiff_t n, const double *q, double *out, kb_error 
         kb_status s = unit(q + 4 * i, u, NULL, 0, i, err);
         if (s != KB_OK)
             return s;
-        const double w = u[0], x = u[1], y = u[2], z = u[3];
-        double *m = out + 9 * i;
-        m[0] = 1 - 2 * (y * y + z * z);
-        m[1] = 2 * (x * y - w * z);
-        m[2] = 2 * (x * z + w * y);
-        m[3] = 2 * (x * y + w * z);
-        m[4] = 1 - 2 * (x * x + z * z);
-        m[5] = 2 * (y * z - w * x);
-        m[6] = 2 * (x * z - w * y);
-        m[7] = 2 * (y * z + w * x);
-        m[8] = 1 - 2 * (x * x + y * y);
+        KB_QUAT_MATRIX(u[0], u[1], u[2], u[3], out + 9 * i);
     }
     return kb_ok(err);
 }

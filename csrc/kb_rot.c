@@ -518,8 +518,11 @@ static void cumulative_scalar(const double *seg, const sample_group *g, int l, i
     }
 }
 
-/* The lanes of g in `lanes` (a bit each), in order from lane 0, padded. */
-static void take_lanes(const sample_group *g, unsigned lanes, sample_group *out)
+/* The lanes of g in `lanes` (a bit each), in order from lane 0, padded.
+ * Inlined so that it is compiled into flush_group's AVX clone: called
+ * there as SSE code, it would run with the AVX registers' upper halves
+ * dirty. */
+KB_INLINE void take_lanes(const sample_group *g, unsigned lanes, sample_group *out)
 {
     out->n = out->mixed = 0;
     for (int l = 0; l < g->n; l++) {

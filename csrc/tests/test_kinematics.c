@@ -1,11 +1,121 @@
 /* test_kinematics.c -- one joint's forward kinematics on a chain whose
  * answer is known exactly: a root turned a quarter about z, a child turned
  * a quarter about x carrying a site; the error against a displaced truth,
- * whole and stopped at a limit; bad input refused. */
+ * whole and stopped at a limit; bad input refused.  Longer clips (four
+ * frames a lane, and the frames after) bit for bit as the scalar
+ * arithmetic, stopped inside a block, with a quaternion off the direct
+ * path, and refused at a late frame with the outputs left as
+ * kb_quat_to_matrix leaves them. */
 #include <math.h>
+#include <string.h>
 
 #include "kb_test.h"
 #include "kbspline.h"
+
+#define LONG_F 11 /* two blocks of four and three frames after */
+#define LONG_SITES 2
+#define LONG_POINTS (3 * (1 + LONG_SITES))
+
+/* kb_joint_world as the scalar code computes it, in its order: returns the
+ * frames placed (up to the first past stop) and *worst, the square of the
+ * largest distance. */
+static ptrdiff_t reference_world(const double *parent_rot, const double *parent_origin,
+                                 const double *q, const double *offsets, ptrdiff_t stride,
+                                 const double *sites, const double *truth, double stop,
+                                 double *rot, double *origin, double *points, double *worst)
+{
+    kb_error err;
+    if (kb_quat_to_matrix(LONG_F, q, rot, &err) != KB_OK)
+        return -1;
+    *worst = 0.0;
+    for (ptrdiff_t f = 0; f < LONG_F; f++) {
+        double *m = rot + 9 * f, *o = origin + 3 * f, t[9];
+        const double *v = offsets + stride * f;
+        memcpy(t, m, sizeof t);
+        for (int i = 0; i < 3; i++) {
+            if (!parent_rot) {
+                o[i] = v[i];
+                continue;
+            }
+            const double *a = parent_rot + 9 * f + 3 * i;
+            for (int j = 0; j < 3; j++)
+                m[3 * i + j] = a[0] * t[j] + a[1] * t[3 + j] + a[2] * t[6 + j];
+            o[i] = parent_origin[3 * f + i] + (a[0] * v[0] + a[1] * v[1] + a[2] * v[2]);
+        }
+        for (int p = 0; p <= LONG_SITES; p++) {
+            double *at = points + LONG_POINTS * f + 3 * p, d[3];
+            for (int i = 0; i < 3; i++) {
+                at[i] = p == 0 ? o[i]
+                               : o[i] + (m[3 * i] * sites[3 * p - 3] +
+                                         m[3 * i + 1] * sites[3 * p - 2] +
+                                         m[3 * i + 2] * sites[3 * p - 1]);
+                d[i] = at[i] - truth[LONG_POINTS * f + 3 * p + i];
+            }
+            const double e = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if (e > *worst || isnan(e))
+                *worst = e;
+        }
+        if (!(*worst <= stop))
+            return f + 1;
+    }
+    return LONG_F;
+}
+
+/* A pseudo-random value in [-1, 1). */
+static double next_value(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return *state / 4294967296.0 * 2.0 - 1.0;
+}
+
+/* A parent's rotations and origins, a child's quaternions (not unit) and
+ * offsets, two sites and a truth near the answer. */
+static void long_clip(double *parent_rot, double *parent_origin, double *q, double *offsets,
+                      double *sites, double *truth)
+{
+    unsigned state = 12345u;
+    kb_error err;
+    for (int k = 0; k < 4 * LONG_F; k++)
+        q[k] = next_value(&state);
+    (void)kb_quat_to_matrix(LONG_F, q, parent_rot, &err);  /* any rotations */
+    for (int k = 0; k < 4 * LONG_F; k++)
+        q[k] = 3.0 * next_value(&state);
+    for (int k = 0; k < 3 * LONG_F; k++) {
+        parent_origin[k] = 10.0 * next_value(&state);
+        offsets[k] = next_value(&state);
+    }
+    for (int k = 0; k < 3 * LONG_SITES; k++)
+        sites[k] = next_value(&state);
+    for (int k = 0; k < LONG_POINTS * LONG_F; k++)
+        truth[k] = 1e-3 * next_value(&state);
+}
+
+/* kb_joint_world against reference_world on the long clip: the same bits
+ * in every output up to the frame that stops it (past it they are
+ * unfinished). */
+static int same_as_reference(const double *parent_rot, const double *parent_origin,
+                             const double *q, const double *offsets, ptrdiff_t stride,
+                             const double *sites, const double *truth, double limit)
+{
+    double rot[2][9 * LONG_F], origin[2][3 * LONG_F], points[2][LONG_POINTS * LONG_F], worst;
+    double error = -1.0;
+    kb_error err;
+    const double stop = isfinite(limit) ? limit * limit : INFINITY;
+    const ptrdiff_t placed = reference_world(parent_rot, parent_origin, q, offsets, stride,
+                                             sites, truth, stop, rot[0], origin[0], points[0],
+                                             &worst);
+    if (placed < 1)
+        return 0;
+    if (kb_joint_world(LONG_F, parent_rot, parent_origin, q, offsets, stride, LONG_SITES,
+                       sites, truth, limit, rot[1], origin[1], points[1], &error,
+                       &err) != KB_OK)
+        return 0;
+    const double want = sqrt(worst);
+    return memcmp(rot[0], rot[1], (size_t)placed * 9 * sizeof(double)) == 0 &&
+           memcmp(origin[0], origin[1], (size_t)placed * 3 * sizeof(double)) == 0 &&
+           memcmp(points[0], points[1], (size_t)placed * LONG_POINTS * sizeof(double)) == 0 &&
+           memcmp(&error, &want, sizeof error) == 0;
+}
 
 KB_TEST(test_joint_world_of_a_two_joint_chain)
 {
@@ -43,6 +153,38 @@ KB_TEST(test_joint_world_of_a_two_joint_chain)
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, truth,
                              2.5, rot[1], origin[1], NULL, &error, &err) == KB_OK);
     KB_ASSERT_NEAR(error, 2.0, 1e-15);
+
+    /* longer: whole, and stopped at frames 1, 3, 6 (in the blocks of four) and 9 (after them) */
+    double parent_rot[9 * LONG_F], parent_origin[3 * LONG_F], qs[4 * LONG_F];
+    double offsets[3 * LONG_F], sites[3 * LONG_SITES], far[LONG_POINTS * LONG_F];
+    long_clip(parent_rot, parent_origin, qs, offsets, sites, far);
+    for (int stride = 0; stride <= 3; stride += 3) {
+        KB_ASSERT(same_as_reference(parent_rot, parent_origin, qs, offsets, stride, sites, far,
+                                    INFINITY));
+        KB_ASSERT(same_as_reference(NULL, NULL, qs, offsets, stride, sites, far, INFINITY));
+    }
+    const int stops[4] = {1, 3, 6, 9};
+    for (int k = 0; k < 4; k++) {
+        far[LONG_POINTS * stops[k] + 4] += 1.0;  /* a site past the limit */
+        KB_ASSERT(same_as_reference(parent_rot, parent_origin, qs, offsets, 3, sites, far, 0.5));
+        KB_ASSERT(same_as_reference(NULL, NULL, qs, offsets, 3, sites, far, 0.5));
+        far[LONG_POINTS * stops[k] + 4] = NAN;  /* or NaN */
+        KB_ASSERT(same_as_reference(parent_rot, parent_origin, qs, offsets, 3, sites, far, 0.5));
+        KB_ASSERT(same_as_reference(parent_rot, parent_origin, qs, offsets, 3, sites, far,
+                                    INFINITY));
+        far[LONG_POINTS * stops[k] + 4] = 0.0;
+    }
+    /* a quaternion kb_quat_to_matrix rescales (off the direct path), in a block and after */
+    for (int f = 2; f <= 9; f += 7) {
+        const double saved[4] = {qs[4 * f], qs[4 * f + 1], qs[4 * f + 2], qs[4 * f + 3]};
+        qs[4 * f] *= 1e-250;
+        qs[4 * f + 1] *= 1e-250;
+        qs[4 * f + 2] = 0x1p-1060;  /* subnormal */
+        qs[4 * f + 3] = 0.0;
+        KB_ASSERT(same_as_reference(parent_rot, parent_origin, qs, offsets, 3, sites, far,
+                                    INFINITY));
+        memcpy(qs + 4 * f, saved, sizeof saved);
+    }
 }
 
 KB_TEST(test_joint_world_bad_input)
@@ -62,4 +204,35 @@ KB_TEST(test_joint_world_bad_input)
                              NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, NULL, NULL, zero_q, offset, 0, 0, NULL, NULL, INFINITY, rot,
                              origin, NULL, &error, &err) != KB_OK);
+
+    /* refused at a late frame, zero or not finite (in a block of four, or
+     * after them): kb_quat_to_matrix's error, its rotations before that
+     * frame, nothing else written */
+    double parent_rot[9 * LONG_F], parent_origin[3 * LONG_F], qs[4 * LONG_F];
+    double offsets[3 * LONG_F], sites[3 * LONG_SITES], truth[LONG_POINTS * LONG_F];
+    long_clip(parent_rot, parent_origin, qs, offsets, sites, truth);
+    const int at[4] = {6, 9, 2, 10};
+    for (int k = 0; k < 4; k++) {
+        double rots[2][9 * LONG_F], origins[3 * LONG_F], untouched[3 * LONG_F], saved[4];
+        kb_error want_err;
+        memcpy(saved, qs + 4 * at[k], sizeof saved);
+        if (k < 2)
+            memset(qs + 4 * at[k], 0, sizeof saved);
+        else
+            qs[4 * at[k] + 1] = k == 2 ? INFINITY : NAN;
+        memset(rots, 0x5a, sizeof rots);
+        memset(origins, 0x5a, sizeof origins);
+        memset(untouched, 0x5a, sizeof untouched);
+        error = -1.0;
+        const kb_status want = kb_quat_to_matrix(LONG_F, qs, rots[0], &want_err);
+        KB_ASSERT(want == (k < 2 ? KB_EZERONORM : KB_ENONFINITE) && want_err.index == at[k]);
+        KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
+                                 sites, truth, INFINITY, rots[1], origins, NULL, &error,
+                                 &err) == want);
+        KB_ASSERT(err.status == want_err.status && err.arg == want_err.arg &&
+                  err.track == want_err.track && err.index == want_err.index);
+        KB_ASSERT(memcmp(rots[0], rots[1], sizeof rots[0]) == 0);
+        KB_ASSERT(memcmp(origins, untouched, sizeof origins) == 0 && error == -1.0);
+        memcpy(qs + 4 * at[k], saved, sizeof saved);
+    }
 }
