@@ -21,6 +21,15 @@
 #include "kb_quat.h"
 #include "kb_vmath.h"
 
+/* The limit's test of worst, the largest squared distance so far: past it
+ * where its root, as reported, is above limit, or it is NaN.  A square
+ * above fl(limit^2) may still have limit for its root, so the square only
+ * screens, against a bound a little below it (screen). */
+static inline int past(double worst, double screen, double limit)
+{
+    return !(worst <= screen) && !(sqrt(worst) <= limit);
+}
+
 /* Frame f from its rotation (local, as kb_quat_to_matrix wrote it in
  * world_rot; made world here): its origin and points, and the square of
  * their largest distance from truth folded into *worst (a NaN stays, so
@@ -234,8 +243,8 @@ static int all_direct(ptrdiff_t n, const double *q)
 /*
  * The frames from their rotations, all on the direct path: local_matrix
  * and place_frame four frames at a time, the whole blocks of four up to
- * the first frame past stop; returns the frames done and *worst, with
- * *stopped set if it stopped.  Each block's stores wait for its check, so
+ * the first frame past limit (see past()); returns the frames done and
+ * *worst, with *stopped set if it stopped.  Each block's stores wait for its check, so
  * a stop inside a block leaves the frames after it as they were.  The next
  * block's norms and divisions are issued first, to run under this block's
  * products.  The few frames left are the caller's: called from here, the
@@ -248,8 +257,8 @@ KB_CLONES
 static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
                               const double *parent_origin, const double *rotations,
                               const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
-                              const double *sites, const double *truth, double stop,
-                              double *world_rot, double *origin, double *points, double *worst,
+                              const double *sites, const double *truth, double screen,
+                              double limit, double *world_rot, double *origin, double *points, double *worst,
                               int *stopped_out)
 {
     const ptrdiff_t per_frame = 3 * (1 + n_sites);
@@ -299,7 +308,7 @@ static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
             for (int l = 0; l < 4; l++) {
                 if (worst4[l] > w || isnan(worst4[l]))
                     w = worst4[l];
-                if (!(w <= stop)) {
+                if (past(w, screen, limit)) {
                     done = l + 1;
                     stopped = 1;
                     break;
@@ -339,18 +348,21 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
         (!parent_rot) != (!parent_origin) || (truth && !max_error))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     double worst = 0.0;  /* squared: one square root at the end */
-    const double stop = isfinite(limit) ? limit * limit : INFINITY;
+    /* no limit: only a NaN stops; a negative limit stops at the first point */
+    if (!(limit < INFINITY))
+        limit = INFINITY;
+    const double screen = limit >= 0.0 ? limit * limit * (1.0 - 0x1p-50) : -1.0;
 #if defined(KB_HAVE_VMATH)
     if (all_direct(n_frames, rotations)) {
         int stopped = 0;
         ptrdiff_t f = place_blocks(n_frames, parent_rot, parent_origin, rotations, offsets,
-                                   offset_stride, n_sites, sites, truth, stop, world_rot, origin,
-                                   points, &worst, &stopped);
+                                   offset_stride, n_sites, sites, truth, screen, limit,
+                                   world_rot, origin, points, &worst, &stopped);
         for (; !stopped && f < n_frames; f++) {  /* the last few frames */
             local_matrix(rotations + 4 * f, world_rot + 9 * f);
             place_frame(f, parent_rot, parent_origin, offsets, offset_stride, n_sites, sites,
                         truth, world_rot, origin, points, &worst);
-            stopped = !(worst <= stop);
+            stopped = past(worst, screen, limit);
         }
     } else
 #endif
@@ -361,7 +373,7 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
         for (ptrdiff_t f = 0; f < n_frames; f++) {
             place_frame(f, parent_rot, parent_origin, offsets, offset_stride, n_sites, sites,
                         truth, world_rot, origin, points, &worst);
-            if (!(worst <= stop))  /* past the limit, or NaN */
+            if (past(worst, screen, limit))
                 break;
         }
     }

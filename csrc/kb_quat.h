@@ -90,7 +90,7 @@ static inline void kb_sincos(double a, double *s, double *c)
  * two of atan2, and a few times faster. */
 static inline double kb_rotation_angle(double s, double c)
 {
-    if (s <= 0.0625 * c) {
+    if (s <= 0.0625 * c && c > 0.0) {
         const double x = s / c, y = x * x;
         const double tail = 1.0 / 3 - y * (1.0 / 5 - y * (1.0 / 7 - y * (1.0 / 9 - y * (
             1.0 / 11 - y * (1.0 / 13 - y * (1.0 / 15 - y * (1.0 / 17)))))));

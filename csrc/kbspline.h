@@ -578,9 +578,10 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * the origin then each of sites (n_sites, 3) carried by its frame, go to
  * points (n_frames, 1 + n_sites, 3) unless NULL; with truth (the same
  * shape; NULL to skip) their largest distance from it goes to *max_error.
- * With truth and a finite limit, it stops at the first point farther than
- * limit from it (a check that fails needs no more): *max_error is then
- * that point's distance and the outputs are incomplete.
+ * With truth, it stops at the first point farther than limit from it (a
+ * check that fails needs no more; with an infinite or NaN limit, only at a
+ * NaN; with a negative one, at the first point): *max_error is then that
+ * point's distance, above limit (or NaN), and the outputs are unfinished.
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,

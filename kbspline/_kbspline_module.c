@@ -1102,8 +1102,9 @@ PyDoc_STRVAR(joint_world_doc,
 "None for a root; rotations (F, 4); offsets (F, 3) or (3,); sites (n, 3);\n"
 "truth (F, 1 + n, 3) or None.  points is None and max_error the largest\n"
 "distance from truth where truth is given, else points (F, 1 + n, 3) and\n"
-"max_error None; with a finite limit, it stops at the first point farther\n"
-"than that from truth (max_error its distance; the rest left undone).\n"
+"max_error None; with a limit, it stops at the first point farther than\n"
+"that from truth, or a NaN (max_error its distance, above the limit; the\n"
+"rest left undone).\n"
 "Private: see kbspline.motion.world_error.");
 
 static PyObject *joint_world(PyObject *self, PyObject *args)

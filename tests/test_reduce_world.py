@@ -130,6 +130,21 @@ def test_progress_counts_the_search_passes(fit, passes):
     assert calls == [(k, passes) for k in range(1, passes + 1)]
 
 
+@pytest.mark.parametrize("fit", [False, True])
+def test_a_tolerance_below_rounding_is_refused(walk, fit):
+    """Every frame a key still leaves rounding's errors (about 1e-14 of the
+    clip's size): a tolerance below them cannot be kept, so it is refused
+    (the reduction returned them as within it, a review found), and the
+    search's progress had reached the end."""
+    calls = []
+    with pytest.raises(ValueError, match="position_tolerance=1e-300 is below"):
+        reduce_keys(walk, position_tolerance=1e-300, fit=fit,
+                    progress=lambda *a: calls.append(a))
+    assert calls[-1][0] == calls[-1][1]
+    with pytest.raises(ValueError, match="angle_tolerance=1e-300 is below"):
+        reduce_keys(walk, 1e-300, 1.0, fit=fit)
+
+
 def test_json_keeps_the_world_error(walk, tmp_path):
     result = reduce_keys(walk, position_tolerance=0.5, fit=False)
     path = tmp_path / "r.json"
@@ -338,3 +353,45 @@ def test_joint_world_refuses_bad_arrays():
                          None)
     with pytest.raises(ValueError):  # a zero quaternion
         core.joint_world(None, None, np.zeros((5, 4)), offset, sites, None)
+
+
+# A point this far off (x, y) from where the clip puts it: its squared
+# distance rounds above fl(0.5 ** 2), yet the square root of that is 0.5.
+LIMIT, D0, D1 = 0.5, 0.4609609452482717, 0.19368791122788198
+
+
+def offsets_past_the_limit_at_its_root(frames=8):
+    """Frame 0 on the limit to rounding (its square past fl(limit ** 2)),
+    the frames after 100 off."""
+    off = np.zeros((frames, 3))
+    off[0, :2] = D0, D1
+    off[1:, 0] = 100.0
+    return off
+
+
+def test_a_check_stops_only_past_the_limit_as_reported():
+    """kb_joint_world's limit is on the distance it reports: a square past
+    fl(limit ** 2) whose root is the limit does not stop it (a review found
+    it stopping there and reporting the limit, which its callers read as a
+    pass, the frames after unchecked)."""
+    from kbspline import _kbspline as core
+    assert D0 * D0 + D1 * D1 > LIMIT * LIMIT and np.sqrt(D0 * D0 + D1 * D1) == LIMIT
+    off = offsets_past_the_limit_at_its_root()
+    rot = np.tile([1.0, 0.0, 0.0, 0.0], (len(off), 1))
+    truth, no_sites = np.zeros((len(off), 1, 3)), np.zeros((0, 3))
+    assert core.joint_world(None, None, rot, off, no_sites, truth)[3] == 100.0
+    assert core.joint_world(None, None, rot, off, no_sites, truth, LIMIT)[3] == 100.0
+    assert core.joint_world(None, None, rot, off, no_sites, truth, 1.0)[3] == 100.0
+    assert core.joint_world(None, None, rot[:1], off[:1], no_sites, truth[:1], LIMIT)[3] == LIMIT
+
+
+def test_world_error_refuses_curves_past_the_limit_at_its_root():
+    from kbspline.motion.world_error import WorldError
+    motion = Motion([Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + ["Zrotation"])],
+                    1 / 30, np.zeros((8, 4)))
+    rot = np.ascontiguousarray(motion.rotations())
+    tr = np.ascontiguousarray(motion.translations())
+    world = WorldError(motion, rot, tr, rot, tr)
+    bad = offsets_past_the_limit_at_its_root()
+    assert world.trial(0, rot[0], bad, LIMIT) > LIMIT
+    assert world.with_curves(zip(rot, [bad]), LIMIT) is None

@@ -240,7 +240,7 @@ KB_TEST(test_reduce_bad_input)
 KB_TEST(test_reduce_rotation_angle_is_atan2s)
 {
     unsigned long long state = 0x9E3779B97F4A7C15ull;
-    KB_ASSERT(kb_rotation_angle(0.0, 1.0) == 0.0);
+    KB_ASSERT(kb_rotation_angle(0.0, 1.0) == 0.0 && kb_rotation_angle(0.0, 0.0) == 0.0);
     for (int i = 0; i < 200000; i++) {
         state ^= state << 13;
         state ^= state >> 7;

@@ -363,6 +363,14 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance)
     return _reduction(motion, joints, selected, world)
 
 
+def _check_reached(name, tolerance, worst):
+    """Refuses a tolerance below what the splines reproduce with every key
+    they may keep (every frame a key, the errors then rounding's)."""
+    if not worst <= tolerance:
+        raise ValueError(f"{name}={tolerance!r} is below what the splines reproduce even "
+                         f"keyed at every frame ({worst:.3g}): give a larger one")
+
+
 SEARCH_PASSES = 9  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # fitted ones after it
 LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19)  # per joint, after the search (see _loosen_joints)
@@ -409,9 +417,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     Raises
     ------
     ValueError
-        A tolerance that is not positive and finite, neither
-        `position_tolerance` nor both local tolerances, a clip of fewer
-        than two frames, or a frame that is not finite.
+        A tolerance that is not positive and finite, or below what the
+        splines reproduce even keyed at every frame (rounding's errors),
+        neither `position_tolerance` nor both local tolerances, a clip of
+        fewer than two frames, or a frame that is not finite.
 
     Notes
     -----
@@ -477,7 +486,12 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                        virtual_distance)
     if position_tolerance is None:
         selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J, progress)
-        return _reduction(motion, joints, selected, _measure(joints, selected, world))
+        result = _reduction(motion, joints, selected, _measure(joints, selected, world))
+        for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
+                                       ("distance_tolerance", distance_tolerance,
+                                        result.max_distance)):
+            _check_reached(name, tolerance, worst.max())
+        return result
 
     passes = 0
     total = SEARCH_PASSES + (FIT_PASSES if fit else 0) + len(LOOSEN_FACTORS)
@@ -500,9 +514,13 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     while best is None and passes < SEARCH_PASSES:  # beyond first order: tighten
         good_scale, bad_scale = good_scale / 2, good_scale
         best = attempt(good_scale)
-    if best is None:  # every frame a key: exact
+    if best is None:  # every frame a key: exact, to rounding
         every = [(np.arange(motion.num_frames),)] * J
-        return _reduction(motion, joints, every, _measure(joints, every, world))
+        result = _reduction(motion, joints, every, _measure(joints, every, world))
+        if progress:
+            progress(total, total)
+        _check_reached("position_tolerance", position_tolerance, result.max_position.max())
+        return result
     best_scale, best_choice = good_scale, _greedy_joint
     while passes < SEARCH_PASSES:  # double until too loose, then bisect
         scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)

@@ -88,7 +88,7 @@ class WorldError:
             self.rotations[j], self.translations[j] = rotation, translation
             self.errors[j] = self._error(j, self.rotations, self.translations, self.world_rot,
                                          self.origin, limit)
-            if self.errors[j] > limit:
+            if limit < math.inf and not self.errors[j] <= limit:  # past it, or NaN
                 return False
         return True
 
@@ -116,7 +116,7 @@ class WorldError:
         self.pending = None
         for m in moved:
             errors[m] = self._error(m, rotations, translations, world_rot, origin, limit)
-            if errors[m] > limit:
+            if not errors[m] <= limit:  # past it, or NaN
                 return float(errors[m])
         self.pending = (rotations, translations, world_rot, origin, errors)
         return float(errors.max())
