@@ -449,8 +449,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     every segment out of tolerance and fits again the keys near the new ones
     (against the frames they shape) until none is, then drops each key whose
     frames stay within tolerance without it, refitting the keys near it; it
-    keeps the greedy keys where those are fewer.  World mode runs its greedy search
-    first, then up to four fitted reductions from the scale found
+    keeps the greedy keys where those are fewer.  World mode runs its greedy
+    search first, then up to four fitted reductions from the scale found
     (doubling, then bisecting), then loosens joints with fitted keys.  The
     fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`, and
     `Reduction.rebuild` reproduces the fitted curves.
