@@ -543,7 +543,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                 best, best_scale, best_choice = result, scale, _fitted_joint
         scale = (math.sqrt(low * high) if low and high < math.inf
                  else 2 * low if low else high / 2)
-    loosen = _loosen_joints(motion, joints, *best, best_choice, best_scale, position_tolerance)
+    found, measured = best
+    loosen = _loosen_joints(motion, joints, found, measured, best_choice, best_scale,
+                            position_tolerance)
     while True:
         try:
             next(loosen)
