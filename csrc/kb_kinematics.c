@@ -5,8 +5,7 @@
  * for every joint of every trial, so a hot loop.
  *
  * The rotations are kb_quat_to_matrix's, bit for bit.  Where every
- * quaternion takes its direct path (unit() in kb_quatops.c: finite, the
- * largest |q_j| in [2^-200, 2^200], none in (0, 2^-822): any clip's), four
+ * quaternion takes its direct path (kb_quat_direct: any clip's), four
  * frames go at once, in one pass, each lane doing the scalar code's
  * products and sums in the same order, so the results are the same bits;
  * otherwise kb_quat_to_matrix itself, its errors included, then the scalar
@@ -92,22 +91,10 @@ static void place_frame(ptrdiff_t f, const double *parent_rot, const double *par
 #define KB_SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (kb_m4){i, j, k, l})
 #endif
 
-/* Whether quaternion q takes kb_quat_to_matrix's direct path. */
-static int direct(const double *q)
-{
-    int fine = 1, big = 0;
-    for (int j = 0; j < 4; j++) {
-        const double a = fabs(q[j]);
-        fine &= (a <= 0x1p200) & ((a >= 0x1p-822) | (a == 0.0));  /* a NaN is not fine */
-        big |= a >= 0x1p-200;
-    }
-    return fine & big;
-}
-
 /* The rotation matrix m of q on the direct path: kb_quat_to_matrix's arithmetic. */
 static void local_matrix(const double *q, double *m)
 {
-    const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    const double n = sqrt(kb_qdot(q, q));
     const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
     KB_QUAT_MATRIX(w, x, y, z, m);
 }
@@ -217,7 +204,7 @@ KB_INLINE void point4(const kb_v4 *m, const kb_v4 *o, const double *sites, ptrdi
                                  m[3 * i + 2] * sites[3 * p - 1]);
 }
 
-/* Whether all n quaternions q take the direct path: direct() four at a time. */
+/* Whether all n quaternions q take the direct path: kb_quat_direct four at a time. */
 KB_CLONES
 static int all_direct(ptrdiff_t n, const double *q)
 {
@@ -236,7 +223,7 @@ static int all_direct(ptrdiff_t n, const double *q)
     }
     int all = (ok[0] & ok[1] & ok[2] & ok[3]) != 0;
     for (; i < n; i++)
-        all &= direct(q + 4 * i);
+        all &= kb_quat_direct(q + 4 * i);
     return all;
 }
 

@@ -73,6 +73,23 @@ static inline void kb_sincos(double a, double *s, double *c)
 #endif
 }
 
+/* Whether q (any scale) is normalised by dividing by its norm directly,
+ * with the bits of the exact rescaling: finite, its largest component in
+ * [2^-200, 2^200] and none in (0, 2^-822) (the scaling would then be exact,
+ * no component becoming subnormal and so rounded twice, and squares that
+ * underflow are far below half an ulp of the largest square).  A NaN or
+ * infinity is not. */
+static inline int kb_quat_direct(const double *q)
+{
+    int fine = 1, big = 0;
+    for (int j = 0; j < 4; j++) {
+        const double a = fabs(q[j]);
+        fine &= (a <= 0x1p200) & ((a >= 0x1p-822) | (a == 0.0));
+        big |= a >= 0x1p-200;
+    }
+    return fine & big;
+}
+
 /* The rotation matrix (row-major, acting on column vectors) of the unit
  * quaternion (w, x, y, z) into m[0 .. 8].  For double and kb_v4 alike, so
  * that both round the same way. */

@@ -38,17 +38,7 @@ static kb_status unit(const double *q, double *u, double *log_norm, int which, p
 {
     if (!all_finite(q, 4))
         return kb_fail(err, KB_ENONFINITE, KB_ARG_QUATERNIONS, which, i);
-    double big = 0.0;  /* comparisons, not fmax (a libm call): q is finite */
-    int lossy = 0;     /* a component the scaling by up to 2^-200 would round */
-    for (int j = 0; j < 4; j++) {
-        big = fabs(q[j]) > big ? fabs(q[j]) : big;
-        lossy |= fabs(q[j]) < 0x1p-822 && q[j] != 0.0;
-    }
-    if (!log_norm && big >= 0x1p-200 && big <= 0x1p200 && !lossy) {
-        /* the scaling below would be exact (no component becomes
-         * subnormal: it would be rounded there, then rounded again by the
-         * division) and change no rounding here: squares that underflow
-         * are far below half an ulp of big^2 */
+    if (!log_norm && kb_quat_direct(q)) {  /* the rescaling below would change no bit */
         const double n = sqrt(kb_qdot(q, q));
         for (int j = 0; j < 4; j++)
             u[j] = q[j] / n;

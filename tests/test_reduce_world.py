@@ -258,6 +258,7 @@ def test_world_error_of_one_joint_is_the_oracles(walk):
         # with a limit below the worst, it stops at a point past the limit
         stopped = world.trial(j, rotations[j], translations[j], worst / 2)
         assert worst / 2 < stopped <= worst * (1 + 1e-9)
+        assert world.pending is None  # a trial past its limit cannot be accepted
         assert world.trial(j, rotations[j], translations[j], worst * 1.01) == pytest.approx(
             worst, rel=1e-9)
         assert world.trial(j, rotations[j], translations[j]) == pytest.approx(worst, rel=1e-9)
