@@ -248,7 +248,8 @@ def test_world_error_of_one_joint_is_the_oracles(walk):
     from kbspline.motion.world_error import WorldError
     result = reduce_keys(walk, position_tolerance=1.0, fit=False)
     rotations, translations = result.rebuild(walk.times)
-    world = WorldError(walk, walk.rotations(), walk.translations(), rotations, translations, 3.0)
+    world = WorldError(walk, walk.rotations(), walk.translations(), 3.0).with_curves(
+        zip(rotations, translations))
     want, _ = oracle_points(walk, euler_matrices(walk), walk.translations(), 3.0)
     for j in (1, 7, len(walk.joints) - 1):
         rotations[j] = walk.rotations()[j][::-1]  # far off: the error must show it
@@ -392,7 +393,7 @@ def test_world_error_refuses_curves_past_the_limit_at_its_root():
                     1 / 30, np.zeros((8, 4)))
     rot = np.ascontiguousarray(motion.rotations())
     tr = np.ascontiguousarray(motion.translations())
-    world = WorldError(motion, rot, tr, rot, tr)
+    world = WorldError(motion, rot, tr).with_curves(zip(rot, tr))
     bad = offsets_past_the_limit_at_its_root()
     assert world.trial(0, rot[0], bad, LIMIT) > LIMIT
     assert world.with_curves(zip(rot, [bad]), LIMIT) is None

@@ -478,12 +478,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     if not isinstance(fit, (bool, np.bool_)):
         raise TypeError(f"fit must be True or False, not {fit!r}")
     caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
+    world = WorldError(motion, rotations, translations, virtual_distance)
     base = caps if position_tolerance is None else local_tolerances(
-        motion, rotations, translations, position_tolerance, virtual_distance)
+        motion, translations, world, position_tolerance)
     joints = [_JointFrames(motion.times, rotations, translations, base, caps, j,
                            moves(joint)) for j, joint in enumerate(motion.joints)]
-    world = WorldError(motion, rotations, translations, rotations, translations,
-                       virtual_distance)
     if position_tolerance is None:
         selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J, progress)
         result = _reduction(motion, joints, selected, _measure(joints, selected, world))

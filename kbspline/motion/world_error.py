@@ -61,8 +61,11 @@ class WorldError:
     curves, kept per joint so that trying other curves for one joint moves
     only that joint and the joints below it again."""
 
-    def __init__(self, motion, rotations, translations, rebuilt_rotations,
-                 rebuilt_translations, virtual_distance=None):
+    def __init__(self, motion, rotations, translations, virtual_distance=None):
+        """The clip's points, placed once by its own rotations (J, F, 4) and
+        translations (J, F, 3): `truth`, per joint (F, 1 + n, 3), origin
+        then End Site and virtual vertices.  `with_curves` gives the error
+        under rebuilt curves."""
         J = rotations.shape[0]
         self.motion, self.sites = motion, [_sites(j, virtual_distance) for j in motion.joints]
         world_rot, origin = [None] * J, [None] * J
@@ -74,7 +77,6 @@ class WorldError:
                 self.below[motion.joints[j].parent].extend(self.below[j])
         for moved in self.below:
             moved.sort()
-        self._rebuild(zip(rebuilt_rotations, rebuilt_translations))
 
     def _rebuild(self, curves, limit=math.inf):
         """Places every joint under `curves`, its (rotation, translation)
@@ -127,38 +129,38 @@ class WorldError:
          self.errors) = self.pending
 
 
-def local_tolerances(motion, rotations, translations, position_tolerance,
-                     virtual_distance=None):
-    """(J,) angle and (J,) distance tolerances under which no measured point
-    moves more than `position_tolerance` from where the clip puts it, to
-    first order.  A point moves by at most the sum, over the joints that
-    carry it, of d_a + theta_a r_a (d_a, theta_a the joint's translation and
-    rotation errors, r_a the farthest point below it): each joint gets the
-    share 1/n of the tolerance, n the longest chain of joints carrying a
-    point below it, so every chain's shares sum to at most the tolerance.  A
-    joint whose translation is constant (varies by at most 1e-6 of its
-    share, as text rounding leaves it) gives its whole share to rotation;
-    one with nothing below it rotates freely (infinite angle tolerance)."""
-    points, owner = vertex_positions(motion, rotations, translations, virtual_distance)
+def local_tolerances(motion, translations, world, position_tolerance):
+    """(J,) angle and (J,) distance tolerances under which no point that
+    `world` (a WorldError of the clip) measures moves more than
+    `position_tolerance` from where the clip puts it, to first order.  A
+    point moves by at most the sum, over the joints that carry it, of
+    d_a + theta_a r_a (d_a, theta_a the joint's translation and rotation
+    errors, r_a the farthest point below it): each joint gets the share 1/n
+    of the tolerance, n the longest chain of joints carrying a point below
+    it, so every chain's shares sum to at most the tolerance.  A joint whose
+    translation (J, F, 3) is constant (varies by at most 1e-6 of its share,
+    as text rounding leaves it) gives its whole share to rotation; one with
+    nothing below it rotates freely (infinite angle tolerance)."""
     joints = motion.joints
     J = len(joints)
     chain = np.ones(J, dtype=int)  # joints carrying joint j's points: j and its ancestors
     for j, joint in enumerate(joints):  # parents come before children
         if joint.parent >= 0:
             chain[j] = chain[joint.parent] + 1
-    longest, below = chain.copy(), [[j] for j in range(J)]
+    longest = chain.copy()
     for j in reversed(range(J)):
-        p = joints[j].parent
-        if p >= 0:
-            longest[p] = max(longest[p], longest[j])
-            below[p].extend(below[j])
+        if joints[j].parent >= 0:
+            longest[joints[j].parent] = max(longest[joints[j].parent], longest[j])
     # the farthest point each joint carries, frame by frame: the square root
     # of the largest square is the largest root (rounded correctly)
-    first = np.searchsorted(owner, np.arange(J))  # owners ascend: a joint's points follow it
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth])  # joint j's: first[j]:first[j+1]
+    # x, y, z each (V, F), a row per point, so that a joint's points gather fast
+    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
     reach = np.empty(J)
     for a in range(J):
-        carried = points[:, np.isin(owner, below[a])] - points[:, first[a], None]
-        reach[a] = np.sqrt(np.einsum("fpk,fpk->fp", carried, carried).max())
+        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in world.below[a]])
+        dx, dy, dz = x[carried] - x[first[a]], y[carried] - y[first[a]], z[carried] - z[first[a]]
+        reach[a] = np.sqrt((dx * dx + dy * dy + dz * dz).max())
     share = position_tolerance / longest
     constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
     moving = np.array([moves(joint) for joint in joints]) & ~constant
