@@ -218,6 +218,7 @@ class _JointFrames:
         constant = not np.ptp(translations[j], axis=0).any()
         self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
         self.floor, self.order, self.falling = math.inf, None, None
+        self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice's bytes, _rebuild's result)
 
@@ -239,13 +240,15 @@ class _JointFrames:
             self.order, score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
             # minus the running least score, ascending: the first score <= s by bisection
             self.falling = -np.minimum.accumulate(score)
-            self.floor = scale
-        keyed = self.order[:np.searchsorted(self.falling, -scale)]
-        keys = np.empty(len(keyed) + 2, dtype=np.intp)
-        keys[0], keys[-1] = 0, len(self.frames[0]) - 1
-        keys[1:-1] = keyed
-        keys[1:-1].sort()
-        return keys
+            self.floor, self.prefixes = scale, {}
+        count = int(np.searchsorted(self.falling, -scale))
+        if count not in self.prefixes:  # scales often differ where a joint's keys do not
+            keys = np.empty(count + 2, dtype=np.intp)
+            keys[0], keys[-1] = 0, len(self.frames[0]) - 1
+            keys[1:-1] = self.order[:count]
+            keys[1:-1].sort()
+            self.prefixes[count] = keys
+        return self.prefixes[count]
 
 
 def _greedy_joint(joint, scale):

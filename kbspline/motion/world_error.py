@@ -26,32 +26,13 @@ def _sites(joint, virtual_distance):
     return np.reshape(local, (-1, 3))
 
 
-def _place(motion, j, rotations, translations, world_rot, origin, sites, truth=None,
-           limit=math.inf):
-    """Joint j in the world from its parent's entries in the lists world_rot
-    and origin, its own written there (in C: see kb_joint_world), from the
-    joints' rotations (F, 4) and translations (F, 3), indexed by joint:
-    returns its points (F, 1 + n, 3), origin then `sites`, or with `truth`
-    their largest distance from it (or, past `limit`, the first distance
-    past it, the joint's entries then unfinished)."""
-    joint, p = motion.joints[j], motion.joints[j].parent
-    offset = translations[j] if moves(joint) else np.asarray(joint.offset, dtype=np.float64)
-    world_rot[j], origin[j], points, error = _core.joint_world(
-        world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-        np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), sites, truth, limit)
-    return points if truth is None else error
-
-
 def vertex_positions(motion, rotations, translations, virtual_distance=None):
     """(F, V, 3) world positions of every measured point, and (V,) the joint
     whose frame carries each: joint origins, End Sites, and with
     `virtual_distance` three virtual vertices per joint at that distance along
     its local axes (as ACL measures error).  Local offsets are the
     translations where a joint has position channels, else OFFSET."""
-    J = rotations.shape[0]
-    world_rot, origin = [None] * J, [None] * J
-    points = [_place(motion, j, rotations, translations, world_rot, origin,
-                     _sites(joint, virtual_distance)) for j, joint in enumerate(motion.joints)]
+    points = WorldError(motion, rotations, translations, virtual_distance).truth
     owner = np.concatenate([[j] * p.shape[1] for j, p in enumerate(points)])
     return np.concatenate(points, axis=1), owner.astype(int)
 
@@ -67,14 +48,18 @@ class WorldError:
         then End Site and virtual vertices.  `with_curves` gives the error
         under rebuilt curves."""
         J = rotations.shape[0]
-        self.motion, self.sites = motion, [_sites(j, virtual_distance) for j in motion.joints]
+        self.sites = [_sites(j, virtual_distance) for j in motion.joints]
+        self.parents = [joint.parent for joint in motion.joints]
+        # OFFSET where it places the joint, else None: the translations do
+        self.offsets = [None if moves(joint) else np.asarray(joint.offset, dtype=np.float64)
+                        for joint in motion.joints]
         world_rot, origin = [None] * J, [None] * J
-        self.truth = [_place(motion, j, rotations, translations, world_rot, origin,
-                             self.sites[j]) for j in range(J)]
+        self.truth = [self._place(j, rotations, translations, world_rot, origin)
+                      for j in range(J)]
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
-            if motion.joints[j].parent >= 0:
-                self.below[motion.joints[j].parent].extend(self.below[j])
+            if self.parents[j] >= 0:
+                self.below[self.parents[j]].extend(self.below[j])
         for moved in self.below:
             moved.sort()
 
@@ -94,9 +79,24 @@ class WorldError:
                 return False
         return True
 
+    def _place(self, j, rotations, translations, world_rot, origin, truth=None,
+               limit=math.inf):
+        """Joint j in the world from its parent's entries in the lists
+        world_rot and origin, its own written there (in C: see
+        kb_joint_world), by the joints' rotations (F, 4) and translations
+        (F, 3): returns its points (F, 1 + n, 3), origin then its sites, or
+        with `truth` their largest distance from it (or, past `limit`, the
+        first distance past it, the joint's entries then unfinished)."""
+        p = self.parents[j]
+        offset = translations[j] if self.offsets[j] is None else self.offsets[j]
+        world_rot[j], origin[j], points, error = _core.joint_world(
+            world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
+            np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), self.sites[j],
+            truth, limit)
+        return points if truth is None else error
+
     def _error(self, j, rotations, translations, world_rot, origin, limit=math.inf):
-        return _place(self.motion, j, rotations, translations, world_rot, origin,
-                      self.sites[j], self.truth[j], limit)
+        return self._place(j, rotations, translations, world_rot, origin, self.truth[j], limit)
 
     def with_curves(self, curves, limit=math.inf):
         """A WorldError of the same clip (its points computed once) under
