@@ -374,11 +374,12 @@ def _check_reached(name, tolerance, worst):
                          f"keyed at every frame ({worst:.3g}): give a larger one")
 
 
-SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
-# its first scale: the first-order bound is loose (every clip in ../shared and tests/data/cmu,
-# from 0.01 to 5 cm, passes at 2^1.5; the least scale found is 3.0), and from 2^1.5 the
-# search meets the scales it met from 1 (1, 2, 4, then 2^1.5 between 2 and 4) a pass sooner
+# The world-space search's first scale of the first-order tolerances, which
+# are loose: every clip in ../shared and tests/data/cmu, from 0.01 to 5 cm,
+# passes at 2^1.5 (the least scale found is 3.0); from there the search
+# brackets the scale between the same powers of sqrt(2) as from 1, a pass sooner.
 FIRST_SCALE = 2 ** 1.5
+SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # fitted ones after it
 LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19)  # per joint, after the search (see _loosen_joints)
 
@@ -440,10 +441,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     then scales them all up by the largest factor found (from 2^1.5,
     halving until one passes, then doubling, then bisecting, at most eight
     reductions) whose keys keep every point of every frame within
-    `position_tolerance`, measured by forward kinematics.  Then, per joint, most keys first, it loosens that joint's
-    tolerances alone by 4, 2, 1.41 and 1.19 in turn, keeping its fewer keys
-    where every point stays within `position_tolerance` (only the joints
-    it moves are moved again).  As a scale divides every score alike, the
+    `position_tolerance`, measured by forward kinematics.  Then, per
+    joint, most keys first, it loosens that joint's tolerances alone by 4,
+    2, 1.41 and 1.19 in turn, keeping its fewer keys where every point
+    stays within `position_tolerance` (only the joints it moves are moved
+    again).  As a scale divides every score alike, the
     greedy keys at any scale are a prefix of the order in which one run of
     the selection keyed the frames, so each joint's selection runs once for
     the whole search (again only below the lowest scale so far, or for
