@@ -298,10 +298,39 @@ static void push_segments(greedy_state *g, const double *score, ptrdiff_t a, ptr
     }
 }
 
+/* Links the keys of the first and last frames and of order[0..n) (interior
+ * frames, each once: else 0) and writes them ascending into sorted;
+ * their count. */
+static ptrdiff_t link_keys(greedy_state *g, ptrdiff_t F, const ptrdiff_t *order, ptrdiff_t n,
+                           ptrdiff_t *sorted)
+{
+    memset(sorted, 0, (size_t)F * sizeof(ptrdiff_t));  /* marks, then the keys */
+    sorted[0] = sorted[F - 1] = 1;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        if (order[i] <= 0 || order[i] >= F - 1 || sorted[order[i]])
+            return 0;
+        sorted[order[i]] = 1;
+    }
+    ptrdiff_t K = 0;
+    for (ptrdiff_t f = 0; f < F; f++)
+        if (sorted[f])
+            sorted[K++] = f;
+    for (ptrdiff_t k = 0; k + 1 < K; k++) {
+        g->next[sorted[k]] = sorted[k + 1];
+        g->prev[sorted[k + 1]] = sorted[k];
+    }
+    return K;
+}
+
 /* The greedy selection until no score is above `floor`: the keys and their
  * count (keys, n_keys; NULL to skip), the frames in the order they were
  * keyed and each one's score then (order, order_score, n_order; NULL to
- * skip), and the final errors (angle, distance; NULL to skip). */
+ * skip; on entry the first *n_order of order are keyed already, as a run
+ * to a higher floor keyed them), and the final errors (angle, distance;
+ * NULL to skip).  A run continued from an earlier one's keys is that run
+ * carried on: the errors of splines through all its keys at once are
+ * those its windows gave, bit for bit, and the heap then holds the same
+ * worst frame of each segment. */
 static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys,
                         ptrdiff_t *n_keys, ptrdiff_t *order, double *order_score,
                         ptrdiff_t *n_order, double *angle, double *distance, kb_error *err)
@@ -311,9 +340,11 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         return status;
     if (!(floor > 0))
         return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
-    ptrdiff_t F = jt->n_frames, n_keyed = 0;
+    ptrdiff_t F = jt->n_frames, n_keyed = order ? *n_order : 0;
+    if (n_keyed < 0 || n_keyed > F - 2)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     space s;
-    size_t extra = (size_t)F * (3 * sizeof(ptrdiff_t) + 5 * sizeof(candidate));
+    size_t extra = (size_t)F * (4 * sizeof(ptrdiff_t) + 5 * sizeof(candidate));
     void *block = space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
@@ -321,11 +352,14 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
     g.latest = g.next + F;
-    g.heap = (candidate *)(g.latest + F);
-    g.prev[F - 1] = 0;
-    g.next[0] = F - 1;
-    ptrdiff_t window[7] = {0, F - 1};
-    status = joint_errors(jt, window, 2, NULL, NULL, 0, F - 1, &s, err);
+    ptrdiff_t *sorted = g.latest + F;
+    g.heap = (candidate *)(sorted + F);
+    ptrdiff_t window[7], K = link_keys(&g, F, order, n_keyed, sorted);
+    if (!K) {
+        free(block);
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
+    }
+    status = joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
     if (status == KB_OK)
         push_segments(&g, s.score, 0, F - 1);
     while (status == KB_OK && g.heap_size) {

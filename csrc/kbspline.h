@@ -522,13 +522,17 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
  * The greedy selection's order: runs it until no score is above floor
  * (> 0; 1 is kb_reduce_greedy) and writes the frames it keyed, in turn,
  * with the score each had when keyed (order, order_score: n_frames - 2
- * capacity; n_order of them).  As the scores under s times the
- * tolerances are these over s, the keys under s times the tolerances, for
- * any s >= floor, are the first and last frames and order[i] for every i
- * before the first order_score[i] <= s (up to rounding within an ulp: a
- * score an ulp from s, or two scores an ulp apart, may compare the other
- * way after kb_reduce_greedy divides by s times a tolerance; powers of
- * two divide exactly).
+ * capacity; *n_order of them on return).  On entry, *n_order is how many
+ * of order are keyed already (0 to start afresh): the frames an earlier
+ * call keyed at a higher floor, whose run this one carries on, writing
+ * after them (the same order and scores, bit for bit, as one run to this
+ * floor; KB_EBADSHAPE where they are not distinct interior frames).  As
+ * the scores under s times the tolerances are these over s, the keys
+ * under s times the tolerances, for any s >= floor, are the first and
+ * last frames and order[i] for every i before the first order_score[i]
+ * <= s (up to rounding within an ulp: a score an ulp from s, or two
+ * scores an ulp apart, may compare the other way after kb_reduce_greedy
+ * divides by s times a tolerance; powers of two divide exactly).
  */
 kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
                                  double *order_score, ptrdiff_t *n_order, kb_error *err);

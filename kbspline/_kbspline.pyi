@@ -87,7 +87,7 @@ def reduce_greedy(
 ) -> tuple[list[NDArray[np.intp]], _F64, _F64]: ...
 def reduce_greedy_order(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
-    distance_tolerance: float, floor: float, /,
+    distance_tolerance: float, floor: float, keyed: Optional[NDArray[np.intp]] = None, /,
 ) -> tuple[NDArray[np.intp], _F64]: ...
 def reduce_rebuild(
     times: _F64, rotations: _F64, translations: _F64, keys: NDArray[np.intp],

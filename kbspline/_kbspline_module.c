@@ -926,30 +926,49 @@ done:
     return result;
 }
 
+/* An ascending intp copy of a key-frame array, or NULL with an exception. */
+static PyArrayObject *key_frames(PyObject *obj)
+{
+    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
+                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                            NPY_ARRAY_ENSURECOPY);
+}
+
 PyDoc_STRVAR(reduce_greedy_order_doc,
 "reduce_greedy_order(times, rotations, translations, angle_tolerance,\n"
-"                    distance_tolerance, floor) -> (order, score)\n\n"
+"                    distance_tolerance, floor, keyed=None) -> (order, score)\n\n"
 "The frames the greedy selection keys, in turn, until no score is above\n"
 "floor, and each one's score when keyed, for the joint in rotations\n"
-"(1, F, 4), translations (1, F, 3).  Private: see kbspline.motion.reduce.");
+"(1, F, 4), translations (1, F, 3); after `keyed`, the order an earlier\n"
+"call gave at a higher floor, where given (the frames after it only).\n"
+"Private: see kbspline.motion.reduce.");
 
 static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
 {
-    PyObject *o[3], *order = NULL, *score = NULL, *result = NULL;
-    PyArrayObject *a[3];
+    PyObject *o[3], *keyed_obj = Py_None, *order = NULL, *score = NULL, *result = NULL;
+    PyArrayObject *a[3], *keyed = NULL;
     double angle_tolerance, distance_tolerance, floor;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOddd", &o[0], &o[1], &o[2], &angle_tolerance,
-                          &distance_tolerance, &floor) ||
+    if (!PyArg_ParseTuple(args, "OOOddd|O", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance, &floor, &keyed_obj) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
         return NULL;
+    if (keyed_obj != Py_None && !(keyed = key_frames(keyed_obj)))
+        return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), capacity = F > 2 ? F - 2 : 0;
+    ptrdiff_t n = keyed ? PyArray_DIM(keyed, 0) : 0, first = n;
+    if (n > capacity) {
+        PyErr_SetString(PyExc_ValueError, "keyed: more frames than the clip's interior ones");
+        goto done;
+    }
     order = PyArray_SimpleNew(1, &capacity, NPY_INTP);
     score = new_array(1, &capacity);
     if (order && score) {
+        if (n)
+            memcpy(PyArray_DATA((PyArrayObject *)order), PyArray_DATA(keyed),
+                   (size_t)n * sizeof(ptrdiff_t));
         kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance,
                                           distance_tolerance);
-        ptrdiff_t n = 0;
         kb_error err;
         kb_status status;
         Py_BEGIN_ALLOW_THREADS
@@ -960,20 +979,14 @@ static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
         if (status != KB_OK)
             raise_core_error(status, &err);
         else
-            result = Py_BuildValue("(NN)", PySequence_GetSlice(order, 0, n),
-                                   PySequence_GetSlice(score, 0, n));
+            result = Py_BuildValue("(NN)", PySequence_GetSlice(order, first, n),
+                                   PySequence_GetSlice(score, first, n));
     }
+done:
+    Py_XDECREF(keyed);
     Py_XDECREF(order);
     Py_XDECREF(score);
     return result;
-}
-
-/* An ascending intp copy of a key-frame array, or NULL with an exception. */
-static PyArrayObject *key_frames(PyObject *obj)
-{
-    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
-                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                            NPY_ARRAY_ENSURECOPY);
 }
 
 PyDoc_STRVAR(reduce_fit_doc,

@@ -173,3 +173,29 @@ def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped
             keys = select_keys(clip.times, rotations[j:j + 1], translations[j:j + 1],
                                np.array([angle]), np.array([dist]))[0][0]
             np.testing.assert_array_equal(joint.greedy(scale, looser), keys)
+
+
+@settings(max_examples=25, deadline=None)
+@given(clip=random_clips(), floors=st.lists(st.floats(0.05, 50.0), min_size=2, max_size=4))
+def test_greedy_order_carried_on_is_one_run(clip, floors):
+    """The order carried on from an earlier call's frames, floor after lower
+    floor, is one run's to the last floor, bit for bit, scores and all."""
+    floors = sorted(floors, reverse=True)
+    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
+              np.ascontiguousarray(clip.translations()[:1]))
+    order, score = np.empty(0, np.intp), np.empty(0)
+    for floor in floors:
+        more, more_score = core.reduce_greedy_order(*frames, 1e-3, 1e-2, floor, order)
+        order, score = np.concatenate([order, more]), np.concatenate([score, more_score])
+    whole, whole_score = core.reduce_greedy_order(*frames, 1e-3, 1e-2, floors[-1])
+    np.testing.assert_array_equal(order, whole)
+    assert whole_score.tobytes() == score.tobytes()
+
+
+@pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"]])
+def test_greedy_order_refuses_frames_keyed_that_are_not_interior(keyed):
+    clip = read_bvh(HERE / "data" / "cmu" / "131_01.bvh")
+    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
+              np.ascontiguousarray(clip.translations()[:1]))
+    with pytest.raises((ValueError, TypeError)):
+        core.reduce_greedy_order(*frames, 1e-3, 1e-2, 1.0, keyed)

@@ -6,6 +6,7 @@
  * with atan2. */
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kb_test.h"
 #include "kbspline.h"
@@ -156,6 +157,44 @@ KB_TEST(test_reduce_greedy_order_gives_every_looser_scale)
     }
     KB_ASSERT(kb_reduce_greedy_order(&jt, 0.0, order, score, &n_order, &err) == KB_ERANGE);
     KB_ASSERT(kb_reduce_greedy_order(&jt, NAN, order, score, &n_order, &err) == KB_ERANGE);
+}
+
+/* A run carried on from the frames an earlier one keyed at a higher floor
+ * is one run to the lower floor: the same order and scores, bit for bit;
+ * frames keyed already that are not distinct interior frames are refused. */
+KB_TEST(test_reduce_greedy_order_carries_on_from_a_higher_floor)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4};
+    ptrdiff_t order[F], carried[F], n_order = 0, n_carried = 0;
+    double score[F], carried_score[F];
+    kb_error err;
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.75, order, score, &n_order, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 4.0, carried, carried_score, &n_carried, &err) ==
+              KB_OK);
+    KB_ASSERT(n_carried > 2 && n_carried < n_order);
+    ptrdiff_t first = n_carried;
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.75, carried, carried_score, &n_carried, &err) ==
+              KB_OK);
+    KB_ASSERT(n_carried == n_order);
+    KB_ASSERT(memcmp(carried, order, (size_t)n_order * sizeof(ptrdiff_t)) == 0);
+    KB_ASSERT(memcmp(carried_score + first, score + first,
+                     (size_t)(n_order - first) * sizeof(double)) == 0);
+    /* a floor above the last one keyed: nothing more */
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 8.0, carried, carried_score, &n_carried, &err) ==
+              KB_OK && n_carried == n_order);
+    const ptrdiff_t bad[][2] = {{0, 5}, {F - 1, 5}, {5, 5}, {-1, 5}, {F, 5}};
+    for (int i = 0; i < 5; i++) {
+        ptrdiff_t two = 2;
+        memcpy(carried, bad[i], sizeof bad[i]);
+        KB_ASSERT(kb_reduce_greedy_order(&jt, 0.75, carried, carried_score, &two, &err) ==
+                  KB_EBADSHAPE);
+    }
+    ptrdiff_t too_many = F - 1, none = -1;
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.75, carried, carried_score, &too_many, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_greedy_order(&jt, 0.75, carried, carried_score, &none, &err) ==
+              KB_EBADSHAPE);
 }
 
 /* A channel of infinite tolerance is skipped while choosing keys, yet its

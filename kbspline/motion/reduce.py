@@ -202,7 +202,8 @@ LOOSER = 5.0  # the greedy keys a fit starts from are chosen at this times the t
 
 class _JointFrames:
     """One joint's frames, its tolerances at a scale, and its greedy keys at
-    any scale from one run of the selection: the scores under tolerances s
+    any scale from one run of the selection (carried on from the frames it
+    keyed where a lower scale needs it): the scores under tolerances s
     times the base ones are the base scores over s, so the greedy keys at s
     are the frames it keyed, in turn, before the first whose score was at
     most s (kb_reduce_greedy_order; a selection run at s itself may break a
@@ -217,7 +218,8 @@ class _JointFrames:
         self.base = (float(base[0][j]), float(base[1][j]))
         constant = not np.ptp(translations[j], axis=0).any()
         self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
-        self.floor, self.order, self.falling = math.inf, None, None
+        # the greedy selection's order down to `floor`, and minus its running least score
+        self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), np.empty(0)
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice's bytes, _rebuild's result)
@@ -236,11 +238,13 @@ class _JointFrames:
                     *self.frames, *np.array(tolerances)[:, None])[0][0]
             return self.capped[tolerances]
         scale *= looser
-        if scale < self.floor:
-            self.order, score = _core.reduce_greedy_order(*self.frames, *self.base, scale)
+        if scale < self.floor:  # carry the selection on from the frames keyed so far
+            order, score = _core.reduce_greedy_order(*self.frames, *self.base, scale,
+                                                     self.order)
+            self.order = np.concatenate([self.order, order])
             # minus the running least score, ascending: the first score <= s by bisection
-            self.falling = -np.minimum.accumulate(score)
-            self.floor, self.prefixes = scale, {}
+            self.falling = np.maximum.accumulate(np.concatenate([self.falling, -score]))
+            self.floor = scale
         count = int(np.searchsorted(self.falling, -scale))
         if count not in self.prefixes:  # scales often differ where a joint's keys do not
             keys = np.empty(count + 2, dtype=np.intp)
