@@ -926,7 +926,7 @@ done:
     return result;
 }
 
-/* An ascending intp copy of a key-frame array, or NULL with an exception. */
+/* A 1-D intp copy of an array of frame indices, or NULL with an exception. */
 static PyArrayObject *key_frames(PyObject *obj)
 {
     return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,

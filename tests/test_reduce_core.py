@@ -192,7 +192,8 @@ def test_greedy_order_carried_on_is_one_run(clip, floors):
     assert whole_score.tobytes() == score.tobytes()
 
 
-@pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"]])
+@pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"],
+                                   list(range(1, 1000))])
 def test_greedy_order_refuses_frames_keyed_that_are_not_interior(keyed):
     clip = read_bvh(HERE / "data" / "cmu" / "131_01.bvh")
     frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),

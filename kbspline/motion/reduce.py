@@ -381,7 +381,7 @@ def _check_reached(name, tolerance, worst):
 # The world-space search's first scale of the first-order tolerances, which
 # are loose: every clip in ../shared and tests/data/cmu, from 0.01 to 5 cm,
 # passes at 2^1.5 (the least scale found is 3.0); from there the search
-# brackets the scale between the same powers of sqrt(2) as from 1, a pass sooner.
+# brackets the scale between the same powers of sqrt(2) as from 1, a pass or two sooner.
 FIRST_SCALE = 2 ** 1.5
 SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # fitted ones after it
@@ -449,12 +449,12 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     joint, most keys first, it loosens that joint's tolerances alone by 4,
     2, 1.41 and 1.19 in turn, keeping its fewer keys where every point
     stays within `position_tolerance` (only the joints it moves are moved
-    again).  As a scale divides every score alike, the
-    greedy keys at any scale are a prefix of the order in which one run of
-    the selection keyed the frames, so each joint's selection runs once for
-    the whole search (again only below the lowest scale so far, or for
-    each pair of tolerances a cap binds).  Greedy selection is not
-    guaranteed minimal; the bound is guaranteed.
+    again).  As a scale divides every score alike, the greedy keys at any
+    scale are a prefix of the order in which one run of the selection keyed
+    the frames, so each joint's selection runs once for the whole search
+    (carried on from the frames it keyed below the lowest scale so far, and
+    run again for each pair of tolerances a cap binds).  Greedy selection
+    is not guaranteed minimal; the bound is guaranteed.
 
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
