@@ -539,28 +539,34 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
 
 /*
  * One channel's TCB (n_keys, 3) fitted by Levenberg-Marquardt from the
- * values in tcb (each in [-1, 1]): squared residuals summed over every frame
- * (rotation: twice the vector part of frame* spline; else spline - frame),
- * Jacobian by forward differences, the banded normal equations solved by
- * Cholesky, every step clipped to [-1, 1] and taken only where the sum
- * falls; the Jacobian computed again every jacobian_every (>= 1) steps.
- * keys: ascending frames from 0 to n_frames - 1.
+ * values in tcb (each in [-1, 1]): squared residuals (rotation: twice the
+ * vector part of frame* spline; else spline - frame) summed over the frames
+ * weighed: of each segment its first frame and up to per_segment (>= 1;
+ * PTRDIFF_MAX: every frame) others, evenly spaced, and the last frame
+ * (frame keys[s] + 1 + (2 i + 1) m / (2 per_segment), i < per_segment, of
+ * a segment s of m > per_segment inner frames); Jacobian by forward
+ * differences, the banded normal equations solved by Cholesky, every step
+ * clipped to [-1, 1] and taken only where the sum falls (none below the
+ * forward differences' step); the Jacobian computed again every
+ * jacobian_every (>= 1) steps.  keys: ascending frames from 0 to
+ * n_frames - 1.
  */
 kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
                      ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                     kb_error *err);
+                     ptrdiff_t per_segment, kb_error *err);
 
 /*
  * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
  * fits both channels' TCB (the translation's only where distance_tolerance
- * is finite), keys the worst frame of each segment out of tolerance and
- * fits again the keys near the new ones until none is, then drops keys,
- * five apart at once, whose frames stay within tolerance without them, and
- * refits near them where that keeps every frame in tolerance.  Writes the
- * keys and their count,
- * rotation_tcb and translation_tcb (n_frames, 3; the first n_keys rows
- * used, the rest zero) and the final angle and distance at every frame.
- * Allocates about 135 n_frames doubles.
+ * is finite; kb_fit_tcb's fit, weighing four frames per segment), keys
+ * the worst frame of each segment out of tolerance and fits again the keys
+ * near the new ones until none is, then drops keys, five apart at once,
+ * whose frames stay within tolerance without them, and refits near them
+ * where that keeps every frame in tolerance.  Writes the keys and their
+ * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
+ * rows used, the rest zero) and the final angle and distance at every
+ * frame.
+ * Allocates about 140 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,

@@ -104,5 +104,5 @@ def reduce_fit(
 ) -> tuple[NDArray[np.intp], _F64, _F64, _F64, _F64]: ...
 def fit_tcb(
     times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
-    tcb: _F64, iterations: int, jacobian_every: int, /,
+    tcb: _F64, iterations: int, jacobian_every: int, per_segment: Optional[int] = None, /,
 ) -> _F64: ...

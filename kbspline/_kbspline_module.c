@@ -1191,24 +1191,32 @@ done:
 
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
-"        jacobian_every) -> tcb\n\n"
+"        jacobian_every, per_segment=None) -> tcb\n\n"
 "One channel's TCB (K, 3) fitted by Levenberg-Marquardt from tcb, for the\n"
 "rotation (rotation true) or the translation of the joint in rotations\n"
-"(1, F, 4), translations (1, F, 3).  Private: see kbspline.motion.fit.");
+"(1, F, 4), translations (1, F, 3), weighing per_segment frames of each\n"
+"segment besides its first (None: every frame; see kb_fit_tcb).\n"
+"Private: see kbspline.motion.reduce.");
 
 static PyObject *fit_tcb(PyObject *self, PyObject *args)
 {
-    PyObject *o[5], *result = NULL;
+    PyObject *o[5], *every = Py_None, *result = NULL;
     PyArrayObject *a[4], *keys = NULL;
     int rotation, iterations, jacobian_every;
+    Py_ssize_t per_segment = PY_SSIZE_T_MAX;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOpOOii", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
-                          &iterations, &jacobian_every) ||
+    if (!PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
+                          &iterations, &jacobian_every, &every) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
         return NULL;
     if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
         goto done;
+    if (every != Py_None) {
+        per_segment = PyNumber_AsSsize_t(every, PyExc_OverflowError);
+        if (per_segment == -1 && PyErr_Occurred())
+            goto done;
+    }
     result = PyArray_NewCopy(a[3], NPY_CORDER);
     if (!result)
         goto done;
@@ -1218,7 +1226,7 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     status = kb_fit_tcb(&jt, rotation, (const ptrdiff_t *)PyArray_DATA(keys),
                         PyArray_DIM(keys, 0), (double *)PyArray_DATA((PyArrayObject *)result),
-                        iterations, jacobian_every, &err);
+                        iterations, jacobian_every, per_segment, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         Py_CLEAR(result);

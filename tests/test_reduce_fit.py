@@ -82,13 +82,55 @@ def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
         np.testing.assert_allclose(ours, oracle, atol=1e-4)
 
 
+def weighed_frames(keys, per_segment):
+    """The frames kb_fit_tcb weighs, by the rule its header states: each
+    segment's first frame and up to per_segment of its inner frames, evenly
+    spaced, and the last frame."""
+    at = []
+    for a, b in zip(keys[:-1], keys[1:]):
+        inner = b - a - 1
+        at.append(a)
+        at.extend(a + 1 + (i if inner <= per_segment else (2 * i + 1) * inner // (2 * per_segment))
+                  for i in range(min(inner, per_segment)))
+    return np.array(at + [keys[-1]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.integers(1, 6), st.booleans(), st.integers(1, 4))
+def test_fit_weighing_a_few_frames_is_the_fit_of_those_frames(walk120, data, per_segment,
+                                                              rotation, iterations):
+    """Weighing per_segment frames of each segment, the fit is bit for bit
+    the fit of a clip of only those frames, weighing all of them."""
+    joint = data.draw(st.sampled_from([0, 3, 20]))
+    inner = data.draw(st.lists(st.integers(1, 298), max_size=30, unique=True))
+    keys = np.array(sorted({0, 299, *inner}))
+    at = weighed_frames(keys, per_segment)
+    rotations = walk120.rotations()[joint:joint + 1]
+    translations = walk120.translations()[joint:joint + 1]
+    zero = np.zeros((len(keys), 3))
+    ours = core.fit_tcb(walk120.times, rotations, translations, rotation, keys, zero, iterations,
+                        2, per_segment)
+    whole = core.fit_tcb(walk120.times[at], np.ascontiguousarray(rotations[:, at]),
+                         np.ascontiguousarray(translations[:, at]), rotation,
+                         np.searchsorted(at, keys), zero, iterations, 2)
+    assert ours.tobytes() == whole.tobytes()
+
+
+@pytest.mark.parametrize("per_segment", [0, -1, "4", 2.0])
+def test_fit_refuses_a_bad_count_of_frames_weighed(walk120, per_segment):
+    keys, zero = np.array([0, 150, 299]), np.zeros((3, 3))
+    with pytest.raises((ValueError, TypeError)):
+        core.fit_tcb(walk120.times, walk120.rotations()[:1], walk120.translations()[:1], True,
+                     keys, zero, 2, 1, per_segment)
+
+
 @pytest.mark.parametrize("joint", [0, 3, 20])
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, np.inf)])
 def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distance):
     """kb_reduce_fit from the same first keys keeps no more keys than the
-    NumPy refinement (within 10%: it takes more, cheaper steps, each
-    Jacobian serving two), with errors within the tolerances at every
-    frame."""
+    NumPy refinement (within 10% and a key: it takes more, cheaper steps,
+    each Jacobian serving two, weighing four frames a segment where the
+    oracle weighs all), with errors within the tolerances at every frame."""
     start = np.unique(np.r_[np.arange(0, 300, 20), 299])
     rotations, translations = walk120.rotations(), walk120.translations()
     keys, rtcb, ttcb, angle, dist = core.reduce_fit(
@@ -96,7 +138,7 @@ def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distan
         np.radians(degrees), distance, start)
     oracle_keys, _, errors = JointFit(walk120.times, rotations[joint], translations[joint],
                                       np.radians(degrees), distance).refine(start)
-    assert len(keys) <= 1.1 * len(oracle_keys)
+    assert len(keys) <= 1.1 * len(oracle_keys) + 1
     assert angle.max() <= np.radians(degrees) and dist.max() <= distance
     own = RotationSpline(walk120.times[keys], rotations[joint][keys], *rtcb.T)(walk120.times)
     angle_own = Rotation.from_quat(own[:, [1, 2, 3, 0]]) * Rotation.from_quat(

@@ -2,9 +2,11 @@
  * line need only their end keys; on a wiggling track the greedy and fitted
  * keys keep every frame within tolerance, as a spline through all of them
  * built and evaluated whole (not window by window) confirms; the fit lowers
- * the squared error; bad input is refused; the error angle's series agrees
+ * the squared error, and weighing a few frames of each segment it is the
+ * fit of a clip of those frames alone; bad input is refused; the error angle's series agrees
  * with atan2. */
 #include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,10 +248,49 @@ KB_TEST(test_reduce_fit_lowers_the_squared_error)
     double tcb[21] = {0}, before[2], after[2];
     kb_error err;
     KB_ASSERT(whole_errors(keys, 7, NULL, NULL, &before[0], &before[1]));
-    KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 7, tcb, 10, 1, &err) == KB_OK);
+    KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 7, tcb, 10, 1, PTRDIFF_MAX, &err) == KB_OK);
     KB_ASSERT(whole_errors(keys, 7, NULL, tcb, &after[0], &after[1]));
     KB_ASSERT(after[1] < before[1]);
     KB_ASSERT(after[0] == before[0]);  /* the rotation is not the channel fitted */
+}
+
+/* kb_fit_tcb weighing per_segment frames of each segment is, bit for bit,
+ * the fit weighing every frame of a clip of only those frames (picked here
+ * by the rule kb_fit_tcb documents), for both channels. */
+KB_TEST(test_reduce_fit_weighing_a_few_frames_is_the_fit_of_those_frames)
+{
+    wiggle(0.3);
+    ptrdiff_t keys[] = {0, 3, 20, 41, 42, 60, 100, F - 1}, K = 8, per_segment = 3;
+    static double sub_times[F], sub_rot[4 * F], sub_tr[3 * F];
+    ptrdiff_t at[F], sub_keys[8], m = 0;
+    for (ptrdiff_t s = 0; s + 1 < K; s++) {
+        ptrdiff_t inner = keys[s + 1] - keys[s] - 1;
+        sub_keys[s] = m;
+        at[m++] = keys[s];
+        for (ptrdiff_t i = 0; i < (inner < per_segment ? inner : per_segment); i++)
+            at[m++] = keys[s] + 1 +
+                      (inner <= per_segment ? i : (2 * i + 1) * inner / (2 * per_segment));
+    }
+    sub_keys[K - 1] = m;
+    at[m++] = F - 1;
+    for (ptrdiff_t j = 0; j < m; j++) {
+        sub_times[j] = times[at[j]];
+        memcpy(sub_rot + 4 * j, rot + 4 * at[j], 4 * sizeof(double));
+        memcpy(sub_tr + 3 * j, tr + 3 * at[j], 3 * sizeof(double));
+    }
+    KB_ASSERT(m < F / 2);
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0}, sub = {m, sub_times, sub_rot, sub_tr,
+                                                                1.0, 1.0};
+    kb_error err;
+    for (int rotation = 0; rotation < 2; rotation++) {
+        double weighed[24] = {0}, whole[24] = {0};
+        KB_ASSERT(kb_fit_tcb(&jt, rotation, keys, K, weighed, 6, 2, per_segment, &err) == KB_OK);
+        KB_ASSERT(kb_fit_tcb(&sub, rotation, sub_keys, K, whole, 6, 2, PTRDIFF_MAX, &err) ==
+                  KB_OK);
+        KB_ASSERT(memcmp(weighed, whole, sizeof whole) == 0);
+        double zero[24] = {0};
+        KB_ASSERT(memcmp(weighed, zero, sizeof zero) != 0);  /* it fitted something */
+    }
 }
 
 KB_TEST(test_reduce_bad_input)
@@ -265,9 +306,10 @@ KB_TEST(test_reduce_bad_input)
     KB_ASSERT(kb_reduce_greedy(NULL, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
     kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
     ptrdiff_t bad[2] = {0, F - 2};
-    KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, 1, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, 1, PTRDIFF_MAX, &err) == KB_EBADSHAPE);
     ptrdiff_t ends[2] = {0, F - 1};
-    KB_ASSERT(kb_fit_tcb(&jt, 1, ends, 2, tcb, 3, 0, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_fit_tcb(&jt, 1, ends, 2, tcb, 3, 0, PTRDIFF_MAX, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_fit_tcb(&jt, 1, ends, 2, tcb, 3, 1, 0, &err) == KB_EBADSHAPE);
     rot[4 * 7 + 2] = INFINITY;
     KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_ENONFINITE);
     KB_ASSERT(err.index == 7);
