@@ -124,14 +124,22 @@ class Motion:
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""
         out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
+        # one conversion per Euler order for all its joints (the core converts
+        # each frame alone, so this is bit for bit the per-joint result);
+        # missing axes read a column of zeros appended to the frames
+        frames = np.concatenate([self.frames, np.zeros((self.num_frames, 1))], axis=1)
+        zero, start, groups = frames.shape[1] - 1, 0, {}
         for j, joint in enumerate(self.joints):
-            order = self.rotation_order(j)
-            if order:
-                cols = [self.channel_slice(j).start + k for k, c in enumerate(joint.channels)
-                        if c in ROTATION_CHANNELS]
-                angles = np.zeros((self.num_frames, 3))
-                angles[:, :len(order)] = self.frames[:, cols]
-                out[j] = quat_from_euler(angles, _three_axes(order), degrees=True)
+            cols = [start + k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
+            start += len(joint.channels)
+            if cols:
+                order = _three_axes(self.rotation_order(j))
+                groups.setdefault(order, ([], []))
+                groups[order][0].append(j)
+                groups[order][1].append(cols + [zero] * (3 - len(cols)))
+        for order, (joints, cols) in groups.items():
+            angles = frames[:, cols].transpose(1, 0, 2)  # (joints, F, 3)
+            out[joints] = quat_from_euler(angles, order, degrees=True)
         return out
 
     def translations(self) -> NDArray[np.float64]:
