@@ -143,24 +143,32 @@ def local_tolerances(motion, translations, world, position_tolerance):
     nothing below it rotates freely (infinite angle tolerance)."""
     joints = motion.joints
     J = len(joints)
-    chain = np.ones(J, dtype=int)  # joints carrying joint j's points: j and its ancestors
-    for j, joint in enumerate(joints):  # parents come before children
-        if joint.parent >= 0:
-            chain[j] = chain[joint.parent] + 1
-    longest = chain.copy()
+    parents = world.parents
+    chain = [1] * J  # joints carrying joint j's points: j and its ancestors
+    for j, parent in enumerate(parents):  # parents come before children
+        if parent >= 0:
+            chain[j] = chain[parent] + 1
+    longest = list(chain)
     for j in reversed(range(J)):
-        if joints[j].parent >= 0:
-            longest[joints[j].parent] = max(longest[joints[j].parent], longest[j])
+        if parents[j] >= 0:
+            longest[parents[j]] = max(longest[parents[j]], longest[j])
+    longest = np.array(longest)
     # the farthest point each joint carries, frame by frame: the square root
     # of the largest square is the largest root (rounded correctly)
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth])  # joint j's: first[j]:first[j+1]
-    # x, y, z each (V, F), a row per point, so that a joint's points gather fast
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()  # joint j's: first[j]:first[j+1]
+    # x, y, z each (V, F), a row per point, so that the points gather fast
     x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
-    reach = np.empty(J)
-    for a in range(J):
-        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in world.below[a]])
-        dx, dy, dz = x[carried] - x[first[a]], y[carried] - y[first[a]], z[carried] - z[first[a]]
-        reach[a] = np.sqrt((dx * dx + dy * dy + dz * dz).max())
+    # every pair of a joint and a point it carries at once, grouped by joint
+    # (each group starts with the joint's origin): a group's largest square
+    # is the same in any order
+    carried = [[p for b in world.below[a] for p in range(first[b], first[b + 1])]
+               for a in range(J)]
+    points = np.array([p for group in carried for p in group])
+    origins = np.repeat(first[:-1], [len(group) for group in carried])
+    dx, dy, dz = x[points] - x[origins], y[points] - y[origins], z[points] - z[origins]
+    largest = (dx * dx + dy * dy + dz * dz).max(axis=1)
+    starts = np.cumsum([0] + [len(group) for group in carried[:-1]])
+    reach = np.sqrt(np.maximum.reduceat(largest, starts))
     share = position_tolerance / longest
     constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
     moving = np.array([moves(joint) for joint in joints]) & ~constant
