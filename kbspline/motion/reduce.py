@@ -2,6 +2,7 @@
 splines stay within a tolerance of every original frame."""
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -216,13 +217,16 @@ class _JointFrames:
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves  # has position channels
         self.base = (float(base[0][j]), float(base[1][j]))
-        constant = not np.ptp(translations[j], axis=0).any()
-        self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
-        # the greedy selection's order down to `floor`, and minus its running least score
-        self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), np.empty(0)
+        distance_cap = float(caps[1][j])
+        if distance_cap < math.inf and not np.ptp(translations[j], axis=0).any():
+            distance_cap = math.inf  # constant: the cap never binds
+        self.caps = (float(caps[0][j]), distance_cap)
+        # the greedy selection's order down to `floor`, and minus its running
+        # least score (a list: bisect on it is cheaper than searchsorted)
+        self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), []
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
-        self.last_rebuild = None  # (choice's bytes, _rebuild's result)
+        self.last_rebuild = None  # (choice, its bytes, _rebuild's result)
 
     def tolerances(self, scale):
         """Angle and distance tolerances at `scale`: the base ones times it, capped."""
@@ -243,9 +247,9 @@ class _JointFrames:
                                                      self.order)
             self.order = np.concatenate([self.order, order])
             # minus the running least score, ascending: the first score <= s by bisection
-            self.falling = np.maximum.accumulate(np.concatenate([self.falling, -score]))
+            self.falling = np.maximum.accumulate(np.concatenate([self.falling, -score])).tolist()
             self.floor = scale
-        count = int(np.searchsorted(self.falling, -scale))
+        count = bisect.bisect_left(self.falling, -scale)
         if count not in self.prefixes:  # scales often differ where a joint's keys do not
             keys = np.empty(count + 2, dtype=np.intp)
             keys[0], keys[-1] = 0, len(self.frames[0]) - 1
@@ -310,13 +314,19 @@ def _rebuild(joint, choice):
     C: see kb_reduce_rebuild); the translation None where the joint has no
     position channels, as forward kinematics then takes its OFFSET.  The
     joint keeps its last, which later passes of the search often ask for
-    again."""
+    again, mostly as the very arrays greedy() keeps (then no bytes to
+    compare)."""
+    last = joint.last_rebuild
+    if (last is not None and len(last[0]) == len(choice)
+            and all(a is b for a, b in zip(last[0], choice))):
+        return last[2]
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
-    if joint.last_rebuild is None or joint.last_rebuild[0] != key:
+    if last is None or last[1] != key:
         rotation, translation, _, _ = _core.reduce_rebuild(
             *joint.frames, choice[0], *(choice[1:] or (None, None)), False, joint.moves)
-        joint.last_rebuild = key, (rotation, translation)
-    return joint.last_rebuild[1]
+        last = (None, key, (rotation, translation))
+    joint.last_rebuild = choice, key, last[2]
+    return last[2]
 
 
 def _measure(joints, selected, world, limit=math.inf):
