@@ -54,7 +54,9 @@ class WorldError:
         self.offsets = [None if moves(joint) else np.asarray(joint.offset, dtype=np.float64)
                         for joint in motion.joints]
         world_rot, origin = [None] * J, [None] * J
-        self.truth = [self._place(j, rotations, translations, world_rot, origin)
+        rotations = np.ascontiguousarray(rotations)
+        translations = np.ascontiguousarray(translations)
+        self.truth = [self._place(j, rotations[j], translations[j], world_rot, origin)
                       for j in range(J)]
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
@@ -73,43 +75,41 @@ class WorldError:
         self.errors, self.pending = np.zeros(J), None
         for j, (rotation, translation) in enumerate(curves):
             self.rotations[j], self.translations[j] = rotation, translation
-            self.errors[j] = self._error(j, self.rotations, self.translations, self.world_rot,
-                                         self.origin, limit)
-            if limit < math.inf and not self.errors[j] <= limit:  # past it, or NaN
+            self.errors[j] = error = self._place(j, rotation, translation, self.world_rot,
+                                                 self.origin, self.truth[j], limit)
+            if limit < math.inf and not error <= limit:  # past it, or NaN
                 return False
         return True
 
-    def _place(self, j, rotations, translations, world_rot, origin, truth=None,
+    def _place(self, j, rotation, translation, world_rot, origin, truth=None,
                limit=math.inf):
         """Joint j in the world from its parent's entries in the lists
         world_rot and origin, its own written there (in C: see
-        kb_joint_world), by the joints' rotations (F, 4) and translations
-        (F, 3): returns its points (F, 1 + n, 3), origin then its sites, or
-        with `truth` their largest distance from it (or, past `limit`, the
-        first distance past it, the joint's entries then unfinished)."""
+        kb_joint_world), by its rotations (F, 4) and translations (F, 3),
+        C-contiguous: returns its points (F, 1 + n, 3), origin then its
+        sites, or with `truth` their largest distance from it (or, past
+        `limit`, the first distance past it, the joint's entries then
+        unfinished)."""
         p = self.parents[j]
-        offset = translations[j] if self.offsets[j] is None else self.offsets[j]
+        offset = translation if self.offsets[j] is None else self.offsets[j]
         world_rot[j], origin[j], points, error = _core.joint_world(
             world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-            np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), self.sites[j],
-            truth, limit)
+            rotation, offset, self.sites[j], truth, limit)
         return points if truth is None else error
-
-    def _error(self, j, rotations, translations, world_rot, origin, limit=math.inf):
-        return self._place(j, rotations, translations, world_rot, origin, self.truth[j], limit)
 
     def with_curves(self, curves, limit=math.inf):
         """A WorldError of the same clip (its points computed once) under
-        other curves: (rotation (F, 4), translation (F, 3)) per joint, in
-        joint order, taken as they are needed; None as soon as a point is
-        farther than `limit` (the joints after it are not read)."""
+        other curves: (rotation (F, 4), translation (F, 3)), C-contiguous,
+        per joint, in joint order, taken as they are needed; None as soon as
+        a point is farther than `limit` (the joints after it are not read)."""
         other = copy.copy(self)
         return other if other._rebuild(curves, limit) else None
 
     def trial(self, j, rotation, translation, limit=math.inf):
-        """The worst error with joint j's curves (F, 4) and (F, 3) instead,
-        or as soon as a point is farther than `limit`, that point's
-        distance; `accept` keeps the curves of a trial within the limit."""
+        """The worst error with joint j's curves (F, 4) and (F, 3)
+        (C-contiguous) instead, or as soon as a point is farther than
+        `limit`, that point's distance; `accept` keeps the curves of a trial
+        within the limit."""
         moved = self.below[j]
         rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
@@ -117,7 +117,8 @@ class WorldError:
         errors = self.errors.copy()
         self.pending = None
         for m in moved:
-            errors[m] = self._error(m, rotations, translations, world_rot, origin, limit)
+            errors[m] = self._place(m, rotations[m], translations[m], world_rot, origin,
+                                    self.truth[m], limit)
             if not errors[m] <= limit:  # past it, or NaN
                 return float(errors[m])
         self.pending = (rotations, translations, world_rot, origin, errors)
@@ -155,7 +156,8 @@ def local_tolerances(motion, translations, world, position_tolerance):
     longest = np.array(longest)
     # the farthest point each joint carries, frame by frame: the square root
     # of the largest square is the largest root (rounded correctly)
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()  # joint j's: first[j]:first[j+1]
+    # joint j's points: first[j]:first[j+1]
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()
     # x, y, z each (V, F), a row per point, so that the points gather fast
     x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
     # every pair of a joint and a point it carries at once, grouped by joint
