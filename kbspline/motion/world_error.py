@@ -154,23 +154,7 @@ def local_tolerances(motion, translations, world, position_tolerance):
         if parents[j] >= 0:
             longest[parents[j]] = max(longest[parents[j]], longest[j])
     longest = np.array(longest)
-    # the farthest point each joint carries, frame by frame: the square root
-    # of the largest square is the largest root (rounded correctly)
-    # joint j's points: first[j]:first[j+1]
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()
-    # x, y, z each (V, F), a row per point, so that the points gather fast
-    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
-    # every pair of a joint and a point it carries at once, grouped by joint
-    # (each group starts with the joint's origin): a group's largest square
-    # is the same in any order
-    carried = [[p for b in world.below[a] for p in range(first[b], first[b + 1])]
-               for a in range(J)]
-    points = np.array([p for group in carried for p in group])
-    origins = np.repeat(first[:-1], [len(group) for group in carried])
-    dx, dy, dz = x[points] - x[origins], y[points] - y[origins], z[points] - z[origins]
-    largest = (dx * dx + dy * dy + dz * dz).max(axis=1)
-    starts = np.cumsum([0] + [len(group) for group in carried[:-1]])
-    reach = np.sqrt(np.maximum.reduceat(largest, starts))
+    reach = _reach(world)
     share = position_tolerance / longest
     constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
     moving = np.array([moves(joint) for joint in joints]) & ~constant
@@ -178,3 +162,33 @@ def local_tolerances(motion, translations, world, position_tolerance):
     with np.errstate(divide="ignore"):
         angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
     return angle, distance
+
+
+def _reach(world):
+    """(J,) the farthest any point a joint carries (its own or a
+    descendant's) gets from the joint's origin in any frame of `world`'s
+    clip: the square root of the largest square, which is the largest
+    root (rounded correctly)."""
+    J = len(world.truth)
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()  # joint j's: first[j]:
+    # x, y, z each (V, F), a row per point, so that the points gather fast
+    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
+    # every pair of a joint and a point it carries, grouped by joint (a
+    # group's largest square is the same in any order), all at once
+    carried = [[p for b in world.below[a] for p in range(first[b], first[b + 1])]
+               for a in range(J)]
+    points = np.array([p for group in carried for p in group])
+    origins = np.repeat(first[:-1], [len(group) for group in carried])
+    largest = np.zeros(len(points))
+    block = max(1, (1 << 16) // len(points))  # frames at a time: the arrays stay in cache
+    for start in range(0, x.shape[1], block):
+        frames = slice(start, start + block)
+        square = None  # (dx * dx + dy * dy) + dz * dz, in place
+        for c in (x[:, frames], y[:, frames], z[:, frames]):
+            d = c[points]
+            d -= c[origins]
+            d *= d
+            square = d if square is None else np.add(square, d, out=square)
+        np.maximum(largest, square.max(axis=1), out=largest)
+    starts = np.cumsum([0] + [len(group) for group in carried[:-1]])
+    return np.sqrt(np.maximum.reduceat(largest, starts))
