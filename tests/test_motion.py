@@ -331,21 +331,26 @@ def test_resample_up_and_down_again(path):
     assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-9
 
 
-def per_joint_rotations(clip):
-    """clip.rotations() as it was computed before it converted all joints
-    of an Euler order at once: joint by joint."""
+def per_joint_frames(clip):
+    """clip.rotations() and clip.translations() as they were computed
+    before one call converted all joints of an Euler order and one gather
+    took every position channel: joint by joint."""
     from kbspline import quat_from_euler
     out = np.tile([1.0, 0.0, 0.0, 0.0], (len(clip.joints), clip.num_frames, 1))
+    positions = np.zeros((len(clip.joints), clip.num_frames, 3))
     for j, joint in enumerate(clip.joints):
         order = clip.rotation_order(j)
+        start = clip.channel_slice(j).start
         if order:
-            cols = [clip.channel_slice(j).start + k for k, c in enumerate(joint.channels)
-                    if c.endswith("rotation")]
+            cols = [start + k for k, c in enumerate(joint.channels) if c.endswith("rotation")]
             angles = np.zeros((clip.num_frames, 3))
             angles[:, :len(order)] = clip.frames[:, cols]
             full = order + "".join(axis for axis in "XYZ" if axis not in order)
             out[j] = quat_from_euler(angles, full, degrees=True)
-    return out
+        for k, c in enumerate(joint.channels):
+            if c.endswith("position"):
+                positions[j, :, "XYZ".index(c[0])] = clip.frames[:, start + k]
+    return out, positions
 
 
 def mixed_orders_clip():
@@ -366,7 +371,7 @@ CMU_CLIPS = sorted((pathlib.Path(__file__).parent / "data" / "cmu").glob("*.bvh"
 
 @pytest.mark.parametrize("source", ["mixed"] + CLIPS + CMU_CLIPS,
                          ids=lambda p: getattr(p, "name", p))
-def test_rotations_are_the_per_joint_conversion_bit_for_bit(source):
+def test_rotations_and_translations_are_the_per_joint_ones_bit_for_bit(source):
     clip = mixed_orders_clip() if source == "mixed" else read_bvh(source)
-    got, want = clip.rotations(), per_joint_rotations(clip)
-    assert got.shape == want.shape and got.tobytes() == want.tobytes()
+    for got, want in zip((clip.rotations(), clip.translations()), per_joint_frames(clip)):
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()

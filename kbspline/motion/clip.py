@@ -146,11 +146,15 @@ class Motion:
         """(J, F, 3) local translations from position channels (zero where a
         joint has none)."""
         out = np.zeros((len(self.joints), self.num_frames, 3))
+        joints, axes, cols, start = [], [], [], 0  # one gather for every position channel
         for j, joint in enumerate(self.joints):
-            base = self.channel_slice(j).start
             for k, c in enumerate(joint.channels):
                 if c in POSITION_CHANNELS:
-                    out[j, :, POSITION_CHANNELS.index(c)] = self.frames[:, base + k]
+                    joints.append(j)
+                    axes.append(POSITION_CHANNELS.index(c))
+                    cols.append(start + k)
+            start += len(joint.channels)
+        out[joints, :, axes] = self.frames[:, cols].T
         return out
 
     def with_frames(self, rotations: ArrayLike, translations: ArrayLike,
