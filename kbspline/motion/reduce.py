@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
+from operator import is_
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Optional
 
@@ -284,12 +285,13 @@ def _each_joint(work, J, progress=None):
     core releases the GIL; joints are independent, so the results are the
     same for any number), calling progress(done, J) as joints finish."""
     threads = min(get_num_threads(), J)
+    if threads <= 1 and not progress:
+        return [work(j) for j in range(J)]
     if threads <= 1:
         results = []
         for j in range(J):
             results.append(work(j))
-            if progress:
-                progress(j + 1, J)
+            progress(j + 1, J)
         return results
     pool = ThreadPoolExecutor(threads)
     try:
@@ -317,8 +319,7 @@ def _rebuild(joint, choice):
     again, mostly as the very arrays greedy() keeps (then no bytes to
     compare)."""
     last = joint.last_rebuild
-    if (last is not None and len(last[0]) == len(choice)
-            and all(a is b for a, b in zip(last[0], choice))):
+    if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
         return last[2]
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
     if last is None or last[1] != key:
@@ -344,13 +345,14 @@ def _reduction(motion, joints, selected, world):
     keys = [choice[0] for choice in selected]
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
-    local = [_core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)))[2:]
-             for joint, choice in zip(joints, selected)]
+    # (J, 2, F) each joint's angle and distance errors: their maxima at once
+    angle, distance = np.array([_core.reduce_rebuild(*joint.frames, choice[0],
+                                                     *(choice[1:] or (None, None)))[2:]
+                                for joint, choice in zip(joints, selected)]).max(axis=2).T.copy()
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                      [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     np.array([angle.max() for angle, _ in local]),
-                     np.array([distance.max() for _, distance in local]), world.errors, *tcbs)
+                     angle, distance, world.errors, *tcbs)
 
 
 def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance):
