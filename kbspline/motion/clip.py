@@ -128,15 +128,16 @@ class Motion:
         # each frame alone, so this is bit for bit the per-joint result);
         # missing axes read a column of zeros appended to the frames
         frames = np.concatenate([self.frames, np.zeros((self.num_frames, 1))], axis=1)
-        zero, start, groups = frames.shape[1] - 1, 0, {}
+        zero, start = frames.shape[1] - 1, 0
+        groups: dict[str, tuple[list[int], list[list[int]]]] = {}  # order -> joints, columns
         for j, joint in enumerate(self.joints):
             cols = [start + k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
             start += len(joint.channels)
             if cols:
-                order = _three_axes(self.rotation_order(j))
-                groups.setdefault(order, ([], []))
-                groups[order][0].append(j)
-                groups[order][1].append(cols + [zero] * (3 - len(cols)))
+                members, columns = groups.setdefault(_three_axes(self.rotation_order(j)),
+                                                     ([], []))
+                members.append(j)
+                columns.append(cols + [zero] * (3 - len(cols)))
         for order, (joints, cols) in groups.items():
             angles = frames[:, cols].transpose(1, 0, 2)  # (joints, F, 3)
             out[joints] = quat_from_euler(angles, order, degrees=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
-from operator import is_
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from operator import is_
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -322,12 +322,13 @@ def _rebuild(joint, choice):
     if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
         return last[2]
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
-    if last is None or last[1] != key:
-        rotation, translation, _, _ = _core.reduce_rebuild(
-            *joint.frames, choice[0], *(choice[1:] or (None, None)), False, joint.moves)
-        last = (None, key, (rotation, translation))
-    joint.last_rebuild = choice, key, last[2]
-    return last[2]
+    if last is not None and last[1] == key:
+        curves = last[2]
+    else:
+        curves = _core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)),
+                                      False, joint.moves)[:2]
+    joint.last_rebuild = choice, key, curves
+    return curves
 
 
 def _measure(joints, selected, world, limit=math.inf):

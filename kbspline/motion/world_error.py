@@ -170,7 +170,8 @@ def _reach(world):
     clip: the square root of the largest square, which is the largest
     root (rounded correctly)."""
     J = len(world.truth)
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()  # joint j's: first[j]:
+    # joint j's points: first[j]:first[j + 1]
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()
     # x, y, z each (V, F), a row per point, so that the points gather fast
     x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
     # every pair of a joint and a point it carries, grouped by joint (a
