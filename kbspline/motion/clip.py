@@ -138,9 +138,9 @@ class Motion:
                                                      ([], []))
                 members.append(j)
                 columns.append(cols + [zero] * (3 - len(cols)))
-        for order, (joints, cols) in groups.items():
-            angles = frames[:, cols].transpose(1, 0, 2)  # (joints, F, 3)
-            out[joints] = quat_from_euler(angles, order, degrees=True)
+        for order, (members, columns) in groups.items():
+            angles = frames[:, columns].transpose(1, 0, 2)  # (joints, F, 3)
+            out[members] = quat_from_euler(angles, order, degrees=True)
         return out
 
     def translations(self) -> NDArray[np.float64]:
