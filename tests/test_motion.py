@@ -1,5 +1,6 @@
 """kbspline.motion: BVH round trips and errors, forward kinematics,
 resampling, and the resample command."""
+import pathlib
 import subprocess
 import sys
 
@@ -328,3 +329,49 @@ def test_resample_up_and_down_again(path):
     assert down.num_frames == clip.num_frames
     got, want = down.rotations(), clip.rotations()
     assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-9
+
+
+def per_joint_frames(clip):
+    """clip.rotations() and clip.translations() as they were computed
+    before one call converted all joints of an Euler order and one gather
+    took every position channel: joint by joint."""
+    from kbspline import quat_from_euler
+    out = np.tile([1.0, 0.0, 0.0, 0.0], (len(clip.joints), clip.num_frames, 1))
+    positions = np.zeros((len(clip.joints), clip.num_frames, 3))
+    for j, joint in enumerate(clip.joints):
+        order = clip.rotation_order(j)
+        start = clip.channel_slice(j).start
+        if order:
+            cols = [start + k for k, c in enumerate(joint.channels) if c.endswith("rotation")]
+            angles = np.zeros((clip.num_frames, 3))
+            angles[:, :len(order)] = clip.frames[:, cols]
+            full = order + "".join(axis for axis in "XYZ" if axis not in order)
+            out[j] = quat_from_euler(angles, full, degrees=True)
+        for k, c in enumerate(joint.channels):
+            if c.endswith("position"):
+                positions[j, :, "XYZ".index(c[0])] = clip.frames[:, start + k]
+    return out, positions
+
+
+def mixed_orders_clip():
+    """Joints of every kind of channel list: three rotation axes in several
+    orders, one or two, positions among rotations, none at all."""
+    channels = [["Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation"],
+                ["Zrotation", "Yrotation", "Xrotation"], ["Xrotation", "Zposition", "Zrotation"],
+                [], ["Yrotation"], ["Zrotation", "Xrotation", "Yrotation"],
+                ["Xposition", "Yposition", "Zposition"], ["Zrotation", "Yrotation", "Xrotation"],
+                ["Xrotation", "Yrotation", "Zrotation"], ["Zrotation", "Xrotation"]]
+    joints = [Joint(f"j{j}", j - 1, np.ones(3), c) for j, c in enumerate(channels)]
+    frames = np.random.default_rng(5).uniform(-400, 400, (17, sum(map(len, channels))))
+    return Motion(joints, 1 / 30, frames)
+
+
+CMU_CLIPS = sorted((pathlib.Path(__file__).parent / "data" / "cmu").glob("*.bvh"))
+
+
+@pytest.mark.parametrize("source", ["mixed"] + CLIPS + CMU_CLIPS,
+                         ids=lambda p: getattr(p, "name", p))
+def test_rotations_and_translations_are_the_per_joint_ones_bit_for_bit(source):
+    clip = mixed_orders_clip() if source == "mixed" else read_bvh(source)
+    for got, want in zip((clip.rotations(), clip.translations()), per_joint_frames(clip)):
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()

@@ -418,3 +418,28 @@ def test_world_error_refuses_curves_past_the_limit_at_its_root():
     bad = offsets_past_the_limit_at_its_root()
     assert world.trial(0, rot[0], bad, LIMIT) > LIMIT
     assert world.with_curves(zip(rot, [bad]), LIMIT) is None
+
+
+def per_joint_reach(world):
+    """Each joint's farthest carried point, as local_tolerances found it
+    before it took all (joint, point) pairs at once: joint by joint."""
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth])
+    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
+    reach = np.empty(len(world.truth))
+    for a in range(len(world.truth)):
+        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in world.below[a]])
+        dx, dy, dz = x[carried] - x[first[a]], y[carried] - y[first[a]], z[carried] - z[first[a]]
+        reach[a] = np.sqrt((dx * dx + dy * dy + dz * dz).max())
+    return reach
+
+
+@pytest.mark.parametrize("source", CLIPS + sorted(CMU.glob("*.bvh")), ids=lambda p: p.name)
+@pytest.mark.parametrize("virtual", [None, 3.0])
+def test_reach_is_the_per_joint_one_bit_for_bit(source, virtual):
+    """The reach local_tolerances divides by, from every pair at once in
+    blocks of frames (the 120 Hz clips span several), is the per-joint
+    loop's to the bit."""
+    from kbspline.motion.world_error import WorldError, _reach
+    clip = read_bvh(source)
+    world = WorldError(clip, clip.rotations(), clip.translations(), virtual)
+    assert _reach(world).tobytes() == per_joint_reach(world).tobytes()

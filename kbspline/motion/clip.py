@@ -124,25 +124,38 @@ class Motion:
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""
         out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
+        # one conversion per Euler order for all its joints (the core converts
+        # each frame alone, so this is bit for bit the per-joint result);
+        # missing axes read a column of zeros appended to the frames
+        frames = np.concatenate([self.frames, np.zeros((self.num_frames, 1))], axis=1)
+        zero, start = frames.shape[1] - 1, 0
+        groups: dict[str, tuple[list[int], list[list[int]]]] = {}  # order -> joints, columns
         for j, joint in enumerate(self.joints):
-            order = self.rotation_order(j)
-            if order:
-                cols = [self.channel_slice(j).start + k for k, c in enumerate(joint.channels)
-                        if c in ROTATION_CHANNELS]
-                angles = np.zeros((self.num_frames, 3))
-                angles[:, :len(order)] = self.frames[:, cols]
-                out[j] = quat_from_euler(angles, _three_axes(order), degrees=True)
+            cols = [start + k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
+            start += len(joint.channels)
+            if cols:
+                members, columns = groups.setdefault(_three_axes(self.rotation_order(j)),
+                                                     ([], []))
+                members.append(j)
+                columns.append(cols + [zero] * (3 - len(cols)))
+        for order, (members, columns) in groups.items():
+            angles = frames[:, columns].transpose(1, 0, 2)  # (joints, F, 3)
+            out[members] = quat_from_euler(angles, order, degrees=True)
         return out
 
     def translations(self) -> NDArray[np.float64]:
         """(J, F, 3) local translations from position channels (zero where a
         joint has none)."""
         out = np.zeros((len(self.joints), self.num_frames, 3))
+        joints, axes, cols, start = [], [], [], 0  # one gather for every position channel
         for j, joint in enumerate(self.joints):
-            base = self.channel_slice(j).start
             for k, c in enumerate(joint.channels):
                 if c in POSITION_CHANNELS:
-                    out[j, :, POSITION_CHANNELS.index(c)] = self.frames[:, base + k]
+                    joints.append(j)
+                    axes.append(POSITION_CHANNELS.index(c))
+                    cols.append(start + k)
+            start += len(joint.channels)
+        out[joints, :, axes] = self.frames[:, cols].T
         return out
 
     def with_frames(self, rotations: ArrayLike, translations: ArrayLike,

@@ -2,9 +2,11 @@
 splines stay within a tolerance of every original frame."""
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from operator import is_
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -216,13 +218,16 @@ class _JointFrames:
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves  # has position channels
         self.base = (float(base[0][j]), float(base[1][j]))
-        constant = not np.ptp(translations[j], axis=0).any()
-        self.caps = (float(caps[0][j]), math.inf if constant else float(caps[1][j]))
-        # the greedy selection's order down to `floor`, and minus its running least score
-        self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), np.empty(0)
+        distance_cap = float(caps[1][j])
+        if distance_cap < math.inf and not np.ptp(translations[j], axis=0).any():
+            distance_cap = math.inf  # constant: the cap never binds
+        self.caps = (float(caps[0][j]), distance_cap)
+        # the greedy selection's order down to `floor`, and minus its running
+        # least score (a list: bisect on it is cheaper than searchsorted)
+        self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), []
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
-        self.last_rebuild = None  # (choice's bytes, _rebuild's result)
+        self.last_rebuild = None  # (choice, its bytes, _rebuild's result)
 
     def tolerances(self, scale):
         """Angle and distance tolerances at `scale`: the base ones times it, capped."""
@@ -243,9 +248,9 @@ class _JointFrames:
                                                      self.order)
             self.order = np.concatenate([self.order, order])
             # minus the running least score, ascending: the first score <= s by bisection
-            self.falling = np.maximum.accumulate(np.concatenate([self.falling, -score]))
+            self.falling = np.maximum.accumulate(np.concatenate([self.falling, -score])).tolist()
             self.floor = scale
-        count = int(np.searchsorted(self.falling, -scale))
+        count = bisect.bisect_left(self.falling, -scale)
         if count not in self.prefixes:  # scales often differ where a joint's keys do not
             keys = np.empty(count + 2, dtype=np.intp)
             keys[0], keys[-1] = 0, len(self.frames[0]) - 1
@@ -280,12 +285,13 @@ def _each_joint(work, J, progress=None):
     core releases the GIL; joints are independent, so the results are the
     same for any number), calling progress(done, J) as joints finish."""
     threads = min(get_num_threads(), J)
+    if threads <= 1 and not progress:
+        return [work(j) for j in range(J)]
     if threads <= 1:
         results = []
         for j in range(J):
             results.append(work(j))
-            if progress:
-                progress(j + 1, J)
+            progress(j + 1, J)
         return results
     pool = ThreadPoolExecutor(threads)
     try:
@@ -310,13 +316,19 @@ def _rebuild(joint, choice):
     C: see kb_reduce_rebuild); the translation None where the joint has no
     position channels, as forward kinematics then takes its OFFSET.  The
     joint keeps its last, which later passes of the search often ask for
-    again."""
+    again, mostly as the very arrays greedy() keeps (then no bytes to
+    compare)."""
+    last = joint.last_rebuild
+    if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
+        return last[2]
     key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
-    if joint.last_rebuild is None or joint.last_rebuild[0] != key:
-        rotation, translation, _, _ = _core.reduce_rebuild(
-            *joint.frames, choice[0], *(choice[1:] or (None, None)), False, joint.moves)
-        joint.last_rebuild = key, (rotation, translation)
-    return joint.last_rebuild[1]
+    if last is not None and last[1] == key:
+        curves = last[2]
+    else:
+        curves = _core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)),
+                                      False, joint.moves)[:2]
+    joint.last_rebuild = choice, key, curves
+    return curves
 
 
 def _measure(joints, selected, world, limit=math.inf):
@@ -334,13 +346,14 @@ def _reduction(motion, joints, selected, world):
     keys = [choice[0] for choice in selected]
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
-    local = [_core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)))[2:]
-             for joint, choice in zip(joints, selected)]
+    # (J, 2, F) each joint's angle and distance errors: their maxima at once
+    angle, distance = np.array([_core.reduce_rebuild(*joint.frames, choice[0],
+                                                     *(choice[1:] or (None, None)))[2:]
+                                for joint, choice in zip(joints, selected)]).max(axis=2).T.copy()
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                      [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     np.array([angle.max() for angle, _ in local]),
-                     np.array([distance.max() for _, distance in local]), world.errors, *tcbs)
+                     angle, distance, world.errors, *tcbs)
 
 
 def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance):

@@ -54,7 +54,9 @@ class WorldError:
         self.offsets = [None if moves(joint) else np.asarray(joint.offset, dtype=np.float64)
                         for joint in motion.joints]
         world_rot, origin = [None] * J, [None] * J
-        self.truth = [self._place(j, rotations, translations, world_rot, origin)
+        rotations = np.ascontiguousarray(rotations)
+        translations = np.ascontiguousarray(translations)
+        self.truth = [self._place(j, rotations[j], translations[j], world_rot, origin)
                       for j in range(J)]
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
@@ -73,43 +75,41 @@ class WorldError:
         self.errors, self.pending = np.zeros(J), None
         for j, (rotation, translation) in enumerate(curves):
             self.rotations[j], self.translations[j] = rotation, translation
-            self.errors[j] = self._error(j, self.rotations, self.translations, self.world_rot,
-                                         self.origin, limit)
-            if limit < math.inf and not self.errors[j] <= limit:  # past it, or NaN
+            self.errors[j] = error = self._place(j, rotation, translation, self.world_rot,
+                                                 self.origin, self.truth[j], limit)
+            if limit < math.inf and not error <= limit:  # past it, or NaN
                 return False
         return True
 
-    def _place(self, j, rotations, translations, world_rot, origin, truth=None,
+    def _place(self, j, rotation, translation, world_rot, origin, truth=None,
                limit=math.inf):
         """Joint j in the world from its parent's entries in the lists
         world_rot and origin, its own written there (in C: see
-        kb_joint_world), by the joints' rotations (F, 4) and translations
-        (F, 3): returns its points (F, 1 + n, 3), origin then its sites, or
-        with `truth` their largest distance from it (or, past `limit`, the
-        first distance past it, the joint's entries then unfinished)."""
+        kb_joint_world), by its rotations (F, 4) and translations (F, 3),
+        C-contiguous: returns its points (F, 1 + n, 3), origin then its
+        sites, or with `truth` their largest distance from it (or, past
+        `limit`, the first distance past it, the joint's entries then
+        unfinished)."""
         p = self.parents[j]
-        offset = translations[j] if self.offsets[j] is None else self.offsets[j]
+        offset = translation if self.offsets[j] is None else self.offsets[j]
         world_rot[j], origin[j], points, error = _core.joint_world(
             world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-            np.ascontiguousarray(rotations[j]), np.ascontiguousarray(offset), self.sites[j],
-            truth, limit)
+            rotation, offset, self.sites[j], truth, limit)
         return points if truth is None else error
-
-    def _error(self, j, rotations, translations, world_rot, origin, limit=math.inf):
-        return self._place(j, rotations, translations, world_rot, origin, self.truth[j], limit)
 
     def with_curves(self, curves, limit=math.inf):
         """A WorldError of the same clip (its points computed once) under
-        other curves: (rotation (F, 4), translation (F, 3)) per joint, in
-        joint order, taken as they are needed; None as soon as a point is
-        farther than `limit` (the joints after it are not read)."""
+        other curves: (rotation (F, 4), translation (F, 3)), C-contiguous,
+        per joint, in joint order, taken as they are needed; None as soon as
+        a point is farther than `limit` (the joints after it are not read)."""
         other = copy.copy(self)
         return other if other._rebuild(curves, limit) else None
 
     def trial(self, j, rotation, translation, limit=math.inf):
-        """The worst error with joint j's curves (F, 4) and (F, 3) instead,
-        or as soon as a point is farther than `limit`, that point's
-        distance; `accept` keeps the curves of a trial within the limit."""
+        """The worst error with joint j's curves (F, 4) and (F, 3)
+        (C-contiguous) instead, or as soon as a point is farther than
+        `limit`, that point's distance; `accept` keeps the curves of a trial
+        within the limit."""
         moved = self.below[j]
         rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
@@ -117,7 +117,8 @@ class WorldError:
         errors = self.errors.copy()
         self.pending = None
         for m in moved:
-            errors[m] = self._error(m, rotations, translations, world_rot, origin, limit)
+            errors[m] = self._place(m, rotations[m], translations[m], world_rot, origin,
+                                    self.truth[m], limit)
             if not errors[m] <= limit:  # past it, or NaN
                 return float(errors[m])
         self.pending = (rotations, translations, world_rot, origin, errors)
@@ -143,24 +144,17 @@ def local_tolerances(motion, translations, world, position_tolerance):
     nothing below it rotates freely (infinite angle tolerance)."""
     joints = motion.joints
     J = len(joints)
-    chain = np.ones(J, dtype=int)  # joints carrying joint j's points: j and its ancestors
-    for j, joint in enumerate(joints):  # parents come before children
-        if joint.parent >= 0:
-            chain[j] = chain[joint.parent] + 1
-    longest = chain.copy()
+    parents = world.parents
+    chain = [1] * J  # joints carrying joint j's points: j and its ancestors
+    for j, parent in enumerate(parents):  # parents come before children
+        if parent >= 0:
+            chain[j] = chain[parent] + 1
+    longest = list(chain)
     for j in reversed(range(J)):
-        if joints[j].parent >= 0:
-            longest[joints[j].parent] = max(longest[joints[j].parent], longest[j])
-    # the farthest point each joint carries, frame by frame: the square root
-    # of the largest square is the largest root (rounded correctly)
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth])  # joint j's: first[j]:first[j+1]
-    # x, y, z each (V, F), a row per point, so that a joint's points gather fast
-    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
-    reach = np.empty(J)
-    for a in range(J):
-        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in world.below[a]])
-        dx, dy, dz = x[carried] - x[first[a]], y[carried] - y[first[a]], z[carried] - z[first[a]]
-        reach[a] = np.sqrt((dx * dx + dy * dy + dz * dz).max())
+        if parents[j] >= 0:
+            longest[parents[j]] = max(longest[parents[j]], longest[j])
+    longest = np.array(longest)
+    reach = _reach(world)
     share = position_tolerance / longest
     constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
     moving = np.array([moves(joint) for joint in joints]) & ~constant
@@ -168,3 +162,34 @@ def local_tolerances(motion, translations, world, position_tolerance):
     with np.errstate(divide="ignore"):
         angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
     return angle, distance
+
+
+def _reach(world):
+    """(J,) the farthest any point a joint carries (its own or a
+    descendant's) gets from the joint's origin in any frame of `world`'s
+    clip: the square root of the largest square, which is the largest
+    root (rounded correctly)."""
+    J = len(world.truth)
+    # joint j's points: first[j]:first[j + 1]
+    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()
+    # x, y, z each (V, F), a row per point, so that the points gather fast
+    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
+    # every pair of a joint and a point it carries, grouped by joint (a
+    # group's largest square is the same in any order), all at once
+    carried = [[p for b in world.below[a] for p in range(first[b], first[b + 1])]
+               for a in range(J)]
+    points = np.array([p for group in carried for p in group])
+    origins = np.repeat(first[:-1], [len(group) for group in carried])
+    largest = np.zeros(len(points))
+    block = max(1, (1 << 16) // len(points))  # frames at a time: the arrays stay in cache
+    for start in range(0, x.shape[1], block):
+        frames = slice(start, start + block)
+        square = None  # (dx * dx + dy * dy) + dz * dz, in place
+        for c in (x[:, frames], y[:, frames], z[:, frames]):
+            d = c[points]
+            d -= c[origins]
+            d *= d
+            square = d if square is None else np.add(square, d, out=square)
+        np.maximum(largest, square.max(axis=1), out=largest)
+    starts = np.cumsum([0] + [len(group) for group in carried[:-1]])
+    return np.sqrt(np.maximum.reduceat(largest, starts))
