@@ -327,13 +327,22 @@ def test_threads_give_the_same_reduction(walk, fit):
 
 def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
     """With threads, an exception from the progress callback (or Ctrl-C)
-    propagates, and the joints queued behind it are not reduced."""
+    propagates, and the joints queued behind it are not reduced.  Each
+    joint takes a while here (it sleeps, releasing the GIL), so that the
+    workers cannot run through the queue before the main thread's callback
+    raises, however fast a joint's reduction or busy the machine."""
+    import time
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     calls = []
     greedy = reduce_module._greedy_joint
-    monkeypatch.setattr(reduce_module, "_greedy_joint",
-                        lambda *a: calls.append(a[-1]) or greedy(*a))
+
+    def slow_greedy(*args):
+        calls.append(args[-1])
+        time.sleep(0.02)
+        return greedy(*args)
+
+    monkeypatch.setattr(reduce_module, "_greedy_joint", slow_greedy)
 
     def stop(done, total):
         raise KeyboardInterrupt
