@@ -398,7 +398,10 @@ def _check_reached(name, tolerance, worst):
 FIRST_SCALE = 2 ** 1.5
 SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # fitted ones after it
-LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19)  # per joint, after the search (see _loosen_joints)
+# per joint, after the search (see _loosen_joints), each about the square
+# root of the one before: the last, 1.09, keeps 1.1% fewer greedy and 1.5%
+# fewer fitted keys over every clip and tolerance for 3-7% and 15% more time
+LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19, 1.09)
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
@@ -460,7 +463,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     reductions) whose keys keep every point of every frame within
     `position_tolerance`, measured by forward kinematics.  Then, per
     joint, most keys first, it loosens that joint's tolerances alone by 4,
-    2, 1.41 and 1.19 in turn, keeping its fewer keys where every point
+    2, 1.41, 1.19 and 1.09 in turn, keeping its fewer keys where every point
     stays within `position_tolerance` (only the joints it moves are moved
     again).  As a scale divides every score alike, the greedy keys at any
     scale are a prefix of the order in which one run of the selection keyed
