@@ -375,3 +375,19 @@ def test_rotations_and_translations_are_the_per_joint_ones_bit_for_bit(source):
     clip = mixed_orders_clip() if source == "mixed" else read_bvh(source)
     for got, want in zip((clip.rotations(), clip.translations()), per_joint_frames(clip)):
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.xfail(strict=True, reason="review finding: since the vectorised Motion.rotations "
+                   "(a88b50f), a frames array one column short reads the zero column it "
+                   "appends as the last rotation channel instead of failing")
+def test_frames_a_column_short_are_not_read_as_a_zero_rotation():
+    """At 999645c Motion.rotations() (and so world_positions and reduce_keys)
+    failed (IndexError) on frames with fewer columns than the joints have
+    channels; the vectorised one appends a column of zeros to the frames for
+    missing Euler axes, and a last rotation channel that has no column reads
+    it, giving a rotation about the other two axes with no error."""
+    joint = Joint("root", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition",
+                                            "Zrotation", "Xrotation", "Yrotation"])
+    clip = Motion([joint], 1 / 30, np.full((4, 5), 30.0))  # 6 channels, 5 columns
+    with pytest.raises((ValueError, IndexError)):
+        clip.rotations()
