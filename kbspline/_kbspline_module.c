@@ -1212,10 +1212,20 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
         return NULL;
     if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
         goto done;
+    if (jacobian_every < 1) {
+        PyErr_Format(PyExc_ValueError, "jacobian_every must be at least 1, not %d",
+                     jacobian_every);
+        goto done;
+    }
     if (every != Py_None) {
-        per_segment = PyNumber_AsSsize_t(every, PyExc_OverflowError);
+        per_segment = PyNumber_AsSsize_t(every, NULL);  /* huge: every frame */
         if (per_segment == -1 && PyErr_Occurred())
             goto done;
+        if (per_segment < 1) {
+            PyErr_Format(PyExc_ValueError, "per_segment must be at least 1, not %zd",
+                         per_segment);
+            goto done;
+        }
     }
     result = PyArray_NewCopy(a[3], NPY_CORDER);
     if (!result)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from kbspline import RotationSpline, quat_from_axis_angle
-from kbspline.motion import BvhError, Joint, Motion, read_bvh, resample, world_positions, write_bvh
+from kbspline.motion import (BvhError, Joint, Motion, read_bvh, reduce_keys, resample,
+                              world_positions, write_bvh)
 from mocap import CLIPS, MISSING
 
 CHAIN = """HIERARCHY
@@ -377,17 +378,17 @@ def test_rotations_and_translations_are_the_per_joint_ones_bit_for_bit(source):
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
 
 
-@pytest.mark.xfail(strict=True, reason="review finding: since the vectorised Motion.rotations "
-                   "(a88b50f), a frames array one column short reads the zero column it "
-                   "appends as the last rotation channel instead of failing")
-def test_frames_a_column_short_are_not_read_as_a_zero_rotation():
-    """At 999645c Motion.rotations() (and so world_positions and reduce_keys)
-    failed (IndexError) on frames with fewer columns than the joints have
-    channels; the vectorised one appends a column of zeros to the frames for
-    missing Euler axes, and a last rotation channel that has no column reads
-    it, giving a rotation about the other two axes with no error."""
+@pytest.mark.parametrize("columns", [5, 7])
+def test_frames_without_a_column_per_channel_are_refused(columns):
+    """Frames with fewer (or more) columns than the joints have channels are
+    refused with a ValueError: the vectorised rotations() appends a column
+    of zeros for missing Euler axes, and a review found a last rotation
+    channel without a column read it as 0 degrees, with no error."""
     joint = Joint("root", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition",
                                             "Zrotation", "Xrotation", "Yrotation"])
-    clip = Motion([joint], 1 / 30, np.full((4, 5), 30.0))  # 6 channels, 5 columns
-    with pytest.raises((ValueError, IndexError)):
-        clip.rotations()
+    clip = Motion([joint], 1 / 30, np.full((4, columns), 30.0))  # 6 channels
+    for method in (clip.rotations, clip.translations):
+        with pytest.raises(ValueError, match="6 channels"):
+            method()
+    with pytest.raises(ValueError, match="6 channels"):
+        reduce_keys(clip, 0.01, 0.01)

@@ -200,14 +200,26 @@ def test_random_clips_fitted_within_the_tolerances(clip, degrees, distance):
     assert all(len(f) <= len(g) for f, g in zip(result.key_frames, greedy.key_frames))
 
 
-@pytest.mark.xfail(strict=True, reason="review finding: fit_tcb's per_segment < 1 is refused "
-                   "as CoreError('size out of range', 'times', ...), naming times")
-@pytest.mark.parametrize("per_segment", [0, -1, False])
+@pytest.mark.parametrize("per_segment", [0, -1, False, -2 ** 70])
 def test_a_bad_count_of_frames_weighed_is_named_in_the_error(walk120, per_segment):
-    """per_segment below 1 is refused with a ValueError, but one that blames
-    the times (kb_fit_tcb reports it as KB_EBADSHAPE on KB_ARG_TIMES, as it
-    does jacobian_every < 1); the message should name per_segment."""
+    """per_segment below 1 is refused with a ValueError naming it (a review
+    found it blamed on the times, as kb_fit_tcb reports it)."""
     keys, zero = np.array([0, 150, 299]), np.zeros((3, 3))
     with pytest.raises(ValueError, match="per_segment"):
         core.fit_tcb(walk120.times, walk120.rotations()[:1], walk120.translations()[:1], True,
                      keys, zero, 2, 1, per_segment)
+
+
+@pytest.mark.parametrize("per_segment", [2 ** 70, 10 ** 6])
+def test_a_huge_count_of_frames_weighed_weighs_every_frame(walk120, per_segment):
+    keys, zero = np.array([0, 150, 299]), np.zeros((3, 3))
+    frames = (walk120.times, walk120.rotations()[:1], walk120.translations()[:1], True, keys, zero,
+              2, 1)
+    assert core.fit_tcb(*frames, per_segment).tobytes() == core.fit_tcb(*frames).tobytes()
+
+
+def test_jacobian_every_below_one_is_named_in_the_error(walk120):
+    keys, zero = np.array([0, 150, 299]), np.zeros((3, 3))
+    with pytest.raises(ValueError, match="jacobian_every"):
+        core.fit_tcb(walk120.times, walk120.rotations()[:1], walk120.translations()[:1], True,
+                     keys, zero, 2, 0)

@@ -120,9 +120,19 @@ class Motion:
         turns = np.round((np.asarray(reference, dtype=np.float64)[cols] - self.frames[row, cols]) / 360.0)
         self.frames[row:, cols] += 360.0 * turns
 
+    def _check_columns(self) -> None:
+        """A ValueError unless `frames` has a column for each channel of
+        the joints (rotations() would read its appended zeros for a missing
+        one)."""
+        count = sum(len(joint.channels) for joint in self.joints)
+        if self.frames.ndim != 2 or self.frames.shape[1] != count:
+            raise ValueError(f"motion.frames has shape {self.frames.shape}; its joints have "
+                             f"{count} channels, so it needs (frames, {count})")
+
     def rotations(self) -> NDArray[np.float64]:
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""
+        self._check_columns()
         out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
         # one conversion per Euler order for all its joints (the core converts
         # each frame alone, so this is bit for bit the per-joint result);
@@ -146,6 +156,7 @@ class Motion:
     def translations(self) -> NDArray[np.float64]:
         """(J, F, 3) local translations from position channels (zero where a
         joint has none)."""
+        self._check_columns()
         out = np.zeros((len(self.joints), self.num_frames, 3))
         joints, axes, cols, start = [], [], [], 0  # one gather for every position channel
         for j, joint in enumerate(self.joints):
