@@ -285,13 +285,12 @@ def _each_joint(work, J, progress=None):
     core releases the GIL; joints are independent, so the results are the
     same for any number), calling progress(done, J) as joints finish."""
     threads = min(get_num_threads(), J)
-    if threads <= 1 and not progress:
-        return [work(j) for j in range(J)]
     if threads <= 1:
         results = []
         for j in range(J):
             results.append(work(j))
-            progress(j + 1, J)
+            if progress:
+                progress(j + 1, J)
         return results
     pool = ThreadPoolExecutor(threads)
     try:
