@@ -16,16 +16,18 @@
 #include "kb_internal.h"
 #include "kb_quat.h"
 
-#define FIT_STEP 1e-5   /* forward-difference step of a TCB parameter */
+/* kb_fit_tcb tries no step shorter than this (1e-4 and 1e-6 keep 20 553
+ * and 20 541 keys over every clip and tolerance, in the same time) */
+#define FIT_SMALLEST_STEP 1e-5
 #define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
 /* kb_reduce_fit's Levenberg-Marquardt steps: on the first keys, and how
- * often the Jacobian is computed again (every second step: 13% faster on
- * the 120 Hz walk, with 3% fewer keys); after keys are added or dropped,
- * only the keys within FIT_NEAR of them are fitted again, FIT_NEAR_STEPS
+ * often the Jacobian is computed again (every step: in closed form it
+ * costs a fraction of the step's own spline evaluation); after keys are
+ * added or dropped, only the keys within FIT_NEAR of them are fitted again, FIT_NEAR_STEPS
  * steps (refit_near: on the 120 Hz clips 10-38% faster than four steps on
  * every key, with 0.2% more keys over every clip and tolerance) */
 #define FIT_FIRST 8
-#define FIT_JACOBIAN_EVERY 2
+#define FIT_JACOBIAN_EVERY 1
 #define FIT_NEAR 4
 #define FIT_NEAR_STEPS 8
 /* kb_reduce_fit's fits weigh at most this many frames of a segment besides
@@ -466,6 +468,7 @@ typedef struct {
     double *at_times;      /* (m) their times */
     ptrdiff_t *segment;    /* (m) each one's segment */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
+    double *chord, *dt;    /* (K - 1, 3), (K - 1): each segment's chord (chords) and duration */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
 } fit_space;
 
@@ -552,36 +555,104 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* The residual's derivatives in the free keys' TCB by forward differences
- * at the m frames weighed.  Keys two apart shape disjoint segments, so
- * each class (key mod 2) moves together: six spline evaluations in all. */
-static kb_status jacobian(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                          ptrdiff_t K, const double *tcb, fit_range r, ptrdiff_t m, fit_space *w,
-                          space *s, kb_error *err)
+/* d (tangent out, tangent in) / d (tension, continuity, bias) of a key
+ * under KB timing: tangent = (a d_prev + b d_next) / sum and (c d_prev +
+ * d d_next) / sum (kb_key_weights), as dout[p][0..dim), din[p][0..dim). */
+static void tangent_derivatives(const double *tcb, const double *d_prev, const double *d_next,
+                                double sum, int dim, double dout[3][3], double din[3][3])
+{
+    double omt = 1.0 - tcb[0], cp = 1.0 + tcb[1], cm = 1.0 - tcb[1];
+    double bp = 1.0 + tcb[2], bm = 1.0 - tcb[2];
+    /* rows: d/dT, d/dC, d/dB of the weights a, b, c, d */
+    const double wa[3] = {-cp * bp, omt * bp, omt * cp}, wb[3] = {-cm * bm, -omt * bm, -omt * cm};
+    const double wc[3] = {-cm * bp, -omt * bp, omt * cm}, wd[3] = {-cp * bm, omt * bm, -omt * cp};
+    for (int p = 0; p < 3; p++)
+        for (int c = 0; c < dim; c++) {
+            dout[p][c] = (wa[p] * d_prev[c] + wb[p] * d_next[c]) / sum;
+            din[p][c] = (wc[p] * d_prev[c] + wd[p] * d_next[c]) / sum;
+        }
+}
+
+/* Each segment's chord in its tangents' space (the translation's
+ * difference, the rotation's log) and duration, into w->chord and w->dt. */
+static void chords(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys, ptrdiff_t K,
+                   fit_space *w)
+{
+    double prev[4], cur[4];
+    for (ptrdiff_t i = 0; i + 1 < K; i++) {
+        w->dt[i] = jt->times[keys[i + 1]] - jt->times[keys[i]];
+        double *L = w->chord + 3 * i;
+        if (rotation) {  /* unit keys, each on its predecessor's side, as kb_rot_build takes them */
+            const double *a = jt->rotations + 4 * keys[i], *b = jt->rotations + 4 * keys[i + 1];
+            if (i == 0) {
+                double n = sqrt(kb_qdot(a, a));
+                for (int c = 0; c < 4; c++)
+                    prev[c] = a[c] / n;
+            }
+            double n = sqrt(kb_qdot(b, b)), sign = kb_qdot(b, prev) < 0 ? -1.0 : 1.0, q[4];
+            for (int c = 0; c < 4; c++)
+                cur[c] = sign * b[c] / n;
+            kb_qmul_conj_left(prev, cur, q);
+            kb_qlog(q, L);
+            memcpy(prev, cur, sizeof cur);
+        } else {
+            const double *a = jt->translations + 3 * keys[i];
+            const double *b = jt->translations + 3 * keys[i + 1];
+            for (int c = 0; c < 3; c++)
+                L[c] = b[c] - a[c];
+        }
+    }
+}
+
+/* The residual's derivatives in the free keys' TCB, in closed form at the
+ * m frames weighed: the translation's Hermite cubic is linear in its
+ * tangents (exact); the rotation's squad is taken as that cubic in log
+ * space (its tangents' own space), exact at the keys and to first order in
+ * the segment's angle between them; scale is the residual's change per
+ * change of the curve (2 for rotations: twice the log).  From w->chord and
+ * w->dt (chords).  Natural ends: the first key's out tangent is 3/2 d0 /
+ * dt0 - in tangent of key 1 / 2, the last's likewise. */
+static void closed_jacobian(const double *times, const ptrdiff_t *keys, ptrdiff_t K,
+                            const double *tcb, double scale, fit_range r, ptrdiff_t m,
+                            fit_space *w)
 {
     memset(w->jac, 0, (size_t)m * 18 * sizeof(double));
-    for (int first = 0; first < 2; first++)
-        for (int p = 0; p < 3; p++) {
-            memcpy(w->trial, tcb, (size_t)(3 * K) * sizeof(double));
-            for (ptrdiff_t k = r.lo + first; k <= r.hi; k += 2)
-                w->trial[3 * k + p] += tcb[3 * k + p] + FIT_STEP > FIT_LIMIT ? -FIT_STEP
-                                                                            : FIT_STEP;
-            kb_status status = errors_at(jt, rotation, keys, K, w->trial, w->at, w->at_times, 0,
-                                         m, NULL, s->moved, s, err);
-            if (status != KB_OK)
-                return status;
-            for (ptrdiff_t k = r.lo + first; k <= r.hi; k += 2) {
-                double h = w->trial[3 * k + p] - tcb[3 * k + p];
-                ptrdiff_t end = w->seg_start[k + 1 < K ? k + 1 : K - 1];
-                for (ptrdiff_t j = w->seg_start[k >= 1 ? k - 1 : 0]; j < end; j++) {
-                    ptrdiff_t slot = k - w->segment[j];  /* 1: segment k - 1, 0: segment k */
-                    for (int c = 0; c < 3; c++)
-                        w->jac[((j * 3 + c) * 2 + slot) * 3 + p] =
-                            (s->moved[3 * j + c] - s->residual[3 * j + c]) / h;
+    const double *chord = w->chord, *dt = w->dt;
+    for (ptrdiff_t k = r.lo; k <= r.hi; k++) {
+        if (k == 0 || k == K - 1)
+            continue;  /* natural ends take no TCB */
+        double dout[3][3], din[3][3];
+        tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k, dt[k - 1] + dt[k], 3,
+                            dout, din);
+        /* segment k - 1 (key k its end, slot 1) and segment k (its start, slot 0) */
+        for (int slot = 1; slot >= 0; slot--) {
+            ptrdiff_t seg = k - slot;
+            /* per-u tangent derivatives at the segment's start (T0) and end (T1) */
+            double d0[3][3] = {{0}}, d1[3][3] = {{0}};
+            for (int p = 0; p < 3; p++)
+                for (int c = 0; c < 3; c++) {
+                    if (slot == 1) {  /* key k is the end: T1 = in tangent */
+                        d1[p][c] = din[p][c] * dt[seg];
+                        if (seg == 0)  /* natural start: T0 = ... - in(1) / 2 */
+                            d0[p][c] = -0.5 * din[p][c] * dt[seg];
+                    } else {          /* key k is the start: T0 = out tangent */
+                        d0[p][c] = dout[p][c] * dt[seg];
+                        if (seg + 1 == K - 1)  /* natural end: T1 = ... - out(K - 2) / 2 */
+                            d1[p][c] = -0.5 * dout[p][c] * dt[seg];
+                    }
                 }
+            double t0 = times[keys[seg]];
+            for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
+                if (w->segment[j] != seg)
+                    continue;
+                double u = (w->at_times[j] - t0) / dt[seg], v = 1.0 - u;
+                double h0 = scale * u * v * v, h1 = -scale * u * u * v;
+                for (int c = 0; c < 3; c++)
+                    for (int p = 0; p < 3; p++)
+                        w->jac[((j * 3 + c) * 2 + slot) * 3 + p] = h0 * d0[p][c] + h1 * d1[p][c];
             }
         }
-    return KB_OK;
+    }
 }
 
 /* The normal equations J^T J (lower band) and gradient J^T r over the m
@@ -607,8 +678,8 @@ static void normal_equations(ptrdiff_t m, ptrdiff_t K, const double *residual, f
 /* One channel's TCB (K, 3) fitted from their values in tcb by
  * Levenberg-Marquardt on all keys at once: each step clipped to
  * [-FIT_LIMIT, FIT_LIMIT] and taken only where it lowers the squared error
- * (else the damping grows tenfold); the Jacobian, which costs six spline
- * evaluations to a step's one, computed again every jacobian_every steps. */
+ * (else the damping grows tenfold); the Jacobian (closed_jacobian)
+ * computed again every jacobian_every steps. */
 static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t K, double *tcb, fit_range r, int iterations,
                              int jacobian_every, fit_space *w, space *s, kb_error *err)
@@ -618,10 +689,12 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     kb_status status = errors_at(jt, rotation, keys, K, tcb, w->at, w->at_times, 0, frames,
                                  NULL, residual, s, err);
     double error = sum_squares(residual, m), damping = 1e-3;
+    chords(jt, rotation, keys, K, w);
     int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
         if (age >= jacobian_every) {
-            status = jacobian(jt, rotation, keys, K, tcb, r, frames, w, s, err);
+            /* the residual is twice the rotation's log */
+            closed_jacobian(jt->times, keys, K, tcb, rotation ? 2.0 : 1.0, r, frames, w);
             age = 0;
         }
         if (status != KB_OK)
@@ -642,8 +715,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
                 w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
                 largest = fmax(largest, fabs(w->trial[i] - tcb[i]));
             }
-            if (largest < FIT_STEP)
-                break;  /* below what the forward differences resolve */
+            if (largest < FIT_SMALLEST_STEP)
+                break;
             status = errors_at(jt, rotation, keys, K, w->trial, w->at, w->at_times, 0, frames,
                                NULL, moved_residual, s, err);
             double moved = sum_squares(moved_residual, m);
@@ -679,7 +752,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
 {
     w->per_segment = per_segment;
     size_t n = (size_t)F;
-    double *d = malloc((18 * n + 2 * 3 * n * BAND + 4 * 3 * n + n) * sizeof(double)
+    double *d = malloc((18 * n + 2 * 3 * n * BAND + 4 * 3 * n + n + 4 * n) * sizeof(double)
                        + 3 * n * sizeof(ptrdiff_t));
     if (!d)
         return NULL;
@@ -691,7 +764,9 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
     w->step = w->diagonal + 3 * n;
     w->trial = w->step + 3 * n;
     w->at_times = w->trial + 3 * n;
-    w->at = (ptrdiff_t *)(w->at_times + n);
+    w->chord = w->at_times + n;
+    w->dt = w->chord + 3 * n;
+    w->at = (ptrdiff_t *)(w->dt + n);
     w->segment = w->at + n;
     w->seg_start = w->segment + n;
     return d;

@@ -544,11 +544,13 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
  * weighed: of each segment its first frame and up to per_segment (>= 1;
  * PTRDIFF_MAX: every frame) others, evenly spaced, and the last frame
  * (frame keys[s] + 1 + (2 i + 1) m / (2 per_segment), i < per_segment, of
- * a segment s of m > per_segment inner frames); Jacobian by forward
- * differences, the banded normal equations solved by Cholesky, every step
- * clipped to [-1, 1] and taken only where the sum falls (none below the
- * forward differences' step); the Jacobian computed again every
- * jacobian_every (>= 1) steps.  keys: ascending frames from 0 to
+ * a segment s of m > per_segment inner frames); Jacobian in closed form
+ * (each segment's curve taken as the cubic Hermite of its chord and
+ * tangents: exact for translations, for rotations the log-space cubic,
+ * exact at the keys and to first order in the angle between them), the
+ * banded normal equations solved by Cholesky, every step clipped to
+ * [-1, 1] and taken only where the sum falls (none shorter than 1e-5); the
+ * Jacobian computed again every jacobian_every (>= 1) steps.  keys: ascending frames from 0 to
  * n_frames - 1.
  */
 kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,

@@ -5,15 +5,17 @@ the same algorithms, kept here to check the C one against.
 Greedy: from the first and last frames, key the frame worst out of
 tolerance until none is, evaluating again only the frames beside a new key.
 Fit: each key's TCB by Levenberg-Marquardt on the (dense) normal equations,
-with a forward-difference Jacobian computed a class of keys four apart at a
-time; then keys added where a frame is out of tolerance and dropped where
-none would be.
+with the Jacobian in closed form (closed_jacobian; forward_jacobian, by
+forward differences a class of keys four apart at a time, checks it); then
+keys added where a frame is out of tolerance and dropped where none would
+be.
 """
 import bisect
 import heapq
 import itertools
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from kbspline import PositionSpline, RotationSpline
 from kbspline.quaternion import _angle_between as rotation_error
@@ -64,7 +66,7 @@ def _owners(starts, stops, frames):
     return owner
 
 
-def _jacobian(track, keys, tcb, vector):
+def forward_jacobian(track, keys, tcb, vector):
     """The residual's derivatives in each key's TCB by forward differences:
     (F, 3, 4, 3) for the four keys that shape each frame's segment (keys
     s-1 .. s+2 for segment s), and (F, 4) those keys' indices (-1 none).
@@ -89,17 +91,70 @@ def _jacobian(track, keys, tcb, vector):
     return jac, slots
 
 
-def fit_tcb(track, keys, tcb, iterations=10):
+def _chords(track, keys):
+    """(K - 1, 3) each segment's chord in the space of its tangents: the
+    translation's difference, or the log of the rotation between its keys
+    (half the rotation vector, by SciPy)."""
+    values = track.frames[keys]
+    if track.residual is _position_residual:
+        return np.diff(values, axis=0)
+    xyzw = Rotation.from_quat(values[:, [1, 2, 3, 0]])
+    return 0.5 * (xyzw[:-1].inv() * xyzw[1:]).as_rotvec()
+
+
+def closed_jacobian(track, keys, tcb, vector=None):
+    """The residual's derivatives in each key's TCB in closed form, laid out
+    as forward_jacobian's: each segment's curve taken as the cubic Hermite of its
+    chord and per-u tangents (the translation's exactly; the rotation's
+    log, whose change the residual, twice the log's, doubles), the tangents
+    (a d_prev + b d_next) / (dt_prev + dt_next) and (c d_prev + d d_next) /
+    (dt_prev + dt_next) with a = (1 - T)(1 + C)(1 + B), b = (1 - T)(1 - C)(1
+    - B), c = (1 - T)(1 - C)(1 + B), d = (1 - T)(1 + C)(1 - B), and natural
+    ends, out(0) = 3/2 d_0 / dt_0 - in(1) / 2 and in(K-1) = 3/2 d_(K-2) /
+    dt_(K-2) - out(K-2) / 2."""
+    times, F, K = track.times, len(track.times), len(keys)
+    chord, dt = _chords(track, keys), np.diff(times[keys])
+    scale = 1.0 if track.residual is _position_residual else 2.0
+    # d(out)/d(TCB) and d(in)/d(TCB) of each inner key: (K, 3 params, 3)
+    d_out, d_in = np.zeros((K, 3, 3)), np.zeros((K, 3, 3))
+    for k in range(1, K - 1):
+        T, C, B = tcb[k]
+        a = np.array([-(1 + C) * (1 + B), (1 - T) * (1 + B), (1 - T) * (1 + C)])
+        b = np.array([-(1 - C) * (1 - B), -(1 - T) * (1 - B), -(1 - T) * (1 - C)])
+        c = np.array([-(1 - C) * (1 + B), -(1 - T) * (1 + B), (1 - T) * (1 - C)])
+        d = np.array([-(1 + C) * (1 - B), (1 - T) * (1 - B), -(1 - T) * (1 + C)])
+        total = dt[k - 1] + dt[k]
+        d_out[k] = (np.outer(a, chord[k - 1]) + np.outer(b, chord[k])) / total
+        d_in[k] = (np.outer(c, chord[k - 1]) + np.outer(d, chord[k])) / total
+    segment = np.clip(np.searchsorted(keys, np.arange(F), side="right") - 1, 0, K - 2)
+    slots = segment[:, None] + np.arange(-1, 3)
+    slots = np.where((slots >= 0) & (slots < K), slots, -1)
+    jac = np.zeros((F, 3, 4, 3))
+    for f in range(F):
+        s = segment[f]
+        u = (times[f] - times[keys[s]]) / dt[s]
+        h0, h1 = scale * u * (1 - u) ** 2 * dt[s], -scale * u * u * (1 - u) * dt[s]
+        # key s (slot 1) moves the start tangent, and the end one at the last key
+        start, end = d_out[s], (-0.5 * d_out[s] if s + 1 == K - 1 else 0.0)
+        jac[f, :, 1, :] = (h0 * start + h1 * end).T
+        # key s + 1 (slot 2) moves the end tangent, and the start one at the first key
+        end, start = d_in[s + 1], (-0.5 * d_in[s + 1] if s == 0 else 0.0)
+        jac[f, :, 2, :] = (h0 * start + h1 * end).T
+    return jac, slots
+
+
+def fit_tcb(track, keys, tcb, iterations=10, jacobian=closed_jacobian):
     """TCB (K, 3) fitted from `tcb` by Levenberg-Marquardt on all keys at
     once, each step clipped to [-LIMIT, LIMIT] and taken only where it lowers
-    the squared error (else the damping grows tenfold)."""
+    the squared error (else the damping grows tenfold); the Jacobian by
+    closed_jacobian (as kb_fit_tcb) or forward_jacobian."""
     tcb = tcb.copy()
     K = len(keys)
     vector, _ = track(keys, tcb)
     error = np.sum(vector ** 2)
     damping = 1e-3
     for _ in range(iterations):
-        jac, slots = _jacobian(track, keys, tcb, vector)
+        jac, slots = jacobian(track, keys, tcb, vector)
         F = len(jac)
         local = jac.reshape(F, 3, 12)
         columns = (slots[:, :, None] * 3 + np.arange(3)).reshape(F, 12)

@@ -15,7 +15,8 @@ from scipy.spatial.transform import Rotation
 from kbspline import RotationSpline
 from kbspline.motion import Motion, Reduction, read_bvh, reduce_keys
 from kbspline import _kbspline as core
-from reduce_oracles import JointFit, Track, fit_tcb
+from reduce_oracles import JointFit, Track, closed_jacobian, fit_tcb
+from reduce_oracles import forward_jacobian
 from test_reduce_world import euler_matrices, random_clips
 
 CMU = pathlib.Path(__file__).resolve().parent / "data" / "cmu"
@@ -70,8 +71,8 @@ def test_fit_reaches_the_least_squares_optimum(walk120, joint, rotation):
 @pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
 def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
     """A few steps from zero agree with the NumPy implementation (dense
-    normal equations, a wider Jacobian) to the forward differences'
-    accuracy: the same damping, steps and acceptance."""
+    normal equations, its own transcription of the closed-form Jacobian) to
+    rounding: the same Jacobian, damping, steps and acceptance."""
     frames = (walk120.rotations() if rotation else walk120.translations())[joint]
     track = Track(walk120.times, frames, rotation)
     keys = np.unique(np.r_[np.arange(0, 300, 11), 299])
@@ -79,7 +80,32 @@ def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
     for iterations in (1, 3):
         ours = c_fit(walk120, joint, rotation, keys, zero, iterations)
         oracle = fit_tcb(track, keys, zero, iterations)
-        np.testing.assert_allclose(ours, oracle, atol=1e-4)
+        np.testing.assert_allclose(ours, oracle, atol=1e-8)
+
+
+@pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, True), (0, False)])
+def test_closed_form_jacobian_matches_forward_differences(walk120, joint, rotation):
+    """The fit's closed-form Jacobian against forward differences of the
+    splines themselves, at random TCB: the translation's exactly (its
+    Hermite cubic is linear in its tangents); the rotation's, which takes
+    squad as a cubic in log space, to within a few percent, the nearer the
+    closer the keys (first order in the angle between them)."""
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
+    rng = np.random.default_rng(joint)
+    misfit = []
+    for spacing in (5, 11, 25):
+        keys = np.unique(np.r_[np.arange(0, 300, spacing), 299])
+        tcb = rng.uniform(-0.6, 0.6, (len(keys), 3))
+        closed, slots = closed_jacobian(track, keys, tcb)
+        differences, same_slots = forward_jacobian(track, keys, tcb, track(keys, tcb)[0])
+        assert np.array_equal(slots, same_slots)
+        misfit.append(np.linalg.norm(closed - differences) / np.linalg.norm(differences))
+    if rotation:
+        assert misfit[-1] < 0.1
+        assert misfit[0] < misfit[1] < misfit[2]
+    else:
+        assert max(misfit) < 1e-6
 
 
 def weighed_frames(keys, per_segment):
