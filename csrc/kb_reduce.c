@@ -460,7 +460,9 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *jt, double floor, ptrdif
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
-    double *jac;      /* (m, 3, 2, 3): d residual / d TCB of keys s and s+1, s the segment */
+    double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
+    double *basis;    /* (m, 2): each weighed frame's tangent bases (tangent_bases) */
+    double *sums;     /* (K - 1, 3): each segment's sums of their products */
     double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
     double *chol;     /* (3K, BAND) its damped Cholesky factor, same layout */
     double *gradient, *diagonal, *step, *trial;  /* (3K) each */
@@ -604,74 +606,101 @@ static void chords(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *key
     }
 }
 
-/* The residual's derivatives in the free keys' TCB, in closed form at the
- * m frames weighed: the translation's Hermite cubic is linear in its
- * tangents (exact); the rotation's squad is taken as that cubic in log
- * space (its tangents' own space), exact at the keys and to first order in
- * the segment's angle between them; scale is the residual's change per
- * change of the curve (2 for rotations: twice the log).  From w->chord and
- * w->dt (chords).  Natural ends: the first key's out tangent is 3/2 d0 /
- * dt0 - in tangent of key 1 / 2, the last's likewise. */
-static void closed_jacobian(const double *times, const ptrdiff_t *keys, ptrdiff_t K,
-                            const double *tcb, double scale, fit_range r, ptrdiff_t m,
-                            fit_space *w)
+/* Each weighed frame's Hermite bases of its segment's start and end
+ * tangents (per u), h0 = u (1 - u)^2 and h1 = -u^2 (1 - u), into w->basis,
+ * and each segment's sums of h0^2, h0 h1 and h1^2 into w->sums: the curve
+ * at a frame moves by h0 dT0 + h1 dT1 as the tangents do. */
+static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t K, fit_space *w)
 {
-    memset(w->jac, 0, (size_t)m * 18 * sizeof(double));
-    const double *chord = w->chord, *dt = w->dt;
-    for (ptrdiff_t k = r.lo; k <= r.hi; k++) {
-        if (k == 0 || k == K - 1)
-            continue;  /* natural ends take no TCB */
-        double dout[3][3], din[3][3];
-        tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k, dt[k - 1] + dt[k], 3,
-                            dout, din);
-        /* segment k - 1 (key k its end, slot 1) and segment k (its start, slot 0) */
-        for (int slot = 1; slot >= 0; slot--) {
-            ptrdiff_t seg = k - slot;
-            /* per-u tangent derivatives at the segment's start (T0) and end (T1) */
-            double d0[3][3] = {{0}}, d1[3][3] = {{0}};
-            for (int p = 0; p < 3; p++)
-                for (int c = 0; c < 3; c++) {
-                    if (slot == 1) {  /* key k is the end: T1 = in tangent */
-                        d1[p][c] = din[p][c] * dt[seg];
-                        if (seg == 0)  /* natural start: T0 = ... - in(1) / 2 */
-                            d0[p][c] = -0.5 * din[p][c] * dt[seg];
-                    } else {          /* key k is the start: T0 = out tangent */
-                        d0[p][c] = dout[p][c] * dt[seg];
-                        if (seg + 1 == K - 1)  /* natural end: T1 = ... - out(K - 2) / 2 */
-                            d1[p][c] = -0.5 * dout[p][c] * dt[seg];
-                    }
-                }
-            double t0 = times[keys[seg]];
-            for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
-                if (w->segment[j] != seg)
-                    continue;
-                double u = (w->at_times[j] - t0) / dt[seg], v = 1.0 - u;
-                double h0 = scale * u * v * v, h1 = -scale * u * u * v;
-                for (int c = 0; c < 3; c++)
-                    for (int p = 0; p < 3; p++)
-                        w->jac[((j * 3 + c) * 2 + slot) * 3 + p] = h0 * d0[p][c] + h1 * d1[p][c];
-            }
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        double t0 = times[keys[seg]], *sum = w->sums + 3 * seg;
+        sum[0] = sum[1] = sum[2] = 0.0;
+        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
+            double u = (w->at_times[j] - t0) / w->dt[seg], v = 1.0 - u;
+            double h0 = u * v * v, h1 = -u * u * v;
+            w->basis[2 * j] = h0;
+            w->basis[2 * j + 1] = h1;
+            sum[0] += h0 * h0;
+            sum[1] += h0 * h1;
+            sum[2] += h1 * h1;
         }
     }
 }
 
-/* The normal equations J^T J (lower band) and gradient J^T r over the m
- * frames weighed; a fixed key's rows stay zero, so its step is zero. */
-static void normal_equations(ptrdiff_t m, ptrdiff_t K, const double *residual, fit_space *w)
+/* The residual's derivatives in the free keys' TCB in closed form, and
+ * from them the normal matrix J^T J (lower band).  The translation's
+ * Hermite cubic is linear in its tangents (exact); the rotation's squad is
+ * taken as that cubic in log space (its tangents' own space), exact at the
+ * keys and to first order in the segment's angle between them; scale is
+ * the residual's change per change of the curve (2 for rotations: twice
+ * the log).  A frame's row is then h0 dT0 + h1 dT1 (tangent_bases), so
+ * each segment's share of J^T J needs only its sums of the bases'
+ * products, and of J^T r only the residuals weighted by the bases
+ * (gradient).  Per segment, the derivatives of its start and end tangents
+ * in its two keys' parameters go to w->slope (K - 1, 2, 6, 3).  Natural
+ * ends: the first key's out tangent is 3/2 d0 / dt0 - in tangent of key 1
+ * / 2, the last's likewise. */
+static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_range r,
+                            fit_space *w)
 {
     ptrdiff_t n = 3 * K;
+    const double *chord = w->chord, *dt = w->dt;
     memset(w->normal, 0, (size_t)(n * BAND) * sizeof(double));
-    memset(w->gradient, 0, (size_t)n * sizeof(double));
-    for (ptrdiff_t j = 0; j < m; j++) {
-        const double *J = w->jac + j * 18, *res = residual + 3 * j;
-        ptrdiff_t base = 3 * w->segment[j];  /* key s's first parameter */
-        for (int a = 0; a < 6; a++) {
-            ptrdiff_t i = base + a;
-            w->gradient[i] += J[a] * res[0] + J[6 + a] * res[1] + J[12 + a] * res[2];
-            for (int b = 0; b <= a; b++)
-                w->normal[i * BAND + (a - b)] +=
-                    J[a] * J[b] + J[6 + a] * J[6 + b] + J[12 + a] * J[12 + b];
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+        memset(d0, 0, 36 * sizeof(double));
+        for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
+            ptrdiff_t k = seg + slot;
+            if (k < r.lo || k > r.hi || k == 0 || k == K - 1)
+                continue;  /* fixed, or a natural end (no TCB of its own) */
+            double dout[3][3], din[3][3], h = scale * dt[seg];
+            tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
+                                dt[k - 1] + dt[k], 3, dout, din);
+            for (int p = 0; p < 3; p++)
+                for (int c = 0; c < 3; c++) {
+                    if (slot == 1) {  /* the end: T1 = in tangent */
+                        d1[3 + p][c] = h * din[p][c];
+                        if (seg == 0)  /* natural start: T0 = ... - in(1) / 2 */
+                            d0[3 + p][c] = -0.5 * h * din[p][c];
+                    } else {          /* the start: T0 = out tangent */
+                        d0[p][c] = h * dout[p][c];
+                        if (seg + 1 == K - 1)  /* natural end: T1 = ... - out(K - 2) / 2 */
+                            d1[p][c] = -0.5 * h * dout[p][c];
+                    }
+                }
         }
+        const double *sum = w->sums + 3 * seg;
+        for (int a = 0; a < 6; a++)
+            for (int b = 0; b <= a; b++) {
+                double s00 = 0.0, s01 = 0.0, s11 = 0.0;
+                for (int c = 0; c < 3; c++) {
+                    s00 += d0[a][c] * d0[b][c];
+                    s01 += d0[a][c] * d1[b][c] + d1[a][c] * d0[b][c];
+                    s11 += d1[a][c] * d1[b][c];
+                }
+                w->normal[(3 * seg + a) * BAND + (a - b)] +=
+                    sum[0] * s00 + sum[1] * s01 + sum[2] * s11;
+            }
+    }
+}
+
+/* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
+ * its tangents' derivatives against the residuals summed with the bases
+ * as weights.  A fixed key's rows stay zero, so its step is zero. */
+static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
+{
+    memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        double r0[3] = {0, 0, 0}, r1[3] = {0, 0, 0};
+        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
+            for (int c = 0; c < 3; c++) {
+                r0[c] += w->basis[2 * j] * residual[3 * j + c];
+                r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
+            }
+        const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+        for (int a = 0; a < 6; a++)
+            w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
+                                      + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
 }
 
@@ -690,17 +719,18 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
                                  NULL, residual, s, err);
     double error = sum_squares(residual, m), damping = 1e-3;
     chords(jt, rotation, keys, K, w);
+    tangent_bases(jt->times, keys, K, w);
     int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
         if (age >= jacobian_every) {
             /* the residual is twice the rotation's log */
-            closed_jacobian(jt->times, keys, K, tcb, rotation ? 2.0 : 1.0, r, frames, w);
+            closed_jacobian(K, tcb, rotation ? 2.0 : 1.0, r, w);
             age = 0;
         }
         if (status != KB_OK)
             break;
         double damping_before = damping;
-        normal_equations(frames, K, residual, w);
+        gradient(K, residual, w);
         double trace = 0.0;
         for (ptrdiff_t i = 0; i < n; i++)
             trace += w->normal[i * BAND];
@@ -752,12 +782,14 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
 {
     w->per_segment = per_segment;
     size_t n = (size_t)F;
-    double *d = malloc((18 * n + 2 * 3 * n * BAND + 4 * 3 * n + n + 4 * n) * sizeof(double)
+    double *d = malloc((41 * n + 2 * 3 * n * BAND + 4 * 3 * n + n + 4 * n) * sizeof(double)
                        + 3 * n * sizeof(ptrdiff_t));
     if (!d)
         return NULL;
-    w->jac = d;
-    w->normal = d + 18 * n;
+    w->slope = d;
+    w->basis = w->slope + 36 * n;
+    w->sums = w->basis + 2 * n;
+    w->normal = w->sums + 3 * n;
     w->chol = w->normal + 3 * n * BAND;
     w->gradient = w->chol + 3 * n * BAND;
     w->diagonal = w->gradient + 3 * n;

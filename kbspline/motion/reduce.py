@@ -273,7 +273,7 @@ def _fitted_joint(joint, scale):
     keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
     tolerances = joint.tolerances(scale)
-    if not any(np.isfinite(tolerances)):
+    if len(keys) == 2 or not any(np.isfinite(tolerances)):  # nothing a fit could drop
         return keys, zero, zero
     fitted, rtcb, ttcb, _, _ = _core.reduce_fit(*joint.frames, *tolerances,
                                                 joint.greedy(scale, LOOSER))
@@ -368,9 +368,12 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     selected = list(found)
     scales = [scale] * J
     for factor in factors:
-        # a joint's keys hang on its own tolerances only: choose them all at once
-        candidates = _choose(choose_joint, joints, [factor * s for s in scales])
-        for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
+        # a joint's keys hang on its own tolerances only: choose them all at
+        # once, but for the joints down to their first and last frames
+        fewer = [j for j in range(J) if len(selected[j][0]) > 2]
+        candidates = dict(zip(fewer, _choose(choose_joint, [joints[j] for j in fewer],
+                                             [factor * scales[j] for j in fewer])))
+        for j in sorted(fewer, key=lambda j: -len(selected[j][0])):
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
                 continue
