@@ -474,15 +474,16 @@ typedef struct {
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
 } fit_space;
 
-/* Solves (N + damping diag(diagonal)) x = -gradient by banded Cholesky,
- * the factor's diagonal kept as its reciprocal (multiplying, not dividing,
- * along each row's dependent chain); 0 where the matrix is not numerically
- * positive definite. */
-static int damped_solve(const fit_space *w, ptrdiff_t n, double damping)
+/* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
+ * (the free keys': the others' rows and columns of N are zero, and their
+ * steps stay zero) by banded Cholesky, the factor's diagonal kept as its
+ * reciprocal (multiplying, not dividing, along each row's dependent
+ * chain); 0 where the matrix is not numerically positive definite. */
+static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
 {
     double *L = w->chol;  /* L[i * BAND + d] = L(i, i - d), L[i * BAND] = 1 / L(i, i) */
-    for (ptrdiff_t i = 0; i < n; i++) {
-        ptrdiff_t lo = i >= BAND - 1 ? i - (BAND - 1) : 0;
+    for (ptrdiff_t i = first; i < last; i++) {
+        ptrdiff_t lo = i - first >= BAND - 1 ? i - (BAND - 1) : first;
         const double *Li = L + i * BAND + i;  /* Li[-k] = L(i, k) */
         for (ptrdiff_t j = lo; j < i; j++) {  /* L(i, j), left to right */
             const double *Lj = L + j * BAND + j;
@@ -498,15 +499,15 @@ static int damped_solve(const fit_space *w, ptrdiff_t n, double damping)
             return 0;
         L[i * BAND] = 1.0 / sqrt(sum);
     }
-    for (ptrdiff_t i = 0; i < n; i++) {  /* L y = -g */
+    for (ptrdiff_t i = first; i < last; i++) {  /* L y = -g */
         double sum = -w->gradient[i];
-        for (ptrdiff_t d = 1; d < BAND && d <= i; d++)
+        for (ptrdiff_t d = 1; d < BAND && d <= i - first; d++)
             sum -= L[i * BAND + d] * w->step[i - d];
         w->step[i] = sum * L[i * BAND];
     }
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* L^T x = y */
+    for (ptrdiff_t i = last - 1; i >= first; i--) {  /* L^T x = y */
         double sum = w->step[i];
-        for (ptrdiff_t d = 1; d < BAND && i + d < n; d++)
+        for (ptrdiff_t d = 1; d < BAND && i + d < last; d++)
             sum -= L[(i + d) * BAND + d] * w->step[i + d];
         w->step[i] = sum * L[i * BAND];
     }
@@ -720,6 +721,11 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     double error = sum_squares(residual, m), damping = 1e-3;
     chords(jt, rotation, keys, K, w);
     tangent_bases(jt->times, keys, K, w);
+    /* the rows of the keys that move: not the natural ends, which take no TCB */
+    ptrdiff_t first = 3 * (r.lo > 1 ? r.lo : 1), last = 3 * (r.hi < K - 2 ? r.hi + 1 : K - 1);
+    if (first >= last)
+        return status;  /* no key that moves */
+    memset(w->step, 0, (size_t)n * sizeof(double));
     int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
         if (age >= jacobian_every) {
@@ -738,7 +744,7 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
             w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)n + 1e-300);
         int taken = 0;
         for (; damping < 1e9 && status == KB_OK; damping *= 10) {
-            if (!damped_solve(w, n, damping))
+            if (!damped_solve(w, first, last, damping))
                 continue;
             double largest = 0.0;
             for (ptrdiff_t i = 0; i < n; i++) {
