@@ -564,15 +564,30 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
  * the worst frame of each segment out of tolerance and fits again the keys
  * near the new ones until none is, then drops keys, five apart at once,
  * whose frames stay within tolerance without them, and refits near them
- * where that keeps every frame in tolerance.  Writes the keys and their
- * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
- * rows used, the rest zero) and the final angle and distance at every
- * frame.
- * Allocates about 140 n_frames doubles.
+ * where that keeps every frame in tolerance, then drops more as
+ * kb_reduce_drop does.  Writes the keys and their count, rotation_tcb and
+ * translation_tcb (n_frames, 3; the first n_keys rows used, the rest zero)
+ * and the final angle and distance at every frame.
+ * Allocates about 175 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
                         double *distance, kb_error *err);
+
+/*
+ * Fewer keys from fitted ones (keys, *n_keys in, capacity n_frames; their
+ * TCB in the first *n_keys rows of rotation_tcb and translation_tcb, each
+ * in [-1, 1], the translation's read only where distance_tolerance is
+ * finite): drops keys a few apart at once, refits the TCB of the keys near
+ * each, and keeps each drop whose frames nearby all stay within tolerance
+ * (a failed one restores its key and its neighbours' TCB, so those frames
+ * are as they were), for every phase of the spacing in turn.  Writes the
+ * keys, their count, TCB and the final angle and distance at every frame
+ * as kb_reduce_fit does.  Allocates about 175 n_frames doubles.
+ */
+kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                         double *rotation_tcb, double *translation_tcb, double *angle,
+                         double *distance, kb_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Forward kinematics (kbspline.motion's world-space error).          */

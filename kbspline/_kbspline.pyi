@@ -102,6 +102,11 @@ def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], /,
 ) -> tuple[NDArray[np.intp], _F64, _F64, _F64, _F64]: ...
+def reduce_drop(
+    times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
+    distance_tolerance: float, keys: NDArray[np.intp], rotation_tcb: _F64,
+    translation_tcb: _F64, /,
+) -> tuple[NDArray[np.intp], _F64, _F64, _F64, _F64]: ...
 def fit_tcb(
     times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
     tcb: _F64, iterations: int, jacobian_every: int, per_segment: Optional[int] = None, /,

@@ -996,14 +996,21 @@ PyDoc_STRVAR(reduce_fit_doc,
 "rotations (1, F, 4), translations (1, F, 3).  Private: see\n"
 "kbspline.motion.reduce.");
 
-static PyObject *reduce_fit(PyObject *self, PyObject *args)
+PyDoc_STRVAR(reduce_drop_doc,
+"reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
+"            rotation_tcb, translation_tcb)\n"
+"-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
+"Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
+"by kb_reduce_drop.  Private: see kbspline.motion.reduce.");
+
+/* reduce_fit, or with TCB given (tcb_args 2) reduce_drop. */
+static PyObject *reduce_joint(PyObject *args, int tcb_args)
 {
-    PyObject *o[4], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
-    PyArrayObject *a[3], *keys = NULL;
+    PyObject *o[6] = {NULL}, *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
+    PyArrayObject *a[3], *keys = NULL, *tcb[2] = {NULL, NULL};
     double angle_tolerance, distance_tolerance;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOddO", &o[0], &o[1], &o[2], &angle_tolerance,
-                          &distance_tolerance, &o[3]) ||
+    if (!PyArg_ParseTuple(args, tcb_args ? "OOOddOOO" : "OOOddO", &o[0], &o[1], &o[2],
+                          &angle_tolerance, &distance_tolerance, &o[3], &o[4], &o[5]) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
@@ -1012,6 +1019,11 @@ static PyObject *reduce_fit(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "more keys than frames");
         goto done;
     }
+    const char *names[2] = {"rotation_tcb", "translation_tcb"};
+    for (int c = 0; c < tcb_args; c++)
+        if (!check_array(o[4 + c], names[c], 2, 0, 0, 0, &tcb[c]) ||
+            !expect_dim(tcb[c], 0, n, names[c]) || !expect_dim(tcb[c], 1, 3, names[c]))
+            goto done;
     PyArrayObject *capacity = (PyArrayObject *)PyArray_SimpleNew(1, &F, NPY_INTP);
     if (!capacity)
         goto done;
@@ -1023,15 +1035,18 @@ static PyObject *reduce_fit(PyObject *self, PyObject *args)
     out[3] = new_array(1, &F);
     if (!out[0] || !out[1] || !out[2] || !out[3])
         goto done;
+    for (int c = 0; c < tcb_args; c++)
+        memcpy(PyArray_DATA((PyArrayObject *)out[c]), PyArray_DATA(tcb[c]),
+               (size_t)(3 * n) * sizeof(double));
     kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
     kb_error err;
     kb_status status;
     Py_BEGIN_ALLOW_THREADS
-    status = kb_reduce_fit(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n,
-                           (double *)PyArray_DATA((PyArrayObject *)out[0]),
-                           (double *)PyArray_DATA((PyArrayObject *)out[1]),
-                           (double *)PyArray_DATA((PyArrayObject *)out[2]),
-                           (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
+    status = (tcb_args ? kb_reduce_drop : kb_reduce_fit)(
+        &jt, (ptrdiff_t *)PyArray_DATA(keys), &n, (double *)PyArray_DATA((PyArrayObject *)out[0]),
+        (double *)PyArray_DATA((PyArrayObject *)out[1]),
+        (double *)PyArray_DATA((PyArrayObject *)out[2]),
+        (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
@@ -1045,6 +1060,18 @@ done:
     for (int i = 0; i < 4; i++)
         Py_XDECREF(out[i]);
     return result;
+}
+
+static PyObject *reduce_fit(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return reduce_joint(args, 0);
+}
+
+static PyObject *reduce_drop(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return reduce_joint(args, 2);
 }
 
 PyDoc_STRVAR(reduce_rebuild_doc,
@@ -1264,6 +1291,7 @@ static PyMethodDef methods[] = {
     {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
     {"joint_world", joint_world, METH_VARARGS, joint_world_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
+    {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {NULL, NULL, 0, NULL},
 };

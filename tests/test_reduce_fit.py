@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
-from kbspline import RotationSpline
+from kbspline import PositionSpline, RotationSpline
 from kbspline.motion import Motion, Reduction, read_bvh, reduce_keys
 from kbspline import _kbspline as core
 from reduce_oracles import JointFit, Track, closed_jacobian, fit_tcb
@@ -249,3 +249,87 @@ def test_jacobian_every_below_one_is_named_in_the_error(walk120):
     with pytest.raises(ValueError, match="jacobian_every"):
         core.fit_tcb(walk120.times, walk120.rotations()[:1], walk120.translations()[:1], True,
                      keys, zero, 2, 0)
+
+
+def greedy_keys(clip, joint, angle, distance):
+    """The greedy keys of one joint under these tolerances."""
+    return core.reduce_greedy(clip.times, clip.rotations()[joint:joint + 1],
+                              clip.translations()[joint:joint + 1], np.array([angle]),
+                              np.array([distance]))[0][0]
+
+
+def spline_errors(clip, joint, keys, rtcb, ttcb):
+    """(F,) rotation angle by SciPy and (F,) translation distance of the
+    joint's splines through keys with this TCB, from its frames."""
+    times = clip.times
+    rotations, translations = clip.rotations()[joint], clip.translations()[joint]
+    spline = RotationSpline(times[keys], rotations[keys], *rtcb.T)(times)
+    rebuilt = Rotation.from_quat(spline[:, [1, 2, 3, 0]])
+    truth = Rotation.from_quat(rotations[:, [1, 2, 3, 0]])
+    moved = PositionSpline(times[keys], translations[keys], *ttcb.T)(times)
+    return (truth.inv() * rebuilt).magnitude(), np.linalg.norm(moved - translations, axis=1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([0, 3, 20]), st.floats(0.05, 2.0), st.booleans())
+def test_drops_with_refits_keep_every_frame_within_tolerance(walk120, joint, degrees, moving):
+    """kb_reduce_drop from greedy keys (zero TCB): a subset of them, the
+    first and last kept, no more, and every frame within both tolerances by
+    SciPy's rotations and the splines rebuilt from the keys and TCB it
+    returns (the errors it reports are those)."""
+    angle, distance = np.radians(degrees), (0.01 if moving else np.inf)
+    start = greedy_keys(walk120, joint, angle, distance)
+    zero = np.zeros((len(start), 3))
+    keys, rtcb, ttcb, angle_error, distance_error = core.reduce_drop(
+        walk120.times, walk120.rotations()[joint:joint + 1],
+        walk120.translations()[joint:joint + 1], angle, distance, start, zero, zero)
+    assert set(keys) <= set(start) and keys[0] == 0 and keys[-1] == 299
+    assert np.all(np.abs(rtcb) <= 1.0) and np.all(np.abs(ttcb) <= 1.0)
+    angles, distances = spline_errors(walk120, joint, keys, rtcb, ttcb)
+    assert angles.max() <= angle * (1 + 1e-9)
+    np.testing.assert_allclose(angle_error, angles, atol=1e-9)
+    if moving:
+        assert distances.max() <= distance * (1 + 1e-9)
+        np.testing.assert_allclose(distance_error, distances, atol=1e-9)
+    else:
+        assert not ttcb.any()  # an infinite tolerance: no translation fit
+
+
+def test_drops_with_refits_keep_fewer_keys(walk120):
+    """Refitting the neighbours of a dropped key lets go keys that greedy
+    selection, which keeps zero TCB, needs."""
+    for joint in (3, 20):
+        start = greedy_keys(walk120, joint, np.radians(0.5), np.inf)
+        zero = np.zeros((len(start), 3))
+        keys = core.reduce_drop(walk120.times, walk120.rotations()[joint:joint + 1],
+                                walk120.translations()[joint:joint + 1], np.radians(0.5),
+                                np.inf, start, zero, zero)[0]
+        assert len(keys) < 0.9 * len(start)
+
+
+def test_a_drop_that_fails_restores_keys_and_tcb_exactly(walk120):
+    """Under a tolerance that no frame near any key meets, every drop fails
+    and puts back its key and its neighbours' TCB, to the bit."""
+    joint = 3
+    start = greedy_keys(walk120, joint, np.radians(1.0), np.inf)
+    rng = np.random.default_rng(7)
+    rtcb, ttcb = rng.uniform(-0.5, 0.5, (2, len(start), 3))
+    keys, rotation_tcb, _, _, _ = core.reduce_drop(
+        walk120.times, walk120.rotations()[joint:joint + 1],
+        walk120.translations()[joint:joint + 1], 1e-12, np.inf, start, rtcb, ttcb)
+    assert keys.tobytes() == start.tobytes()
+    assert rotation_tcb.tobytes() == rtcb.tobytes()
+
+
+@pytest.mark.parametrize("change, error", [
+    (lambda tcb: tcb * 3.0, ValueError),          # outside [-1, 1]
+    (lambda tcb: tcb[:-1], ValueError),           # one row short
+    (lambda tcb: tcb.astype(np.float32), TypeError),
+    (lambda tcb: tcb[::-1], ValueError),          # not C-contiguous
+])
+def test_drops_refuse_bad_tcb(walk120, change, error):
+    start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
+    tcb = np.full((len(start), 3), 0.5)
+    with pytest.raises(error, match="tcb|range"):
+        core.reduce_drop(walk120.times, walk120.rotations()[3:4], walk120.translations()[3:4],
+                         np.radians(1.0), np.inf, start, change(tcb), tcb)

@@ -3,8 +3,9 @@
  * keys keep every frame within tolerance, as a spline through all of them
  * built and evaluated whole (not window by window) confirms; the fit lowers
  * the squared error, and weighing a few frames of each segment it is the
- * fit of a clip of those frames alone; bad input is refused; the error angle's series agrees
- * with atan2. */
+ * fit of a clip of those frames alone; dropping keys with refits keeps
+ * fewer, within tolerance, and a failed drop restores what it changed;
+ * bad input is refused; the error angle's series agrees with atan2. */
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,6 +128,50 @@ KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
         KB_ASSERT(fabs(rtcb[i]) <= 1.0 && fabs(ttcb[i]) <= 1.0);
     free(rtcb);
     free(ttcb);
+}
+
+/* kb_reduce_drop from the greedy keys (zero TCB): fewer keys, a subset of
+ * them, every frame still within tolerance by splines built whole; under a
+ * tolerance no frame meets, every drop fails and restores keys and TCB to
+ * the bit. */
+KB_TEST(test_reduce_drop_refits_and_restores)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3};
+    ptrdiff_t keys[F], start[F], n = 0;
+    double angle[F], distance[F], worst_angle, worst_distance;
+    double *rtcb = calloc(3 * F, sizeof(double)), *ttcb = calloc(3 * F, sizeof(double));
+    double *copy = calloc(3 * F, sizeof(double));
+    kb_error err;
+    KB_ASSERT(rtcb && ttcb && copy);
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_OK);
+    ptrdiff_t greedy = n;
+    memcpy(start, keys, (size_t)n * sizeof(ptrdiff_t));
+    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n >= 2 && n < greedy && keys[0] == 0 && keys[n - 1] == F - 1);
+    for (ptrdiff_t i = 0, k = 0; i < n; i++) {  /* a subset of the greedy keys */
+        while (k < greedy && start[k] < keys[i])
+            k++;
+        KB_ASSERT(k < greedy && start[k] == keys[i]);
+    }
+    KB_ASSERT(whole_errors(keys, n, rtcb, ttcb, &worst_angle, &worst_distance));
+    KB_ASSERT(worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    /* every drop fails: the same keys, the same TCB */
+    kb_reduce_joint tight = {F, times, rot, tr, 1e-12, 1e-12};
+    for (ptrdiff_t i = 0; i < 3 * n; i++)
+        rtcb[i] = ttcb[i] = copy[i] = 0.5 * sin((double)i);
+    ptrdiff_t before = n;
+    memcpy(start, keys, (size_t)n * sizeof(ptrdiff_t));
+    KB_ASSERT(kb_reduce_drop(&tight, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n == before && !memcmp(keys, start, (size_t)n * sizeof(ptrdiff_t)));
+    KB_ASSERT(!memcmp(rtcb, copy, (size_t)(3 * n) * sizeof(double)));
+    KB_ASSERT(!memcmp(ttcb, copy, (size_t)(3 * n) * sizeof(double)));
+    /* a TCB outside [-1, 1] is refused */
+    rtcb[4] = 1.5;
+    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_ERANGE);
+    free(rtcb);
+    free(ttcb);
+    free(copy);
 }
 
 /* The greedy keys under s times the tolerances are a prefix of the order

@@ -280,6 +280,18 @@ def _fitted_joint(joint, scale):
     return (fitted, rtcb, ttcb) if len(fitted) < len(keys) else (keys, zero, zero)
 
 
+def _dropped_joint(joint, choice_and_scale):
+    """A joint's fitted keys with more dropped, each with its neighbours'
+    TCB refitted, under its tolerances at `scale` (in C: see
+    kb_reduce_drop): choice_and_scale = ((keys, rotation TCB, translation
+    TCB), scale)."""
+    (keys, rtcb, ttcb), scale = choice_and_scale
+    tolerances = joint.tolerances(scale)
+    if len(keys) == 2 or not any(np.isfinite(tolerances)):
+        return keys, rtcb, ttcb
+    return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb)[:3]
+
+
 def _each_joint(work, J, progress=None):
     """[work(j) for j in range(J)] on up to set_num_threads() threads (the
     core releases the GIL; joints are independent, so the results are the
@@ -362,8 +374,9 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     and its new keys (by `choose_joint`) kept where they are fewer and every
     point stays within `tolerance`, checked by forward kinematics of the
     joints they move (`world`, a WorldError under the curves of `found`, the
-    choices of keys at `scale`).  Yields after each factor; returns the
-    reduction."""
+    choices of keys at `scale`).  Fitted keys then try dropping more
+    (_dropped_joint), kept the same way.  Yields after each factor and the
+    drops; returns the reduction."""
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
@@ -380,6 +393,15 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             if world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance:
                 world.accept()
                 scales[j] *= factor
+                selected[j] = new
+        yield
+    if choose_joint is _fitted_joint:  # fitted keys: drop more, refitting (see _dropped_joint)
+        dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)))
+        for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
+            new = dropped[j]
+            if (len(new[0]) < len(selected[j][0])
+                    and world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance):
+                world.accept()
                 selected[j] = new
         yield
     return _reduction(motion, joints, selected, world)
@@ -483,11 +505,16 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     Jacobian), keys the worst frame of
     every segment out of tolerance and fits again the keys near the new ones
     (against the frames they shape) until none is, then drops each key whose
-    frames stay within tolerance without it, refitting the keys near it; it
-    keeps the greedy keys where those are fewer.  World mode runs its greedy
+    frames stay within tolerance without it, refitting the keys near it,
+    and then each key whose frames stay within tolerance once the keys
+    beside it are refitted; it keeps the greedy keys where those are
+    fewer.  World mode runs its greedy
     search first, then a fitted reduction at the scale found (halved until
     it passes, at most four), then loosens joints with fitted keys, by a
-    sixth factor, 1.04, after the five.  The
+    sixth factor, 1.04, after the five, and last tries, per joint, to drop
+    more of its keys with the keys beside them refitted under its final
+    tolerances, kept where every point stays within `position_tolerance`.
+    The
     fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`, and
     `Reduction.rebuild` reproduces the fitted curves.
     """
@@ -530,7 +557,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
 
     passes = 0
     factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
-    total = SEARCH_PASSES + (FIT_PASSES if fit else 0) + len(factors)
+    total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
 
     def attempt(scale, choose_joint=_greedy_joint):
         """The choices of keys at `scale` and the WorldError under their
