@@ -14,6 +14,7 @@
 
 #include "kbspline.h"
 #include "kb_internal.h"
+#include "kb_locate.h"
 #include "kb_quat.h"
 
 /* kb_fit_tcb tries no step shorter than this (1e-4 and 1e-6 keep 20 553
@@ -42,6 +43,8 @@
  * n_frames frames, and the per-frame arrays of one joint. */
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -49,72 +52,116 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(60 * n * sizeof(double) + n + 8 + extra_bytes);  /* 8: alignment */
-    if (!d)
+    double *d = malloc(71 * n * sizeof(double) + n * sizeof(kb_loc) + n + 8 + extra_bytes);
+    if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
     s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;  /* n more spare */
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
-    s->kind = (unsigned char *)(d + 60 * n);
+    s->loc = (kb_loc *)(d + 71 * n);
+    s->kind = (unsigned char *)(s->loc + n);
     return d;
 }
 
+/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows. */
+static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
+{
+    for (int p = 0; p < 3; p++)
+        for (ptrdiff_t i = 0; i < n; i++)
+            s->tcb3[p * n + i] = tcb ? tcb[3 * i + p] : 0.0;
+}
+
+/* The rotation keys in s (prepare_keys) with the TCB in s->tcb3. */
+static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    return (kb_rot_keys){.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_omega = none, .end_omega = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
+}
+
 /*
- * The errors at m frames, at[0..m) (their times at_times) or where at is
- * NULL first .. first + m - 1, of one channel's spline through frames
- * keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the j-th frame
- * is the rotation angle (rotation != 0) or the translation distance (NULL
- * to skip: the fit needs only residuals), and residual (NULL to skip) its
- * vector: twice the vector part of frame* spline on the side w >= 0 (about
- * the rotation vector), or spline - frame.
+ * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
+ * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
+ * for rotations also their chords (s->chords) and the m frames at times
+ * at_times located on them (s->loc).  What spline_errors needs of the
+ * keys, so that a fit, which moves only the TCB, takes it once.
  */
-static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
-                           const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
-                           double *residual, space *s, kb_error *err)
+static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                              ptrdiff_t n, const double *tcb, const double *at_times,
+                              ptrdiff_t m, space *s, kb_error *err)
 {
     ptrdiff_t width = rotation ? 4 : 3;
-    double *tension = s->tcb3, *continuity = s->tcb3 + n, *bias = s->tcb3 + 2 * n;
     const double *frames = rotation ? jt->rotations : jt->translations;
     double *values = rotation ? s->q : s->x;
     for (ptrdiff_t i = 0; i < n; i++) {
         s->t[i] = jt->times[keys[i]];
-        tension[i] = tcb ? tcb[3 * i] : 0.0;
-        continuity[i] = tcb ? tcb[3 * i + 1] : 0.0;
-        bias[i] = tcb ? tcb[3 * i + 2] : 0.0;
         memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
     }
-    kb_param zero = {s->zeros, n}, none = {NULL, 0};
-    kb_param T = {tension, n}, C = {continuity, n}, B = {bias, n}, times = {s->t, n};
-    kb_status status;
-    if (rotation) {
-        kb_rot_keys k = {.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
-                         .ease_to = zero, .start_omega = none, .end_omega = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
-        status = kb_rot_build(&k, s->tan_in, s->tan_out, s->seg, NULL, s->kind, NULL, err);
-        kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
-                          .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP,
-                          .kind = s->kind};
-        if (status == KB_OK)
-            status = kb_rot_eval(&c, 0, 0, 1, at_times, m, m, 0, 1, s->out, NULL, err);
-    } else {
-        kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
-                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
-        status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
-        kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t,
-                      .knots_stride = n, .coef = s->coef, .ease = NULL,
-                      .extrap = KB_EXTRAP_CLAMP};
-        if (status == KB_OK)
-            status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
-    }
-    if (status != KB_OK || (!error && !residual))
+    if (!rotation)
+        return KB_OK;  /* kb_tcb_build checks them (spline_errors) */
+    gather_tcb(n, tcb, s);
+    kb_rot_keys k = rotation_keys(n, s);
+    kb_status status = kb_rot_validate(&k, err);
+    if (status != KB_OK)
         return status;
+    kb_rot_chords_of(&k, &s->chords);
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t j = 0; j < m; j++)
+        locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
+    return KB_OK;
+}
+
+/* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
+ * m located frames, into s->out: only the segments they lie in are built
+ * (they ascend: from the first one's to the last one's). */
+static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                             kb_error *err)
+{
+    kb_rot_keys k = rotation_keys(n, s);
+    ptrdiff_t s0 = m ? s->loc[0].seg : 0, s1 = m ? s->loc[m - 1].seg + 1 : 0;
+    kb_status status = kb_rot_build_segments(&k, &s->chords, s0, s1, s->tan_in, s->tan_out,
+                                             s->seg, s->kind, err);
+    kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
+                      .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = s->kind};
+    if (status == KB_OK)
+        kb_rot_values_at(&c, at_times, s->loc, m, s->out);
+    return status;
+}
+
+/* The translation spline of the prepared keys with the TCB in s->tcb3 at
+ * the m frames at_times, into s->out. */
+static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                                kb_error *err)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                     .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                     .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+    kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
+    kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
+                  .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+    if (status == KB_OK)
+        status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
+    return status;
+}
+
+/* The errors and residuals (see errors_at) of the spline values in s->out
+ * at the m frames at[j] (NULL: first + j). */
+static void frame_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *at,
+                         ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                         const space *s)
+{
+    ptrdiff_t width = rotation ? 4 : 3;
+    const double *frames = rotation ? jt->rotations : jt->translations;
     for (ptrdiff_t j = 0; j < m; j++) {
         const double *p = s->out + width * j, *f = frames + width * (at ? at[j] : first + j);
         double v[3];
@@ -138,7 +185,42 @@ static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdif
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
     }
-    return KB_OK;
+}
+
+/* errors_at of keys prepared by prepare_keys (with the same frames), with
+ * TCB tcb. */
+static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t n,
+                               const double *tcb, const ptrdiff_t *at, const double *at_times,
+                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                               space *s, kb_error *err)
+{
+    gather_tcb(n, tcb, s);
+    kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
+                                : translation_at(n, at_times, m, s, err);
+    if (status == KB_OK && (error || residual))
+        frame_errors(jt, rotation, at, first, m, error, residual, s);
+    return status;
+}
+
+/*
+ * The errors at m frames, at[0..m) (their times at_times, ascending) or
+ * where at is NULL first .. first + m - 1, of one channel's spline through
+ * frames keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the
+ * j-th frame is the rotation angle (rotation != 0) or the translation
+ * distance (NULL to skip: the fit needs only residuals), and residual
+ * (NULL to skip) its vector: twice the vector part of frame* spline on the
+ * side w >= 0 (about the rotation vector), or spline - frame.
+ */
+static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                           ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
+                           const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
+                           double *residual, space *s, kb_error *err)
+{
+    kb_status status = prepare_keys(jt, rotation, keys, n, tcb, at_times, m, s, err);
+    if (status == KB_OK)
+        status = spline_errors(jt, rotation, n, tcb, at, at_times, first, m, error, residual, s,
+                               err);
+    return status;
 }
 
 /* errors_at at frames [first, last]. */
@@ -686,8 +768,11 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
 {
     ptrdiff_t n = 3 * K, frames = weigh_frames(jt, keys, K, r, w), m = 3 * frames;
     double *residual = s->residual, *moved_residual = s->moved;
-    kb_status status = errors_at(jt, rotation, keys, K, tcb, w->at, w->at_times, 0, frames,
-                                 NULL, residual, s, err);
+    /* the keys stay: their chords and the frames' places are taken once */
+    kb_status status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    if (status == KB_OK)
+        status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                               residual, s, err);
     double error = sum_squares(residual, m), damping = 1e-3;
     chords(jt, rotation, keys, K, w);
     int age = jacobian_every;  /* steps since the Jacobian was computed */
@@ -717,8 +802,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
             }
             if (largest < FIT_SMALLEST_STEP)
                 break;
-            status = errors_at(jt, rotation, keys, K, w->trial, w->at, w->at_times, 0, frames,
-                               NULL, moved_residual, s, err);
+            status = spline_errors(jt, rotation, K, w->trial, w->at, w->at_times, 0, frames,
+                                   NULL, moved_residual, s, err);
             double moved = sum_squares(moved_residual, m);
             if (status == KB_OK && moved < error) {
                 memcpy(tcb, w->trial, (size_t)n * sizeof(double));
