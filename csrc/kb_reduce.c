@@ -8,6 +8,7 @@
  * TCB only the two segments beside it (natural ends take no TCB of their
  * own): every step below evaluates again only the frames it can change.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
+    int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -64,7 +66,29 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     memset(s->zeros, 0, n * sizeof(double));
     s->loc = (kb_loc *)(d + 71 * n);
     s->kind = (unsigned char *)(s->loc + n);
+    s->keys_checked = 0;
     return d;
+}
+
+/* Whether kb_rot_validate passes any keys of jt's validated frames (see
+ * validate) with finite TCB, so that the many splines of a reduction need
+ * not check theirs: it fails only on a zero quaternion, on a spacing of
+ * times below DBL_MIN or on a span that overflows, and a spacing or span of
+ * keys is at least that of neighbouring frames and at most the clip's
+ * (rounding is monotonic). */
+static int keys_pass(const kb_reduce_joint *jt)
+{
+    ptrdiff_t F = jt->n_frames;
+    if (!isfinite(jt->times[F - 1] - jt->times[0]))
+        return 0;
+    for (ptrdiff_t f = 0; f < F; f++) {
+        const double *q = jt->rotations + 4 * f;
+        if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+            return 0;
+        if (f && jt->times[f] - jt->times[f - 1] < DBL_MIN)
+            return 0;
+    }
+    return 1;
 }
 
 /* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows. */
@@ -108,7 +132,7 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
         return KB_OK;  /* kb_tcb_build checks them (spline_errors) */
     gather_tcb(n, tcb, s);
     kb_rot_keys k = rotation_keys(n, s);
-    kb_status status = kb_rot_validate(&k, err);
+    kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
@@ -154,34 +178,35 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     return status;
 }
 
-/* The errors and residuals (see errors_at) of the spline values in s->out
- * at the m frames at[j] (NULL: first + j). */
-static void frame_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *at,
-                         ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
-                         const space *s)
+/* The rotation errors and residuals (see errors_at) of the spline values
+ * in s->out at the m frames at[j] (NULL: first + j). */
+static void rotation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
+                            ptrdiff_t m, double *error, double *residual, const space *s)
 {
-    ptrdiff_t width = rotation ? 4 : 3;
-    const double *frames = rotation ? jt->rotations : jt->translations;
     for (ptrdiff_t j = 0; j < m; j++) {
-        const double *p = s->out + width * j, *f = frames + width * (at ? at[j] : first + j);
-        double v[3];
-        if (rotation) {  /* conj(f) p */
-            double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
-            v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
-            v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
-            v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
-            double sign = w < 0 ? -2.0 : 2.0;
-            if (error)
-                error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
-                                             fabs(w));
-            for (int c = 0; c < 3; c++)
-                v[c] *= sign;
-        } else {
-            for (int c = 0; c < 3; c++)
-                v[c] = p[c] - f[c];
-            if (error)
-                error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        }
+        const double *p = s->out + 4 * j, *f = jt->rotations + 4 * (at ? at[j] : first + j);
+        double v[3];  /* conj(f) p */
+        double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
+        v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
+        v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
+        v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+        if (error)
+            error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
+        double sign = w < 0 ? -2.0 : 2.0;
+        for (int c = 0; residual && c < 3; c++)
+            residual[3 * j + c] = v[c] * sign;
+    }
+}
+
+/* The translation errors and residuals, likewise. */
+static void translation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
+                               ptrdiff_t m, double *error, double *residual, const space *s)
+{
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double *p = s->out + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
+        double v[3] = {p[0] - f[0], p[1] - f[1], p[2] - f[2]};
+        if (error)
+            error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
     }
@@ -197,8 +222,10 @@ static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_
     gather_tcb(n, tcb, s);
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
-    if (status == KB_OK && (error || residual))
-        frame_errors(jt, rotation, at, first, m, error, residual, s);
+    if (status == KB_OK && rotation)
+        rotation_errors(jt, at, first, m, error, residual, s);
+    else if (status == KB_OK)
+        translation_errors(jt, at, first, m, error, residual, s);
     return status;
 }
 
@@ -449,6 +476,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     void *block = space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    s.keys_checked = keys_pass(jt);  /* its TCB are zero */
     greedy_state g = {.heap_size = 0, .entries = 0};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
@@ -876,6 +904,8 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     space s;
     fit_space w;
     void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F, per_segment);
+    if (block)
+        s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
     if (block && fit_block)
         status = fit_channel(jt, rotation, keys, n_keys, tcb, all_of(n_keys, F), iterations,
                              jacobian_every, &w, &s, err);
@@ -1098,6 +1128,7 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
         free(fit_block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
+    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
