@@ -46,7 +46,9 @@ typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
+    ptrdiff_t seg_lo, seg_hi;  /* the segments they lie in: [seg_lo, seg_hi) */
     int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
+    int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -67,6 +69,7 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->loc = (kb_loc *)(d + 71 * n);
     s->kind = (unsigned char *)(s->loc + n);
     s->keys_checked = 0;
+    s->signs_follow = 1;
     return d;
 }
 
@@ -110,6 +113,18 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
                          .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
 }
 
+/* Whether the unit keys' signs (each on its predecessor's side) follow the
+ * first key's: flipping it flips them all, so that a window of keys and
+ * all of them give each segment up to its sign.  A dot of exactly zero
+ * keeps a key's sign whichever side its predecessor is on. */
+static int signs_follow(ptrdiff_t n, const space *s)
+{
+    for (ptrdiff_t i = 1; i < n; i++)
+        if (kb_qdot(s->q + 4 * i, s->chords.q + 4 * (i - 1)) == 0.0)
+            return 0;
+    return 1;
+}
+
 /*
  * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
  * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
@@ -136,22 +151,27 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
+    s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
-    for (ptrdiff_t j = 0; j < m; j++)
+    s->seg_lo = n - 1;
+    s->seg_hi = 0;
+    for (ptrdiff_t j = 0; j < m; j++) {
         locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
+        s->seg_lo = s->loc[j].seg < s->seg_lo ? s->loc[j].seg : s->seg_lo;
+        s->seg_hi = s->loc[j].seg + 1 > s->seg_hi ? s->loc[j].seg + 1 : s->seg_hi;
+    }
     return KB_OK;
 }
 
 /* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
  * m located frames, into s->out: only the segments they lie in are built
- * (they ascend: from the first one's to the last one's). */
+ * (the greedy selection's windows evaluate 4 of their 6). */
 static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                              kb_error *err)
 {
     kb_rot_keys k = rotation_keys(n, s);
-    ptrdiff_t s0 = m ? s->loc[0].seg : 0, s1 = m ? s->loc[m - 1].seg + 1 : 0;
-    kb_status status = kb_rot_build_segments(&k, &s->chords, s0, s1, s->tan_in, s->tan_out,
-                                             s->seg, s->kind, err);
+    kb_status status = kb_rot_build_segments(&k, &s->chords, s->seg_lo, s->seg_hi, s->tan_in,
+                                             s->tan_out, s->seg, s->kind, err);
     kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
                       .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = s->kind};
     if (status == KB_OK)
@@ -916,6 +936,15 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     return status == KB_OK ? kb_ok(err) : status;
 }
 
+/* The keys and TCB whose errors s.angle, s.distance and s.score hold
+ * (fit_score), to evaluate again only the segments they do not share. */
+typedef struct {
+    int valid;
+    ptrdiff_t K, *keys;
+    ptrdiff_t *index;  /* (F): each key frame's index in keys, else -1 */
+    double *tcb[2];
+} scored_keys;
+
 /* The fit of one joint: its keys, their TCB per channel, and the work. */
 typedef struct {
     const kb_reduce_joint *jt;
@@ -926,19 +955,100 @@ typedef struct {
     int channels;           /* 1: rotation only (distance_tolerance infinite), 2: both */
     unsigned char *mark;    /* (F): keys to fit again (refit_near) */
     unsigned char *near;    /* (F): frames of keys beside a dropped one */
+    scored_keys scored;
     space s;
     fit_space w;
 } joint_fit;
 
+/* Whether segment i of these keys has the errors held (j->scored): a
+ * segment is shaped by its keys' TCB and the chords from the key before it
+ * to the key after (its first and last by those of keys 1 and K - 2 too:
+ * natural ends), so by keys i - 2 .. i + 3 and the TCB of i - 1 .. i + 2. */
+static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                          double *const tcb[2], ptrdiff_t i)
+{
+    const scored_keys *held = &j->scored;
+    ptrdiff_t o = held->index[keys[i]];
+    if (!held->valid || o < 0)
+        return 0;
+    for (ptrdiff_t d = -2; d <= 3; d++) {
+        int here = i + d >= 0 && i + d < K, there = o + d >= 0 && o + d < held->K;
+        if (here != there || (here && keys[i + d] != held->keys[o + d]))
+            return 0;
+        for (int c = 0; here && d >= -1 && d <= 2 && c < j->channels; c++)
+            if (memcmp(tcb[c] + 3 * (i + d), held->tcb[c] + 3 * (o + d), 3 * sizeof(double)))
+                return 0;
+    }
+    return 1;
+}
+
+/* Records these keys and TCB as the ones whose errors are held. */
+static void hold_scored(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
+{
+    scored_keys *held = &j->scored;
+    for (ptrdiff_t i = 0; held->valid && i < held->K; i++)
+        held->index[held->keys[i]] = -1;
+    memcpy(held->keys, keys, (size_t)K * sizeof(ptrdiff_t));
+    for (ptrdiff_t i = 0; i < K; i++)
+        held->index[keys[i]] = i;
+    for (int c = 0; c < j->channels; c++)
+        memcpy(held->tcb[c], tcb[c], (size_t)(3 * K) * sizeof(double));
+    held->K = K;
+    held->valid = 1;
+}
+
+/* The errors of segments [a, b] of these keys, from the window of keys
+ * two before to three after them (the whole spline there, up to the sign
+ * of its rotations, which no error sees); *whole set where the window's
+ * rotation signs do not follow its first key's (see signs_follow). */
+static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                                double *const tcb[2], ptrdiff_t a, ptrdiff_t b, int *whole,
+                                kb_error *err)
+{
+    ptrdiff_t lo = a >= 2 ? a - 2 : 0, hi = b + 3 < K - 1 ? b + 3 : K - 1;
+    ptrdiff_t last = b + 2 == K ? keys[K - 1] : keys[b + 1] - 1;
+    j->s.signs_follow = 1;
+    kb_status status = joint_errors(j->jt, keys + lo, hi - lo + 1, tcb[0] + 3 * lo,
+                                    j->channels > 1 ? tcb[1] + 3 * lo : NULL, keys[a], last,
+                                    &j->s, err);
+    *whole |= !j->s.signs_follow;
+    return status;
+}
+
+/* The errors of the segments of these keys whose errors are not held. */
+static kb_status score_changed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                               double *const tcb[2], int *whole, kb_error *err)
+{
+    kb_status status = KB_OK;
+    for (ptrdiff_t i = 0; i + 1 < K && status == KB_OK && !*whole; i++) {
+        if (segment_scored(j, keys, K, tcb, i))
+            continue;
+        ptrdiff_t b = i;  /* runs of them from one window */
+        while (b + 2 < K && !segment_scored(j, keys, K, tcb, b + 1))
+            b++;
+        status = score_segments(j, keys, K, tcb, i, b, whole, err);
+        i = b;
+    }
+    return status;
+}
+
 /* Each frame's worst error relative to its tolerance, into s.score (the
  * errors of each channel of finite tolerance in s.angle, s.distance), for
- * these keys and TCB. */
+ * these keys and TCB: only where they differ from the last ones' (on the
+ * 120 Hz clips, most segments are shared). */
 static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    kb_status status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL,
-                                    0, F - 1, &j->s, err);
+    int whole = !j->scored.valid;
+    kb_status status = score_changed(j, keys, K, tcb, &whole, err);
+    if (status == KB_OK && whole)
+        status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
+                              &j->s, err);
+    if (status == KB_OK)
+        hold_scored(j, keys, K, tcb);
+    else
+        j->scored.valid = 0;
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = fmax(*worst, j->s.score[f]);
@@ -1121,7 +1231,9 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
         return status;
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = isfinite(jt->distance_tolerance) ? 2 : 1};
-    void *block = space_alloc(&j.s, F, (size_t)F * (7 * sizeof(double) + 3));
+    /* spare and scored keys, index and TCB; drop, mark, near */
+    size_t extra = (size_t)F * (3 * sizeof(ptrdiff_t) + 12 * sizeof(double) + 3);
+    void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, F, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
         free(block);
@@ -1132,7 +1244,13 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
-    unsigned char *drop = (unsigned char *)(j.spare_tcb[1] + 3 * F);
+    j.scored = (scored_keys){.valid = 0, .keys = (ptrdiff_t *)(j.spare_tcb[1] + 3 * F)};
+    j.scored.index = j.scored.keys + F;
+    j.scored.tcb[0] = (double *)(j.scored.index + F);
+    j.scored.tcb[1] = j.scored.tcb[0] + 3 * F;
+    for (ptrdiff_t f = 0; f < F; f++)
+        j.scored.index[f] = -1;
+    unsigned char *drop = (unsigned char *)(j.scored.tcb[1] + 3 * F);
     j.mark = drop + F;
     j.near = j.mark + F;
     memset(j.near, 0, (size_t)F);
