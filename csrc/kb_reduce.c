@@ -128,8 +128,8 @@ static int signs_follow(ptrdiff_t n, const space *s)
 /*
  * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
  * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
- * for rotations also their chords (s->chords) and the m frames at times
- * at_times located on them (s->loc).  What spline_errors needs of the
+ * for rotations also their chords (s->chords) and the m frames at
+ * ascending times at_times located on them (s->loc).  What spline_errors needs of the
  * keys, so that a fit, which moves only the TCB, takes it once.
  */
 static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
@@ -153,13 +153,10 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
-    s->seg_lo = n - 1;
-    s->seg_hi = 0;
-    for (ptrdiff_t j = 0; j < m; j++) {
+    for (ptrdiff_t j = 0; j < m; j++)
         locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
-        s->seg_lo = s->loc[j].seg < s->seg_lo ? s->loc[j].seg : s->seg_lo;
-        s->seg_hi = s->loc[j].seg + 1 > s->seg_hi ? s->loc[j].seg + 1 : s->seg_hi;
-    }
+    s->seg_lo = m ? s->loc[0].seg : 0;  /* the frames ascend */
+    s->seg_hi = m ? s->loc[m - 1].seg + 1 : 0;
     return KB_OK;
 }
 
