@@ -133,4 +133,22 @@ typedef kb_status (*kb_build_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_e
 kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
                             void *ctx, kb_error *err);
 
+/* One rotation track's keys as kb_rot_build prepares them (track_chords):
+ * unit keys q (K, 4), chords (K - 1, 3), the chords its tangents are taken
+ * from (tchord, K - 1, 3) and durations dt (K - 1), in the caller's
+ * memory: a track built again and again with other TCB prepares once. */
+typedef struct {
+    double *q, *chord, *tchord, *dt;
+} kb_rot_chords;
+
+/* Track 0 of validated keys k (kb_rot_validate) into c. */
+void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c);
+
+/* kb_rot_build of track 0 of validated keys k from c (kb_rot_chords_of),
+ * without checks, threads or allocation: every key's tangents, but only
+ * segments [s0, s1) into seg and kind (others left as they were). */
+kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c, ptrdiff_t s0,
+                                ptrdiff_t s1, double *tan_in, double *tan_out, double *seg,
+                                unsigned char *kind, kb_error *err);
+
 #endif /* KB_INTERNAL_H */

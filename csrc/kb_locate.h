@@ -91,6 +91,13 @@ static inline void locate(const double *k, ptrdiff_t n_seg, kb_extrap extrap, do
         loc->u = 1.0;
 }
 
+/* kb_rot_eval's unit quaternions (nu 0, scalar first) of track 0 of a
+ * rotation curve at n queries t located in loc (by locate), into out (n,
+ * 4), without checks: for callers that evaluate one curve many times
+ * (kb_reduce.c). */
+void kb_rot_values_at(const kb_rot_curve *c, const double *t, const kb_loc *loc, ptrdiff_t n,
+                      double *out);
+
 /*
  * A guess of each query's segment from a uniform grid over the domain:
  * first[g] is the segment where cell g starts, so a query's segment is

@@ -8,12 +8,14 @@
  * TCB only the two segments beside it (natural ends take no TCB of their
  * own): every step below evaluates again only the frames it can change.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kbspline.h"
 #include "kb_internal.h"
+#include "kb_locate.h"
 #include "kb_quat.h"
 
 /* kb_fit_tcb tries no step shorter than this (1e-4 and 1e-6 keep 20 553
@@ -42,6 +44,11 @@
  * n_frames frames, and the per-frame arrays of one joint. */
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_loc *loc;           /* the frames evaluated, located on the keys' times */
+    ptrdiff_t seg_lo, seg_hi;  /* the segments they lie in: [seg_lo, seg_hi) */
+    int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
+    int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -49,96 +56,215 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(60 * n * sizeof(double) + n + 8 + extra_bytes);  /* 8: alignment */
-    if (!d)
+    double *d = malloc(71 * n * sizeof(double) + n * sizeof(kb_loc) + n + 8 + extra_bytes);
+    if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
     s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;  /* n more spare */
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
-    s->kind = (unsigned char *)(d + 60 * n);
+    s->loc = (kb_loc *)(d + 71 * n);
+    s->kind = (unsigned char *)(s->loc + n);
+    s->keys_checked = 0;
+    s->signs_follow = 1;
     return d;
 }
 
+/* Whether kb_rot_validate passes any keys of jt's validated frames (see
+ * validate) with finite TCB, so that the many splines of a reduction need
+ * not check theirs: it fails only on a zero quaternion, on a spacing of
+ * times below DBL_MIN or on a span that overflows, and a spacing or span of
+ * keys is at least that of neighbouring frames and at most the clip's
+ * (rounding is monotonic). */
+static int keys_pass(const kb_reduce_joint *jt)
+{
+    ptrdiff_t F = jt->n_frames;
+    if (!isfinite(jt->times[F - 1] - jt->times[0]))
+        return 0;
+    for (ptrdiff_t f = 0; f < F; f++) {
+        const double *q = jt->rotations + 4 * f;
+        if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+            return 0;
+        if (f && jt->times[f] - jt->times[f - 1] < DBL_MIN)
+            return 0;
+    }
+    return 1;
+}
+
+/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows. */
+static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
+{
+    for (int p = 0; p < 3; p++)
+        for (ptrdiff_t i = 0; i < n; i++)
+            s->tcb3[p * n + i] = tcb ? tcb[3 * i + p] : 0.0;
+}
+
+/* The rotation keys in s (prepare_keys) with the TCB in s->tcb3. */
+static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    return (kb_rot_keys){.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_omega = none, .end_omega = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
+}
+
+/* Whether the unit keys' signs (each on its predecessor's side) follow the
+ * first key's: flipping it flips them all, so that a window of keys and
+ * all of them give each segment up to its sign.  A dot of exactly zero
+ * keeps a key's sign whichever side its predecessor is on. */
+static int signs_follow(ptrdiff_t n, const space *s)
+{
+    for (ptrdiff_t i = 1; i < n; i++)
+        if (kb_qdot(s->q + 4 * i, s->chords.q + 4 * (i - 1)) == 0.0)
+            return 0;
+    return 1;
+}
+
 /*
- * The errors at m frames, at[0..m) (their times at_times) or where at is
- * NULL first .. first + m - 1, of one channel's spline through frames
- * keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the j-th frame
- * is the rotation angle (rotation != 0) or the translation distance (NULL
- * to skip: the fit needs only residuals), and residual (NULL to skip) its
- * vector: twice the vector part of frame* spline on the side w >= 0 (about
- * the rotation vector), or spline - frame.
+ * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
+ * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
+ * for rotations also their chords (s->chords) and the m frames at
+ * ascending times at_times located on them (s->loc).  What spline_errors needs of the
+ * keys, so that a fit, which moves only the TCB, takes it once.
+ */
+static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                              ptrdiff_t n, const double *tcb, const double *at_times,
+                              ptrdiff_t m, space *s, kb_error *err)
+{
+    ptrdiff_t width = rotation ? 4 : 3;
+    const double *frames = rotation ? jt->rotations : jt->translations;
+    double *values = rotation ? s->q : s->x;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        s->t[i] = jt->times[keys[i]];
+        memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
+    }
+    if (!rotation)
+        return KB_OK;  /* kb_tcb_build checks them (spline_errors) */
+    gather_tcb(n, tcb, s);
+    kb_rot_keys k = rotation_keys(n, s);
+    kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
+    if (status != KB_OK)
+        return status;
+    kb_rot_chords_of(&k, &s->chords);
+    s->signs_follow &= signs_follow(n, s);
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t j = 0; j < m; j++)
+        locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
+    s->seg_lo = m ? s->loc[0].seg : 0;  /* the frames ascend */
+    s->seg_hi = m ? s->loc[m - 1].seg + 1 : 0;
+    return KB_OK;
+}
+
+/* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
+ * m located frames, into s->out: only the segments they lie in are built
+ * (the greedy selection's windows evaluate 4 of their 6). */
+static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                             kb_error *err)
+{
+    kb_rot_keys k = rotation_keys(n, s);
+    kb_status status = kb_rot_build_segments(&k, &s->chords, s->seg_lo, s->seg_hi, s->tan_in,
+                                             s->tan_out, s->seg, s->kind, err);
+    kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
+                      .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = s->kind};
+    if (status == KB_OK)
+        kb_rot_values_at(&c, at_times, s->loc, m, s->out);
+    return status;
+}
+
+/* The translation spline of the prepared keys with the TCB in s->tcb3 at
+ * the m frames at_times, into s->out. */
+static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                                kb_error *err)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                     .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                     .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+    kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
+    kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
+                  .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+    if (status == KB_OK)
+        status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
+    return status;
+}
+
+/* The rotation errors and residuals (see errors_at) of the spline values
+ * in s->out at the m frames at[j] (NULL: first + j). */
+static void rotation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
+                            ptrdiff_t m, double *error, double *residual, const space *s)
+{
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double *p = s->out + 4 * j, *f = jt->rotations + 4 * (at ? at[j] : first + j);
+        double v[3];  /* conj(f) p */
+        double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
+        v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
+        v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
+        v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+        if (error)
+            error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
+        double sign = w < 0 ? -2.0 : 2.0;
+        for (int c = 0; residual && c < 3; c++)
+            residual[3 * j + c] = v[c] * sign;
+    }
+}
+
+/* The translation errors and residuals, likewise. */
+static void translation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
+                               ptrdiff_t m, double *error, double *residual, const space *s)
+{
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double *p = s->out + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
+        double v[3] = {p[0] - f[0], p[1] - f[1], p[2] - f[2]};
+        if (error)
+            error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (residual)
+            memcpy(residual + 3 * j, v, sizeof v);
+    }
+}
+
+/* errors_at of keys prepared by prepare_keys (with the same frames), with
+ * TCB tcb. */
+static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t n,
+                               const double *tcb, const ptrdiff_t *at, const double *at_times,
+                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                               space *s, kb_error *err)
+{
+    gather_tcb(n, tcb, s);
+    kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
+                                : translation_at(n, at_times, m, s, err);
+    if (status == KB_OK && rotation)
+        rotation_errors(jt, at, first, m, error, residual, s);
+    else if (status == KB_OK)
+        translation_errors(jt, at, first, m, error, residual, s);
+    return status;
+}
+
+/*
+ * The errors at m frames, at[0..m) (their times at_times, ascending) or
+ * where at is NULL first .. first + m - 1, of one channel's spline through
+ * frames keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the
+ * j-th frame is the rotation angle (rotation != 0) or the translation
+ * distance (NULL to skip: the fit needs only residuals), and residual
+ * (NULL to skip) its vector: twice the vector part of frame* spline on the
+ * side w >= 0 (about the rotation vector), or spline - frame.
  */
 static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
                            const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
                            double *residual, space *s, kb_error *err)
 {
-    ptrdiff_t width = rotation ? 4 : 3;
-    double *tension = s->tcb3, *continuity = s->tcb3 + n, *bias = s->tcb3 + 2 * n;
-    const double *frames = rotation ? jt->rotations : jt->translations;
-    double *values = rotation ? s->q : s->x;
-    for (ptrdiff_t i = 0; i < n; i++) {
-        s->t[i] = jt->times[keys[i]];
-        tension[i] = tcb ? tcb[3 * i] : 0.0;
-        continuity[i] = tcb ? tcb[3 * i + 1] : 0.0;
-        bias[i] = tcb ? tcb[3 * i + 2] : 0.0;
-        memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
-    }
-    kb_param zero = {s->zeros, n}, none = {NULL, 0};
-    kb_param T = {tension, n}, C = {continuity, n}, B = {bias, n}, times = {s->t, n};
-    kb_status status;
-    if (rotation) {
-        kb_rot_keys k = {.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
-                         .ease_to = zero, .start_omega = none, .end_omega = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
-        status = kb_rot_build(&k, s->tan_in, s->tan_out, s->seg, NULL, s->kind, NULL, err);
-        kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
-                          .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP,
-                          .kind = s->kind};
-        if (status == KB_OK)
-            status = kb_rot_eval(&c, 0, 0, 1, at_times, m, m, 0, 1, s->out, NULL, err);
-    } else {
-        kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
-                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
-        status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
-        kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t,
-                      .knots_stride = n, .coef = s->coef, .ease = NULL,
-                      .extrap = KB_EXTRAP_CLAMP};
-        if (status == KB_OK)
-            status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
-    }
-    if (status != KB_OK || (!error && !residual))
-        return status;
-    for (ptrdiff_t j = 0; j < m; j++) {
-        const double *p = s->out + width * j, *f = frames + width * (at ? at[j] : first + j);
-        double v[3];
-        if (rotation) {  /* conj(f) p */
-            double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
-            v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
-            v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
-            v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
-            double sign = w < 0 ? -2.0 : 2.0;
-            if (error)
-                error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
-                                             fabs(w));
-            for (int c = 0; c < 3; c++)
-                v[c] *= sign;
-        } else {
-            for (int c = 0; c < 3; c++)
-                v[c] = p[c] - f[c];
-            if (error)
-                error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        }
-        if (residual)
-            memcpy(residual + 3 * j, v, sizeof v);
-    }
-    return KB_OK;
+    kb_status status = prepare_keys(jt, rotation, keys, n, tcb, at_times, m, s, err);
+    if (status == KB_OK)
+        status = spline_errors(jt, rotation, n, tcb, at, at_times, first, m, error, residual, s,
+                               err);
+    return status;
 }
 
 /* errors_at at frames [first, last]. */
@@ -367,6 +493,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     void *block = space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    s.keys_checked = keys_pass(jt);  /* its TCB are zero */
     greedy_state g = {.heap_size = 0, .entries = 0};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
@@ -716,8 +843,11 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
 {
     ptrdiff_t n = 3 * K, frames = weigh_frames(jt, keys, K, r, w), m = 3 * frames;
     double *residual = s->residual, *moved_residual = s->moved;
-    kb_status status = errors_at(jt, rotation, keys, K, tcb, w->at, w->at_times, 0, frames,
-                                 NULL, residual, s, err);
+    /* the keys stay: their chords and the frames' places are taken once */
+    kb_status status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    if (status == KB_OK)
+        status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                               residual, s, err);
     double error = sum_squares(residual, m), damping = 1e-3;
     chords(jt, rotation, keys, K, w);
     tangent_bases(jt->times, keys, K, w);
@@ -753,8 +883,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
             }
             if (largest < FIT_SMALLEST_STEP)
                 break;
-            status = errors_at(jt, rotation, keys, K, w->trial, w->at, w->at_times, 0, frames,
-                               NULL, moved_residual, s, err);
+            status = spline_errors(jt, rotation, K, w->trial, w->at, w->at_times, 0, frames,
+                                   NULL, moved_residual, s, err);
             double moved = sum_squares(moved_residual, m);
             if (status == KB_OK && moved < error) {
                 memcpy(tcb, w->trial, (size_t)n * sizeof(double));
@@ -829,6 +959,8 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     space s;
     fit_space w;
     void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F, per_segment);
+    if (block)
+        s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
     if (block && fit_block)
         status = fit_channel(jt, rotation, keys, n_keys, tcb, all_of(n_keys, F), iterations,
                              jacobian_every, &w, &s, err);
@@ -838,6 +970,15 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     free(fit_block);
     return status == KB_OK ? kb_ok(err) : status;
 }
+
+/* The keys and TCB whose errors s.angle, s.distance and s.score hold
+ * (fit_score), to evaluate again only the segments they do not share. */
+typedef struct {
+    int valid;
+    ptrdiff_t K, *keys;
+    ptrdiff_t *index;  /* (F): each key frame's index in keys, else -1 */
+    double *tcb[2];
+} scored_keys;
 
 /* The fit of one joint: its keys, their TCB per channel, and the work. */
 typedef struct {
@@ -852,19 +993,100 @@ typedef struct {
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial (drop_refitted) */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
+    scored_keys scored;
     space s;
     fit_space w;
 } joint_fit;
 
+/* Whether segment i of these keys has the errors held (j->scored): a
+ * segment is shaped by its keys' TCB and the chords from the key before it
+ * to the key after (its first and last by those of keys 1 and K - 2 too:
+ * natural ends), so by keys i - 2 .. i + 3 and the TCB of i - 1 .. i + 2. */
+static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                          double *const tcb[2], ptrdiff_t i)
+{
+    const scored_keys *held = &j->scored;
+    ptrdiff_t o = held->index[keys[i]];
+    if (!held->valid || o < 0)
+        return 0;
+    for (ptrdiff_t d = -2; d <= 3; d++) {
+        int here = i + d >= 0 && i + d < K, there = o + d >= 0 && o + d < held->K;
+        if (here != there || (here && keys[i + d] != held->keys[o + d]))
+            return 0;
+        for (int c = 0; here && d >= -1 && d <= 2 && c < j->channels; c++)
+            if (memcmp(tcb[c] + 3 * (i + d), held->tcb[c] + 3 * (o + d), 3 * sizeof(double)))
+                return 0;
+    }
+    return 1;
+}
+
+/* Records these keys and TCB as the ones whose errors are held. */
+static void hold_scored(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
+{
+    scored_keys *held = &j->scored;
+    for (ptrdiff_t i = 0; held->valid && i < held->K; i++)
+        held->index[held->keys[i]] = -1;
+    memcpy(held->keys, keys, (size_t)K * sizeof(ptrdiff_t));
+    for (ptrdiff_t i = 0; i < K; i++)
+        held->index[keys[i]] = i;
+    for (int c = 0; c < j->channels; c++)
+        memcpy(held->tcb[c], tcb[c], (size_t)(3 * K) * sizeof(double));
+    held->K = K;
+    held->valid = 1;
+}
+
+/* The errors of segments [a, b] of these keys, from the window of keys
+ * two before to three after them (the whole spline there, up to the sign
+ * of its rotations, which no error sees); *whole set where the window's
+ * rotation signs do not follow its first key's (see signs_follow). */
+static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                                double *const tcb[2], ptrdiff_t a, ptrdiff_t b, int *whole,
+                                kb_error *err)
+{
+    ptrdiff_t lo = a >= 2 ? a - 2 : 0, hi = b + 3 < K - 1 ? b + 3 : K - 1;
+    ptrdiff_t last = b + 2 == K ? keys[K - 1] : keys[b + 1] - 1;
+    j->s.signs_follow = 1;
+    kb_status status = joint_errors(j->jt, keys + lo, hi - lo + 1, tcb[0] + 3 * lo,
+                                    j->channels > 1 ? tcb[1] + 3 * lo : NULL, keys[a], last,
+                                    &j->s, err);
+    *whole |= !j->s.signs_follow;
+    return status;
+}
+
+/* The errors of the segments of these keys whose errors are not held. */
+static kb_status score_changed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                               double *const tcb[2], int *whole, kb_error *err)
+{
+    kb_status status = KB_OK;
+    for (ptrdiff_t i = 0; i + 1 < K && status == KB_OK && !*whole; i++) {
+        if (segment_scored(j, keys, K, tcb, i))
+            continue;
+        ptrdiff_t b = i;  /* runs of them from one window */
+        while (b + 2 < K && !segment_scored(j, keys, K, tcb, b + 1))
+            b++;
+        status = score_segments(j, keys, K, tcb, i, b, whole, err);
+        i = b;
+    }
+    return status;
+}
+
 /* Each frame's worst error relative to its tolerance, into s.score (the
  * errors of each channel of finite tolerance in s.angle, s.distance), for
- * these keys and TCB. */
+ * these keys and TCB: only where they differ from the last ones' (on the
+ * 120 Hz clips, most segments are shared). */
 static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    kb_status status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL,
-                                    0, F - 1, &j->s, err);
+    int whole = !j->scored.valid;
+    kb_status status = score_changed(j, keys, K, tcb, &whole, err);
+    if (status == KB_OK && whole)
+        status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
+                              &j->s, err);
+    if (status == KB_OK)
+        hold_scored(j, keys, K, tcb);
+    else
+        j->scored.valid = 0;
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = fmax(*worst, j->s.score[f]);
@@ -1057,9 +1279,14 @@ static kb_status drop_holds(joint_fit *j, ptrdiff_t m, int *holds, kb_error *err
     ptrdiff_t hi = m + 1 + DROP_NEAR < K - 1 ? m + 1 + DROP_NEAR : K - 1;
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
     ptrdiff_t a = lo > 2 ? lo - 2 : 0, b = hi + 2 < K - 1 ? hi + 2 : K - 1;
+    j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
+    j->s.signs_follow = 1;
     kb_status status = joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                     j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
                                     &j->s, err);
+    if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
+        status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
+                              first, last, &j->s, err);
     *holds = 1;
     for (ptrdiff_t f = first; f <= last && *holds; f++)
         *holds = j->s.score[f] <= 1.0;
@@ -1149,21 +1376,31 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
                 return kb_fail(err, KB_ERANGE, KB_ARG_TENSION, c, i / 3);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels};
-    void *block = space_alloc(&j.s, F, (size_t)F * (16 * sizeof(double) + 4));
+    /* spare and scored keys, index and TCB; drop, mark, near, restore;
+     * backup keys and TCB */
+    size_t extra = (size_t)F * (4 * sizeof(ptrdiff_t) + 18 * sizeof(double) + 4) + 8;
+    void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, F, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
         free(block);
         free(fit_block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
+    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
-    unsigned char *drop = (unsigned char *)(j.spare_tcb[1] + 3 * F);
+    j.scored = (scored_keys){.valid = 0, .keys = (ptrdiff_t *)(j.spare_tcb[1] + 3 * F)};
+    j.scored.index = j.scored.keys + F;
+    j.scored.tcb[0] = (double *)(j.scored.index + F);
+    j.scored.tcb[1] = j.scored.tcb[0] + 3 * F;
+    for (ptrdiff_t f = 0; f < F; f++)
+        j.scored.index[f] = -1;
+    unsigned char *drop = (unsigned char *)(j.scored.tcb[1] + 3 * F);
     j.mark = drop + F;
     j.near = j.mark + F;
     j.restore = j.near + F;
-    j.backup_keys = (ptrdiff_t *)(j.spare_tcb[1] + 3 * F) + F;  /* past drop .. restore */
+    j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
     j.backup_tcb[0] = (double *)(j.backup_keys + F);
     j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
     memset(j.near, 0, (size_t)F);

@@ -146,13 +146,88 @@ static int finite_record(const double *rec)
     return sum == 0.0;
 }
 
+/* Track tr's unit keys q (K, 4), chords (K - 1, 3), the chords its
+ * tangents are taken from (tchord, K - 1, 3) and durations dt (K - 1). */
+static void track_chords(const kb_rot_keys *k, ptrdiff_t tr, double *q, double *chord,
+                         double *tchord, double *dt)
+{
+    const ptrdiff_t K = k->n_keys;
+    unit_keys(k, tr, q);
+    for (ptrdiff_t n = 0; n < K - 1; n++) {
+        double r[4], *L = chord + 3 * n, *C = tchord + 3 * n;
+        if (k->chords) {
+            for (int j = 0; j < 3; j++)
+                L[j] = k->chords[(tr * (K - 1) + n) * 3 + j];
+        } else {
+            kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
+            kb_qlog(r, L);
+        }
+        if (k->chords && k->timing == KB_TIMING_3DS)
+            kb_compab_chord(L, C);
+        else
+            for (int j = 0; j < 3; j++)
+                C[j] = L[j];
+        dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
+    }
+}
+
+/* Track tr's per-time log tangents tin, tout (K, 3) from its chords. */
+static void track_tangents(const kb_rot_keys *k, ptrdiff_t tr, const double *q,
+                           const double *tchord, const double *dt, double *tin, double *tout)
+{
+    const ptrdiff_t K = k->n_keys;
+    double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
+    if (k->ends == KB_ENDS_CLAMPED) {
+        if (k->start_omega.data)
+            omega_to_log_tangent(q, k->start_omega.data + tr * k->start_omega.stride, start);
+        if (k->end_omega.data)
+            omega_to_log_tangent(q + 4 * (K - 1), k->end_omega.data + tr * k->end_omega.stride,
+                                 end);
+    }
+    kb_tcb_keys view = log_view(k);
+    view.start_tangent.data = start;
+    view.start_tangent.stride = 0;
+    view.end_tangent.data = end;
+    view.end_tangent.stride = 0;
+    kb_track_tangents(&view, tr, tchord, dt, tin, tout);
+}
+
+/* Segments [s0, s1) of track tr (records at tr * S + s) from its unit
+ * keys, chords, durations and tangents (track_chords, track_tangents). */
+static kb_status track_segments(const kb_rot_keys *k, ptrdiff_t tr, const double *q,
+                                const double *chord, const double *dt, const double *tin,
+                                const double *tout, ptrdiff_t s0, ptrdiff_t s1, double *seg,
+                                double *ctrl, unsigned char *kind, double *ease, kb_error *err)
+{
+    const ptrdiff_t S = kb_num_segments(k->ends, k->n_keys);
+    const ptrdiff_t first = kb_first_segment_key(k->ends);
+    for (ptrdiff_t s_ = s0; s_ < s1; s_++) {
+        const ptrdiff_t n = first + s_, i = tr * S + s_;
+        double T0[3], T1[3], c[16], lg[12];
+        for (int j = 0; j < 3; j++) {
+            T0[j] = tout[3 * n + j] * dt[n];  /* per unit u */
+            T1[j] = tin[3 * (n + 1) + j] * dt[n];
+        }
+        kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1, c, lg);
+        rot_segment_pack(kind[i], c, lg, seg + i * KB_ROT_SEG);
+        if (!finite_record(seg + i * KB_ROT_SEG))  /* tangents too large to exp */
+            return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
+        if (ctrl)
+            memcpy(ctrl + i * 16, c, sizeof c);
+        if (ease) {
+            ease[i * 2] = kb_param_at(k->ease_from, tr, n);
+            ease[i * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
+        }
+    }
+    return KB_OK;
+}
+
 /* Builds tracks [begin, end) of validated keys (see kb_rot_build). */
 static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t end,
                               double *tan_in, double *tan_out, double *seg, double *ctrl,
                               unsigned char *kind, double *ease, kb_error *err)
 {
     const ptrdiff_t K = k->n_keys, S = kb_num_segments(k->ends, K);
-    const ptrdiff_t first = kb_first_segment_key(k->ends);
     /* workspace: unit keys (K, 4), chords and the chords tangents are taken
      * from (K - 1, 3) each, durations (K - 1,) */
     double *work = malloc((size_t)(4 * K + 7 * (K - 1)) * sizeof(double));
@@ -160,65 +235,30 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     double *q = work, *chord = work + 4 * K, *tchord = chord + 3 * (K - 1);
     double *dt = tchord + 3 * (K - 1);
-    kb_tcb_keys view = log_view(k);
-
-    for (ptrdiff_t tr = begin; tr < end; tr++) {
-        unit_keys(k, tr, q);
-        for (ptrdiff_t n = 0; n < K - 1; n++) {
-            double r[4], *L = chord + 3 * n, *C = tchord + 3 * n;
-            if (k->chords) {
-                for (int j = 0; j < 3; j++)
-                    L[j] = k->chords[(tr * (K - 1) + n) * 3 + j];
-            } else {
-                kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
-                kb_qlog(r, L);
-            }
-            if (k->chords && k->timing == KB_TIMING_3DS)
-                kb_compab_chord(L, C);
-            else
-                for (int j = 0; j < 3; j++)
-                    C[j] = L[j];
-            dt[n] = kb_param_at(k->times, tr, n + 1) - kb_param_at(k->times, tr, n);
-        }
-        double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
-        if (k->ends == KB_ENDS_CLAMPED) {
-            if (k->start_omega.data)
-                omega_to_log_tangent(q, k->start_omega.data + tr * k->start_omega.stride,
-                                     start);
-            if (k->end_omega.data)
-                omega_to_log_tangent(q + 4 * (K - 1),
-                                     k->end_omega.data + tr * k->end_omega.stride, end);
-        }
-        view.start_tangent.data = start;
-        view.start_tangent.stride = 0;
-        view.end_tangent.data = end;
-        view.end_tangent.stride = 0;
+    kb_status status = KB_OK;
+    for (ptrdiff_t tr = begin; tr < end && status == KB_OK; tr++) {
         double *tin = tan_in + tr * K * 3, *tout = tan_out + tr * K * 3;
-        kb_track_tangents(&view, tr, tchord, dt, tin, tout);
-
-        for (ptrdiff_t s_ = 0; s_ < S; s_++) {
-            const ptrdiff_t n = first + s_, i = tr * S + s_;
-            double T0[3], T1[3], c[16], lg[12];
-            for (int j = 0; j < 3; j++) {
-                T0[j] = tout[3 * n + j] * dt[n];  /* per unit u */
-                T1[j] = tin[3 * (n + 1) + j] * dt[n];
-            }
-            kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1, c, lg);
-            rot_segment_pack(kind[i], c, lg, seg + i * KB_ROT_SEG);
-            if (!finite_record(seg + i * KB_ROT_SEG)) {  /* tangents too large to exp */
-                free(work);
-                return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
-            }
-            if (ctrl)
-                memcpy(ctrl + i * 16, c, sizeof c);
-            if (ease) {
-                ease[i * 2] = kb_param_at(k->ease_from, tr, n);
-                ease[i * 2 + 1] = kb_param_at(k->ease_to, tr, n + 1);
-            }
-        }
+        track_chords(k, tr, q, chord, tchord, dt);
+        track_tangents(k, tr, q, tchord, dt, tin, tout);
+        status = track_segments(k, tr, q, chord, dt, tin, tout, 0, S, seg, ctrl, kind, ease,
+                                err);
     }
     free(work);
-    return kb_ok(err);
+    return status == KB_OK ? kb_ok(err) : status;
+}
+
+void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c)
+{
+    track_chords(k, 0, c->q, c->chord, c->tchord, c->dt);
+}
+
+kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c, ptrdiff_t s0,
+                                ptrdiff_t s1, double *tan_in, double *tan_out, double *seg,
+                                unsigned char *kind, kb_error *err)
+{
+    track_tangents(k, 0, c->q, c->tchord, c->dt, tan_in, tan_out);
+    return track_segments(k, 0, c->q, c->chord, c->dt, tan_in, tan_out, s0, s1, seg, NULL,
+                          kind, NULL, err);
 }
 
 typedef struct {
@@ -844,6 +884,16 @@ kb_status kb_rot_eval(const kb_rot_curve *c, int nu, int body, int scalar_first,
     rot_job job = {c, nu, body, scalar_first, t, n_eval, t_stride, out64, out32};
     rot_range(&job, track_begin, track_end);
     return kb_ok(err);
+}
+
+void kb_rot_values_at(const kb_rot_curve *c, const double *t, const kb_loc *loc, ptrdiff_t n,
+                      double *out)
+{
+    /* kb_rot_eval's own path for one track's rotations: the same kernels
+     * on the same lanes, so the same bits */
+    const rot_job job = {c, 0, 0, 1, t, n, n, out, NULL};
+    if (n > 0)
+        track_queries(&job, 0, 0, n, loc, NULL, NULL);
 }
 
 kb_status kb_rot_eval_threaded(const kb_rot_curve *c, int nu, int body, int scalar_first,
