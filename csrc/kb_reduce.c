@@ -25,9 +25,10 @@
 /* kb_reduce_fit's Levenberg-Marquardt steps: on the first keys, and how
  * often the Jacobian is computed again (every step: in closed form it
  * costs a fraction of the step's own spline evaluation); after keys are
- * added or dropped, only the keys within FIT_NEAR of them are fitted again, FIT_NEAR_STEPS
- * steps (refit_near: on the 120 Hz clips 10-38% faster than four steps on
- * every key, with 0.2% more keys over every clip and tolerance) */
+ * added or dropped, only the keys within FIT_NEAR of them are fitted
+ * again, FIT_NEAR_STEPS steps (refit_near: on the 120 Hz clips 10-38%
+ * faster than four steps on every key, with 0.2% more keys over every clip
+ * and tolerance) */
 #define FIT_FIRST 8
 #define FIT_JACOBIAN_EVERY 1
 #define FIT_NEAR 4
@@ -597,7 +598,8 @@ typedef struct {
     double *at_times;      /* (m) their times */
     ptrdiff_t *segment;    /* (m) each one's segment */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
-    double *chord, *dt;    /* (K - 1, 3), (K - 1): each segment's chord (chords) and duration */
+    const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration (chords) */
+    double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
 } fit_space;
 
@@ -703,34 +705,24 @@ static void tangent_derivatives(const double *tcb, const double *d_prev, const d
         }
 }
 
-/* Each segment's chord in its tangents' space (the translation's
- * difference, the rotation's log) and duration, into w->chord and w->dt. */
+/* Each segment's chord in its tangents' space and duration, as w->chord
+ * and w->dt: the rotation's logs as prepare_keys took them (s->chords),
+ * the translation's differences here. */
 static void chords(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys, ptrdiff_t K,
-                   fit_space *w)
+                   const space *s, fit_space *w)
 {
-    double prev[4], cur[4];
+    if (rotation) {
+        w->chord = s->chords.tchord;
+        w->dt = s->chords.dt;
+        return;
+    }
+    w->chord = w->chord_store;
+    w->dt = w->dt_store;
     for (ptrdiff_t i = 0; i + 1 < K; i++) {
-        w->dt[i] = jt->times[keys[i + 1]] - jt->times[keys[i]];
-        double *L = w->chord + 3 * i;
-        if (rotation) {  /* unit keys, each on its predecessor's side, as kb_rot_build takes them */
-            const double *a = jt->rotations + 4 * keys[i], *b = jt->rotations + 4 * keys[i + 1];
-            if (i == 0) {
-                double n = sqrt(kb_qdot(a, a));
-                for (int c = 0; c < 4; c++)
-                    prev[c] = a[c] / n;
-            }
-            double n = sqrt(kb_qdot(b, b)), sign = kb_qdot(b, prev) < 0 ? -1.0 : 1.0, q[4];
-            for (int c = 0; c < 4; c++)
-                cur[c] = sign * b[c] / n;
-            kb_qmul_conj_left(prev, cur, q);
-            kb_qlog(q, L);
-            memcpy(prev, cur, sizeof cur);
-        } else {
-            const double *a = jt->translations + 3 * keys[i];
-            const double *b = jt->translations + 3 * keys[i + 1];
-            for (int c = 0; c < 3; c++)
-                L[c] = b[c] - a[c];
-        }
+        const double *a = jt->translations + 3 * keys[i], *b = jt->translations + 3 * keys[i + 1];
+        w->dt_store[i] = jt->times[keys[i + 1]] - jt->times[keys[i]];
+        for (int c = 0; c < 3; c++)
+            w->chord_store[3 * i + c] = b[c] - a[c];
     }
 }
 
@@ -849,7 +841,7 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
         status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
                                residual, s, err);
     double error = sum_squares(residual, m), damping = 1e-3;
-    chords(jt, rotation, keys, K, w);
+    chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
     /* the rows of the keys that move: not the natural ends, which take no TCB */
     ptrdiff_t first = 3 * (r.lo > 1 ? r.lo : 1), last = 3 * (r.hi < K - 2 ? r.hi + 1 : K - 1);
@@ -932,9 +924,9 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
     w->step = w->diagonal + 3 * n;
     w->trial = w->step + 3 * n;
     w->at_times = w->trial + 3 * n;
-    w->chord = w->at_times + n;
-    w->dt = w->chord + 3 * n;
-    w->at = (ptrdiff_t *)(w->dt + n);
+    w->chord_store = w->at_times + n;
+    w->dt_store = w->chord_store + 3 * n;
+    w->at = (ptrdiff_t *)(w->dt_store + n);
     w->segment = w->at + n;
     w->seg_start = w->segment + n;
     return d;
