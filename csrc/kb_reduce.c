@@ -947,7 +947,7 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
         return status;
     for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
         if (!(fabs(tcb[i]) <= FIT_LIMIT))
-            return kb_fail(err, KB_ERANGE, KB_ARG_TENSION, 0, i / 3);
+            return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), 0, i / 3);
     space s;
     fit_space w;
     void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F, per_segment);
@@ -1365,7 +1365,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     for (ptrdiff_t i = 0; refitted && i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
             if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= FIT_LIMIT))
-                return kb_fail(err, KB_ERANGE, KB_ARG_TENSION, c, i / 3);
+                return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), c, i / 3);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
@@ -1418,6 +1418,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         status = skipped_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;
+        for (int c = 0; c < 2; c++)  /* the rows of keys dropped */
+            memset(j.tcb[c] + 3 * j.K, 0, (size_t)(3 * (F - j.K)) * sizeof(double));
         memcpy(angle, j.s.angle, (size_t)F * sizeof(double));
         memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }

@@ -500,7 +500,7 @@ typedef struct {
  * a heap of each segment's worst frame finds the next: near-linear in
  * frames.  Writes keys (n_frames capacity) ascending and their count, and
  * the final splines' angle and distance (n_frames) at every frame.
- * Allocates about 85 n_frames doubles.
+ * Allocates about 100 n_frames doubles.
  */
 kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                            double *angle, double *distance, kb_error *err);
@@ -510,7 +510,7 @@ kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdif
  * with TCB rotation_tcb and translation_tcb ((n_keys, 3) each; NULL: zero)
  * at every frame: rotations (n_frames, 4), translations (n_frames, 3; NULL
  * to skip), and their errors from the frames, angle and distance
- * (n_frames; NULL to skip).  Allocates about 60 n_frames doubles.
+ * (n_frames; NULL to skip).  Allocates about 75 n_frames doubles.
  */
 kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
                             ptrdiff_t n_keys, const double *rotation_tcb,
@@ -568,7 +568,7 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
  * kb_reduce_drop does.  Writes the keys and their count, rotation_tcb and
  * translation_tcb (n_frames, 3; the first n_keys rows used, the rest zero)
  * and the final angle and distance at every frame.
- * Allocates about 175 n_frames doubles.
+ * Allocates about 195 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
@@ -583,7 +583,7 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * (a failed one restores its key and its neighbours' TCB, so those frames
  * are as they were), for every phase of the spacing in turn.  Writes the
  * keys, their count, TCB and the final angle and distance at every frame
- * as kb_reduce_fit does.  Allocates about 175 n_frames doubles.
+ * as kb_reduce_fit does.  Allocates about 195 n_frames doubles.
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

@@ -333,3 +333,14 @@ def test_drops_refuse_bad_tcb(walk120, change, error):
     with pytest.raises(error, match="tcb|range"):
         core.reduce_drop(walk120.times, walk120.rotations()[3:4], walk120.translations()[3:4],
                          np.radians(1.0), np.inf, start, change(tcb), tcb)
+
+
+@pytest.mark.parametrize("column, name", [(0, "tension"), (1, "continuity"), (2, "bias")])
+def test_drops_name_the_parameter_out_of_range(walk120, column, name):
+    start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
+    tcb = np.zeros((len(start), 3))
+    bad = tcb.copy()
+    bad[1, column] = 1.5
+    with pytest.raises(ValueError, match=name):
+        core.reduce_drop(walk120.times, walk120.rotations()[3:4], walk120.translations()[3:4],
+                         np.radians(1.0), np.inf, start, bad, tcb)

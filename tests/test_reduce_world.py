@@ -136,6 +136,20 @@ def test_progress_counts_the_search_passes(fit, passes):
     assert done[8:] == (list(range(9, 14)) if not fit else [9, 12] + list(range(13, 20)))
 
 
+@pytest.mark.parametrize("fit, passes", [(False, 13), (True, 19)])
+def test_progress_reaches_its_total_where_nothing_moves(fit, passes):
+    """A clip that keeps only its first and last frames: the fitted pass
+    keeps no fewer keys than the greedy one, yet the progress still ends at
+    its total (a review found it one short)."""
+    clip = chain_clip()
+    still = Motion(clip.joints, clip.frame_time, np.repeat(clip.frames[:1], 30, axis=0))
+    calls = []
+    result = reduce_keys(still, position_tolerance=0.5, fit=fit,
+                         progress=lambda *a: calls.append(a))
+    assert all(len(k) == 2 for k in result.key_frames)
+    assert calls[-1] == (passes, passes)
+
+
 @pytest.mark.parametrize("fit", [False, True])
 def test_a_tolerance_below_rounding_is_refused(walk, fit):
     """Every frame a key still leaves rounding's errors (about 1e-14 of the

@@ -367,16 +367,18 @@ def _reduction(motion, joints, selected, world):
                      angle, distance, world.errors, *tcbs)
 
 
-def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance, factors):
+def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance, factors,
+                   drops):
     """The world-space search scales every joint's tolerances alike; this
     gives each joint the slack the others leave.  Per joint, most keys
     first, its tolerances are loosened by each of `factors` in turn,
     and its new keys (by `choose_joint`) kept where they are fewer and every
     point stays within `tolerance`, checked by forward kinematics of the
     joints they move (`world`, a WorldError under the curves of `found`, the
-    choices of keys at `scale`).  Fitted keys then try dropping more
-    (_dropped_joint), kept the same way.  Yields after each factor and the
-    drops; returns the reduction."""
+    choices of keys at `scale`).  With `drops`, fitted keys then try
+    dropping more (_dropped_joint), kept the same way.  Yields after each
+    factor and (with `drops`, whatever the keys) the drops; returns the
+    reduction."""
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
@@ -395,7 +397,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                 scales[j] *= factor
                 selected[j] = new
         yield
-    if choose_joint is _fitted_joint:  # fitted keys: drop more, refitting (see _dropped_joint)
+    if drops and choose_joint is _fitted_joint:  # drop more, refitting (see _dropped_joint)
         dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)))
         for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
             new = dropped[j]
@@ -403,6 +405,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                     and world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance):
                 world.accept()
                 selected[j] = new
+    if drops:  # a pass of the count either way
         yield
     return _reduction(motion, joints, selected, world)
 
@@ -426,8 +429,9 @@ FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every cl
 # root of the one before: the last, 1.09, keeps 1.1% fewer greedy and 1.5%
 # fewer fitted keys over every clip and tolerance for 3-7% and 15% more time
 LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19, 1.09)
-# fitted keys loosen once more: 0.6% fewer keys for 17% more time (greedy
-# ones 0.8% fewer for 4.5% more, left out: greedy is the quick mode)
+# with fit, keys loosen once more: 0.6% fewer fitted keys for 17% more
+# time (greedy ones 0.8% fewer for 4.5% more, left out with fit=False: it
+# is the quick mode)
 FIT_LOOSEN_FACTORS = LOOSEN_FACTORS + (1.04,)
 
 
@@ -610,7 +614,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             progress(passes, total)
     found, measured = best
     loosen = _loosen_joints(motion, joints, found, measured, best_choice, best_scale,
-                            position_tolerance, factors)
+                            position_tolerance, factors, fit)
     while True:
         try:
             next(loosen)
