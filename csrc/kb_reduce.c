@@ -596,7 +596,6 @@ typedef struct {
     double *gradient, *diagonal, *step, *trial;  /* (3K) each */
     ptrdiff_t *at;         /* (m) the frames the fit weighs (weigh_frames) */
     double *at_times;      /* (m) their times */
-    ptrdiff_t *segment;    /* (m) each one's segment */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
     const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration (chords) */
     double *chord_store, *dt_store;  /* the translation's */
@@ -679,8 +678,7 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
             if (f < r.first || f > r.last)
                 continue;
             w->at[m] = f;
-            w->at_times[m] = jt->times[f];
-            w->segment[m++] = s;
+            w->at_times[m++] = jt->times[f];
         }
     }
     w->seg_start[K - 1] = m;
@@ -689,9 +687,9 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
 
 /* d (tangent out, tangent in) / d (tension, continuity, bias) of a key
  * under KB timing: tangent = (a d_prev + b d_next) / sum and (c d_prev +
- * d d_next) / sum (kb_key_weights), as dout[p][0..dim), din[p][0..dim). */
+ * d d_next) / sum (kb_key_weights), as dout[p] and din[p]. */
 static void tangent_derivatives(const double *tcb, const double *d_prev, const double *d_next,
-                                double sum, int dim, double dout[3][3], double din[3][3])
+                                double sum, double dout[3][3], double din[3][3])
 {
     double omt = 1.0 - tcb[0], cp = 1.0 + tcb[1], cm = 1.0 - tcb[1];
     double bp = 1.0 + tcb[2], bm = 1.0 - tcb[2];
@@ -699,7 +697,7 @@ static void tangent_derivatives(const double *tcb, const double *d_prev, const d
     const double wa[3] = {-cp * bp, omt * bp, omt * cp}, wb[3] = {-cm * bm, -omt * bm, -omt * cm};
     const double wc[3] = {-cm * bp, -omt * bp, omt * cm}, wd[3] = {-cp * bm, omt * bm, -omt * cp};
     for (int p = 0; p < 3; p++)
-        for (int c = 0; c < dim; c++) {
+        for (int c = 0; c < 3; c++) {
             dout[p][c] = (wa[p] * d_prev[c] + wb[p] * d_next[c]) / sum;
             din[p][c] = (wc[p] * d_prev[c] + wd[p] * d_next[c]) / sum;
         }
@@ -775,7 +773,7 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
                 continue;  /* fixed, or a natural end (no TCB of its own) */
             double dout[3][3], din[3][3], h = scale * dt[seg];
             tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
-                                dt[k - 1] + dt[k], 3, dout, din);
+                                dt[k - 1] + dt[k], dout, din);
             for (int p = 0; p < 3; p++)
                 for (int c = 0; c < 3; c++) {
                     if (slot == 1) {  /* the end: T1 = in tangent */
@@ -855,8 +853,6 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
             closed_jacobian(K, tcb, rotation ? 2.0 : 1.0, r, w);
             age = 0;
         }
-        if (status != KB_OK)
-            break;
         double damping_before = damping;
         gradient(K, residual, w);
         double trace = 0.0;
@@ -911,7 +907,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
     w->per_segment = per_segment;
     size_t n = (size_t)F;
     double *d = malloc((41 * n + 2 * 3 * n * BAND + 4 * 3 * n + n + 4 * n) * sizeof(double)
-                       + 3 * n * sizeof(ptrdiff_t));
+                       + 2 * n * sizeof(ptrdiff_t));
     if (!d)
         return NULL;
     w->slope = d;
@@ -927,8 +923,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
     w->chord_store = w->at_times + n;
     w->dt_store = w->chord_store + 3 * n;
     w->at = (ptrdiff_t *)(w->dt_store + n);
-    w->segment = w->at + n;
-    w->seg_start = w->segment + n;
+    w->seg_start = w->at + n;
     return d;
 }
 

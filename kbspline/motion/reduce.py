@@ -266,6 +266,12 @@ def _greedy_joint(joint, scale):
     return (joint.greedy(scale),)
 
 
+def _nothing_to_fit(keys, tolerances):
+    """Whether no fit could drop a key: only the first and last frames are
+    keys, or no tolerance is finite."""
+    return len(keys) == 2 or not any(np.isfinite(tolerances))
+
+
 def _fitted_joint(joint, scale):
     """A joint's fitted keys at `scale` (in C: see kb_reduce_fit) from its
     greedy keys at LOOSER times its tolerances, or its greedy keys where
@@ -273,7 +279,7 @@ def _fitted_joint(joint, scale):
     keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
     tolerances = joint.tolerances(scale)
-    if len(keys) == 2 or not any(np.isfinite(tolerances)):  # nothing a fit could drop
+    if _nothing_to_fit(keys, tolerances):
         return keys, zero, zero
     fitted, rtcb, ttcb, _, _ = _core.reduce_fit(*joint.frames, *tolerances,
                                                 joint.greedy(scale, LOOSER))
@@ -287,7 +293,7 @@ def _dropped_joint(joint, choice_and_scale):
     TCB), scale)."""
     (keys, rtcb, ttcb), scale = choice_and_scale
     tolerances = joint.tolerances(scale)
-    if len(keys) == 2 or not any(np.isfinite(tolerances)):
+    if _nothing_to_fit(keys, tolerances):
         return keys, rtcb, ttcb
     return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb)[:3]
 
@@ -506,21 +512,19 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
     frames (in C, on the banded normal equations, with a closed-form
-    Jacobian), keys the worst frame of
-    every segment out of tolerance and fits again the keys near the new ones
-    (against the frames they shape) until none is, then drops each key whose
-    frames stay within tolerance without it, refitting the keys near it,
-    and then each key whose frames stay within tolerance once the keys
-    beside it are refitted; it keeps the greedy keys where those are
-    fewer.  World mode runs its greedy
+    Jacobian), keys the worst frame of every segment out of tolerance and
+    fits again the keys near the new ones (against the frames they shape)
+    until none is, then drops each key whose frames stay within tolerance
+    without it, refitting the keys near it, and then each key whose frames
+    stay within tolerance once the keys beside it are refitted; it keeps
+    the greedy keys where those are fewer.  World mode runs its greedy
     search first, then a fitted reduction at the scale found (halved until
     it passes, at most four), then loosens joints with fitted keys, by a
     sixth factor, 1.04, after the five, and last tries, per joint, to drop
     more of its keys with the keys beside them refitted under its final
     tolerances, kept where every point stays within `position_tolerance`.
-    The
-    fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`, and
-    `Reduction.rebuild` reproduces the fitted curves.
+    The fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`,
+    and `Reduction.rebuild` reproduces the fitted curves.
     """
     check_motion(motion, "motion")
     angle_tolerance = _check_positive("angle_tolerance", angle_tolerance)
