@@ -50,8 +50,12 @@ typedef struct {
     ptrdiff_t seg_lo, seg_hi;  /* the segments they lie in: [seg_lo, seg_hi) */
     int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
+    /* set where the greedy selection scores the rotation alone: rotation_errors
+     * then writes each frame's half angle's sine into angle and its cosine into
+     * cosine, and no score (see segment_worst) */
+    int halves;
     unsigned char *kind;
-    double *angle, *distance, *score, *residual, *moved, *zeros;
+    double *angle, *distance, *score, *residual, *moved, *zeros, *cosine;
 } space;
 
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
@@ -64,13 +68,14 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
-    s->moved = d + 55 * n;   s->zeros = d + 58 * n;  /* n more spare */
+    s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
     s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
     s->loc = (kb_loc *)(d + 71 * n);
     s->kind = (unsigned char *)(s->loc + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
+    s->halves = 0;
     return d;
 }
 
@@ -196,18 +201,30 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     return status;
 }
 
+/* conj(f) p: its scalar part, and its vector part into v. */
+static inline double relative_rotation(const double *f, const double *p, double v[3])
+{
+    v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
+    v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
+    v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+    return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
+}
+
 /* The rotation errors and residuals (see errors_at) of the spline values
- * in s->out at the m frames at[j] (NULL: first + j). */
+ * in s->out at the m frames at[j] (NULL: first + j); with s->halves (at
+ * NULL), the sine and cosine of each error's half instead of the error. */
 static void rotation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
                             ptrdiff_t m, double *error, double *residual, const space *s)
 {
-    for (ptrdiff_t j = 0; j < m; j++) {
-        const double *p = s->out + 4 * j, *f = jt->rotations + 4 * (at ? at[j] : first + j);
-        double v[3];  /* conj(f) p */
-        double w = f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
-        v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
-        v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
-        v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+    for (ptrdiff_t j = 0; s->halves && j < m; j++) {
+        double v[3], w = relative_rotation(jt->rotations + 4 * (first + j), s->out + 4 * j, v);
+        error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        s->cosine[first + j] = fabs(w);
+    }
+    for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
+        double v[3];
+        double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
+                                     s->out + 4 * j, v);
         if (error)
             error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
         double sign = w < 0 ? -2.0 : 2.0;
@@ -278,7 +295,8 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
 }
 
 /* Both channels' errors at frames [first, last] into s->angle, s->distance
- * and their worst ratio to the tolerances into s->score.  A channel of
+ * and their worst ratio to the tolerances into s->score (with s->halves,
+ * the rotation's halves: see rotation_errors).  A channel of
  * infinite tolerance cannot raise a score, so it is skipped here (its
  * errors are left as they were) and evaluated once at the end by
  * skipped_errors. */
@@ -294,7 +312,7 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     if (status == KB_OK && translation)
         status = channel_errors(jt, 0, keys, n, translation_tcb, first, last,
                                 s->distance + first, NULL, s, err);
-    for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
+    for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
         s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                            translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
@@ -428,19 +446,56 @@ typedef struct {
     ptrdiff_t *prev, *next, *latest;
     candidate *heap;
     ptrdiff_t heap_size, entries;
+    double floor;
 } greedy_state;
 
+/* A frame's score from the halves of its rotation error (s->halves). */
+static double halves_score(const kb_reduce_joint *jt, const space *s, ptrdiff_t f)
+{
+    return fmax(kb_rotation_angle(s->angle[f], s->cosine[f]) / jt->angle_tolerance, 0.0);
+}
+
+/* The first frame of the highest score in [a, end); with s->halves, of the
+ * highest ratio of sine to cosine (the angles' order without an arctangent
+ * a frame), and by score where its score is within rounding below the
+ * floor, so that no frame a rounding above it is left unkeyed. */
+static ptrdiff_t segment_worst(const kb_reduce_joint *jt, const space *s, double floor,
+                               ptrdiff_t a, ptrdiff_t end)
+{
+    ptrdiff_t worst = a;
+    if (s->halves) {
+        const double *sine = s->angle, *cosine = s->cosine;
+        for (ptrdiff_t f = a + 1; f < end; f++)
+            if (sine[f] * cosine[worst] > sine[worst] * cosine[f])
+                worst = f;
+        double worst_score = halves_score(jt, s, worst);
+        if (!(worst_score <= floor && worst_score >= floor * (1 - 1e-9)))
+            return worst;
+        worst_score = halves_score(jt, s, worst = a);
+        for (ptrdiff_t f = a + 1; f < end; f++) {
+            double score = halves_score(jt, s, f);
+            if (score > worst_score) {
+                worst = f;
+                worst_score = score;
+            }
+        }
+        return worst;
+    }
+    for (ptrdiff_t f = a + 1; f < end; f++)
+        if (s->score[f] > s->score[worst])
+            worst = f;
+    return worst;
+}
+
 /* Pushes the worst frame of each segment between keys a and b. */
-static void push_segments(greedy_state *g, const double *score, ptrdiff_t a, ptrdiff_t b)
+static void push_segments(greedy_state *g, const kb_reduce_joint *jt, const space *s,
+                          ptrdiff_t a, ptrdiff_t b)
 {
     for (; a != b; a = g->next[a]) {
-        ptrdiff_t worst = a, end = g->next[a];
-        for (ptrdiff_t f = a + 1; f < end; f++)
-            if (score[f] > score[worst])
-                worst = f;
+        ptrdiff_t worst = segment_worst(jt, s, g->floor, a, g->next[a]);
+        double score = s->halves ? halves_score(jt, s, worst) : s->score[worst];
         g->latest[a] = ++g->entries;
-        heap_push(g->heap, &g->heap_size,
-                  (candidate){score[worst], worst, a, g->entries});
+        heap_push(g->heap, &g->heap_size, (candidate){score, worst, a, g->entries});
     }
 }
 
@@ -495,7 +550,8 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
-    greedy_state g = {.heap_size = 0, .entries = 0};
+    s.halves = isfinite(jt->angle_tolerance) && !isfinite(jt->distance_tolerance);
+    greedy_state g = {.heap_size = 0, .entries = 0, .floor = floor};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
     g.latest = g.next + F;
@@ -508,7 +564,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     }
     status = joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
     if (status == KB_OK)
-        push_segments(&g, s.score, 0, F - 1);
+        push_segments(&g, jt, &s, 0, F - 1);
     while (status == KB_OK && g.heap_size) {
         candidate c = heap_pop(g.heap, &g.heap_size);
         if (g.latest[c.start] != c.entry)
@@ -544,7 +600,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         ptrdiff_t last = window[after >= 2 ? before + 2 : n - 1];
         status = joint_errors(jt, window, n, NULL, NULL, first, last, &s, err);
         if (status == KB_OK)
-            push_segments(&g, s.score, first, last);
+            push_segments(&g, jt, &s, first, last);
     }
     ptrdiff_t n = 0, *found = g.latest;  /* the heap's records are no longer needed */
     for (ptrdiff_t k = 0; status == KB_OK; k = g.next[k]) {
@@ -561,8 +617,8 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         }
         if (order)
             *n_order = n_keyed;
-        if (angle)
-            memcpy(angle, s.angle, (size_t)F * sizeof(double));
+        for (ptrdiff_t f = 0; angle && f < F; f++)
+            angle[f] = s.halves ? kb_rotation_angle(s.angle[f], s.cosine[f]) : s.angle[f];
         if (distance)
             memcpy(distance, s.distance, (size_t)F * sizeof(double));
     }

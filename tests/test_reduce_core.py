@@ -176,20 +176,85 @@ def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped
 
 
 @settings(max_examples=25, deadline=None)
-@given(clip=random_clips(), floors=st.lists(st.floats(0.05, 50.0), min_size=2, max_size=4))
-def test_greedy_order_carried_on_is_one_run(clip, floors):
+@given(clip=random_clips(), floors=st.lists(st.floats(0.05, 50.0), min_size=2, max_size=4),
+       distance=st.sampled_from([1e-2, np.inf]))
+def test_greedy_order_carried_on_is_one_run(clip, floors, distance):
     """The order carried on from an earlier call's frames, floor after lower
-    floor, is one run's to the last floor, bit for bit, scores and all."""
+    floor, is one run's to the last floor, bit for bit, scores and all
+    (with the translation scored, and not: then the worst frames are found
+    by their half angles)."""
     floors = sorted(floors, reverse=True)
     frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
               np.ascontiguousarray(clip.translations()[:1]))
     order, score = np.empty(0, np.intp), np.empty(0)
     for floor in floors:
-        more, more_score = core.reduce_greedy_order(*frames, 1e-3, 1e-2, floor, order)
+        more, more_score = core.reduce_greedy_order(*frames, 1e-3, distance, floor, order)
         order, score = np.concatenate([order, more]), np.concatenate([score, more_score])
-    whole, whole_score = core.reduce_greedy_order(*frames, 1e-3, 1e-2, floors[-1])
+    whole, whole_score = core.reduce_greedy_order(*frames, 1e-3, distance, floors[-1])
     np.testing.assert_array_equal(order, whole)
     assert whole_score.tobytes() == score.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(clip=random_clips(), pick=st.integers(0, 10 ** 6))
+def test_worst_frames_by_half_angles_are_those_by_score(clip, pick):
+    """Where the rotation alone is scored, the selection finds a segment's
+    worst frame by its half angle's sine and cosine, and by score where that
+    is within rounding of the floor: the same keys, in the same order, as
+    with the translation scored too (constant, so that it never counts), at
+    an angle tolerance equal, to the bit, to a frame's error, and every
+    frame is kept within it."""
+    times = clip.times
+    rotations = np.ascontiguousarray(clip.rotations()[:1])
+    still = np.zeros((1, len(times), 3))
+    # the errors of the spline through the first and last frames alone
+    _, errors, _ = greedy(times, rotations, still, np.array([10.0]), np.array([np.inf]))
+    errors = np.unique(errors[errors > 1e-9])
+    if not len(errors):
+        return
+    for tolerance in (errors[-1], errors[pick % len(errors)]):  # the worst: a tie at once
+        (keys,), angles, _ = greedy(times, rotations, still, np.array([tolerance]),
+                                    np.array([np.inf]))
+        assert angles.max() <= tolerance
+        (scored,), _, _ = greedy(times, rotations, still, np.array([tolerance]),
+                                 np.array([1.0]))
+        np.testing.assert_array_equal(keys, scored)
+        halves, order = (core.reduce_greedy_order(times, rotations, still, tolerance, distance,
+                                                  1.0) for distance in (np.inf, 1.0))
+        for mine, theirs in zip(halves, order):
+            assert mine.tobytes() == theirs.tobytes()
+
+
+def turns(*halves):
+    """A track whose spline through its first and last frames (identity) is
+    the identity, so that an interior frame (cos, 0, 0, sin) has, to the
+    bit, its own half angle's cosine and sine."""
+    q = np.zeros((1, len(halves) + 2, 4))
+    q[0, 0, 0] = q[0, -1, 0] = 1.0
+    q[0, 1:-1, 0], q[0, 1:-1, 3] = np.transpose(halves)
+    return np.arange(q.shape[1]) * 0.1, q, np.zeros((1, q.shape[1], 3))
+
+
+def test_a_worst_frame_a_rounding_past_the_tolerance_is_keyed():
+    """Frames 2 and 1 differ by an ulp of their cosines: frame 2's angle is
+    the larger, but the products of sines and cosines that find a segment's
+    worst frame round equal, so frame 1 is found first.  At a tolerance of
+    frame 1's angle exactly, its score ties the floor, and the segment is
+    searched again by score: frame 2 is keyed, not left an ulp past it."""
+    times, q, x = turns((0.9970996187354577, 0.07610749186252971),
+                        (0.9970996187354576, 0.07610749186252971))
+    _, errors, _ = greedy(times, q, x, np.array([10.0]), np.array([np.inf]))
+    assert errors[0, 2] > errors[0, 1]  # the premise: angles an ulp apart
+    (keys,), angles, _ = greedy(times, q, x, errors[:, 1], np.array([np.inf]))
+    np.testing.assert_array_equal(keys, [0, 2, 3])
+    assert angles.max() <= errors[0, 1]
+
+
+def test_the_earliest_of_equal_worst_frames_is_keyed():
+    times, q, x = turns(*[(np.cos(a), np.sin(a)) for a in (0.1, 0.3, 0.3, 0.1)])
+    for distance in (np.inf, 1.0):  # the rotation alone scored, and not
+        order, _ = core.reduce_greedy_order(times, q, x, 0.1, distance, 1.0)
+        assert order[0] == 2
 
 
 @pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"],
