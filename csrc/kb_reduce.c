@@ -138,9 +138,8 @@ static int signs_follow(ptrdiff_t n, const space *s)
  * ascending times at_times located on them (s->loc).  What spline_errors needs of the
  * keys, so that a fit, which moves only the TCB, takes it once.
  */
-static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                              ptrdiff_t n, const double *tcb, const double *at_times,
-                              ptrdiff_t m, space *s, kb_error *err)
+static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                        ptrdiff_t n, space *s)
 {
     ptrdiff_t width = rotation ? 4 : 3;
     const double *frames = rotation ? jt->rotations : jt->translations;
@@ -149,6 +148,13 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
         s->t[i] = jt->times[keys[i]];
         memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
     }
+}
+
+static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                              ptrdiff_t n, const double *tcb, const double *at_times,
+                              ptrdiff_t m, space *s, kb_error *err)
+{
+    gather_keys(jt, rotation, keys, n, s);
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (spline_errors) */
     gather_tcb(n, tcb, s);
@@ -182,17 +188,23 @@ static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, s
     return status;
 }
 
+/* The translation keys in s (prepare_keys) with the TCB in s->tcb3. */
+static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+}
+
 /* The translation spline of the prepared keys with the TCB in s->tcb3 at
  * the m frames at_times, into s->out. */
 static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                                 kb_error *err)
 {
-    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
-    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
-    kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                     .tension = T, .continuity = C, .bias = B, .ease_from = zero,
-                     .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+    kb_tcb_keys k = translation_keys(n, s);
     kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
     kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
                   .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
@@ -257,9 +269,11 @@ static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_
     gather_tcb(n, tcb, s);
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
-    if (status == KB_OK && rotation)
+    if (status != KB_OK || (!error && !residual))
+        return status;
+    if (rotation)
         rotation_errors(jt, at, first, m, error, residual, s);
-    else if (status == KB_OK)
+    else
         translation_errors(jt, at, first, m, error, residual, s);
     return status;
 }
@@ -389,6 +403,129 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
     }
     if (status == KB_OK && translations)
         memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
+    free(block);
+    return status == KB_OK ? kb_ok(err) : status;
+}
+
+/* Whether a key's TCB rows in tcb and from_tcb (NULL: zero) are the same bits. */
+static int same_tcb(const double *tcb, ptrdiff_t i, const double *from_tcb, ptrdiff_t o)
+{
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    return !memcmp(tcb ? tcb + 3 * i : zero, from_tcb ? from_tcb + 3 * o : zero, sizeof zero);
+}
+
+/* Whether two neighbouring keys' quaternions are orthogonal within
+ * rounding, so that a window's signs may not follow the whole spline's
+ * (see signs_follow, whose dot is with the unit key before: zero only
+ * where this one is within rounding of it). */
+static int orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K)
+{
+    for (ptrdiff_t k = 1; k < K; k++) {
+        const double *a = jt->rotations + 4 * keys[k - 1], *b = jt->rotations + 4 * keys[k];
+        double dot = kb_qdot(a, b);
+        if (!(dot * dot > 1e-24 * kb_qdot(a, a) * kb_qdot(b, b)))
+            return 1;
+    }
+    return 0;
+}
+
+/* One channel's keys and TCB checked as a spline through them all checks
+ * them, so that the windows of rebuild_channel_from need not be. */
+static kb_status check_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                               ptrdiff_t K, const double *tcb, space *s, kb_error *err)
+{
+    gather_keys(jt, rotation, keys, K, s);
+    gather_tcb(K, tcb, s);
+    if (!rotation) {
+        kb_tcb_keys k = translation_keys(K, s);
+        return kb_validate_common(&k, 0, err);
+    }
+    kb_rot_keys k = rotation_keys(K, s);
+    kb_status status = kb_rot_validate(&k, err);
+    s->keys_checked = status == KB_OK;
+    return status;
+}
+
+/* Whether segment i of keys (K) is segment from[i] of from_keys, keys i - 1
+ * to i + 2 (those that shape it) being the same, consecutive there too,
+ * with the same TCB: from[k] is key k's index in from_keys, or -1. */
+static int same_segment(const ptrdiff_t *from, ptrdiff_t K, const double *tcb,
+                        const double *from_tcb, ptrdiff_t i)
+{
+    ptrdiff_t lo = i ? i - 1 : 0, hi = i + 2 < K ? i + 2 : K - 1;
+    for (ptrdiff_t k = lo; k <= hi; k++)
+        if (from[lo] < 0 || from[k] != from[lo] + (k - lo) || !same_tcb(tcb, k, from_tcb, from[k]))
+            return 0;
+    return 1;
+}
+
+/* One channel of kb_reduce_rebuild_from into out (its curve through
+ * from_keys on entry): each run of segments not the same as from_keys'
+ * evaluated on the keys that shape it. */
+static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
+                                      const ptrdiff_t *keys, ptrdiff_t K, const double *tcb,
+                                      const ptrdiff_t *from, const double *from_tcb,
+                                      double *out, space *s, kb_error *err)
+{
+    ptrdiff_t width = rotation ? 4 : 3;
+    kb_status status = KB_OK;
+    for (ptrdiff_t i = 0; status == KB_OK && i + 1 < K; i++) {
+        if (same_segment(from, K, tcb, from_tcb, i))
+            continue;
+        ptrdiff_t j = i;  /* the run of segments i to j */
+        while (j + 2 < K && !same_segment(from, K, tcb, from_tcb, j + 1))
+            j++;
+        ptrdiff_t lo = i ? i - 1 : 0, hi = j + 2 < K ? j + 2 : K - 1;
+        ptrdiff_t first = keys[i], last = j + 2 < K ? keys[j + 1] - 1 : keys[K - 1];
+        status = channel_errors(jt, rotation, keys + lo, hi - lo + 1, tcb ? tcb + 3 * lo : NULL,
+                                first, last, NULL, NULL, s, err);
+        if (status == KB_OK)
+            memcpy(out + width * first, s->out, (size_t)(width * (last - first + 1)) * sizeof(double));
+        i = j;
+    }
+    return status;
+}
+
+kb_status kb_reduce_rebuild_from(const kb_reduce_joint *jt, const ptrdiff_t *keys,
+                                 ptrdiff_t n_keys, const double *rotation_tcb,
+                                 const double *translation_tcb, const ptrdiff_t *from_keys,
+                                 ptrdiff_t n_from, const double *from_rotation_tcb,
+                                 const double *from_translation_tcb, double *rotations,
+                                 double *translations, kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status == KB_OK)
+        status = check_keys(jt, keys, n_keys, err);
+    if (status == KB_OK)
+        status = check_keys(jt, from_keys, n_from, err);
+    if (status != KB_OK)
+        return status;
+    if (!keys_pass(jt) || orthogonal_neighbours(jt, keys, n_keys) ||
+        orthogonal_neighbours(jt, from_keys, n_from))  /* the whole splines, then */
+        return kb_reduce_rebuild(jt, keys, n_keys, rotation_tcb, translation_tcb, rotations,
+                                 translations, NULL, NULL, err);
+    ptrdiff_t F = jt->n_frames;
+    space s;
+    void *block = space_alloc(&s, F, (size_t)F * sizeof(ptrdiff_t));
+    if (!block)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    ptrdiff_t *from = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
+    for (ptrdiff_t k = 0, o = 0; k < n_keys; k++) {  /* both ascend */
+        while (o < n_from && from_keys[o] < keys[k])
+            o++;
+        from[k] = o < n_from && from_keys[o] == keys[k] ? o : -1;
+    }
+    for (int rotation = 1; status == KB_OK && rotation >= 0; rotation--) {
+        double *out = rotation ? rotations : translations;
+        const double *tcb = rotation ? rotation_tcb : translation_tcb;
+        if (!out)
+            continue;
+        status = check_channel(jt, rotation, keys, n_keys, tcb, &s, err);
+        if (status == KB_OK)
+            status = rebuild_channel_from(jt, rotation, keys, n_keys, tcb, from,
+                                          rotation ? from_rotation_tcb : from_translation_tcb,
+                                          out, &s, err);
+    }
     free(block);
     return status == KB_OK ? kb_ok(err) : status;
 }

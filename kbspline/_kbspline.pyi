@@ -92,7 +92,9 @@ def reduce_greedy_order(
 def reduce_rebuild(
     times: _F64, rotations: _F64, translations: _F64, keys: NDArray[np.intp],
     rotation_tcb: Optional[_F64], translation_tcb: Optional[_F64], errors: bool = True,
-    translation: bool = True, /,
+    translation: bool = True,
+    since: Optional[tuple[NDArray[np.intp], Optional[_F64], Optional[_F64], _F64,
+                          Optional[_F64]]] = None, /,
 ) -> tuple[_F64, Optional[_F64], Optional[_F64], Optional[_F64]]: ...
 def joint_world(
     parent_rot: Optional[_F64], parent_origin: Optional[_F64], rotations: _F64,

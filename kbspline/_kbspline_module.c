@@ -1076,12 +1076,16 @@ static PyObject *reduce_drop(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(reduce_rebuild_doc,
 "reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
-"               translation_tcb, errors=True, translation=True)\n"
+"               translation_tcb, errors=True, translation=True, since=None)\n"
 "-> (rotations, translations, angle, distance)\n\n"
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
 "rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
 "translations None unless translation), and their errors (None for both\n"
-"unless errors).  Private: see kbspline.motion.reduce.");
+"unless errors).  since = (keys, rotation_tcb, translation_tcb, rotations,\n"
+"translations), an earlier result's keys, TCB and curves (errors False):\n"
+"only the frames of segments that differ are evaluated again, each\n"
+"rotation then up to sign (see kb_reduce_rebuild_from).  Private: see\n"
+"kbspline.motion.reduce.");
 
 /* An output array's data, or NULL for None (an output not asked for). */
 static double *skipped_or_data(PyObject *out)
@@ -1089,26 +1093,71 @@ static double *skipped_or_data(PyObject *out)
     return out == Py_None ? NULL : (double *)PyArray_DATA((PyArrayObject *)out);
 }
 
+static const double *tcb_data(PyArrayObject *tcb)
+{
+    return tcb ? (const double *)PyArray_DATA(tcb) : NULL;
+}
+
+/* Checks a channel's TCB, (K, 3) or None, into *tcb. */
+static int check_tcb(PyObject *obj, const char *name, npy_intp K, PyArrayObject **tcb)
+{
+    return check_array(obj, name, 2, 1, 0, 0, tcb) &&
+           (!*tcb || (expect_dim(*tcb, 0, K, name) && expect_dim(*tcb, 1, 3, name)));
+}
+
+/* A copy of an earlier curve (F, width), named name, as a new array. */
+static PyObject *copy_of_curve(PyObject *obj, const char *name, npy_intp F, npy_intp width)
+{
+    PyArrayObject *a;
+    if (!check_array(obj, name, 2, 0, 0, 0, &a) || !expect_dim(a, 0, F, name) ||
+        !expect_dim(a, 1, width, name))
+        return NULL;
+    return PyArray_NewCopy(a, NPY_CORDER);
+}
+
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
 {
-    PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
-    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
+    PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL, *since = Py_None;
+    PyObject *from[5];
+    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *from_tcb[2] = {NULL, NULL}, *keys = NULL;
+    PyArrayObject *from_keys = NULL;
     int errors = 1, translation = 1;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO|pp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &errors, &translation) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|ppO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &errors, &translation, &since) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
-    const char *names[2] = {"rotation_tcb", "translation_tcb"};
-    for (int c = 0; c < 2; c++)
-        if (!check_array(o[4 + c], names[c], 2, 1, 0, 0, &tcb[c]) ||
-            (tcb[c] && (!expect_dim(tcb[c], 0, K, names[c]) ||
-                        !expect_dim(tcb[c], 1, 3, names[c]))))
-            goto done;
+    if (!check_tcb(o[4], "rotation_tcb", K, &tcb[0]) ||
+        !check_tcb(o[5], "translation_tcb", K, &tcb[1]))
+        goto done;
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
-    out[0] = new_array(2, rotation_dims);
-    out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
+    if (since != Py_None) {
+        if (errors) {
+            PyErr_SetString(PyExc_ValueError, "since needs errors=False");
+            goto done;
+        }
+        static const char *const shape = "since must be (keys, rotation_tcb, "
+                                         "translation_tcb, rotations, translations)";
+        if (!PyTuple_Check(since) || PyTuple_GET_SIZE(since) != 5) {
+            PyErr_SetString(PyExc_TypeError, shape);
+            goto done;
+        }
+        for (int i = 0; i < 5; i++)
+            from[i] = PyTuple_GET_ITEM(since, i);
+        if (!(from_keys = key_frames(from[0])))
+            goto done;
+        npy_intp n_from = PyArray_DIM(from_keys, 0);
+        if (!check_tcb(from[1], "since's rotation_tcb", n_from, &from_tcb[0]) ||
+            !check_tcb(from[2], "since's translation_tcb", n_from, &from_tcb[1]) ||
+            !(out[0] = copy_of_curve(from[3], "since's rotations", F, 4)) ||
+            !(out[1] = translation ? copy_of_curve(from[4], "since's translations", F, 3)
+                                   : (Py_INCREF(Py_None), Py_None)))
+            goto done;
+    } else {
+        out[0] = new_array(2, rotation_dims);
+        out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
+    }
     for (int i = 2; i < 4; i++)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
@@ -1116,13 +1165,19 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
     kb_error err;
     kb_status status;
+    const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
+    double *rotations = (double *)PyArray_DATA((PyArrayObject *)out[0]);
     Py_BEGIN_ALLOW_THREADS
-    status = kb_reduce_rebuild(&jt, (const ptrdiff_t *)PyArray_DATA(keys), K,
-                               tcb[0] ? (const double *)PyArray_DATA(tcb[0]) : NULL,
-                               tcb[1] ? (const double *)PyArray_DATA(tcb[1]) : NULL,
-                               (double *)PyArray_DATA((PyArrayObject *)out[0]),
-                               skipped_or_data(out[1]), skipped_or_data(out[2]),
-                               skipped_or_data(out[3]), &err);
+    if (from_keys)
+        status = kb_reduce_rebuild_from(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
+                                        (const ptrdiff_t *)PyArray_DATA(from_keys),
+                                        PyArray_DIM(from_keys, 0), tcb_data(from_tcb[0]),
+                                        tcb_data(from_tcb[1]), rotations,
+                                        skipped_or_data(out[1]), &err);
+    else
+        status = kb_reduce_rebuild(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
+                                   rotations, skipped_or_data(out[1]), skipped_or_data(out[2]),
+                                   skipped_or_data(out[3]), &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         raise_core_error(status, &err);
@@ -1130,6 +1185,7 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
 done:
     Py_XDECREF(keys);
+    Py_XDECREF(from_keys);
     for (int i = 0; i < 4; i++)
         Py_XDECREF(out[i]);
     return result;

@@ -257,6 +257,71 @@ def test_the_earliest_of_equal_worst_frames_is_keyed():
         assert order[0] == 2
 
 
+@st.composite
+def key_choices(draw, frames):
+    """Keys (from the first frame to the last) and their TCB or None."""
+    inner = draw(st.sets(st.integers(1, max(1, frames - 2)), max_size=frames))
+    keys = np.array(sorted({0, frames - 1} | {f for f in inner if f < frames - 1}), np.intp)
+    tcb = [draw(st.sampled_from([None, "random"])) for _ in range(2)]
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    return keys, *(None if t is None else rng.uniform(-1, 1, (len(keys), 3)) for t in tcb)
+
+
+@settings(max_examples=60, deadline=None)
+@given(clip=random_clips(), data=st.data(), translation=st.booleans())
+def test_rebuild_since_other_keys_is_the_whole_spline(clip, data, translation):
+    """reduce_rebuild since an earlier result (keys, TCB and curves)
+    evaluates again only the segments that differ: the curves of a whole
+    rebuild, translations bit for bit, rotations up to sign; several in turn,
+    each since the one before, with keys and TCB partly the same."""
+    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
+              np.ascontiguousarray(clip.translations()[:1]))
+    F = clip.num_frames
+    choice = data.draw(key_choices(F))
+    curves = core.reduce_rebuild(*frames, *choice, False, translation)[:2]
+    for _ in range(3):
+        keys, rtcb, ttcb = data.draw(key_choices(F))
+        if data.draw(st.booleans()):  # mostly the earlier keys and TCB
+            keys = np.union1d(keys[::3], choice[0]).astype(np.intp)
+            rtcb, ttcb = (None if t is None else
+                          np.where(np.isin(keys, choice[0])[:, None] & (keys % 4 != 0)[:, None],
+                                   t[np.searchsorted(choice[0], keys).clip(0, len(t) - 1)],
+                                   0.5) for t in (choice[1], choice[2]))
+        since = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation,
+                                    (*choice, *curves))[:2]
+        whole = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation)[:2]
+        signs = np.where(np.sum(since[0] * whole[0], axis=1) < 0, -1.0, 1.0)[:, None]
+        assert (signs * since[0]).tobytes() == whole[0].tobytes()
+        assert (since[1] is None) == (not translation)
+        if translation:
+            assert since[1].tobytes() == whole[1].tobytes()
+        choice, curves = (keys, rtcb, ttcb), since
+
+
+@pytest.mark.parametrize("since, error, match", [
+    ("curves", ValueError, "since needs errors=False"),
+    (("keys",), TypeError, "since must be"),
+    ("list", TypeError, "since must be"),
+    ("short", ValueError, "since's rotations"),
+    ("float keys", TypeError, "keys|int"),
+    ("unsorted", ValueError, "times"),
+    ("tcb shape", ValueError, "since's rotation_tcb"),
+])
+def test_rebuild_since_refuses_bad_input(since, error, match):
+    t, q, x = frames()
+    keys = np.array([0, 5, 19], np.intp)
+    rot, trans = core.reduce_rebuild(t, q, x, keys, None, None, False)[:2]
+    errors = since == "curves"
+    since = {"curves": (keys, None, None, rot, trans),
+             "short": (keys, None, None, rot[:-1], trans),
+             "float keys": (keys.astype(float) + 0.5, None, None, rot, trans),
+             "unsorted": (keys[::-1].copy(), None, None, rot, trans),
+             "tcb shape": (keys, np.zeros((2, 3)), None, rot, trans),
+             "list": [keys, None, None, rot, trans]}.get(since, since)
+    with pytest.raises(error, match=match):
+        core.reduce_rebuild(t, q, x, keys, None, None, errors, True, since)
+
+
 @pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"],
                                    list(range(1, 1000))])
 def test_greedy_order_refuses_frames_keyed_that_are_not_interior(keyed):

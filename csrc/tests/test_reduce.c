@@ -420,3 +420,106 @@ KB_TEST(test_reduce_window_of_keys_is_the_whole_spline)
         }
     KB_ASSERT(compared > 1000);
 }
+
+/* Random keys (ascending, with the first and last frame) and TCB in [-0.9, 0.9]. */
+static ptrdiff_t random_keys(unsigned long long *state, int keep_in_64, ptrdiff_t *keys)
+{
+    ptrdiff_t n = 0;
+    for (ptrdiff_t f = 0; f < F; f++) {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        if (f == 0 || f == F - 1 || (int)(*state % 64) < keep_in_64)
+            keys[n++] = f;
+    }
+    return n;
+}
+
+/* Each frame's quaternions equal up to sign, bit for bit. */
+static int same_up_to_sign(const double *q, const double *want)
+{
+    for (int f = 0; f < F; f++) {
+        double dot = 0.0;
+        for (int k = 0; k < 4; k++)
+            dot += q[4 * f + k] * want[4 * f + k];
+        for (int k = 0; k < 4; k++)
+            if ((dot < 0 ? -q[4 * f + k] : q[4 * f + k]) != want[4 * f + k])
+                return 0;
+    }
+    return 1;
+}
+
+/* kb_reduce_rebuild_from, from the curves of other keys and TCB, gives the
+ * splines through its keys built whole: the translations bit for bit,
+ * each rotation or its negative; with two neighbouring keys orthogonal,
+ * and with bad keys refused. */
+KB_TEST(test_reduce_rebuild_from_other_keys_is_the_whole_spline)
+{
+    wiggle(0.6);
+    for (int k = 0; k < 4; k++)  /* keys on both sides: the splines flip them */
+        rot[4 * 40 + k] = -rot[4 * 40 + k];
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    unsigned long long state = 0x9E3779B97F4A7C15ull;
+    ptrdiff_t from[F], keys[F];
+    double from_tcb[3 * F], tcb[3 * F], q[F * 4], x[F * 3], wq[F * 4], wx[F * 3];
+    kb_error err;
+    for (int trial = 0; trial < 200; trial++) {
+        if (trial == 150) {  /* frames 60 and 61, orthogonal: keyed, the curves are whole */
+            for (int f = 30; f < 60; f++)  /* flipped before them, as windows may start */
+                for (int k = 0; k < 4; k++)
+                    rot[4 * f + k] = -rot[4 * f + k];
+            for (int k = 0; k < 4; k++) {  /* unit to the bit, so that their dot is 0 */
+                rot[4 * 60 + k] = k == 0;
+                rot[4 * 61 + k] = k == 1;
+            }
+        }
+        ptrdiff_t n_from = random_keys(&state, 4 + trial % 40, from);
+        ptrdiff_t n = 0;  /* most of from's keys, a few others */
+        ptrdiff_t more[F], n_more = random_keys(&state, 2, more);
+        for (ptrdiff_t i = 0, j = 0; i < n_from || j < n_more;) {
+            ptrdiff_t next = j == n_more || (i < n_from && from[i] < more[j]) ? from[i++]
+                                                                             : more[j++];
+            if ((n == 0 || next > keys[n - 1]) && (next % 7 != trial % 7 || next == 0 || next == F - 1))
+                keys[n++] = next;
+        }
+        if (trial >= 150) {
+            keys[n - 1] = 60;  /* 60 and 61 neighbouring keys */
+            keys[n++] = 61;
+            keys[n++] = F - 1;
+            for (ptrdiff_t i = 1; i < n - 1; i++)  /* ascending again */
+                for (ptrdiff_t j = i; j > 0 && keys[j] < keys[j - 1]; j--) {
+                    ptrdiff_t t = keys[j];
+                    keys[j] = keys[j - 1];
+                    keys[j - 1] = t;
+                }
+            ptrdiff_t m = 1;
+            for (ptrdiff_t i = 1; i < n; i++)
+                if (keys[i] != keys[m - 1])
+                    keys[m++] = keys[i];
+            n = m;
+        }
+        for (ptrdiff_t i = 0; i < 3 * n_from; i++)
+            from_tcb[i] = 1.8 * sin(1.7 * (double)(i + trial)) / 2;
+        for (ptrdiff_t i = 0, o = 0; i < n; i++) {  /* from's TCB, but for every fifth key */
+            while (o < n_from && from[o] < keys[i])
+                o++;
+            for (int p = 0; p < 3; p++)
+                tcb[3 * i + p] = o < n_from && from[o] == keys[i] && keys[i] % 5 != 0
+                                     ? from_tcb[3 * o + p] : 0.3 * cos((double)(3 * i + p));
+        }
+        const double *ft = trial % 3 ? from_tcb : NULL, *kt = trial % 3 ? tcb : NULL;
+        KB_ASSERT(kb_reduce_rebuild(&jt, from, n_from, ft, ft, q, x, NULL, NULL, &err) == KB_OK);
+        KB_ASSERT(kb_reduce_rebuild_from(&jt, keys, n, kt, kt, from, n_from, ft, ft, q, x,
+                                         &err) == KB_OK);
+        KB_ASSERT(splines_at_frames(keys, n, kt, kt, wq, wx));
+        KB_ASSERT(same_up_to_sign(q, wq));
+        KB_ASSERT(memcmp(x, wx, sizeof x) == 0);
+    }
+    ptrdiff_t unsorted[4] = {0, 9, 5, F - 1}, ends[2] = {0, F - 1};
+    KB_ASSERT(kb_reduce_rebuild_from(&jt, ends, 2, NULL, NULL, unsorted, 4, NULL, NULL, q, x,
+                                     &err) == KB_ENOTSORTED);
+    double nan_tcb[6] = {0.0, 0.0, 0.0, NAN, 0.0, 0.0};
+    for (int c = 0; c < 2; c++)  /* either channel's, checked whole */
+        KB_ASSERT(kb_reduce_rebuild_from(&jt, ends, 2, c ? NULL : nan_tcb, c ? nan_tcb : NULL,
+                                         ends, 2, NULL, NULL, q, x, &err) == KB_ENONFINITE);
+}

@@ -327,6 +327,11 @@ def _choose(choose_joint, joints, scales, progress=None):
     return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), progress)
 
 
+def _with_tcb(choice):
+    """(keys, rotation TCB, translation TCB) of a choice, None for zero TCB."""
+    return choice if len(choice) == 3 else (choice[0], None, None)
+
+
 def _rebuild(joint, choice):
     """A joint's curves at every frame (F, 4) and (F, 3) through its keys
     and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB) (in
@@ -334,7 +339,9 @@ def _rebuild(joint, choice):
     position channels, as forward kinematics then takes its OFFSET.  The
     joint keeps its last, which later passes of the search often ask for
     again, mostly as the very arrays greedy() keeps (then no bytes to
-    compare)."""
+    compare), and evaluates again only the frames of segments the keys or
+    TCB change from it (each rotation then up to sign, which forward
+    kinematics does not see)."""
     last = joint.last_rebuild
     if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
         return last[2]
@@ -342,8 +349,9 @@ def _rebuild(joint, choice):
     if last is not None and last[1] == key:
         curves = last[2]
     else:
-        curves = _core.reduce_rebuild(*joint.frames, choice[0], *(choice[1:] or (None, None)),
-                                      False, joint.moves)[:2]
+        since = None if last is None else (*_with_tcb(last[0]), *last[2])
+        curves = _core.reduce_rebuild(*joint.frames, *_with_tcb(choice), False, joint.moves,
+                                      since)[:2]
     joint.last_rebuild = choice, key, curves
     return curves
 
@@ -364,8 +372,7 @@ def _reduction(motion, joints, selected, world):
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
     # (J, 2, F) each joint's angle and distance errors: their maxima at once
-    angle, distance = np.array([_core.reduce_rebuild(*joint.frames, choice[0],
-                                                     *(choice[1:] or (None, None)))[2:]
+    angle, distance = np.array([_core.reduce_rebuild(*joint.frames, *_with_tcb(choice))[2:]
                                 for joint, choice in zip(joints, selected)]).max(axis=2).T.copy()
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
