@@ -223,20 +223,21 @@ static inline double relative_rotation(const double *f, const double *p, double 
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
- * in s->out at the m frames at[j] (NULL: first + j); with s->halves (at
+ * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves (at
  * NULL), the sine and cosine of each error's half instead of the error. */
-static void rotation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
-                            ptrdiff_t m, double *error, double *residual, const space *s)
+static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
+                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                            const space *s)
 {
     for (ptrdiff_t j = 0; s->halves && j < m; j++) {
-        double v[3], w = relative_rotation(jt->rotations + 4 * (first + j), s->out + 4 * j, v);
+        double v[3], w = relative_rotation(jt->rotations + 4 * (first + j), values + 4 * j, v);
         error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         s->cosine[first + j] = fabs(w);
     }
     for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
         double v[3];
         double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
-                                     s->out + 4 * j, v);
+                                     values + 4 * j, v);
         if (error)
             error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
         double sign = w < 0 ? -2.0 : 2.0;
@@ -246,11 +247,12 @@ static void rotation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrd
 }
 
 /* The translation errors and residuals, likewise. */
-static void translation_errors(const kb_reduce_joint *jt, const ptrdiff_t *at, ptrdiff_t first,
-                               ptrdiff_t m, double *error, double *residual, const space *s)
+static void translation_errors(const kb_reduce_joint *jt, const double *values,
+                               const ptrdiff_t *at, ptrdiff_t first, ptrdiff_t m, double *error,
+                               double *residual)
 {
     for (ptrdiff_t j = 0; j < m; j++) {
-        const double *p = s->out + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
+        const double *p = values + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
         double v[3] = {p[0] - f[0], p[1] - f[1], p[2] - f[2]};
         if (error)
             error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -272,9 +274,9 @@ static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_
     if (status != KB_OK || (!error && !residual))
         return status;
     if (rotation)
-        rotation_errors(jt, at, first, m, error, residual, s);
+        rotation_errors(jt, s->out, at, first, m, error, residual, s);
     else
-        translation_errors(jt, at, first, m, error, residual, s);
+        translation_errors(jt, s->out, at, first, m, error, residual);
     return status;
 }
 
@@ -405,6 +407,21 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
         memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
     free(block);
     return status == KB_OK ? kb_ok(err) : status;
+}
+
+kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
+                           const double *translations, double *angle, double *distance,
+                           kb_error *err)
+{
+    kb_status status = validate(jt, err);
+    if (status != KB_OK)
+        return status;
+    const space plain = {.halves = 0};  /* the errors themselves */
+    if (angle)
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+    if (translations && distance)
+        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+    return kb_ok(err);
 }
 
 /* Whether a key's TCB rows in tcb and from_tcb (NULL: zero) are the same bits. */

@@ -519,6 +519,17 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
                             kb_error *err);
 
 /*
+ * The errors of curves at every frame, as kb_reduce_rebuild gives them:
+ * angle (n_frames; NULL to skip) of rotations (n_frames, 4) from the
+ * joint's, and distance (n_frames; NULL, or translations NULL, to skip) of
+ * translations (n_frames, 3).  The joint's tolerances are not used but
+ * must be positive.  Allocates nothing.
+ */
+kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations,
+                           const double *translations, double *angle, double *distance,
+                           kb_error *err);
+
+/*
  * kb_reduce_rebuild's rotations and translations (NULL to skip) through
  * keys with rotation_tcb and translation_tcb, given in them on entry the
  * curves through other keys, from_keys (n_from) with from_rotation_tcb and

@@ -96,6 +96,10 @@ def reduce_rebuild(
     since: Optional[tuple[NDArray[np.intp], Optional[_F64], Optional[_F64], _F64,
                           Optional[_F64]]] = None, /,
 ) -> tuple[_F64, Optional[_F64], Optional[_F64], Optional[_F64]]: ...
+def reduce_errors(
+    times: _F64, rotations: _F64, translations: _F64, curve_rotations: _F64,
+    curve_translations: Optional[_F64], /,
+) -> tuple[_F64, Optional[_F64]]: ...
 def joint_world(
     parent_rot: Optional[_F64], parent_origin: Optional[_F64], rotations: _F64,
     offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ..., /,

@@ -1191,6 +1191,52 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(reduce_errors_doc,
+"reduce_errors(times, rotations, translations, curve_rotations,\n"
+"              curve_translations) -> (angle, distance)\n\n"
+"The errors at every frame of the curves (F, 4) and (F, 3) (or None: then\n"
+"distance None) from the joint in rotations (1, F, 4), translations\n"
+"(1, F, 3), as reduce_rebuild gives them.  Private: see\n"
+"kbspline.motion.reduce.");
+
+static PyObject *reduce_errors(PyObject *self, PyObject *args)
+{
+    PyObject *o[5], *out[2] = {NULL, NULL}, *result = NULL;
+    PyArrayObject *a[3], *curve[2];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4]) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[0], 0);
+    if (!check_array(o[3], "curve_rotations", 2, 0, 0, 0, &curve[0]) ||
+        !expect_dim(curve[0], 0, F, "curve_rotations") ||
+        !expect_dim(curve[0], 1, 4, "curve_rotations") ||
+        !check_array(o[4], "curve_translations", 2, 1, 0, 0, &curve[1]) ||
+        (curve[1] && (!expect_dim(curve[1], 0, F, "curve_translations") ||
+                      !expect_dim(curve[1], 1, 3, "curve_translations"))))
+        return NULL;
+    out[0] = new_array(1, &F);
+    out[1] = curve[1] ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
+    if (!out[0] || !out[1])
+        goto done;
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_reduce_errors(&jt, (const double *)PyArray_DATA(curve[0]),
+                              curve[1] ? (const double *)PyArray_DATA(curve[1]) : NULL,
+                              skipped_or_data(out[0]), skipped_or_data(out[1]), &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        raise_core_error(status, &err);
+    else
+        result = Py_BuildValue("(OO)", out[0], out[1]);
+done:
+    Py_XDECREF(out[0]);
+    Py_XDECREF(out[1]);
+    return result;
+}
+
 PyDoc_STRVAR(joint_world_doc,
 "joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth,\n"
 "            limit=inf) -> (world_rot, origin, points, max_error)\n\n"
@@ -1345,6 +1391,7 @@ static PyMethodDef methods[] = {
     {"reduce_greedy", reduce_greedy, METH_VARARGS, reduce_greedy_doc},
     {"reduce_greedy_order", reduce_greedy_order, METH_VARARGS, reduce_greedy_order_doc},
     {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
+    {"reduce_errors", reduce_errors, METH_VARARGS, reduce_errors_doc},
     {"joint_world", joint_world, METH_VARARGS, joint_world_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},

@@ -298,6 +298,34 @@ def test_rebuild_since_other_keys_is_the_whole_spline(clip, data, translation):
         choice, curves = (keys, rtcb, ttcb), since
 
 
+@settings(max_examples=30, deadline=None)
+@given(clip=random_clips(), data=st.data())
+def test_errors_of_curves_are_the_rebuilds(clip, data):
+    """reduce_errors of a rebuild's curves (a rotation of either sign) gives
+    the rebuild's own errors, bit for bit."""
+    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
+              np.ascontiguousarray(clip.translations()[:1]))
+    rotations, translations, angle, distance = core.reduce_rebuild(
+        *frames, *data.draw(key_choices(clip.num_frames)))
+    rotations[::2] *= -1
+    errors = core.reduce_errors(*frames, rotations, translations)
+    assert errors[0].tobytes() == angle.tobytes() and errors[1].tobytes() == distance.tobytes()
+    assert core.reduce_errors(*frames, rotations, None)[1] is None
+
+
+@pytest.mark.parametrize("curves, error, match", [
+    (lambda q, x: (q[:-1], x), ValueError, "curve_rotations"),
+    (lambda q, x: (q, x[:, :2]), ValueError, "curve_translations"),
+    (lambda q, x: (q.astype(np.float32), x), TypeError, "curve_rotations"),
+    (lambda q, x: (None, x), TypeError, "curve_rotations"),
+])
+def test_errors_of_curves_refuse_bad_input(curves, error, match):
+    t, q, x = frames()
+    rotations, translations = core.reduce_rebuild(t, q, x, np.array([0, 19]), None, None)[:2]
+    with pytest.raises(error, match=match):
+        core.reduce_errors(t, q, x, *curves(rotations, translations))
+
+
 @pytest.mark.parametrize("since, error, match", [
     ("curves", ValueError, "since needs errors=False"),
     (("keys",), TypeError, "since must be"),

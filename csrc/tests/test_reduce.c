@@ -249,7 +249,7 @@ KB_TEST(test_reduce_greedy_order_carries_on_from_a_higher_floor)
 /* A channel of infinite tolerance is skipped while choosing keys, yet its
  * errors are reported; the rebuilt curves and errors are those of splines
  * built whole. */
-KB_TEST(test_reduce_reports_every_channel_and_rebuilds)
+KB_TEST(test_reduce_reports_every_channel_and_rebuilds_and_errors_of_curves)
 {
     wiggle(0.3);
     kb_reduce_joint jt = {F, times, rot, tr, 4e-3, INFINITY};
@@ -278,6 +278,11 @@ KB_TEST(test_reduce_reports_every_channel_and_rebuilds)
     }
     KB_ASSERT(fabs(max_angle - worst[0]) <= 1e-7 && fabs(max_distance - worst[1]) <= 1e-12);
     KB_ASSERT(fabs(x[3 * 7] - tr[3 * 7]) <= d2[7] + 1e-15);
+    for (int f = 0; f < F; f++)  /* the errors of the curves, and of either sign */
+        for (int k = 0; f % 3 == 0 && k < 4; k++)
+            q[4 * f + k] = -q[4 * f + k];
+    KB_ASSERT(kb_reduce_errors(&jt, q, x, angle, distance, &err) == KB_OK);
+    KB_ASSERT(memcmp(angle, a2, sizeof angle) == 0 && memcmp(distance, d2, sizeof distance) == 0);
     ptrdiff_t unsorted[3] = {0, 5, 5}, short_keys[2] = {0, F - 2};
     KB_ASSERT(kb_reduce_rebuild(&jt, short_keys, 2, NULL, NULL, q, x, a2, d2, &err) ==
               KB_EBADSHAPE);

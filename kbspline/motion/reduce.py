@@ -366,14 +366,18 @@ def _measure(joints, selected, world, limit=math.inf):
 
 def _reduction(motion, joints, selected, world):
     """The Reduction of these choices of keys (and TCB), with `world` (a
-    WorldError under their curves) for its world-space errors; each joint's
-    worst local angle and distance measured here."""
+    WorldError under their curves) for its world-space errors and each
+    joint's worst local angle and distance."""
     keys = [choice[0] for choice in selected]
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
-    # (J, 2, F) each joint's angle and distance errors: their maxima at once
-    angle, distance = np.array([_core.reduce_rebuild(*joint.frames, *_with_tcb(choice))[2:]
-                                for joint, choice in zip(joints, selected)]).max(axis=2).T.copy()
+    # each joint's angle and distance errors under the curves `world` holds
+    # (a joint without position channels has its OFFSET at every frame, a
+    # constant the splines give exactly: no distance)
+    errors = [_core.reduce_errors(*joint.frames, world.rotations[j], world.translations[j])
+              for j, joint in enumerate(joints)]
+    angle = np.array([a.max() for a, _ in errors])
+    distance = np.array([0.0 if d is None else d.max() for _, d in errors])
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                      [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
