@@ -51,8 +51,8 @@ typedef struct {
     int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
     /* set where the greedy selection scores the rotation alone: rotation_errors
-     * then writes each frame's half angle's sine into angle and its cosine into
-     * cosine, and no score (see segment_worst) */
+     * then writes each frame's half angle's sine into angle, its cosine into
+     * cosine and their ratio into score (see segment_worst) */
     int halves;
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros, *cosine;
@@ -224,7 +224,8 @@ static inline double relative_rotation(const double *f, const double *p, double 
 
 /* The rotation errors and residuals (see errors_at) of the spline values
  * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves (at
- * NULL), the sine and cosine of each error's half instead of the error. */
+ * NULL), the sine and cosine of each error's half instead of the error,
+ * and their ratio as the frame's score. */
 static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
                             ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                             const space *s)
@@ -233,6 +234,7 @@ static void rotation_errors(const kb_reduce_joint *jt, const double *values, con
         double v[3], w = relative_rotation(jt->rotations + 4 * (first + j), values + 4 * j, v);
         error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         s->cosine[first + j] = fabs(w);
+        s->score[first + j] = error[j] / fabs(w);
     }
     for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
         double v[3];
@@ -312,7 +314,7 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
 
 /* Both channels' errors at frames [first, last] into s->angle, s->distance
  * and their worst ratio to the tolerances into s->score (with s->halves,
- * the rotation's halves: see rotation_errors).  A channel of
+ * the rotation's halves and their ratio: see rotation_errors).  A channel of
  * infinite tolerance cannot raise a score, so it is skipped here (its
  * errors are left as they were) and evaluated once at the end by
  * skipped_errors. */
@@ -511,6 +513,8 @@ kb_status kb_reduce_rebuild_from(const kb_reduce_joint *jt, const ptrdiff_t *key
                                  double *translations, kb_error *err)
 {
     kb_status status = validate(jt, err);
+    if (status == KB_OK && !rotations)
+        status = kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     if (status == KB_OK)
         status = check_keys(jt, keys, n_keys, err);
     if (status == KB_OK)
@@ -610,34 +614,29 @@ static double halves_score(const kb_reduce_joint *jt, const space *s, ptrdiff_t 
 }
 
 /* The first frame of the highest score in [a, end); with s->halves, of the
- * highest ratio of sine to cosine (the angles' order without an arctangent
- * a frame), and by score where its score is within rounding below the
- * floor, so that no frame a rounding above it is left unkeyed. */
+ * highest ratio of sine to cosine (the angles' order, without an
+ * arctangent a frame), and by score where its score is within rounding
+ * below the floor, so that no frame a rounding above it is left unkeyed. */
 static ptrdiff_t segment_worst(const kb_reduce_joint *jt, const space *s, double floor,
                                ptrdiff_t a, ptrdiff_t end)
 {
     ptrdiff_t worst = a;
-    if (s->halves) {
-        const double *sine = s->angle, *cosine = s->cosine;
-        for (ptrdiff_t f = a + 1; f < end; f++)
-            if (sine[f] * cosine[worst] > sine[worst] * cosine[f])
-                worst = f;
-        double worst_score = halves_score(jt, s, worst);
-        if (!(worst_score <= floor && worst_score >= floor * (1 - 1e-9)))
-            return worst;
-        worst_score = halves_score(jt, s, worst = a);
-        for (ptrdiff_t f = a + 1; f < end; f++) {
-            double score = halves_score(jt, s, f);
-            if (score > worst_score) {
-                worst = f;
-                worst_score = score;
-            }
-        }
-        return worst;
-    }
     for (ptrdiff_t f = a + 1; f < end; f++)
         if (s->score[f] > s->score[worst])
             worst = f;
+    if (!s->halves)
+        return worst;
+    double worst_score = halves_score(jt, s, worst);
+    if (!(worst_score <= floor && worst_score >= floor * (1 - 1e-9)))
+        return worst;
+    worst_score = halves_score(jt, s, worst = a);
+    for (ptrdiff_t f = a + 1; f < end; f++) {
+        double score = halves_score(jt, s, f);
+        if (score > worst_score) {
+            worst = f;
+            worst_score = score;
+        }
+    }
     return worst;
 }
 
@@ -704,7 +703,12 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
-    s.halves = isfinite(jt->angle_tolerance) && !isfinite(jt->distance_tolerance);
+    /* the ratios order the angles as the arctangents do (up to rounding,
+     * which segment_worst minds near the floor) but for ratios below the
+     * normal range: so not where they could matter, scores of angles below
+     * 2^-900 radians */
+    s.halves = isfinite(jt->angle_tolerance) && !isfinite(jt->distance_tolerance) &&
+               jt->angle_tolerance * floor > 0x1p-900;
     greedy_state g = {.heap_size = 0, .entries = 0, .floor = floor};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;

@@ -521,6 +521,9 @@ KB_TEST(test_reduce_rebuild_from_other_keys_is_the_whole_spline)
         KB_ASSERT(memcmp(x, wx, sizeof x) == 0);
     }
     ptrdiff_t unsorted[4] = {0, 9, 5, F - 1}, ends[2] = {0, F - 1};
+    ptrdiff_t whole[4] = {0, 60, 61, F - 1};
+    KB_ASSERT(kb_reduce_rebuild_from(&jt, whole, 4, NULL, NULL, ends, 2, NULL, NULL, NULL, x,
+                                     &err) == KB_EBADSHAPE);  /* rotations needed (a review's) */
     KB_ASSERT(kb_reduce_rebuild_from(&jt, ends, 2, NULL, NULL, unsorted, 4, NULL, NULL, q, x,
                                      &err) == KB_ENOTSORTED);
     double nan_tcb[6] = {0.0, 0.0, 0.0, NAN, 0.0, 0.0};
