@@ -498,8 +498,9 @@ static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
         ptrdiff_t first = keys[i], last = j + 2 < K ? keys[j + 1] - 1 : keys[K - 1];
         status = channel_errors(jt, rotation, keys + lo, hi - lo + 1, tcb ? tcb + 3 * lo : NULL,
                                 first, last, NULL, NULL, s, err);
+        size_t bytes = (size_t)(width * (last - first + 1)) * sizeof(double);
         if (status == KB_OK)
-            memcpy(out + width * first, s->out, (size_t)(width * (last - first + 1)) * sizeof(double));
+            memcpy(out + width * first, s->out, bytes);
         i = j;
     }
     return status;
