@@ -80,23 +80,19 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
- * validate) with finite TCB, so that the many splines of a reduction need
- * not check theirs: it fails only on a zero quaternion, on a spacing of
- * times below DBL_MIN or on a span that overflows, and a spacing or span of
- * keys is at least that of neighbouring frames and at most the clip's
- * (rounding is monotonic). */
+ * validate: finite, no zero quaternion) with finite TCB, so that the many
+ * splines of a reduction need not check theirs: it fails then only on a
+ * spacing of times below DBL_MIN or on a span that overflows, and a
+ * spacing or span of keys is at least that of neighbouring frames and at
+ * most the clip's (rounding is monotonic). */
 static int keys_pass(const kb_reduce_joint *jt)
 {
     ptrdiff_t F = jt->n_frames;
     if (!isfinite(jt->times[F - 1] - jt->times[0]))
         return 0;
-    for (ptrdiff_t f = 0; f < F; f++) {
-        const double *q = jt->rotations + 4 * f;
-        if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+    for (ptrdiff_t f = 1; f < F; f++)
+        if (jt->times[f] - jt->times[f - 1] < DBL_MIN)
             return 0;
-        if (f && jt->times[f] - jt->times[f - 1] < DBL_MIN)
-            return 0;
-    }
     return 1;
 }
 
@@ -367,6 +363,8 @@ static kb_status validate(const kb_reduce_joint *jt, kb_error *err)
             return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, f);
         if (!isfinite(q[0] + q[1] + q[2] + q[3]) || !isfinite(x[0] + x[1] + x[2]))
             return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 0, f);
+        if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)  /* no rotation */
+            return kb_fail(err, KB_EZERONORM, KB_ARG_VALUES, 0, f);
     }
     return KB_OK;
 }

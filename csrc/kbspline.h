@@ -488,7 +488,8 @@ kb_status kb_playback_check(ptrdiff_t n, ptrdiff_t m, ptrdiff_t width, int rotat
 typedef struct {
     ptrdiff_t n_frames;          /* >= 2 */
     const double *times;         /* (n_frames,) */
-    const double *rotations;     /* (n_frames, 4) unit quaternions, (w, x, y, z) */
+    const double *rotations;     /* (n_frames, 4) unit quaternions, (w, x, y, z): a zero
+                                    one is refused (KB_EZERONORM) */
     const double *translations;  /* (n_frames, 3) */
     double angle_tolerance, distance_tolerance;
 } kb_reduce_joint;

@@ -71,6 +71,9 @@ def test_a_uniform_turn_and_a_line_need_two_keys():
 @pytest.mark.parametrize("change, match", [
     (lambda t, q, x, a, d: (t[::-1].copy(), q, x, a, d), "strictly increasing"),
     (lambda t, q, x, a, d: (t, np.where(q > 0.5, np.nan, q), x, a, d), "must be finite"),
+    # a zero quaternion, not a key (reported as no error before)
+    (lambda t, q, x, a, d: (t, np.where(np.arange(20)[:, None] == 7, 0.0, q), x, a, d),
+     "nonzero norm"),
     (lambda t, q, x, a, d: (t, q, x, np.array([np.nan]), d), "out of range"),
     (lambda t, q, x, a, d: (t, q, x, a, np.array([0.0])), "out of range"),
     (lambda t, q, x, a, d: (t[:1], q[:, :1], x[:, :1], a, d), "size out of range"),

@@ -365,6 +365,12 @@ KB_TEST(test_reduce_bad_input)
     rot[4 * 7 + 2] = INFINITY;
     KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_ENONFINITE);
     KB_ASSERT(err.index == 7);
+    for (int k = 0; k < 4; k++)  /* a zero quaternion is no rotation, key or not */
+        rot[4 * 9 + k] = 0.0;
+    rot[4 * 7 + 2] = 0.0;
+    KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_EZERONORM);
+    KB_ASSERT(err.index == 9);
+    KB_ASSERT(kb_reduce_errors(&jt, rot, tr, angle, distance, &err) == KB_EZERONORM);
 }
 
 /* kb_rotation_angle, whose series stands in for atan2 at small angles,
