@@ -372,8 +372,8 @@ def _reduction(motion, joints, selected, world):
     tcbs = ([[choice[1] for choice in selected], [choice[2] for choice in selected]]
             if len(selected[0]) > 1 else [None, None])
     # each joint's angle and distance errors under the curves `world` holds
-    # (a joint without position channels has its OFFSET at every frame, a
-    # constant the splines give exactly: no distance)
+    # (a joint without position channels, placed by its OFFSET, has zero
+    # translations, a constant the splines give exactly: no distance)
     errors = [_core.reduce_errors(*joint.frames, world.rotations[j], world.translations[j])
               for j, joint in enumerate(joints)]
     angle = np.array([a.max() for a, _ in errors])
