@@ -851,6 +851,14 @@ static kb_reduce_joint joint_frames(PyArrayObject *times, PyArrayObject *rot,
     return jt;
 }
 
+/* Checks a float64 array of shape (rows, cols) (or None where allow_none) into *arr. */
+static int check_rows(PyObject *obj, const char *name, npy_intp rows, npy_intp cols,
+                      int allow_none, PyArrayObject **arr)
+{
+    return check_array(obj, name, 2, allow_none, 0, 0, arr) &&
+           (!*arr || (expect_dim(*arr, 0, rows, name) && expect_dim(*arr, 1, cols, name)));
+}
+
 static int check_clip(PyObject *const o[3], PyArrayObject *a[3])
 {
     if (!check_array(o[0], "times", 1, 0, 0, 0, &a[0]) ||
@@ -1021,8 +1029,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     }
     const char *names[2] = {"rotation_tcb", "translation_tcb"};
     for (int c = 0; c < tcb_args; c++)
-        if (!check_array(o[4 + c], names[c], 2, 0, 0, 0, &tcb[c]) ||
-            !expect_dim(tcb[c], 0, n, names[c]) || !expect_dim(tcb[c], 1, 3, names[c]))
+        if (!check_rows(o[4 + c], names[c], n, 3, 0, &tcb[c]))
             goto done;
     PyArrayObject *capacity = (PyArrayObject *)PyArray_SimpleNew(1, &F, NPY_INTP);
     if (!capacity)
@@ -1101,18 +1108,14 @@ static const double *tcb_data(PyArrayObject *tcb)
 /* Checks a channel's TCB, (K, 3) or None, into *tcb. */
 static int check_tcb(PyObject *obj, const char *name, npy_intp K, PyArrayObject **tcb)
 {
-    return check_array(obj, name, 2, 1, 0, 0, tcb) &&
-           (!*tcb || (expect_dim(*tcb, 0, K, name) && expect_dim(*tcb, 1, 3, name)));
+    return check_rows(obj, name, K, 3, 1, tcb);
 }
 
 /* A copy of an earlier curve (F, width), named name, as a new array. */
 static PyObject *copy_of_curve(PyObject *obj, const char *name, npy_intp F, npy_intp width)
 {
     PyArrayObject *a;
-    if (!check_array(obj, name, 2, 0, 0, 0, &a) || !expect_dim(a, 0, F, name) ||
-        !expect_dim(a, 1, width, name))
-        return NULL;
-    return PyArray_NewCopy(a, NPY_CORDER);
+    return check_rows(obj, name, F, width, 0, &a) ? PyArray_NewCopy(a, NPY_CORDER) : NULL;
 }
 
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
@@ -1208,12 +1211,8 @@ static PyObject *reduce_errors(PyObject *self, PyObject *args)
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0);
-    if (!check_array(o[3], "curve_rotations", 2, 0, 0, 0, &curve[0]) ||
-        !expect_dim(curve[0], 0, F, "curve_rotations") ||
-        !expect_dim(curve[0], 1, 4, "curve_rotations") ||
-        !check_array(o[4], "curve_translations", 2, 1, 0, 0, &curve[1]) ||
-        (curve[1] && (!expect_dim(curve[1], 0, F, "curve_translations") ||
-                      !expect_dim(curve[1], 1, 3, "curve_translations"))))
+    if (!check_rows(o[3], "curve_rotations", F, 4, 0, &curve[0]) ||
+        !check_rows(o[4], "curve_translations", F, 3, 1, &curve[1]))
         return NULL;
     out[0] = new_array(1, &F);
     out[1] = curve[1] ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
