@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.spatial.transform import Rotation
 
+from kbspline import _kbspline as _core
 from kbspline.motion import Joint, Motion, Reduction, read_bvh, reduce_keys
 from kbspline.motion.clip import POSITION_CHANNELS
 from mocap import CLIPS, MISSING
@@ -239,6 +240,27 @@ def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
     np.testing.assert_allclose(result.max_position, error, rtol=1e-7, atol=1e-9)
     for keys in result.key_frames:
         assert keys[0] == 0 and keys[-1] == clip.num_frames - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0), fit=st.booleans(),
+       local=st.booleans())
+def test_reported_local_errors_are_those_of_the_kept_curves(clip, tolerance, fit, local):
+    """max_angle and max_distance, which the reduction takes from the curves
+    its world check holds, are those of a whole rebuild through the kept
+    keys and TCB, bit for bit, in either mode."""
+    result = (reduce_keys(clip, np.radians(tolerance), tolerance / 3, fit=fit) if local
+              else reduce_keys(clip, position_tolerance=tolerance, fit=fit))
+    rotations = np.ascontiguousarray(clip.rotations())
+    translations = np.ascontiguousarray(clip.translations())
+    for j, keys in enumerate(result.key_frames):
+        tcb = ((None, None) if result.rotation_tcb is None
+               else (result.rotation_tcb[j], result.translation_tcb[j]))
+        angle, distance = _core.reduce_rebuild(clip.times, rotations[j:j + 1],
+                                               translations[j:j + 1],
+                                               np.asarray(keys, np.intp), *tcb)[2:]
+        assert angle.max() == result.max_angle[j]
+        assert distance.max() == result.max_distance[j]
 
 
 CMU = pathlib.Path(__file__).resolve().parent / "data" / "cmu"
