@@ -353,6 +353,30 @@ def test_loosening_joints_keeps_fewer_keys_within_the_bound(walk, fit, monkeypat
     assert world_error(walk, loosened).max() <= 0.5
 
 
+def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, monkeypatch):
+    """Loosened by a factor below REFIT_BELOW, a joint's fitted keys come
+    from dropping some of its keys so far (their neighbours refitted), so
+    each joint keeps a subset of the keys the search found before the
+    loosening, fewer in all, within the bound; by a larger factor they are
+    fitted anew, and some joint keeps a frame that was not a key."""
+    from kbspline.motion import reduce as reduce_module
+    loosen, found = reduce_module._loosen_joints, []
+
+    def recorded(motion, joints, choices, *args):
+        found.append([choice[0] for choice in choices])
+        return loosen(motion, joints, choices, *args)
+
+    monkeypatch.setattr(reduce_module, "_loosen_joints", recorded)
+    assert 1.41 < reduce_module.REFIT_BELOW <= 2.0
+    for factor in (1.41, 2.0):
+        monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", (factor,))
+        kept = reduce_keys(walk, position_tolerance=0.5)
+        assert kept.num_keys < sum(map(len, found[-1]))
+        assert world_error(walk, kept).max() <= 0.5
+        subsets = [set(after) <= set(before) for before, after in zip(found[-1], kept.key_frames)]
+        assert all(subsets) == (factor == 1.41)
+
+
 @pytest.mark.parametrize("fit", [False, True])
 def test_threads_give_the_same_reduction(walk, fit):
     """Joints are reduced on set_num_threads() threads; any number gives the
