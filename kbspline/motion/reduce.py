@@ -327,6 +327,21 @@ def _choose(choose_joint, joints, scales, progress=None):
     return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), progress)
 
 
+def _choose_as_checked(choose_joint, joints, scale, selected):
+    """Yields every joint's keys by choose_joint at `scale`, in joint order,
+    appending each to `selected`: on one thread each is chosen as the world
+    check asks for it, so a check that fails at a joint leaves the joints
+    after it unchosen (a fitted pass that strays past the tolerance costs
+    the joints up to there); on more, all are chosen at once."""
+    if min(get_num_threads(), len(joints)) > 1:
+        selected.extend(_choose(choose_joint, joints, [scale] * len(joints)))
+        yield from selected
+        return
+    for joint in joints:
+        selected.append(choose_joint(joint, scale))
+        yield selected[-1]
+
+
 def _with_tcb(choice):
     """(keys, rotation TCB, translation TCB) of a choice, None for zero TCB."""
     return choice if len(choice) == 3 else (choice[0], None, None)
@@ -358,7 +373,8 @@ def _rebuild(joint, choice):
 
 def _measure(joints, selected, world, limit=math.inf):
     """`world` (a WorldError of the clip) under the curves of these choices
-    of keys, each rebuilt as the check reaches its joint; None as soon as a
+    of keys (any iterable, read in joint order), each rebuilt as the check
+    reaches its joint; None as soon as a
     point is farther than `limit` from where the clip puts it."""
     return world.with_curves((_rebuild(joint, choice) for joint, choice in zip(joints, selected)),
                              limit)
@@ -593,8 +609,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         """The choices of keys at `scale` and the WorldError under their
         curves, or None where a point strays past the tolerance."""
         nonlocal passes
-        selected = _choose(choose_joint, joints, [scale] * J)
-        measured = _measure(joints, selected, world, position_tolerance)
+        selected = []
+        measured = _measure(joints, _choose_as_checked(choose_joint, joints, scale, selected),
+                            world, position_tolerance)
         passes += 1
         if progress:
             progress(passes, total)
