@@ -463,17 +463,21 @@ FIRST_SCALE = 2 ** 1.5
 SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every clip)
 # per joint, after the search (see _loosen_joints), each about the square
-# root of the one before: the last, 1.09, keeps 1.1% fewer greedy and 1.5%
-# fewer fitted keys over every clip and tolerance for 3-7% and 15% more time
-LOOSEN_FACTORS = (4.0, 2.0, 1.41, 1.19, 1.09)
-# with fit, keys loosen once more: 0.6% fewer fitted keys for 17% more
-# time (greedy ones 0.8% fewer for 4.5% more, left out with fit=False: it
-# is the quick mode)
-FIT_LOOSEN_FACTORS = LOOSEN_FACTORS + (1.04,)
+# root of the one before.  Over every clip of ../shared and tests/data/cmu
+# at 0.1, 0.5 and 1 cm: the last, 1.09, keeps 1.1% fewer greedy keys for
+# 3-7% more time; a first factor of 4 is mostly refused by the world check,
+# and where it passes takes slack that smaller steps share better: without
+# it 1.4% fewer greedy keys (32 701 -> 32 245) in one round fewer
+LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
+# with fit, keys loosen by 1.68 and 1.04 too: fitted keys loosened by 4,
+# 2, 1.41, 1.19, 1.09 and 1.04 were 1.0% more (18 851 against 18 669) in
+# about the same time; without 1.68, 0.7% more in 13% less time
+FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04)
 # fitted keys loosened by a smaller factor come from dropping the joint's
-# keys so far, their neighbours refitted, not from a fit anew: over every
-# clip and tolerance 1.1% fewer keys in 24% less time (by every factor:
-# 1.4% more keys, 31% less time; below 2.5: 0.6% fewer, 27% less)
+# keys so far, their neighbours refitted, not from a fit anew: with the
+# factors of 4 to 1.04, over every clip and tolerance 1.1% fewer keys in
+# 24% less time (by every factor: 1.4% more keys, 31% less time; below
+# 2.5: 0.6% fewer, 27% less)
 REFIT_BELOW = 1.5
 
 
@@ -535,8 +539,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     halving until one passes, then doubling, then bisecting, at most eight
     reductions) whose keys keep every point of every frame within
     `position_tolerance`, measured by forward kinematics.  Then, per
-    joint, most keys first, it loosens that joint's tolerances alone by 4,
-    2, 1.41, 1.19 and 1.09 in turn, keeping its fewer keys where every point
+    joint, most keys first, it loosens that joint's tolerances alone by 2,
+    1.41, 1.19 and 1.09 in turn, keeping its fewer keys where every point
     stays within `position_tolerance` (only the joints it moves are moved
     again).  As a scale divides every score alike, the greedy keys at any
     scale are a prefix of the order in which one run of the selection keyed
@@ -555,8 +559,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     stay within tolerance once the keys beside it are refitted; it keeps
     the greedy keys where those are fewer.  World mode runs its greedy
     search first, then a fitted reduction at the scale found (halved until
-    it passes, at most four), then loosens joints with fitted keys, by a
-    sixth factor, 1.04, after the five (by 4 and 2 fitted anew, by the
+    it passes, at most four), then loosens joints with fitted keys, by 2,
+    1.68, 1.41, 1.19, 1.09 and 1.04 (by 2 and 1.68 fitted anew, by the
     smaller factors dropping keys from the joint's keys so far with the
     keys beside them refitted), and last tries, per joint, to drop more of
     its keys so under its final tolerances, kept where every point stays
