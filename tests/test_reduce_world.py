@@ -344,39 +344,50 @@ def test_a_first_scale_too_loose_is_halved(walk, monkeypatch):
 
 @pytest.mark.parametrize("fit", [False, True])
 def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypatch):
-    """On one thread a pass chooses each joint's keys as the world check
-    reaches it, so a pass that strays past the tolerance at a joint leaves
-    the joints after it unchosen; on two, every joint is chosen at once.
-    The reduction is the same, bit for bit."""
+    """A pass chooses each joint's keys as the world check reaches it, so
+    on one thread a pass that strays past the tolerance at a joint leaves
+    the joints after it unchosen, greedy or fitted (here the first greedy
+    passes start too loose, and every fitted one is made to); on two
+    threads the joints run ahead, and the reduction is the same, bit for
+    bit."""
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    # joints chosen so far; per pass, that count at its end and whether it passed
+    # joints chosen so far; per pass, its kind, that count at its end and
+    # whether it passed
     count, passes = [0], []
-    measure, choose = reduce_module._measure, reduce_module._greedy_joint
+    measure = reduce_module._measure
 
-    def counted_choice(joint, scale):
-        count[0] += 1
-        return choose(joint, scale)
+    def counted(kind, choose, looser):
+        def choice(joint, scale):
+            count[0] += 1
+            kinds.append(kind)
+            return choose(joint, looser * scale)
+        return choice
 
     def counted_measure(*args):
+        before = count[0]
         measured = measure(*args)
-        passes.append((count[0], measured is not None))
+        passes.append((kinds[-1] if kinds else None, count[0] - before, measured is not None))
         return measured
 
-    monkeypatch.setattr(reduce_module, "_greedy_joint", counted_choice)
+    kinds = []
+    monkeypatch.setattr(reduce_module, "_greedy_joint",
+                        counted("greedy", reduce_module._greedy_joint, 1.0))
+    monkeypatch.setattr(reduce_module, "_fitted_joint",
+                        counted("fitted", reduce_module._fitted_joint, 64.0))
     monkeypatch.setattr(reduce_module, "_measure", counted_measure)
     previous = set_num_threads(1)
     try:
         reductions = []
         for threads in (1, 2):
             set_num_threads(threads)
-            count[0] = 0
             passes.clear()
             reductions.append(reduce_keys(walk, position_tolerance=0.5, fit=fit).to_json())
-            first, passed = passes[0]
-            assert not passed
-            assert (first < len(walk.joints)) == (threads == 1)
+            if threads == 1:
+                failed = {kind: chosen for kind, chosen, passed in reversed(passes) if not passed}
+                assert set(failed) == ({"greedy", "fitted"} if fit else {"greedy"})
+                assert all(0 < chosen < len(walk.joints) for chosen in failed.values())
     finally:
         set_num_threads(previous)
     assert reductions[0] == reductions[1]

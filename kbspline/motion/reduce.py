@@ -329,17 +329,25 @@ def _choose(choose_joint, joints, scales, progress=None):
 
 def _choose_as_checked(choose_joint, joints, scale, selected):
     """Yields every joint's keys by choose_joint at `scale`, in joint order,
-    appending each to `selected`: on one thread each is chosen as the world
-    check asks for it, so a check that fails at a joint leaves the joints
-    after it unchosen (a fitted pass that strays past the tolerance costs
-    the joints up to there); on more, all are chosen at once."""
-    if min(get_num_threads(), len(joints)) > 1:
-        selected.extend(_choose(choose_joint, joints, [scale] * len(joints)))
-        yield from selected
+    appending each to `selected`, each chosen as the world check asks for
+    it (on set_num_threads() threads, the joints after it queued to run
+    meanwhile): a check that fails at a joint leaves the joints not yet
+    started unchosen, so a fitted pass that strays past the tolerance costs
+    about the joints up to there (the same keys whatever the threads)."""
+    threads = min(get_num_threads(), len(joints))
+    if threads <= 1:
+        for joint in joints:
+            selected.append(choose_joint(joint, scale))
+            yield selected[-1]
         return
-    for joint in joints:
-        selected.append(choose_joint(joint, scale))
-        yield selected[-1]
+    pool = ThreadPoolExecutor(threads)
+    try:
+        futures = [pool.submit(choose_joint, joint, scale) for joint in joints]
+        for future in futures:
+            selected.append(future.result())
+            yield selected[-1]
+    finally:  # the check stopped (or failed): the joints not yet started are dropped
+        pool.shutdown(cancel_futures=True)
 
 
 def _with_tcb(choice):
@@ -374,8 +382,8 @@ def _rebuild(joint, choice):
 def _measure(joints, selected, world, limit=math.inf):
     """`world` (a WorldError of the clip) under the curves of these choices
     of keys (any iterable, read in joint order), each rebuilt as the check
-    reaches its joint; None as soon as a
-    point is farther than `limit` from where the clip puts it."""
+    reaches its joint; None as soon as a point is farther than `limit` from
+    where the clip puts it."""
     return world.with_curves((_rebuild(joint, choice) for joint, choice in zip(joints, selected)),
                              limit)
 
@@ -614,8 +622,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         curves, or None where a point strays past the tolerance."""
         nonlocal passes
         selected = []
-        measured = _measure(joints, _choose_as_checked(choose_joint, joints, scale, selected),
-                            world, position_tolerance)
+        choices = _choose_as_checked(choose_joint, joints, scale, selected)
+        try:
+            measured = _measure(joints, choices, world, position_tolerance)
+        finally:  # no joint of this pass runs on into the next
+            choices.close()
         passes += 1
         if progress:
             progress(passes, total)
