@@ -353,9 +353,9 @@ def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypa
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    # joints chosen so far; per pass, its kind, that count at its end and
-    # whether it passed
-    count, passes = [0], []
+    # joints chosen so far, the kind of each choice, and per pass its kind,
+    # the joints chosen during it and whether it passed
+    count, kinds, passes = [0], [], []
     measure = reduce_module._measure
 
     def counted(kind, choose, looser):
@@ -371,7 +371,6 @@ def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypa
         passes.append((kinds[-1] if kinds else None, count[0] - before, measured is not None))
         return measured
 
-    kinds = []
     monkeypatch.setattr(reduce_module, "_greedy_joint",
                         counted("greedy", reduce_module._greedy_joint, 1.0))
     monkeypatch.setattr(reduce_module, "_fitted_joint",
@@ -385,6 +384,7 @@ def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypa
             passes.clear()
             reductions.append(reduce_keys(walk, position_tolerance=0.5, fit=fit).to_json())
             if threads == 1:
+                # the first failed pass of each kind (later ones written over)
                 failed = {kind: chosen for kind, chosen, passed in reversed(passes) if not passed}
                 assert set(failed) == ({"greedy", "fitted"} if fit else {"greedy"})
                 assert all(0 < chosen < len(walk.joints) for chosen in failed.values())
