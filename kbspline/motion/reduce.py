@@ -3,9 +3,10 @@ splines stay within a tolerance of every original frame."""
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import math
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from operator import is_
 from typing import Any, Callable, Optional
 
@@ -298,27 +299,35 @@ def _dropped_joint(joint, choice_and_scale):
     return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb)[:3]
 
 
-def _each_joint(work, J, progress=None):
-    """[work(j) for j in range(J)] on up to set_num_threads() threads (the
-    core releases the GIL; joints are independent, so the results are the
-    same for any number), calling progress(done, J) as joints finish."""
+def _in_joint_order(work, J):
+    """Yields work(j) for j in range(J), in order, on up to
+    set_num_threads() threads (the core releases the GIL; joints are
+    independent, so the results are the same for any number): on one
+    thread each as it is asked for, on more the joints after it queued to
+    run meanwhile.  Closed early (or on an error, or Ctrl-C), it drops the
+    joints not yet started."""
     threads = min(get_num_threads(), J)
     if threads <= 1:
-        results = []
-        for j in range(J):
-            results.append(work(j))
-            if progress:
-                progress(j + 1, J)
-        return results
+        yield from map(work, range(J))
+        return
     pool = ThreadPoolExecutor(threads)
     try:
-        futures = [pool.submit(work, j) for j in range(J)]
-        for done, _ in enumerate(as_completed(futures), 1):
-            if progress:
-                progress(done, J)
-        return [f.result() for f in futures]
-    finally:  # on an error (or Ctrl-C) the joints not yet started are dropped
+        for future in [pool.submit(work, j) for j in range(J)]:
+            yield future.result()
+    finally:
         pool.shutdown(cancel_futures=True)
+
+
+def _each_joint(work, J, progress=None):
+    """[work(j) for j in range(J)] (see _in_joint_order), calling
+    progress(done, J) as each is done."""
+    results = []
+    with contextlib.closing(_in_joint_order(work, J)) as each:
+        for result in each:
+            results.append(result)
+            if progress:
+                progress(len(results), J)
+    return results
 
 
 def _choose(choose_joint, joints, scales, progress=None):
@@ -328,26 +337,16 @@ def _choose(choose_joint, joints, scales, progress=None):
 
 
 def _choose_as_checked(choose_joint, joints, scale, selected):
-    """Yields every joint's keys by choose_joint at `scale`, in joint order,
-    appending each to `selected`, each chosen as the world check asks for
-    it (on set_num_threads() threads, the joints after it queued to run
-    meanwhile): a check that fails at a joint leaves the joints not yet
-    started unchosen, so a fitted pass that strays past the tolerance costs
-    about the joints up to there (the same keys whatever the threads)."""
-    threads = min(get_num_threads(), len(joints))
-    if threads <= 1:
-        for joint in joints:
-            selected.append(choose_joint(joint, scale))
-            yield selected[-1]
-        return
-    pool = ThreadPoolExecutor(threads)
-    try:
-        futures = [pool.submit(choose_joint, joint, scale) for joint in joints]
-        for future in futures:
-            selected.append(future.result())
-            yield selected[-1]
-    finally:  # the check stopped (or failed): the joints not yet started are dropped
-        pool.shutdown(cancel_futures=True)
+    """Yields every joint's keys by choose_joint at `scale`, in joint order
+    (see _in_joint_order), appending each to `selected`: each is chosen as
+    the world check asks for it, so a check that fails at a joint leaves
+    the joints not yet started unchosen (a fitted pass that strays past the
+    tolerance costs about the joints up to there)."""
+    with contextlib.closing(_in_joint_order(lambda j: choose_joint(joints[j], scale),
+                                            len(joints))) as each:
+        for choice in each:
+            selected.append(choice)
+            yield choice
 
 
 def _with_tcb(choice):
@@ -506,8 +505,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     distance_tolerance : float, optional
         Largest error of any joint's local translation, in the clip's units.
     progress : callable, optional
-        ``progress(done, total)``, called as joints finish (local mode) or
-        as the passes of the world-space search finish.
+        ``progress(done, total)``, called as joints finish, in joint order
+        (local mode), or as the passes of the world-space search finish.
     position_tolerance : float, optional
         Largest world-space error, in the clip's units, of every joint,
         End Site and virtual vertex in every frame, by forward kinematics.
