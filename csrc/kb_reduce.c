@@ -1193,6 +1193,7 @@ typedef struct {
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial (drop_refitted) */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
+    kb_drop_memory *memory; /* drops that failed, kept across calls (NULL: none) */
     scored_keys scored;
     space s;
     fit_space w;
@@ -1467,12 +1468,61 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
 #define DROP_NEAR 1
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
+/* A drop that failed between the same four keys is not tried again (see
+ * kb_drop_memory) unless the tolerances have grown to more than 1 /
+ * DROP_HOPELESS of those it needed.  On 131_01 and the 30 Hz walk at 0.1
+ * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
+ * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
+ * 65-72% and 0-1.2%) */
+#define DROP_HOPELESS 1.5
 
-/* Whether the frames that the refit after dropping the key between keys m
- * and m + 1 changed (those of the segments from key m - DROP_NEAR - 1 to
- * m + DROP_NEAR + 2) are all within tolerance, evaluated on the window of
- * keys two beyond them, whose spline is the whole one there. */
-static kb_status drop_holds(joint_fit *j, ptrdiff_t m, int *holds, kb_error *err)
+/* The two keys on each side of key i of these K (-1 past an end). */
+static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff_t around[4])
+{
+    for (int d = 0; d < 4; d++) {
+        ptrdiff_t k = i + (d < 2 ? d - 2 : d - 1);
+        around[d] = k >= 0 && k < K ? keys[k] : -1;
+    }
+}
+
+/* Whether dropping key i of these K failed before between the same keys
+ * under tolerances too tight, to DROP_HOPELESS, for the joint's now. */
+static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
+{
+    const kb_drop_memory *m = j->memory;
+    if (!m)
+        return 0;
+    const double *needed = m->needed + 2 * keys[i];
+    const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
+    ptrdiff_t around[4];
+    keys_around(keys, K, i, around);
+    if (memcmp(around, m->around + 4 * keys[i], sizeof around) ||
+        (needed[0] == 0.0 && needed[1] == 0.0))
+        return 0;
+    double grown = 0.0;  /* the tolerances now over those needed, at most */
+    for (int c = 0; c < 2; c++)
+        if (isfinite(tolerance[c]))
+            grown = fmax(grown, tolerance[c] / needed[c]);
+    return grown * DROP_HOPELESS < 1.0;
+}
+
+/* Records that dropping key i of these K failed with this worst score. */
+static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
+                            double worst)
+{
+    kb_drop_memory *m = j->memory;
+    if (!m || !(worst > 1.0 && worst < INFINITY))
+        return;
+    m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
+    m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
+    keys_around(keys, K, i, m->around + 4 * keys[i]);
+}
+
+/* The worst score of the frames that the refit after dropping the key
+ * between keys m and m + 1 changed (those of the segments from key m -
+ * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
+ * window of keys two beyond them, whose spline is the whole one there. */
+static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
 {
     ptrdiff_t K = j->K;
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
@@ -1487,25 +1537,30 @@ static kb_status drop_holds(joint_fit *j, ptrdiff_t m, int *holds, kb_error *err
     if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
                               first, last, &j->s, err);
-    *holds = 1;
-    for (ptrdiff_t f = first; f <= last && *holds; f++)
-        *holds = j->s.score[f] <= 1.0;
+    *worst = 0.0;
+    for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
+        if (!(j->s.score[f] <= *worst))  /* larger, or NaN */
+            *worst = j->s.score[f];
     return status;
 }
 
-/* Drops keys DROP_SPACING apart at once and refits the DROP_NEAR keys on
- * each side of each, keeping each drop whose changed frames all stay
- * within tolerance (drop_holds); a failed one gets its key back and its
- * neighbours' TCB as they were, so its frames are as they were.  Every
- * phase of the spacing in turn. */
+/* Drops keys DROP_SPACING apart at once (but the hopeless ones) and
+ * refits the DROP_NEAR keys on each side of each, keeping each drop whose
+ * changed frames all stay within tolerance (drop_worst); a failed one
+ * gets its key back and its neighbours' TCB as they were, so its frames
+ * are as they were, and is remembered.  Every phase of the spacing in
+ * turn. */
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
-        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING, count++)
-            drop[i] = 1;
+        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING)
+            if (!hopeless(j, j->keys, K, i)) {
+                drop[i] = 1;
+                count++;
+            }
         if (!count)
             continue;
         memcpy(j->backup_keys, j->keys, (size_t)K * sizeof(ptrdiff_t));
@@ -1525,9 +1580,10 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         for (ptrdiff_t o = 0, d = 0; o < K && status == KB_OK; o++) {
             if (!drop[o])
                 continue;
-            int holds;
-            status = drop_holds(j, o - 1 - d++, &holds, err);
-            if (!holds) {  /* back: the key, and its neighbours' TCB */
+            double worst;
+            status = drop_worst(j, o - 1 - d++, &worst, err);
+            if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
+                remember_failed(j, j->backup_keys, K, o, worst);
                 drop[o] = 0;
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
@@ -1560,7 +1616,8 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 /* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
 static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                               double *rotation_tcb, double *translation_tcb, double *angle,
-                              double *distance, int refitted, kb_error *err)
+                              double *distance, int refitted, kb_drop_memory *memory,
+                              kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
@@ -1575,7 +1632,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= FIT_LIMIT))
                 return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), c, i / 3);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
-                   .channels = channels};
+                   .channels = channels, .memory = memory};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB */
     size_t extra = (size_t)F * (4 * sizeof(ptrdiff_t) + 18 * sizeof(double) + 4) + 8;
@@ -1641,13 +1698,13 @@ kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n
                         double *distance, kb_error *err)
 {
     return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 0,
-                        err);
+                        NULL, err);
 }
 
 kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_error *err)
+                         double *distance, kb_drop_memory *memory, kb_error *err)
 {
     return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 1,
-                        err);
+                        memory, err);
 }

@@ -608,19 +608,37 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
                         double *distance, kb_error *err);
 
 /*
+ * The drops of one joint's keys that failed, kept from one kb_reduce_drop
+ * call to the next on the same joint's frames.  Per frame f, where
+ * dropping key f last failed: needed (n_frames, 2), its worst score then
+ * times that call's angle and distance tolerances (the least tolerances,
+ * scaled alike, it could have held under; 0 for both where no drop of f
+ * failed), and around (n_frames, 4), the two keys on each side of it then
+ * (-1 past an end).  Start with needed all zero.
+ */
+typedef struct {
+    double *needed;
+    ptrdiff_t *around;
+} kb_drop_memory;
+
+/*
  * Fewer keys from fitted ones (keys, *n_keys in, capacity n_frames; their
  * TCB in the first *n_keys rows of rotation_tcb and translation_tcb, each
  * in [-1, 1], the translation's read only where distance_tolerance is
  * finite): drops keys a few apart at once, refits the TCB of the keys near
  * each, and keeps each drop whose frames nearby all stay within tolerance
  * (a failed one restores its key and its neighbours' TCB, so those frames
- * are as they were), for every phase of the spacing in turn.  Writes the
+ * are as they were), for every phase of the spacing in turn.  With memory
+ * (NULL: none), a key is not tried where its drop failed before between
+ * the same four keys under tolerances too tight for this call's to hold it,
+ * to a margin (the largest ratio of these tolerances to those it needed is
+ * below 2/3), and the drops that fail are recorded there.  Writes the
  * keys, their count, TCB and the final angle and distance at every frame
  * as kb_reduce_fit does.  Allocates about 195 n_frames doubles.
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_error *err);
+                         double *distance, kb_drop_memory *memory, kb_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Forward kinematics (kbspline.motion's world-space error).          */

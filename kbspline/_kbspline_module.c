@@ -1006,20 +1006,64 @@ PyDoc_STRVAR(reduce_fit_doc,
 
 PyDoc_STRVAR(reduce_drop_doc,
 "reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"            rotation_tcb, translation_tcb)\n"
+"            rotation_tcb, translation_tcb, memory=None)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
-"by kb_reduce_drop.  Private: see kbspline.motion.reduce.");
+"by kb_reduce_drop; memory = (needed, around), float64 (F, 2) and intp\n"
+"(F, 4), the drops that failed, read and written (see kb_drop_memory).\n"
+"Private: see kbspline.motion.reduce.");
+
+/* reduce_drop's memory: None, or (needed, around), float64 (F, 2) and intp
+ * (F, 4), C-contiguous and writeable, into *memory (else it is NULL). */
+static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
+                       kb_drop_memory **memory)
+{
+    PyObject *items[2];
+    PyArrayObject *needed, *around;
+    *memory = NULL;
+    if (obj == Py_None)
+        return 1;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
+        PyErr_SetString(PyExc_TypeError, "memory must be None or a tuple (needed, around)");
+        return 0;
+    }
+    items[0] = PyTuple_GET_ITEM(obj, 0);
+    items[1] = PyTuple_GET_ITEM(obj, 1);
+    if (!check_array(items[0], "needed", 2, 0, 1, 0, &needed) ||
+        !expect_dim(needed, 0, F, "needed") || !expect_dim(needed, 1, 2, "needed"))
+        return 0;
+    if (!PyArray_Check(items[1]) || PyArray_TYPE((PyArrayObject *)items[1]) != NPY_INTP ||
+        PyArray_NDIM((PyArrayObject *)items[1]) != 2 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)items[1]) ||
+        !PyArray_ISALIGNED((PyArrayObject *)items[1]) ||
+        !PyArray_ISWRITEABLE((PyArrayObject *)items[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "around must be a C-contiguous, writeable 2-d intp array");
+        return 0;
+    }
+    around = (PyArrayObject *)items[1];
+    if (!expect_dim(around, 0, F, "around") || !expect_dim(around, 1, 4, "around"))
+        return 0;
+    *store = (kb_drop_memory){(double *)PyArray_DATA(needed),
+                              (ptrdiff_t *)PyArray_DATA(around)};
+    *memory = store;
+    return 1;
+}
 
 /* reduce_fit, or with TCB given (tcb_args 2) reduce_drop. */
 static PyObject *reduce_joint(PyObject *args, int tcb_args)
 {
     PyObject *o[6] = {NULL}, *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
+    PyObject *memory_obj = Py_None;
     PyArrayObject *a[3], *keys = NULL, *tcb[2] = {NULL, NULL};
     double angle_tolerance, distance_tolerance;
-    if (!PyArg_ParseTuple(args, tcb_args ? "OOOddOOO" : "OOOddO", &o[0], &o[1], &o[2],
-                          &angle_tolerance, &distance_tolerance, &o[3], &o[4], &o[5]) ||
-        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
+    kb_drop_memory store, *memory;
+    if (!PyArg_ParseTuple(args, tcb_args ? "OOOddOOO|O" : "OOOddO", &o[0], &o[1], &o[2],
+                          &angle_tolerance, &distance_tolerance, &o[3], &o[4], &o[5],
+                          &memory_obj) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
+        !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
+        !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
     ptrdiff_t n = PyArray_DIM(keys, 0);
@@ -1048,12 +1092,16 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
     kb_error err;
     kb_status status;
+    double *outputs[4];
+    for (int i = 0; i < 4; i++)
+        outputs[i] = (double *)PyArray_DATA((PyArrayObject *)out[i]);
     Py_BEGIN_ALLOW_THREADS
-    status = (tcb_args ? kb_reduce_drop : kb_reduce_fit)(
-        &jt, (ptrdiff_t *)PyArray_DATA(keys), &n, (double *)PyArray_DATA((PyArrayObject *)out[0]),
-        (double *)PyArray_DATA((PyArrayObject *)out[1]),
-        (double *)PyArray_DATA((PyArrayObject *)out[2]),
-        (double *)PyArray_DATA((PyArrayObject *)out[3]), &err);
+    if (tcb_args)
+        status = kb_reduce_drop(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
+                                outputs[2], outputs[3], memory, &err);
+    else
+        status = kb_reduce_fit(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
+                               outputs[2], outputs[3], &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);

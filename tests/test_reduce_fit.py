@@ -344,3 +344,66 @@ def test_drops_name_the_parameter_out_of_range(walk120, column, name):
     with pytest.raises(ValueError, match=name):
         core.reduce_drop(walk120.times, walk120.rotations()[3:4], walk120.translations()[3:4],
                          np.radians(1.0), np.inf, start, bad, tcb)
+
+
+def drop_with_memory(clip, joint, keys, angle, memory):
+    """core.reduce_drop of one joint's keys (zero TCB, rotation only) with
+    this memory: the keys kept."""
+    zero = np.zeros((len(keys), 3))
+    return core.reduce_drop(clip.times, clip.rotations()[joint:joint + 1],
+                            clip.translations()[joint:joint + 1], angle, np.inf, keys, zero,
+                            zero, memory)[0]
+
+
+def empty_memory(clip):
+    return np.zeros((clip.num_frames, 2)), np.full((clip.num_frames, 4), -1, dtype=np.intp)
+
+
+def test_drops_record_the_failed_ones_and_skip_the_hopeless(walk120):
+    """A drop that fails is recorded: the tolerance it would have needed
+    (above the one given) and the two keys on each side.  A key recorded
+    as failing between the same keys under a tolerance more than 1.5 times
+    tighter than now is not tried again; one recorded under a tolerance
+    less tight than that, or between other keys, is.  Nine keys, so that
+    the second is tried once, between the keys given."""
+    joint = 3
+    start = greedy_keys(walk120, joint, np.radians(0.3), np.inf)
+    needed, around = memory = empty_memory(walk120)
+    kept = drop_with_memory(walk120, joint, start, np.radians(0.3), memory)
+    failed = np.flatnonzero(needed[:, 0])
+    assert len(failed) and set(failed) <= set(start) and len(kept) < len(start)
+    assert np.all(needed[failed, 0] > np.radians(0.3)) and np.all(needed[failed, 1] == np.inf)
+    assert np.all(around[failed, 1] < failed) and np.all(failed < around[failed, 2])
+    few = np.linspace(0, walk120.num_frames - 1, 9).round().astype(np.intp)
+    angle = next(a for a in np.radians([0.5, 1, 2, 5, 10, 20])
+                 if few[1] not in drop_with_memory(walk120, joint, few, a, None))
+    its, others = [-1, few[0], few[2], few[3]], [-1, few[0], few[2], few[4]]
+    for ratio, neighbours, stays in ((1.6, its, True), (1.4, its, False), (1e3, others, False)):
+        needed, around = memory = empty_memory(walk120)
+        needed[few[1]] = ratio * angle, np.inf
+        around[few[1]] = neighbours
+        assert (few[1] in drop_with_memory(walk120, joint, few, angle, memory)) == stays
+
+
+@pytest.mark.parametrize("memory, error, match", [
+    ([np.zeros((300, 2)), np.zeros((300, 4), np.intp)], TypeError, "tuple"),
+    ((np.zeros((300, 2)),), TypeError, "tuple"),
+    ((np.zeros((299, 2)), np.zeros((300, 4), np.intp)), ValueError, "needed"),
+    ((np.zeros((300, 2), np.float32), np.zeros((300, 4), np.intp)), TypeError, "needed"),
+    ((np.zeros((300, 2)), np.zeros((300, 4))), TypeError, "around"),
+    ((np.zeros((300, 2)), np.zeros((300, 3), np.intp)), ValueError, "around"),
+    ((np.zeros((300, 2)), np.zeros((4, 300), np.intp).T), TypeError, "around"),
+])
+def test_drops_refuse_a_bad_memory(walk120, memory, error, match):
+    start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
+    with pytest.raises(error, match=match):
+        drop_with_memory(walk120, 3, start, np.radians(1.0), memory)
+
+
+def test_drops_refuse_a_read_only_memory(walk120):
+    start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
+    for read_only in (0, 1):
+        memory = empty_memory(walk120)
+        memory[read_only].flags.writeable = False
+        with pytest.raises((ValueError, TypeError), match="writeable"):
+            drop_with_memory(walk120, 3, start, np.radians(1.0), memory)

@@ -229,6 +229,7 @@ class _JointFrames:
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice, its bytes, _rebuild's result)
+        self.drop_memory = None  # the drops that failed, per frame (see kb_drop_memory)
 
     def tolerances(self, scale):
         """Angle and distance tolerances at `scale`: the base ones times it, capped."""
@@ -291,12 +292,17 @@ def _dropped_joint(joint, choice_and_scale):
     """A joint's fitted keys with more dropped, each with its neighbours'
     TCB refitted, under its tolerances at `scale` (in C: see
     kb_reduce_drop): choice_and_scale = ((keys, rotation TCB, translation
-    TCB), scale)."""
+    TCB), scale).  The joint remembers the drops that fail, so that later
+    calls do not try them again where they cannot hold."""
     (keys, rtcb, ttcb), scale = choice_and_scale
     tolerances = joint.tolerances(scale)
     if _nothing_to_fit(keys, tolerances):
         return keys, rtcb, ttcb
-    return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb)[:3]
+    if joint.drop_memory is None:
+        F = len(joint.frames[0])
+        joint.drop_memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp))
+    return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb,
+                             joint.drop_memory)[:3]
 
 
 def _in_joint_order(work, J):
@@ -571,7 +577,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     smaller factors dropping keys from the joint's keys so far with the
     keys beside them refitted), and last tries, per joint, to drop more of
     its keys so under its final tolerances, kept where every point stays
-    within `position_tolerance`.
+    within `position_tolerance`.  A drop that failed is not tried again
+    between the same keys until the joint's tolerances have grown to more
+    than two thirds of those it would have needed.
     The fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`,
     and `Reduction.rebuild` reproduces the fitted curves.
     """
