@@ -482,16 +482,21 @@ FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every cl
 # and where it passes takes slack that smaller steps share better: without
 # it 1.4% fewer greedy keys (32 701 -> 32 245) in one round fewer
 LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
-# with fit, keys loosen by 1.68 and 1.04 too: fitted keys loosened by 4,
-# 2, 1.41, 1.19, 1.09 and 1.04 were 1.0% more (18 851 against 18 669) in
-# about the same time; without 1.68, 0.7% more in 13% less time
-FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04)
+# with fit, keys loosen by 1.68, 1.04 and 1.02 too: fitted keys loosened
+# by 4, 2, 1.41, 1.19, 1.09 and 1.04 were 1.0% more (18 851 against
+# 18 669) in about the same time; without 1.68, 0.7% more in 13% less time.
+# Since drops remember those that failed (kb_drop_memory), a round of
+# drops costs a fraction of a fit: with 1.02, 0.09% fewer keys (18 676 ->
+# 18 660) in 11% less time than without it and 1.68 fitted anew; also 1.3
+# or 1.01, 0.2% or 0.1% fewer for 5-7% more time
+FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04, 1.02)
 # fitted keys loosened by a smaller factor come from dropping the joint's
 # keys so far, their neighbours refitted, not from a fit anew: with the
 # factors of 4 to 1.04, over every clip and tolerance 1.1% fewer keys in
 # 24% less time (by every factor: 1.4% more keys, 31% less time; below
-# 2.5: 0.6% fewer, 27% less)
-REFIT_BELOW = 1.5
+# 2.5: 0.6% fewer, 27% less); with drops remembered, 1.68 too (below 1.5:
+# 0.13% fewer keys, 15% more time)
+REFIT_BELOW = 1.7
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
@@ -573,13 +578,13 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     the greedy keys where those are fewer.  World mode runs its greedy
     search first, then a fitted reduction at the scale found (halved until
     it passes, at most four), then loosens joints with fitted keys, by 2,
-    1.68, 1.41, 1.19, 1.09 and 1.04 (by 2 and 1.68 fitted anew, by the
+    1.68, 1.41, 1.19, 1.09, 1.04 and 1.02 (by 2 fitted anew, by the
     smaller factors dropping keys from the joint's keys so far with the
     keys beside them refitted), and last tries, per joint, to drop more of
     its keys so under its final tolerances, kept where every point stays
     within `position_tolerance`.  A drop that failed is not tried again
-    between the same keys until the joint's tolerances have grown to more
-    than two thirds of those it would have needed.
+    between the same keys until the joint's tolerances have grown to two
+    thirds of those it would have needed.
     The fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`,
     and `Reduction.rebuild` reproduces the fitted curves.
     """
