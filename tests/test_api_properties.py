@@ -370,7 +370,11 @@ def test_queries_give_results_or_clear_errors(case):
         assert np.all(np.isfinite(result))
     if isinstance(result, np.ndarray) and result.dtype == np.float32:
         plain = {k: v for k, v in arguments.items() if k != "out"}
-        np.testing.assert_array_equal(result, np.float32(getattr(spline, method)(**plain)))
+        # a float64 result past float32's range is infinite in float32, as
+        # the core stores it (IEEE 754 conversion): not worth a warning
+        with np.errstate(over="ignore"):
+            narrowed = np.float32(getattr(spline, method)(**plain))
+        np.testing.assert_array_equal(result, narrowed)
 
 
 # -- quaternion utilities ---------------------------------------------------------
