@@ -407,3 +407,32 @@ def test_drops_refuse_a_read_only_memory(walk120):
         memory[read_only].flags.writeable = False
         with pytest.raises((ValueError, TypeError), match="writeable"):
             drop_with_memory(walk120, 3, start, np.radians(1.0), memory)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_drops_hold_the_tolerance_whatever_the_memory_holds(walk120, data):
+    """The memory only tells which drops to skip: whatever it holds (NaN,
+    infinities, negative or huge needs, the true keys around or others),
+    the keys kept are a subset, first and last kept, and every frame stays
+    within the tolerance by SciPy's rotations."""
+    joint = data.draw(st.sampled_from([3, 20]))
+    angle = np.radians(data.draw(st.floats(0.1, 2.0)))
+    start = greedy_keys(walk120, joint, angle, np.inf)
+    needed, around = memory = empty_memory(walk120)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    values = np.array([np.nan, np.inf, -np.inf, -1.0, 0.0, 1e-300, 1e300])
+    rows = rng.choice(start[1:-1], size=min(len(start) - 2, 40), replace=False)
+    needed[rows] = np.where(rng.random((len(rows), 2)) < 0.5, rng.choice(values, (len(rows), 2)),
+                            angle * rng.uniform(0.5, 3.0, (len(rows), 2)))
+    for f in rows:  # the keys around it, or others
+        i = int(np.searchsorted(start, f))
+        true = [start[k] if 0 <= k < len(start) else -1 for k in (i - 2, i - 1, i + 1, i + 2)]
+        around[f] = true if rng.random() < 0.7 else rng.integers(-1, 300, 4)
+    zero = np.zeros((len(start), 3))
+    keys, rtcb, ttcb, _, _ = core.reduce_drop(
+        walk120.times, walk120.rotations()[joint:joint + 1],
+        walk120.translations()[joint:joint + 1], angle, np.inf, start, zero, zero, memory)
+    assert set(keys) <= set(start) and keys[0] == 0 and keys[-1] == 299
+    angles, _ = spline_errors(walk120, joint, keys, rtcb, ttcb)
+    assert angles.max() <= angle * (1 + 1e-9)
