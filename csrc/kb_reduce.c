@@ -1469,8 +1469,9 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
 /* A drop that failed between the same four keys is not tried again (see
- * kb_drop_memory) unless the tolerances have grown to more than 1 /
- * DROP_HOPELESS of those it needed.  On 131_01 and the 30 Hz walk at 0.1
+ * kb_drop_memory), in a later call or a later phase of the same one,
+ * while the tolerances are below 1 / DROP_HOPELESS of those it needed (in
+ * every channel of finite tolerance).  On 131_01 and the 30 Hz walk at 0.1
  * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
  * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
  * 65-72% and 0-1.2%) */
@@ -1485,8 +1486,9 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
     }
 }
 
-/* Whether dropping key i of these K failed before between the same keys
- * under tolerances too tight, to DROP_HOPELESS, for the joint's now. */
+/* Whether dropping key i of these K failed before between the same keys,
+ * needing tolerances that the joint's now are more than DROP_HOPELESS
+ * times too tight for (in every channel of finite tolerance). */
 static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
 {
     const kb_drop_memory *m = j->memory;
@@ -1499,7 +1501,7 @@ static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrd
     if (memcmp(around, m->around + 4 * keys[i], sizeof around) ||
         (needed[0] == 0.0 && needed[1] == 0.0))
         return 0;
-    double grown = 0.0;  /* the tolerances now over those needed, at most */
+    double grown = 0.0;  /* the tolerances now over those needed, the most */
     for (int c = 0; c < 2; c++)
         if (isfinite(tolerance[c]))
             grown = fmax(grown, tolerance[c] / needed[c]);

@@ -609,7 +609,8 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
 
 /*
  * The drops of one joint's keys that failed, kept from one kb_reduce_drop
- * call to the next on the same joint's frames.  Per frame f, where
+ * call to the next on the same joint's frames (and read within a call,
+ * where a key comes up again between the same keys).  Per frame f, where
  * dropping key f last failed: needed (n_frames, 2), its worst score then
  * times that call's angle and distance tolerances (the least tolerances,
  * scaled alike, it could have held under; 0 for both where no drop of f
@@ -630,9 +631,12 @@ typedef struct {
  * (a failed one restores its key and its neighbours' TCB, so those frames
  * are as they were), for every phase of the spacing in turn.  With memory
  * (NULL: none), a key is not tried where its drop failed before between
- * the same four keys under tolerances too tight for this call's to hold it,
- * to a margin (the largest ratio of these tolerances to those it needed is
- * below 2/3), and the drops that fail are recorded there.  Writes the
+ * the same four keys and needed tolerances that this call's are too tight
+ * for, to a margin (the largest ratio of this call's tolerances to those
+ * it needed, over the channels of finite tolerance, is below 2/3; an
+ * infinite one adds nothing), and the drops that fail are recorded there.
+ * Whatever the memory holds, the result keeps every frame within
+ * tolerance: at worst it keeps keys that could have gone.  Writes the
  * keys, their count, TCB and the final angle and distance at every frame
  * as kb_reduce_fit does.  Allocates about 195 n_frames doubles.
  */

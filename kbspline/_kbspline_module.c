@@ -1032,16 +1032,18 @@ static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
     if (!check_array(items[0], "needed", 2, 0, 1, 0, &needed) ||
         !expect_dim(needed, 0, F, "needed") || !expect_dim(needed, 1, 2, "needed"))
         return 0;
-    if (!PyArray_Check(items[1]) || PyArray_TYPE((PyArrayObject *)items[1]) != NPY_INTP ||
-        PyArray_NDIM((PyArrayObject *)items[1]) != 2 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)items[1]) ||
-        !PyArray_ISALIGNED((PyArrayObject *)items[1]) ||
-        !PyArray_ISWRITEABLE((PyArrayObject *)items[1])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "around must be a C-contiguous, writeable 2-d intp array");
+    if (!PyArray_Check(items[1]) || PyArray_TYPE((PyArrayObject *)items[1]) != NPY_INTP) {
+        PyErr_SetString(PyExc_TypeError, "around must be an intp array");
         return 0;
     }
     around = (PyArrayObject *)items[1];
+    if (PyArray_NDIM(around) != 2 || !PyArray_IS_C_CONTIGUOUS(around) ||
+        !PyArray_ISALIGNED(around) || !PyArray_ISNOTSWAPPED(around) ||
+        !PyArray_ISWRITEABLE(around)) {
+        PyErr_SetString(PyExc_ValueError, "around must have 2 dimensions and be C-contiguous, "
+                                          "aligned, native-endian and writeable");
+        return 0;
+    }
     if (!expect_dim(around, 0, F, "around") || !expect_dim(around, 1, 4, "around"))
         return 0;
     *store = (kb_drop_memory){(double *)PyArray_DATA(needed),

@@ -217,10 +217,10 @@ static int kept(const kb_reduce_joint *jt, const ptrdiff_t *start, ptrdiff_t n, 
 }
 
 /* kb_reduce_drop's memory: a key whose drop failed between the same four
- * keys under tolerances more than 1.5 times tighter than the joint's (in
- * both channels) is not tried (it stays though it would drop); one that
- * needed less in either channel, or that was between other keys, is tried
- * as without a memory; every drop that fails is recorded, with the ratio
+ * keys, needing tolerances more than 1.5 times the joint's (in both
+ * channels), is not tried (it stays though it would drop); one that needed
+ * less in either channel, or that was between other keys, is tried as
+ * without a memory; every drop that fails is recorded, with the ratio
  * of the tolerances it needed to the joint's above 1 and alike in both
  * channels, and the keys around it. */
 KB_TEST(test_reduce_drop_remembers_failed_drops)
@@ -258,8 +258,8 @@ KB_TEST(test_reduce_drop_remembers_failed_drops)
     ptrdiff_t its[4] = {-1, few[0], few[2], few[3]};
     KB_ASSERT(kept(&loose, few, 9, f, zero, none, &memory) == 0);
     ptrdiff_t other[4] = {its[0], its[1], its[2], its[3] + 1};
-    const double tight[2] = {1.6, 1.6}, near[2] = {1.4, 1.4}, far[2] = {1e3, 1e3};
-    const double angle_near[2] = {1.4, 1.6}, distance_near[2] = {1.6, 1.4};
+    const double tight[2] = {1.51, 1.51}, near[2] = {1.49, 1.49}, far[2] = {1e3, 1e3};
+    const double angle_near[2] = {1.49, 1.51}, distance_near[2] = {1.51, 1.49};
     KB_ASSERT(kept(&loose, few, 9, f, tight, its, &memory) == 1);
     KB_ASSERT(kept(&loose, few, 9, f, near, its, &memory) == 0);
     KB_ASSERT(kept(&loose, few, 9, f, far, other, &memory) == 0);

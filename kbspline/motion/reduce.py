@@ -583,7 +583,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     keys beside them refitted), and last tries, per joint, to drop more of
     its keys so under its final tolerances, kept where every point stays
     within `position_tolerance`.  A drop that failed is not tried again
-    between the same keys until the joint's tolerances have grown to two
+    between the same keys while the joint's tolerances are below two
     thirds of those it would have needed.
     The fitted TCB are in `Reduction.rotation_tcb` and `translation_tcb`,
     and `Reduction.rebuild` reproduces the fitted curves.
