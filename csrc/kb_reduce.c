@@ -1193,7 +1193,7 @@ typedef struct {
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial (drop_refitted) */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
-    kb_drop_memory *memory; /* drops that failed, kept across calls (NULL: none) */
+    kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     scored_keys scored;
     space s;
     fit_space w;
@@ -1492,14 +1492,12 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
 static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
 {
     const kb_drop_memory *m = j->memory;
-    if (!m)
-        return 0;
     const double *needed = m->needed + 2 * keys[i];
     const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
     ptrdiff_t around[4];
     keys_around(keys, K, i, around);
-    if (memcmp(around, m->around + 4 * keys[i], sizeof around) ||
-        (needed[0] == 0.0 && needed[1] == 0.0))
+    if ((needed[0] == 0.0 && needed[1] == 0.0) ||  /* none failed: around unset */
+        memcmp(around, m->around + 4 * keys[i], sizeof around))
         return 0;
     double grown = 0.0;  /* the tolerances now over those needed, the most */
     for (int c = 0; c < 2; c++)
@@ -1513,7 +1511,7 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, pt
                             double worst)
 {
     kb_drop_memory *m = j->memory;
-    if (!m || !(worst > 1.0 && worst < INFINITY))
+    if (!(worst > 1.0 && worst < INFINITY))
         return;
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
@@ -1636,8 +1634,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
-     * backup keys and TCB */
-    size_t extra = (size_t)F * (4 * sizeof(ptrdiff_t) + 18 * sizeof(double) + 4) + 8;
+     * backup keys and TCB; a memory of this call's failed drops alone */
+    size_t extra = (size_t)F * (8 * sizeof(ptrdiff_t) + 20 * sizeof(double) + 4) + 8;
     void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, F, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
@@ -1662,6 +1660,11 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
     j.backup_tcb[0] = (double *)(j.backup_keys + F);
     j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
+    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, (ptrdiff_t *)(j.backup_tcb[1] + 5 * F)};
+    if (!memory) {  /* a key whose drop failed may come up again in a later phase */
+        memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
+        j.memory = &local;
+    }
     memset(j.near, 0, (size_t)F);
     if (refitted) {
         if (channels == 1)

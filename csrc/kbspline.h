@@ -598,10 +598,10 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
  * near the new ones until none is, then drops keys, five apart at once,
  * whose frames stay within tolerance without them, and refits near them
  * where that keeps every frame in tolerance, then drops more as
- * kb_reduce_drop does.  Writes the keys and their count, rotation_tcb and
- * translation_tcb (n_frames, 3; the first n_keys rows used, the rest zero)
- * and the final angle and distance at every frame.
- * Allocates about 195 n_frames doubles.
+ * kb_reduce_drop does (with no memory given).  Writes the keys and their
+ * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
+ * rows used, the rest zero) and the final angle and distance at every
+ * frame.  Allocates about 201 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
@@ -630,15 +630,16 @@ typedef struct {
  * each, and keeps each drop whose frames nearby all stay within tolerance
  * (a failed one restores its key and its neighbours' TCB, so those frames
  * are as they were), for every phase of the spacing in turn.  With memory
- * (NULL: none), a key is not tried where its drop failed before between
- * the same four keys and needed tolerances that this call's are too tight
- * for, to a margin (the largest ratio of this call's tolerances to those
- * it needed, over the channels of finite tolerance, is below 2/3; an
- * infinite one adds nothing), and the drops that fail are recorded there.
- * Whatever the memory holds, the result keeps every frame within
- * tolerance: at worst it keeps keys that could have gone.  Writes the
- * keys, their count, TCB and the final angle and distance at every frame
- * as kb_reduce_fit does.  Allocates about 195 n_frames doubles.
+ * (NULL: a memory of this call alone), a key is not tried where its drop
+ * failed before between the same four keys and needed tolerances that
+ * this call's are too tight for, to a margin (the largest ratio of this
+ * call's tolerances to those it needed, over the channels of finite
+ * tolerance, is below 2/3; an infinite one adds nothing), and the drops
+ * that fail are recorded there.  Whatever the memory holds, the result
+ * keeps every frame within tolerance: at worst it keeps keys that could
+ * have gone.  Writes the keys, their count, TCB and the final angle and
+ * distance at every frame as kb_reduce_fit does.  Allocates about 201
+ * n_frames doubles.
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

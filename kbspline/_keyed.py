@@ -97,8 +97,9 @@ class KeyedSpline:
             evaluate(*args, values, target)
         except _core.CoreError as exc:
             raise queries.reword(exc, domain or self._track_domain) from None
-        if target is not flat:
-            flat[...] = target
+        if target is not flat:  # past float32's range: infinite, as the core stores it
+            with np.errstate(over="ignore"):
+                flat[...] = target
         if out is None and result.ndim == 0:
             return result[()]
         return result

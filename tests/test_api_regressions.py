@@ -107,6 +107,19 @@ def test_float32_out_for_the_integrals(spline, name, q):
     np.testing.assert_array_equal(out, expected.astype(np.float32))
 
 
+@pytest.mark.filterwarnings("error")
+def test_float32_out_past_its_range_is_infinite_without_a_warning():
+    """A length past float32's range stores infinity in a float32 out=,
+    as evaluation does, not a NumPy cast warning (one printed in CI)."""
+    spline = PositionSpline([0.0, 1.0], [[0.0, 0.0, 0.0], [1e39, 0.0, 0.0]])
+    out = np.zeros(2, np.float32)
+    spline.length([0.0, 1.0], out=out)
+    np.testing.assert_array_equal(out, [0.0, np.inf])
+    values = np.zeros((1, 3), np.float32)
+    spline([1.0], out=values)
+    np.testing.assert_array_equal(values, [[np.inf, 0.0, 0.0]])
+
+
 def test_dask_bake_float32_length_and_angle():
     da = pytest.importorskip("dask.array")
     from kbspline.dask import bake

@@ -467,3 +467,20 @@ def test_a_failed_drop_is_recorded_at_its_frame_between_its_keys(walk120):
     assert few[1] in recorded(angle, None)
     assert few[2] in recorded(angle, [few[0], few[1], few[3], few[4]])
     assert few[2] not in recorded(angle, [-1, few[1], few[3], few[4]])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([0, 3, 20]), st.floats(0.05, 2.0), st.integers(0, 2 ** 32 - 1))
+def test_drops_without_a_memory_keep_one_for_the_call(walk120, joint, degrees, seed):
+    """memory=None is a fresh memory kept for the call alone (a key whose
+    drop failed may come up again in a later phase): the same keys and
+    TCB, to the bit, from fitted-like TCB."""
+    angle = np.radians(degrees)
+    start = greedy_keys(walk120, joint, angle, 0.02)
+    rtcb, ttcb = np.random.default_rng(seed).uniform(-0.3, 0.3, (2, len(start), 3))
+    frames = (walk120.times, walk120.rotations()[joint:joint + 1],
+              walk120.translations()[joint:joint + 1], angle, 0.02, start, rtcb, ttcb)
+    alone = core.reduce_drop(*frames)
+    fresh = core.reduce_drop(*frames, empty_memory(walk120))
+    for a, b in zip(alone[:3], fresh[:3]):
+        assert a.tobytes() == b.tobytes()
