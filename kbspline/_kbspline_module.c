@@ -1010,11 +1010,12 @@ PyDoc_STRVAR(reduce_drop_doc,
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
 "by kb_reduce_drop; memory = (needed, around), float64 (F, 2) and intp\n"
-"(F, 4), the drops that failed, read and written (see kb_drop_memory).\n"
-"Private: see kbspline.motion.reduce.");
+"(F, 4), the drops that failed, read and written (see kb_drop_memory;\n"
+"None: a memory of this call alone).  Private: see kbspline.motion.reduce.");
 
-/* reduce_drop's memory: None, or (needed, around), float64 (F, 2) and intp
- * (F, 4), C-contiguous and writeable, into *memory (else it is NULL). */
+/* reduce_drop's memory: None (*memory NULL: the call keeps its own), or
+ * (needed, around), float64 (F, 2) and intp (F, 4), C-contiguous and
+ * writeable, into *store, and *memory then points to it. */
 static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
                        kb_drop_memory **memory)
 {
