@@ -43,9 +43,31 @@ static PyObject *raise_core_error(kb_status status, const kb_error *err)
     return NULL;
 }
 
-/* Checks that obj is a float64, C-contiguous, aligned array of ndim
- * dimensions (or None when allowed); returns its data or NULL with an
- * exception set.  Shapes are compared by the callers. */
+/* Checks that array a has ndim dimensions and is C-contiguous, aligned,
+ * native-endian and, if asked, writeable; 0 with a ValueError if not. */
+static int check_layout(PyArrayObject *a, const char *name, int ndim, int writeable)
+{
+    if (PyArray_NDIM(a) != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d dimensions, not %d", name, ndim,
+                     PyArray_NDIM(a));
+        return 0;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+        !PyArray_ISNOTSWAPPED(a)) {
+        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous, aligned, native-endian",
+                     name);
+        return 0;
+    }
+    if (writeable && !PyArray_ISWRITEABLE(a)) {
+        PyErr_Format(PyExc_ValueError, "%s must be writeable", name);
+        return 0;
+    }
+    return 1;
+}
+
+/* Checks that obj is a float64 array laid out as check_layout asks (or
+ * None when allowed); 0 with an exception set if not.  Shapes are
+ * compared by the callers. */
 static int check_array(PyObject *obj, const char *name, int ndim, int allow_none,
                        int writeable, int float32_ok, PyArrayObject **arr)
 {
@@ -63,21 +85,8 @@ static int check_array(PyObject *obj, const char *name, int ndim, int allow_none
                      float32_ok ? " or float32" : "");
         return 0;
     }
-    if (PyArray_NDIM(a) != ndim) {
-        PyErr_Format(PyExc_ValueError, "%s must have %d dimensions, not %d", name, ndim,
-                     PyArray_NDIM(a));
+    if (!check_layout(a, name, ndim, writeable))
         return 0;
-    }
-    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
-        !PyArray_ISNOTSWAPPED(a)) {
-        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous, aligned, native-endian",
-                     name);
-        return 0;
-    }
-    if (writeable && !PyArray_ISWRITEABLE(a)) {
-        PyErr_Format(PyExc_ValueError, "%s must be writeable", name);
-        return 0;
-    }
     *arr = a;
     return 1;
 }
@@ -1038,14 +1047,8 @@ static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
         return 0;
     }
     around = (PyArrayObject *)items[1];
-    if (PyArray_NDIM(around) != 2 || !PyArray_IS_C_CONTIGUOUS(around) ||
-        !PyArray_ISALIGNED(around) || !PyArray_ISNOTSWAPPED(around) ||
-        !PyArray_ISWRITEABLE(around)) {
-        PyErr_SetString(PyExc_ValueError, "around must have 2 dimensions and be C-contiguous, "
-                                          "aligned, native-endian and writeable");
-        return 0;
-    }
-    if (!expect_dim(around, 0, F, "around") || !expect_dim(around, 1, 4, "around"))
+    if (!check_layout(around, "around", 2, 1) || !expect_dim(around, 0, F, "around") ||
+        !expect_dim(around, 1, 4, "around"))
         return 0;
     *store = (kb_drop_memory){(double *)PyArray_DATA(needed),
                               (ptrdiff_t *)PyArray_DATA(around)};

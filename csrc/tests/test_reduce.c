@@ -220,9 +220,10 @@ static int kept(const kb_reduce_joint *jt, const ptrdiff_t *start, ptrdiff_t n, 
  * keys, needing tolerances more than 1.5 times the joint's (in both
  * channels), is not tried (it stays though it would drop); one that needed
  * less in either channel, or that was between other keys, is tried as
- * without a memory; every drop that fails is recorded, with the ratio
- * of the tolerances it needed to the joint's above 1 and alike in both
- * channels, and the keys around it. */
+ * without a memory; the drops that fail are recorded, each with the
+ * ratio of the tolerances it needed to the joint's above 1 and alike in
+ * both channels, and the keys around it (tests/test_reduce_fit.py checks
+ * the frame and keys of one). */
 KB_TEST(test_reduce_drop_remembers_failed_drops)
 {
     wiggle(0.3);

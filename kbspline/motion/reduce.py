@@ -494,8 +494,8 @@ FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04, 1.02)
 # keys so far, their neighbours refitted, not from a fit anew: with the
 # factors of 4 to 1.04, over every clip and tolerance 1.1% fewer keys in
 # 24% less time (by every factor: 1.4% more keys, 31% less time; below
-# 2.5: 0.6% fewer, 27% less); with drops remembered, 1.68 too (below 1.5:
-# 0.13% fewer keys, 15% more time)
+# 2.5: 0.6% fewer, 27% less); with drops remembered, 1.68 too (below 1.5,
+# with 1.02: 0.16% fewer keys, 18 631 against 18 660, in 14% more time)
 REFIT_BELOW = 1.7
 
 
