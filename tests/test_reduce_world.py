@@ -443,6 +443,52 @@ def test_threads_give_the_same_reduction(walk, fit):
     assert one == two
 
 
+@pytest.mark.parametrize("fit", [False, True])
+@pytest.mark.parametrize("frames", [20, None])
+def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
+        walk, fit, frames, monkeypatch):
+    """On two threads a reduction hands joints to one pool for its whole
+    run (a pool per pass made the 20-frame dash's greedy search six times
+    slower than on one thread), fitted joints always, greedy selections
+    only from GREEDY_THREADS_FROM frames (below, the hand-over costs more
+    than the selection), and only where a pass carries them on (reading
+    keys off a selection so far is no work for a thread)."""
+    from kbspline import set_num_threads
+    from kbspline.motion import reduce as reduce_module
+    pools, handed = [], []
+
+    class Counted(reduce_module.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(self)
+            super().__init__(*args, **kwargs)
+
+        def submit(self, work, j):
+            handed.append(j)
+            return super().submit(work, j)
+
+    monkeypatch.setattr(reduce_module, "ThreadPoolExecutor", Counted)
+    clip = walk if frames is None else Motion(walk.joints, walk.frame_time, walk.frames[:frames])
+    assert (clip.num_frames >= reduce_module.GREEDY_THREADS_FROM) == (frames is None)
+    previous = set_num_threads(2)
+    try:
+        threaded = reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json()
+        world_handed = len(handed)
+        local = reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json()
+        assert len(pools) == 2
+        set_num_threads(1)
+        assert reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json() == threaded
+        assert reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json() == local
+    finally:
+        set_num_threads(previous)
+    J = len(clip.joints)
+    if fit:  # fitted passes, loosening and drops; the local selection
+        assert 3 * J < world_handed < 100 * J and len(handed) == world_handed + J
+    elif frames is None:  # here only the first pass carries selections on
+        assert world_handed == J and len(handed) == 2 * J
+    else:
+        assert handed == []
+
+
 def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
     """With threads, an exception from the progress callback (or Ctrl-C)
     propagates, and the joints queued behind it are not reduced.  Each

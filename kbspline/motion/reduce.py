@@ -305,30 +305,29 @@ def _dropped_joint(joint, choice_and_scale):
                              joint.drop_memory)[:3]
 
 
-def _in_joint_order(work, J):
-    """Yields work(j) for j in range(J), in order, on up to
-    set_num_threads() threads (the core releases the GIL; joints are
-    independent, so the results are the same for any number): on one
-    thread each as it is asked for, on more the joints after it queued to
-    run meanwhile.  Closed early (or on an error, or Ctrl-C), it drops the
-    joints not yet started."""
-    threads = min(get_num_threads(), J)
-    if threads <= 1:
+def _in_joint_order(work, J, pool=None):
+    """Yields work(j) for j in range(J), in order: without a pool each as
+    it is asked for; with one (reduce_keys's threads: the core releases
+    the GIL, and joints are independent, so the results are the same for
+    any number) the joints after it queued to run meanwhile.  Closed early
+    (or on an error, or Ctrl-C), it cancels the joints not yet started."""
+    if pool is None:
         yield from map(work, range(J))
         return
-    pool = ThreadPoolExecutor(threads)
+    futures = [pool.submit(work, j) for j in range(J)]
     try:
-        for future in [pool.submit(work, j) for j in range(J)]:
+        for future in futures:
             yield future.result()
     finally:
-        pool.shutdown(cancel_futures=True)
+        for future in futures:
+            future.cancel()
 
 
-def _each_joint(work, J, progress=None):
+def _each_joint(work, J, pool=None, progress=None):
     """[work(j) for j in range(J)] (see _in_joint_order), calling
     progress(done, J) as each is done."""
     results = []
-    with contextlib.closing(_in_joint_order(work, J)) as each:
+    with contextlib.closing(_in_joint_order(work, J, pool)) as each:
         for result in each:
             results.append(result)
             if progress:
@@ -336,23 +335,47 @@ def _each_joint(work, J, progress=None):
     return results
 
 
-def _choose(choose_joint, joints, scales, progress=None):
+def _choose(choose_joint, joints, scales, pool=None, progress=None):
     """Every joint's keys by choose_joint (_greedy_joint or _fitted_joint)
-    at its scale: a list of (keys,) or (keys, rotation TCB, translation TCB)."""
-    return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), progress)
+    at its scale (see _in_joint_order for the pool): a list of (keys,) or
+    (keys, rotation TCB, translation TCB)."""
+    return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), pool,
+                       progress)
 
 
-def _choose_as_checked(choose_joint, joints, scale, selected):
+def _choose_as_checked(choose_joint, joints, scale, selected, pool=None):
     """Yields every joint's keys by choose_joint at `scale`, in joint order
     (see _in_joint_order), appending each to `selected`: each is chosen as
     the world check asks for it, so a check that fails at a joint leaves
     the joints not yet started unchosen (a fitted pass that strays past the
     tolerance costs about the joints up to there)."""
     with contextlib.closing(_in_joint_order(lambda j: choose_joint(joints[j], scale),
-                                            len(joints))) as each:
+                                            len(joints), pool)) as each:
         for choice in each:
             selected.append(choice)
             yield choice
+
+
+def _greedy_pool(pool, joints):
+    """`pool` for greedy selections run on these joints' frames, where
+    they are enough (GREEDY_THREADS_FROM) that a thread's hand-over pays."""
+    return pool if len(joints[0].frames[0]) >= GREEDY_THREADS_FROM else None
+
+
+@contextlib.contextmanager
+def _joint_threads(J):
+    """The pool of threads a reduction of J joints hands the choices that
+    run the core at length (None on one thread): up to set_num_threads(),
+    started once for the whole reduction, as a greedy pass that only reads
+    keys off each joint's selection so far costs less than a thread's
+    hand-over (on the 20-frame dash, 2.6 ms on one thread against 15 ms on
+    two with a pool per pass)."""
+    threads = min(get_num_threads(), J)
+    if threads <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        yield pool
 
 
 def _with_tcb(choice):
@@ -414,7 +437,7 @@ def _reduction(motion, joints, selected, world):
 
 
 def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance, factors,
-                   drops):
+                   drops, pool=None):
     """The world-space search scales every joint's tolerances alike; this
     gives each joint the slack the others leave.  Per joint, most keys
     first, its tolerances are loosened by each of `factors` in turn, and
@@ -424,8 +447,9 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     by forward kinematics of the joints they move (`world`, a WorldError
     under the curves of `found`, the choices of keys at `scale`).  With
     `drops`, fitted keys then try dropping more (_dropped_joint), kept the
-    same way.  Yields after each factor and (with `drops`, whatever the
-    keys) the drops; returns the reduction."""
+    same way.  Fitted and dropped keys are chosen on `pool` (see
+    _joint_threads).  Yields after each factor and (with `drops`, whatever
+    the keys) the drops; returns the reduction."""
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
@@ -437,7 +461,9 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             choose, at = _dropped_joint, [(selected[j], factor * scales[j]) for j in fewer]
         else:
             choose, at = choose_joint, [factor * scales[j] for j in fewer]
-        candidates = dict(zip(fewer, _choose(choose, [joints[j] for j in fewer], at)))
+        # greedy keys at a higher scale are read off the joint's selection so far
+        candidates = dict(zip(fewer, _choose(choose, [joints[j] for j in fewer], at,
+                                             None if choose is _greedy_joint else pool)))
         for j in sorted(fewer, key=lambda j: -len(selected[j][0])):
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
@@ -448,7 +474,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                 selected[j] = new
         yield
     if drops and choose_joint is _fitted_joint:  # drop more, refitting (see _dropped_joint)
-        dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)))
+        dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)), pool)
         for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
             new = dropped[j]
             if (len(new[0]) < len(selected[j][0])
@@ -474,6 +500,11 @@ def _check_reached(name, tolerance, worst):
 # brackets the scale between the same powers of sqrt(2) as from 1, a pass or two sooner.
 FIRST_SCALE = 2 ** 1.5
 SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
+# frames from which greedy selections run on threads: on two, the
+# 195-frame walk's world search takes 11.4 ms against 13.8 on one (local
+# mode 10.1 against 13.3), the 20-frame dash's 3.8 against 2.6 (local 2.8
+# against 1.8)
+GREEDY_THREADS_FROM = 100
 FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every clip)
 # per joint, after the search (see _loosen_joints), each about the square
 # root of the one before.  Over every clip of ../shared and tests/data/cmu
@@ -616,15 +647,24 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         motion, translations, world, position_tolerance)
     joints = [_JointFrames(motion.times, rotations, translations, base, caps, j,
                            moves(joint)) for j, joint in enumerate(motion.joints)]
-    if position_tolerance is None:
-        selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J, progress)
-        result = _reduction(motion, joints, selected, _measure(joints, selected, world))
-        for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
-                                       ("distance_tolerance", distance_tolerance,
-                                        result.max_distance)):
-            _check_reached(name, tolerance, worst.max())
-        return result
+    with _joint_threads(J) as pool:
+        if position_tolerance is not None:
+            return _world_reduction(motion, joints, world, position_tolerance, fit, progress,
+                                    pool)
+        selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J,
+                           pool if fit else _greedy_pool(pool, joints), progress)
+    result = _reduction(motion, joints, selected, _measure(joints, selected, world))
+    for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
+                                   ("distance_tolerance", distance_tolerance,
+                                    result.max_distance)):
+        _check_reached(name, tolerance, worst.max())
+    return result
 
+
+def _world_reduction(motion, joints, world, position_tolerance, fit, progress, pool):
+    """reduce_keys with `position_tolerance`: the search of its Notes, on
+    `pool` (see _joint_threads) where the choices run the core at length."""
+    J = len(joints)
     passes = 0
     factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
@@ -634,7 +674,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         curves, or None where a point strays past the tolerance."""
         nonlocal passes
         selected = []
-        choices = _choose_as_checked(choose_joint, joints, scale, selected)
+        # greedy choices run the core only to carry a selection on below its floor
+        choices = _choose_as_checked(
+            choose_joint, joints, scale, selected,
+            pool if choose_joint is not _greedy_joint
+            else _greedy_pool(pool, joints) if any(scale < j.floor for j in joints) else None)
         try:
             measured = _measure(joints, choices, world, position_tolerance)
         finally:  # no joint of this pass runs on into the next
@@ -684,7 +728,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             progress(passes, total)
     found, measured = best
     loosen = _loosen_joints(motion, joints, found, measured, best_choice, best_scale,
-                            position_tolerance, factors, fit)
+                            position_tolerance, factors, fit, pool)
     while True:
         try:
             next(loosen)
