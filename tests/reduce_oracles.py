@@ -152,7 +152,7 @@ def fit_tcb(track, keys, tcb, iterations=10, jacobian=closed_jacobian):
     K = len(keys)
     vector, _ = track(keys, tcb)
     error = np.sum(vector ** 2)
-    damping = 1e-3
+    damping = 3e-2  # FIT_FIRST_DAMPING
     for _ in range(iterations):
         jac, slots = jacobian(track, keys, tcb, vector)
         F = len(jac)

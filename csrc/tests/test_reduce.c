@@ -246,8 +246,11 @@ KB_TEST(test_reduce_drop_remembers_failed_drops)
         recorded++;
         KB_ASSERT(keyed(start, n, f) && needed[2 * f] > 5e-3 && needed[2 * f + 1] > 3e-3);
         KB_ASSERT(fabs(needed[2 * f] / 5e-3 - needed[2 * f + 1] / 3e-3) <= 1e-12 * needed[2 * f]);
-        for (int d = 0; d < 3; d++)  /* key frames, ascending, f between them */
-            KB_ASSERT(around[4 * f + d] < around[4 * f + d + 1] || around[4 * f + d] == -1);
+        /* key frames, ascending, f between them; -1 past the first or last */
+        for (int d = 0; d < 3; d++) {
+            ptrdiff_t a = around[4 * f + d], b = around[4 * f + d + 1];
+            KB_ASSERT(a < b || (d == 0 && a == -1) || (d == 2 && b == -1));
+        }
         KB_ASSERT(around[4 * f + 1] < f && f < around[4 * f + 2]);
         KB_ASSERT(keyed(start, n, around[4 * f + 1]) && keyed(start, n, around[4 * f + 2]));
     }
