@@ -489,6 +489,36 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
         assert handed == []
 
 
+def test_a_pass_closed_early_leaves_no_joint_running():
+    """A pass that stops early (its world check failed) returns only once
+    the joints its threads had started are done, so that none runs on
+    into the next pass's use of the same joint (the fuzzer's random clip
+    12096 raised 'must be strictly increasing' one run in three on two
+    threads when a pass returned at once: a joint's greedy keys were
+    written by two passes at the same time)."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+    from kbspline.motion import reduce as reduce_module
+    running, lock = set(), threading.Lock()
+
+    def work(j):
+        with lock:
+            running.add(j)
+        time.sleep(0.0 if j == 0 else 0.05)
+        with lock:
+            running.discard(j)
+        return j
+
+    with ThreadPoolExecutor(2) as pool:
+        each = reduce_module._in_joint_order(work, 6, pool)
+        assert next(each) == 0
+        time.sleep(0.01)  # the second thread is in joint 1 by now
+        each.close()
+        with lock:
+            assert running == set()
+
+
 def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
     """With threads, an exception from the progress callback (or Ctrl-C)
     propagates, and the joints queued behind it are not reduced.  Each

@@ -6,7 +6,7 @@ import bisect
 import contextlib
 import dataclasses
 import math
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from operator import is_
 from typing import Any, Callable, Optional
 
@@ -310,7 +310,9 @@ def _in_joint_order(work, J, pool=None):
     it is asked for; with one (reduce_keys's threads: the core releases
     the GIL, and joints are independent, so the results are the same for
     any number) the joints after it queued to run meanwhile.  Closed early
-    (or on an error, or Ctrl-C), it cancels the joints not yet started."""
+    (or on an error, or Ctrl-C), it cancels the joints not yet started and
+    waits for those running, which would otherwise run on into the next
+    use of their joints."""
     if pool is None:
         yield from map(work, range(J))
         return
@@ -321,6 +323,7 @@ def _in_joint_order(work, J, pool=None):
     finally:
         for future in futures:
             future.cancel()
+        wait(futures)
 
 
 def _each_joint(work, J, pool=None, progress=None):
