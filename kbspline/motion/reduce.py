@@ -464,7 +464,8 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             choose, at = _dropped_joint, [(selected[j], factor * scales[j]) for j in fewer]
         else:
             choose, at = choose_joint, [factor * scales[j] for j in fewer]
-        # greedy keys at a higher scale are read off the joint's selection so far
+        # greedy keys at a higher scale are read off the joint's selection so
+        # far (selected again only where a local cap binds: on one thread)
         candidates = dict(zip(fewer, _choose(choose, [joints[j] for j in fewer], at,
                                              None if choose is _greedy_joint else pool)))
         for j in sorted(fewer, key=lambda j: -len(selected[j][0])):
@@ -677,7 +678,8 @@ def _world_reduction(motion, joints, world, position_tolerance, fit, progress, p
         curves, or None where a point strays past the tolerance."""
         nonlocal passes
         selected = []
-        # greedy choices run the core only to carry a selection on below its floor
+        # greedy choices run the core to carry a selection on below its floor
+        # (and where a local cap binds, on one thread all the same)
         choices = _choose_as_checked(
             choose_joint, joints, scale, selected,
             pool if choose_joint is not _greedy_joint
