@@ -519,6 +519,38 @@ def test_a_pass_closed_early_leaves_no_joint_running():
             assert running == set()
 
 
+def test_an_interrupt_while_joints_are_queued_runs_none_on():
+    """Ctrl-C while a pass queues its joints (here at the third) cancels
+    those queued and waits for the one running before it surfaces (the
+    review found the queue outside the clean-up)."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+    from kbspline.motion import reduce as reduce_module
+    started, running, lock = [], set(), threading.Lock()
+
+    def work(j):
+        with lock:
+            started.append(j)
+            running.add(j)
+        time.sleep(0.05)
+        with lock:
+            running.discard(j)
+        return j
+
+    class Interrupted(ThreadPoolExecutor):
+        def submit(self, fn, j):
+            if j == 2:
+                raise KeyboardInterrupt
+            return super().submit(fn, j)
+
+    with Interrupted(1) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            next(reduce_module._in_joint_order(work, 6, pool))
+        with lock:
+            assert running == set() and started == [0]
+
+
 def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
     """With threads, an exception from the progress callback (or Ctrl-C)
     propagates, and the joints queued behind it are not reduced.  Each

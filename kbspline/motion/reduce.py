@@ -316,8 +316,10 @@ def _in_joint_order(work, J, pool=None):
     if pool is None:
         yield from map(work, range(J))
         return
-    futures = [pool.submit(work, j) for j in range(J)]
-    try:
+    futures = []
+    try:  # an interrupt while they are queued cancels those queued so far
+        for j in range(J):
+            futures.append(pool.submit(work, j))
         for future in futures:
             yield future.result()
     finally:
@@ -377,8 +379,11 @@ def _joint_threads(J):
     if threads <= 1:
         yield None
         return
-    with ThreadPoolExecutor(threads) as pool:
+    pool = ThreadPoolExecutor(threads)
+    try:
         yield pool
+    finally:  # on an error, nothing queued runs on
+        pool.shutdown(cancel_futures=True)
 
 
 def _with_tcb(choice):
