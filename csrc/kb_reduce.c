@@ -42,11 +42,12 @@
 /* Each fit's first Levenberg-Marquardt damping (then a third of it after a
  * step taken, tenfold after one refused).  Against 1e-3, over every clip
  * of ../shared and tests/data/cmu, the world search keeps 0.4-0.7% fewer
- * fitted keys in 7-9% less time, at 0.1, 0.5 and 1 cm, at 0.2, 0.3 and
+ * fitted keys in 6-9% less time, at 0.1, 0.5 and 1 cm, at 0.2, 0.3 and
  * 2 cm and with virtual vertices, and on the 120 Hz clips played four
  * times: 39% of the steps tried at 1e-3 were refused, mostly in the
- * drops' four-step refits.  1e-2 to 1e-1, or a half or no decrease after
- * a step, are as fast, with as many keys to 1.1% more */
+ * drops' four-step refits.  The others tried, 3e-3 to 1e-1 divided by 1,
+ * 1.5, 2 or 3 after a step, are about as fast, with 0.5% fewer to 2% more
+ * keys on each of those three */
 #define FIT_FIRST_DAMPING 3e-2
 #define BAND 6          /* a frame's residual depends on its segment's 2 keys' 3 parameters */
 
