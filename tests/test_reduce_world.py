@@ -500,11 +500,13 @@ def test_a_pass_closed_early_leaves_no_joint_running():
     import time
     from concurrent.futures import ThreadPoolExecutor
     from kbspline.motion import reduce as reduce_module
-    running, lock = set(), threading.Lock()
+    running, lock, in_joint_1 = set(), threading.Lock(), threading.Event()
 
     def work(j):
         with lock:
             running.add(j)
+        if j == 1:
+            in_joint_1.set()
         time.sleep(0.0 if j == 0 else 0.05)
         with lock:
             running.discard(j)
@@ -513,7 +515,7 @@ def test_a_pass_closed_early_leaves_no_joint_running():
     with ThreadPoolExecutor(2) as pool:
         each = reduce_module._in_joint_order(work, 6, pool)
         assert next(each) == 0
-        time.sleep(0.01)  # the second thread is in joint 1 by now
+        assert in_joint_1.wait(10)  # a thread is in joint 1: the pass closes on it
         each.close()
         with lock:
             assert running == set()

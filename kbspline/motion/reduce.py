@@ -361,10 +361,18 @@ def _choose_as_checked(choose_joint, joints, scale, selected, pool=None):
             yield choice
 
 
-def _greedy_pool(pool, joints):
-    """`pool` for greedy selections run on these joints' frames, where
-    they are enough (GREEDY_THREADS_FROM) that a thread's hand-over pays."""
-    return pool if len(joints[0].frames[0]) >= GREEDY_THREADS_FROM else None
+def _pool_for(choose_joint, joints, scales, pool):
+    """`pool` (see _joint_threads) where choose_joint runs the core at
+    length on these joints at these scales, else None: fitted and dropped
+    keys always; greedy ones only where a joint's selection is carried on
+    below its floor (else they are read off it), on clips of
+    GREEDY_THREADS_FROM frames or more (on fewer, a thread's hand-over
+    costs more than the selection).  A local cap's selections stay on this
+    thread."""
+    if choose_joint is not _greedy_joint:
+        return pool
+    carried_on = any(scale < joint.floor for joint, scale in zip(joints, scales))
+    return pool if carried_on and len(joints[0].frames[0]) >= GREEDY_THREADS_FROM else None
 
 
 @contextlib.contextmanager
@@ -455,8 +463,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     by forward kinematics of the joints they move (`world`, a WorldError
     under the curves of `found`, the choices of keys at `scale`).  With
     `drops`, fitted keys then try dropping more (_dropped_joint), kept the
-    same way.  Fitted and dropped keys are chosen on `pool` (see
-    _joint_threads).  Yields after each factor and (with `drops`, whatever
+    same way.  Keys are chosen on `pool` where _pool_for says.  Yields after each factor and (with `drops`, whatever
     the keys) the drops; returns the reduction."""
     J = len(joints)
     selected = list(found)
@@ -469,10 +476,9 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             choose, at = _dropped_joint, [(selected[j], factor * scales[j]) for j in fewer]
         else:
             choose, at = choose_joint, [factor * scales[j] for j in fewer]
-        # greedy keys at a higher scale are read off the joint's selection so
-        # far (selected again only where a local cap binds: on one thread)
-        candidates = dict(zip(fewer, _choose(choose, [joints[j] for j in fewer], at,
-                                             None if choose is _greedy_joint else pool)))
+        loosened = [joints[j] for j in fewer]
+        candidates = dict(zip(fewer, _choose(choose, loosened, at,
+                                             _pool_for(choose, loosened, at, pool))))
         for j in sorted(fewer, key=lambda j: -len(selected[j][0])):
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
@@ -660,8 +666,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         if position_tolerance is not None:
             return _world_reduction(motion, joints, world, position_tolerance, fit, progress,
                                     pool)
-        selected = _choose(_fitted_joint if fit else _greedy_joint, joints, [1.0] * J,
-                           pool if fit else _greedy_pool(pool, joints), progress)
+        choose, scales = _fitted_joint if fit else _greedy_joint, [1.0] * J
+        selected = _choose(choose, joints, scales, _pool_for(choose, joints, scales, pool),
+                           progress)
     result = _reduction(motion, joints, selected, _measure(joints, selected, world))
     for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
                                    ("distance_tolerance", distance_tolerance,
@@ -683,12 +690,8 @@ def _world_reduction(motion, joints, world, position_tolerance, fit, progress, p
         curves, or None where a point strays past the tolerance."""
         nonlocal passes
         selected = []
-        # greedy choices run the core to carry a selection on below its floor
-        # (and where a local cap binds, on one thread all the same)
-        choices = _choose_as_checked(
-            choose_joint, joints, scale, selected,
-            pool if choose_joint is not _greedy_joint
-            else _greedy_pool(pool, joints) if any(scale < j.floor for j in joints) else None)
+        choices = _choose_as_checked(choose_joint, joints, scale, selected,
+                                     _pool_for(choose_joint, joints, [scale] * J, pool))
         try:
             measured = _measure(joints, choices, world, position_tolerance)
         finally:  # no joint of this pass runs on into the next
