@@ -529,20 +529,22 @@ def test_an_interrupt_while_joints_are_queued_runs_none_on():
     import time
     from concurrent.futures import ThreadPoolExecutor
     from kbspline.motion import reduce as reduce_module
-    started, running, lock = [], set(), threading.Lock()
+    started, running, lock, in_joint_0 = [], set(), threading.Lock(), threading.Event()
 
     def work(j):
         with lock:
             started.append(j)
             running.add(j)
-        time.sleep(0.05)
+        in_joint_0.set()
+        time.sleep(0.5)  # so that joint 1, queued behind it, is cancelled in time
         with lock:
             running.discard(j)
         return j
 
     class Interrupted(ThreadPoolExecutor):
         def submit(self, fn, j):
-            if j == 2:
+            if j == 2:  # with the one thread in joint 0
+                assert in_joint_0.wait(10)
                 raise KeyboardInterrupt
             return super().submit(fn, j)
 
