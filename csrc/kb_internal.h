@@ -144,11 +144,4 @@ typedef struct {
 /* Track 0 of validated keys k (kb_rot_validate) into c. */
 void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c);
 
-/* kb_rot_build of track 0 of validated keys k from c (kb_rot_chords_of),
- * without checks, threads or allocation: every key's tangents, but only
- * segments [s0, s1) into seg and kind (others left as they were). */
-kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c, ptrdiff_t s0,
-                                ptrdiff_t s1, double *tan_in, double *tan_out, double *seg,
-                                unsigned char *kind, kb_error *err);
-
 #endif /* KB_INTERNAL_H */

@@ -98,6 +98,15 @@ static inline void locate(const double *k, ptrdiff_t n_seg, kb_extrap extrap, do
 void kb_rot_values_at(const kb_rot_curve *c, const double *t, const kb_loc *loc, ptrdiff_t n,
                       double *out);
 
+/* kb_rot_build of track 0 of validated keys k from c (kb_rot_chords_of),
+ * without checks, threads or allocation: every key's tangents, but only
+ * the segments that the m ascending queries located at loc lie in, into
+ * seg and kind (others left as they were). */
+kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c,
+                                const kb_loc *loc, ptrdiff_t m, double *tan_in,
+                                double *tan_out, double *seg, unsigned char *kind,
+                                kb_error *err);
+
 /*
  * A guess of each query's segment from a uniform grid over the domain:
  * first[g] is the segment where cell g starts, so a query's segment is

@@ -57,7 +57,9 @@ typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
-    ptrdiff_t seg_lo, seg_hi;  /* the segments they lie in: [seg_lo, seg_hi) */
+    /* joint_errors' frames that are not keys, their times and errors */
+    ptrdiff_t *between;
+    double *between_times, *between_error;
     int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
     /* set where the greedy selection scores the rotation alone: rotation_errors
@@ -71,7 +73,8 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(71 * n * sizeof(double) + n * sizeof(kb_loc) + n + 8 + extra_bytes);
+    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t) + n
+                       + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
@@ -81,8 +84,11 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
     s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
-    s->loc = (kb_loc *)(d + 71 * n);
-    s->kind = (unsigned char *)(s->loc + n);
+    s->between_times = d + 71 * n;
+    s->between_error = d + 72 * n;
+    s->loc = (kb_loc *)(d + 73 * n);
+    s->between = (ptrdiff_t *)(s->loc + n);
+    s->kind = (unsigned char *)(s->between + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
@@ -173,20 +179,19 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
         locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
-    s->seg_lo = m ? s->loc[0].seg : 0;  /* the frames ascend */
-    s->seg_hi = m ? s->loc[m - 1].seg + 1 : 0;
     return KB_OK;
 }
 
 /* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
  * m located frames, into s->out: only the segments they lie in are built
- * (the greedy selection's windows evaluate 4 of their 6). */
+ * (the greedy selection's windows evaluate 4 of their 6, fewer where no
+ * frame between keys lies in one: see joint_errors). */
 static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                              kb_error *err)
 {
     kb_rot_keys k = rotation_keys(n, s);
-    kb_status status = kb_rot_build_segments(&k, &s->chords, s->seg_lo, s->seg_hi, s->tan_in,
-                                             s->tan_out, s->seg, s->kind, err);
+    kb_status status = kb_rot_build_segments(&k, &s->chords, s->loc, m, s->tan_in, s->tan_out,
+                                             s->seg, s->kind, err);
     kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
                       .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = s->kind};
     if (status == KB_OK)
@@ -229,18 +234,19 @@ static inline double relative_rotation(const double *f, const double *p, double 
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
- * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves (at
- * NULL), the sine and cosine of each error's half instead of the error,
- * and their ratio as the frame's score. */
+ * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves, the
+ * sine and cosine of each error's half instead of the error, and their
+ * ratio as the frame's score (at the frame's index). */
 static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
                             ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                             const space *s)
 {
     for (ptrdiff_t j = 0; s->halves && j < m; j++) {
-        double v[3], w = relative_rotation(jt->rotations + 4 * (first + j), values + 4 * j, v);
+        ptrdiff_t f = at ? at[j] : first + j;
+        double v[3], w = relative_rotation(jt->rotations + 4 * f, values + 4 * j, v);
         error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        s->cosine[first + j] = fabs(w);
-        s->score[first + j] = error[j] / fabs(w);
+        s->cosine[f] = fabs(w);
+        s->score[f] = error[j] / fabs(w);
     }
     for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
         double v[3];
@@ -318,28 +324,74 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
                      last - first + 1, error, residual, s, err);
 }
 
+/* The errors of each channel of finite tolerance at the m ascending frames
+ * at (their times in s->between_times) into s->angle and s->distance at
+ * those frames. */
+static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             const ptrdiff_t *at, ptrdiff_t m, space *s, kb_error *err)
+{
+    const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
+    kb_status status = KB_OK;
+    for (int c = 1; c >= 0 && m && status == KB_OK; c--) {
+        double *error = c ? s->angle : s->distance;
+        if (!isfinite(tolerance[c]))
+            continue;
+        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
+                           s->between_times, 0, m, s->between_error, NULL, s, err);
+        for (ptrdiff_t j = 0; j < m; j++)
+            error[at[j]] = s->between_error[j];
+    }
+    return status;
+}
+
 /* Both channels' errors at frames [first, last] into s->angle, s->distance
  * and their worst ratio to the tolerances into s->score (with s->halves,
- * the rotation's halves and their ratio: see rotation_errors).  A channel of
- * infinite tolerance cannot raise a score, so it is skipped here (its
- * errors are left as they were) and evaluated once at the end by
- * skipped_errors. */
+ * the rotation's halves and their ratio: see rotation_errors).  The splines
+ * pass through their keys, so a key frame's errors are zero and only the
+ * frames between keys are evaluated (keys, ascending, has every key in
+ * [first, last]): where nearly every frame is a key, as on short clips, a
+ * window then builds few of its segments.  A channel of infinite tolerance
+ * cannot raise a score, so it is skipped here (its errors are left as they
+ * were) and evaluated once at the end by skipped_errors. */
 static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                               const double *rotation_tcb, const double *translation_tcb,
                               ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
 {
     int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
-    kb_status status = KB_OK;
-    if (rotation)
-        status = channel_errors(jt, 1, keys, n, rotation_tcb, first, last, s->angle + first,
-                                NULL, s, err);
-    if (status == KB_OK && translation)
-        status = channel_errors(jt, 0, keys, n, translation_tcb, first, last,
-                                s->distance + first, NULL, s, err);
+    ptrdiff_t m = 0;
+    for (ptrdiff_t f = first, k = 0; f <= last; f++) {
+        while (k < n && keys[k] < f)
+            k++;
+        if (k < n && keys[k] == f) {
+            if (rotation)
+                s->angle[f] = 0.0;
+            if (translation)
+                s->distance[f] = 0.0;
+            s->cosine[f] = 1.0;
+            s->score[f] = 0.0;
+        } else {
+            s->between[m] = f;
+            s->between_times[m++] = jt->times[f];
+        }
+    }
+    kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
+                                   s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
         s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                            translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
+}
+
+/* The errors joint_errors takes as zero, at the key frames, as the splines
+ * give them (rounding's), for the final keys' errors at every frame. */
+static kb_status key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                            const double *rotation_tcb, const double *translation_tcb,
+                            space *s, kb_error *err)
+{
+    for (ptrdiff_t j = 0; j < n; j++)
+        s->between_times[j] = jt->times[keys[j]];
+    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, s, err);
 }
 
 /* The errors joint_errors skipped, at every frame, for the final keys. */
@@ -777,6 +829,8 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     }
     if (status == KB_OK && (angle || distance))
         status = skipped_errors(jt, found, n, NULL, NULL, &s, err);
+    if (status == KB_OK && (angle || distance))
+        status = key_errors(jt, found, n, NULL, NULL, &s, err);
     if (status == KB_OK) {
         if (keys) {
             memcpy(keys, found, (size_t)n * sizeof(ptrdiff_t));
@@ -880,12 +934,12 @@ typedef struct {
 } fit_range;
 
 /* The frames of range r a fit weighs, into w->at (and their times,
- * segments and each segment's first, w->seg_start): of each segment its
- * first frame and up to w->per_segment others, evenly spaced (every one
- * where it has no more), and the last frame of the last segment.  Frames a
- * few apart move together, so a few fit the TCB about as well as all (see
- * FIT_PER_SEGMENT); kb_reduce_fit checks the tolerances at every frame.
- * Returns how many. */
+ * segments and each segment's first, w->seg_start): of each segment up to
+ * w->per_segment frames between its keys, evenly spaced (every one where
+ * it has no more).  Frames a few apart move together, so a few fit the
+ * TCB about as well as all (see FIT_PER_SEGMENT); kb_reduce_fit checks
+ * the tolerances at every frame.  The keys themselves carry no weight:
+ * the curve passes through them whatever the TCB.  Returns how many. */
 static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                               fit_range r, fit_space *w)
 {
@@ -894,10 +948,8 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
         w->seg_start[s] = m;
         ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
         ptrdiff_t count = inner > w->per_segment ? w->per_segment : inner;
-        for (ptrdiff_t i = -1; i < count + (s + 2 == K); i++) {
-            ptrdiff_t f = i < 0 ? start
-                        : i == count ? keys[s + 1]  /* the last frame */
-                        : start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
+        for (ptrdiff_t i = 0; i < count; i++) {
+            ptrdiff_t f = start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
             if (f < r.first || f > r.last)
                 continue;
             w->at[m] = f;
@@ -1066,8 +1118,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     tangent_bases(jt->times, keys, K, w);
     /* the rows of the keys that move: not the natural ends, which take no TCB */
     ptrdiff_t first = 3 * (r.lo > 1 ? r.lo : 1), last = 3 * (r.hi < K - 2 ? r.hi + 1 : K - 1);
-    if (first >= last)
-        return status;  /* no key that moves */
+    if (first >= last || !frames)
+        return status;  /* no key that moves, or no frame between keys to weigh */
     memset(w->step, 0, (size_t)n * sizeof(double));
     int age = jacobian_every;  /* steps since the Jacobian was computed */
     for (int it = 0; status == KB_OK && it < iterations; it++) {
@@ -1696,6 +1748,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         status = fit_score(&j, j.keys, j.K, j.tcb, &worst, err);
     if (status == KB_OK)
         status = skipped_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
+    if (status == KB_OK)
+        status = key_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;
         for (int c = 0; c < 2; c++)  /* the rows of keys dropped */

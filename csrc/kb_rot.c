@@ -252,13 +252,18 @@ void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c)
     track_chords(k, 0, c->q, c->chord, c->tchord, c->dt);
 }
 
-kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c, ptrdiff_t s0,
-                                ptrdiff_t s1, double *tan_in, double *tan_out, double *seg,
-                                unsigned char *kind, kb_error *err)
+kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c,
+                                const kb_loc *loc, ptrdiff_t m, double *tan_in,
+                                double *tan_out, double *seg, unsigned char *kind,
+                                kb_error *err)
 {
     track_tangents(k, 0, c->q, c->tchord, c->dt, tan_in, tan_out);
-    return track_segments(k, 0, c->q, c->chord, c->dt, tan_in, tan_out, s0, s1, seg, NULL,
-                          kind, NULL, err);
+    kb_status status = KB_OK;
+    for (ptrdiff_t j = 0; j < m && status == KB_OK; j++)
+        if (j == 0 || loc[j].seg != loc[j - 1].seg)  /* they ascend */
+            status = track_segments(k, 0, c->q, c->chord, c->dt, tan_in, tan_out, loc[j].seg,
+                                    loc[j].seg + 1, seg, NULL, kind, NULL, err);
+    return status;
 }
 
 typedef struct {

@@ -574,10 +574,11 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
  * One channel's TCB (n_keys, 3) fitted by Levenberg-Marquardt from the
  * values in tcb (each in [-1, 1]): squared residuals (rotation: twice the
  * vector part of frame* spline; else spline - frame) summed over the frames
- * weighed: of each segment its first frame and up to per_segment (>= 1;
- * PTRDIFF_MAX: every frame) others, evenly spaced, and the last frame
- * (frame keys[s] + 1 + (2 i + 1) m / (2 per_segment), i < per_segment, of
- * a segment s of m > per_segment inner frames); Jacobian in closed form
+ * weighed: of each segment up to per_segment (>= 1; PTRDIFF_MAX: every
+ * one) of its inner frames, evenly spaced (frame keys[s] + 1 + (2 i + 1) m
+ * / (2 per_segment), i < per_segment, of a segment s of m > per_segment
+ * inner frames), not the keys, which the spline passes through whatever
+ * the TCB; Jacobian in closed form
  * (each segment's curve taken as the cubic Hermite of its chord and
  * tangents: exact for translations, for rotations the log-space cubic,
  * exact at the keys and to first order in the angle between them), the

@@ -109,9 +109,9 @@ def test_closed_form_jacobian_matches_forward_differences(walk120, joint, rotati
 
 
 def weighed_frames(keys, per_segment):
-    """The frames kb_fit_tcb weighs, by the rule its header states: each
-    segment's first frame and up to per_segment of its inner frames, evenly
-    spaced, and the last frame."""
+    """The keys and the frames kb_fit_tcb weighs between them, by the rule
+    its header states: up to per_segment of each segment's inner frames,
+    evenly spaced."""
     at = []
     for a, b in zip(keys[:-1], keys[1:]):
         inner = b - a - 1
@@ -126,7 +126,8 @@ def weighed_frames(keys, per_segment):
 def test_fit_weighing_a_few_frames_is_the_fit_of_those_frames(walk120, data, per_segment,
                                                               rotation, iterations):
     """Weighing per_segment frames of each segment, the fit is bit for bit
-    the fit of a clip of only those frames, weighing all of them."""
+    the fit of a clip of only those frames and the keys, weighing all of
+    them."""
     joint = data.draw(st.sampled_from([0, 3, 20]))
     inner = data.draw(st.lists(st.integers(1, 298), max_size=30, unique=True))
     keys = np.array(sorted({0, 299, *inner}))
@@ -172,6 +173,32 @@ def test_refined_keys_match_the_numpy_refinement(walk120, joint, degrees, distan
     np.testing.assert_allclose(angle_own.magnitude(), angle, atol=1e-9)
     if not np.isfinite(distance):
         assert not np.any(ttcb)
+
+
+@pytest.mark.parametrize("joint", [0, 3])
+@pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, np.inf)])
+def test_reported_errors_are_the_rebuilt_curves_at_every_frame(walk120, joint, degrees,
+                                                               distance):
+    """The angle and distance kb_reduce_greedy, kb_reduce_fit and
+    kb_reduce_drop report are, bit for bit, those of their splines rebuilt
+    at every frame (kb_reduce_rebuild), key frames too: there the search
+    takes them as zero and evaluates them only for the report, and the
+    splines give rounding's errors, not zero."""
+    frames = (walk120.times, walk120.rotations()[joint:joint + 1],
+              walk120.translations()[joint:joint + 1])
+    angle = np.radians(degrees)
+    greedy_keys, greedy_angle, greedy_distance = core.reduce_greedy(
+        *frames, np.array([angle]), np.array([distance]))
+    fitted = core.reduce_fit(*frames, angle, distance, greedy_keys[0])
+    dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *fitted[:3])
+    cases = [(greedy_keys[0], None, None, greedy_angle[0], greedy_distance[0]), fitted, dropped]
+    nonzero_at_keys = 0
+    for keys, rtcb, ttcb, reported_angle, reported_distance in cases:
+        _, _, rebuilt_angle, rebuilt_distance = core.reduce_rebuild(*frames, keys, rtcb, ttcb)
+        assert reported_angle.tobytes() == rebuilt_angle.tobytes()
+        assert reported_distance.tobytes() == rebuilt_distance.tobytes()
+        nonzero_at_keys += np.count_nonzero(rebuilt_angle[keys])
+    assert nonzero_at_keys  # else the keys' errors could be reported as zero unseen
 
 
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, 0.05)])
