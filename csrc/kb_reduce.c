@@ -1020,6 +1020,13 @@ static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t 
     }
 }
 
+/* Whether key k of K moves in a fit of range r: not a fixed key, nor a
+ * natural end (which takes no TCB of its own). */
+static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r)
+{
+    return k >= r.lo && k <= r.hi && k != 0 && k != K - 1;
+}
+
 /* The residual's derivatives in the free keys' TCB in closed form, and
  * from them the normal matrix J^T J (lower band).  The translation's
  * Hermite cubic is linear in its tangents (exact); the rotation's squad is
@@ -1044,8 +1051,8 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         memset(d0, 0, 36 * sizeof(double));
         for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
             ptrdiff_t k = seg + slot;
-            if (k < r.lo || k > r.hi || k == 0 || k == K - 1)
-                continue;  /* fixed, or a natural end (no TCB of its own) */
+            if (!key_moves(k, K, r))
+                continue;
             double dout[3][3], din[3][3], h = scale * dt[seg];
             tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
                                 dt[k - 1] + dt[k], dout, din);
@@ -1062,9 +1069,14 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
                     }
                 }
         }
+        /* rows 0-2 are key seg's, 3-5 key seg + 1's: zero where it is fixed,
+         * and so is the whole share of a segment with no frame weighed */
         const double *sum = w->sums + 3 * seg;
-        for (int a = 0; a < 6; a++)
-            for (int b = 0; b <= a; b++) {
+        int rows_from = key_moves(seg, K, r) ? 0 : 3, rows_to = key_moves(seg + 1, K, r) ? 6 : 3;
+        if (w->seg_start[seg] == w->seg_start[seg + 1])
+            continue;
+        for (int a = rows_from; a < rows_to; a++)
+            for (int b = rows_from; b <= a; b++) {
                 double s00 = 0.0, s01 = 0.0, s11 = 0.0;
                 for (int c = 0; c < 3; c++) {
                     s00 += d0[a][c] * d0[b][c];
