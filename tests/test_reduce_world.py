@@ -1,6 +1,7 @@
 """Key reduction within a world-space tolerance: every joint, End Site and
 virtual vertex of every frame stays within it, by an independent forward
 kinematics (SciPy's rotation matrices from the BVH Euler angles)."""
+import collections
 import json
 import pathlib
 
@@ -426,6 +427,32 @@ def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, monke
         assert world_error(walk, kept).max() <= 0.5
         subsets = [set(after) <= set(before) for before, after in zip(found[-1], kept.key_frames)]
         assert all(subsets) == (factor == 1.41)
+
+
+def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
+    """A fitted pass that fails is made again at half the scale, and the
+    loosening by 2 then asks for the first joints' fits at the scale that
+    failed: each joint is fitted once at a scale, and the reduction is the
+    one fitting anew each time gives."""
+    from kbspline.motion import reduce as reduce_module
+    asked, fitted = collections.Counter(), collections.Counter()
+    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._fit
+
+    def counted_fit(joint, scale):
+        fitted[id(joint), scale] += 1
+        return fit(joint, scale)
+
+    def counted_fitted_joint(joint, scale):
+        asked[id(joint), scale] += 1
+        return fitted_joint(joint, scale)
+
+    monkeypatch.setattr(reduce_module, "_fit", counted_fit)
+    monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
+    kept = reduce_keys(walk, position_tolerance=0.5)
+    assert max(asked.values()) > 1 and max(fitted.values()) == 1
+    monkeypatch.setattr(reduce_module, "_fitted_joint", fit)  # anew each time
+    anew = reduce_keys(walk, position_tolerance=0.5)
+    assert kept.to_json() == anew.to_json()
 
 
 @pytest.mark.parametrize("fit", [False, True])

@@ -229,6 +229,7 @@ class _JointFrames:
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
         self.last_rebuild = None  # (choice, its bytes, _rebuild's result)
+        self.fitted = {}  # scale -> _fitted_joint's keys and TCB there
         self.drop_memory = None  # the drops that failed, per frame (see kb_drop_memory)
 
     def tolerances(self, scale):
@@ -277,7 +278,17 @@ def _nothing_to_fit(keys, tolerances):
 def _fitted_joint(joint, scale):
     """A joint's fitted keys at `scale` (in C: see kb_reduce_fit) from its
     greedy keys at LOOSER times its tolerances, or its greedy keys where
-    those are fewer: keys and the TCB of both channels."""
+    those are fewer: keys and the TCB of both channels.  Kept per scale: a
+    fitted pass that fails is made again at half the scale, and the
+    loosening by 2 then asks for the first joints' fits at the scale that
+    failed."""
+    if scale not in joint.fitted:
+        joint.fitted[scale] = _fit(joint, scale)
+    return joint.fitted[scale]
+
+
+def _fit(joint, scale):
+    """_fitted_joint's work."""
     keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
     tolerances = joint.tolerances(scale)
