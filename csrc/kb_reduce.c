@@ -333,7 +333,8 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 {
     const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
     kb_status status = KB_OK;
-    for (int c = 1; c >= 0 && m && status == KB_OK; c--) {
+    /* with no frame, only the keys' check where they need one (keys_checked) */
+    for (int c = 1; c >= 0 && (m || !s->keys_checked) && status == KB_OK; c--) {
         double *error = c ? s->angle : s->distance;
         if (!isfinite(tolerance[c]))
             continue;
@@ -782,6 +783,13 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     }
     status = joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
+    /* Where two neighbouring keys' rotations have a dot of exactly zero,
+     * the second keeps its sign whatever the first's (unit_keys), so the
+     * chord between them turns with the signs of all the keys before: a
+     * key added anywhere before may change the segments beside them, and
+     * a window of keys is no longer the whole spline (signs_follow).  From
+     * the first such pair on, every key added evaluates the whole spline. */
+    int whole = !s.signs_follow;
     if (status == KB_OK)
         push_segments(&g, jt, &s, 0, F - 1);
     while (status == KB_OK && g.heap_size) {
@@ -817,7 +825,23 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         }
         ptrdiff_t first = window[before >= 2 ? before - 2 : 0];
         ptrdiff_t last = window[after >= 2 ? before + 2 : n - 1];
-        status = joint_errors(jt, window, n, NULL, NULL, first, last, &s, err);
+        if (!whole) {
+            s.signs_follow = 1;
+            status = joint_errors(jt, window, n, NULL, NULL, first, last, &s, err);
+            whole = status == KB_OK && !s.signs_follow;
+        }
+        if (whole && status == KB_OK) {
+            ptrdiff_t all = 0;
+            for (ptrdiff_t k = 0;; k = g.next[k]) {
+                sorted[all++] = k;
+                if (k == F - 1)
+                    break;
+            }
+            first = 0;
+            last = F - 1;
+            status = joint_errors(jt, sorted, all, NULL, NULL, first, last, &s, err);
+            g.heap_size = 0;  /* every segment is pushed again: the heap's records are stale */
+        }
         if (status == KB_OK)
             push_segments(&g, jt, &s, first, last);
     }
