@@ -1377,7 +1377,7 @@ static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, dou
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    int whole = !j->scored.valid;
+    int whole = !j->scored.valid || orthogonal_neighbours(j->jt, keys, K);
     kb_status status = score_changed(j, keys, K, tcb, &whole, err);
     if (status == KB_OK && whole)
         status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
@@ -1390,6 +1390,20 @@ static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, dou
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = fmax(*worst, j->s.score[f]);
     return status;
+}
+
+/* Whether any frame of the whole spline through these keys is out of
+ * tolerance (0 on an error, in *status).  Where two neighbouring keys'
+ * rotations are (about) orthogonal, the chord between them turns with the
+ * signs of every key before (see signs_follow), so a change of keys
+ * anywhere may move frames far from it: the drops check the whole spline
+ * then, and undo what leaves a frame out of tolerance. */
+static int worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                                double *const tcb[2], kb_status *status, kb_error *err)
+{
+    double worst;
+    *status = fit_score(j, keys, K, tcb, &worst, err);
+    return *status == KB_OK && !(worst <= 1.0);
 }
 
 static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_error *err)
@@ -1526,11 +1540,14 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
                         drop[i] = 0;
                 any |= drop[i];
             }
+            ptrdiff_t left = without(j, drop);
+            if (status == KB_OK && any && orthogonal_neighbours(j->jt, j->spare_keys, left))
+                any = !worse_than_tolerance(j, j->spare_keys, left, j->spare_tcb, &status, err);
             if (status == KB_OK && any) {
                 for (ptrdiff_t i = first; i < K - 1; i += 5)
                     if (drop[i])
                         j->near[j->keys[i - 1]] = j->near[j->keys[i + 1]] = 1;
-                take_spares(j, without(j, drop));
+                take_spares(j, left);
                 dropped = 1;
             }
         }
@@ -1689,24 +1706,30 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                         j->restore[k] = 1;
             }
         }
-        if (status != KB_OK || !failed)
-            continue;
-        /* the drops kept with their refits, the others as before */
-        ptrdiff_t out = 0;
-        for (ptrdiff_t o = 0, p = 0; o < K; o++) {
-            if (drop[o])
-                continue;
-            int restored = p >= n || j->keys[p] != j->backup_keys[o];  /* a failed drop */
-            j->spare_keys[out] = j->backup_keys[o];
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->spare_tcb[c] + 3 * out,
-                       j->restore[o] || restored ? j->backup_tcb[c] + 3 * o
-                                                 : j->tcb[c] + 3 * p,
-                       3 * sizeof(double));
-            out++;
-            p += !restored;
+        if (status == KB_OK && failed) {  /* the drops kept with their refits, the others as before */
+            ptrdiff_t out = 0;
+            for (ptrdiff_t o = 0, p = 0; o < K; o++) {
+                if (drop[o])
+                    continue;
+                int restored = p >= n || j->keys[p] != j->backup_keys[o];  /* a failed drop */
+                j->spare_keys[out] = j->backup_keys[o];
+                for (int c = 0; c < j->channels; c++)
+                    memcpy(j->spare_tcb[c] + 3 * out,
+                           j->restore[o] || restored ? j->backup_tcb[c] + 3 * o
+                                                     : j->tcb[c] + 3 * p,
+                           3 * sizeof(double));
+                out++;
+                p += !restored;
+            }
+            take_spares(j, out);
         }
-        take_spares(j, out);
+        if (status == KB_OK && orthogonal_neighbours(j->jt, j->keys, j->K) &&
+            worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
+            memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
+            for (int c = 0; c < j->channels; c++)
+                memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));
+            j->K = K;
+        }
     }
     return status;
 }
