@@ -1540,8 +1540,8 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
                         drop[i] = 0;
                 any |= drop[i];
             }
-            ptrdiff_t left = without(j, drop);
-            if (status == KB_OK && any && orthogonal_neighbours(j->jt, j->spare_keys, left))
+            ptrdiff_t left = status == KB_OK && any ? without(j, drop) : 0;
+            if (left && orthogonal_neighbours(j->jt, j->spare_keys, left))
                 any = !worse_than_tolerance(j, j->spare_keys, left, j->spare_tcb, &status, err);
             if (status == KB_OK && any) {
                 for (ptrdiff_t i = first; i < K - 1; i += 5)

@@ -474,8 +474,9 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     by forward kinematics of the joints they move (`world`, a WorldError
     under the curves of `found`, the choices of keys at `scale`).  With
     `drops`, fitted keys then try dropping more (_dropped_joint), kept the
-    same way.  Keys are chosen on `pool` where _pool_for says.  Yields after each factor and (with `drops`, whatever
-    the keys) the drops; returns the reduction."""
+    same way.  Keys are chosen on `pool` where _pool_for says.  Yields
+    after each factor and (with `drops`, whatever the keys) the drops;
+    returns the reduction."""
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
