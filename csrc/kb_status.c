@@ -15,6 +15,7 @@ const char *kb_strerror(kb_status status)
     case KB_EDOMAIN: return "outside the domain";
     case KB_ERANGE: return "out of range";
     case KB_EZERONORM: return "must have a nonzero norm";
+    case KB_ESTOPPED: return "stopped by its progress function";
     }
     return "unknown error";
 }

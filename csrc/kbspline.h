@@ -33,7 +33,8 @@ typedef enum {
                        compute with (times whose differences overflow, keys whose
                        coefficients overflow), or times closer than DBL_MIN (a
                        subnormal spacing, whose reciprocal overflows) */
-    KB_EZERONORM    /* a quaternion of zero norm */
+    KB_EZERONORM,   /* a quaternion of zero norm */
+    KB_ESTOPPED     /* stopped by its caller's progress function */
 } kb_status;
 
 /* Which argument an error is about (the Python names). */
@@ -673,6 +674,72 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *sites, const double *truth, double limit,
                          double *world_rot, double *origin, double *points, double *max_error,
                          kb_error *err);
+
+/* ------------------------------------------------------------------ */
+/* The world-space search with greedy keys (reduce_keys with           */
+/* position_tolerance and fit=False; see kbspline.motion.reduce).       */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    ptrdiff_t n_joints;          /* >= 1 */
+    ptrdiff_t n_frames;          /* >= 2 */
+    const double *times;         /* (n_frames,) strictly increasing */
+    const double *rotations;     /* (n_joints, n_frames, 4) local, (w, x, y, z) */
+    const double *translations;  /* (n_joints, n_frames, 3) local */
+    const ptrdiff_t *parents;    /* (n_joints,) -1 for a root; parents before children */
+    const unsigned char *moves;  /* (n_joints,) 1: the joint's translations place it */
+    const double *offsets;       /* (n_joints, 3) where moves is 0, what places it */
+    const ptrdiff_t *n_sites;    /* (n_joints,) points its frame carries besides its origin */
+    const double *sites;         /* (sum of n_sites, 3) joint after joint */
+    const double *truth;         /* joint after joint, (n_frames, 1 + n_sites, 3): its
+                                    origin and sites under the clip's own frames */
+    const double *tolerances;    /* (n_joints, 2) angle and distance tolerances at scale 1
+                                    (> 0, +inf for none) */
+    const double *caps;          /* (n_joints, 2) the most they may grow to (+inf: no cap) */
+} kb_world_clip;
+
+/* Called after each pass; nonzero stops the search (KB_ESTOPPED). */
+typedef int (*kb_progress_fn)(void *ctx, int passes);
+
+typedef struct {
+    ptrdiff_t *keys;         /* (n_joints, n_frames): joint j's from j * n_frames */
+    ptrdiff_t *n_keys;       /* (n_joints,) */
+    double *scales;          /* (n_joints,) each joint's final scale */
+    double *max_position;    /* (n_joints,) worst distance of the joint's points */
+    double *max_angle;       /* (n_joints,) worst local rotation error */
+    double *max_distance;    /* (n_joints,) worst local translation error (0 unless moves) */
+    ptrdiff_t *order;        /* (n_joints, n_frames - 2) each joint's greedy order so far */
+    double *order_score;     /* (n_joints, n_frames - 2) and each one's score when keyed */
+    ptrdiff_t *n_order;      /* (n_joints,) */
+    double *floor;           /* (n_joints,) the least scale each order was run to (+inf) */
+    double good_scale;       /* the largest scale whose keys passed */
+    double best_scale;       /* the scale of the fewest keys that passed; 0 where none did */
+} kb_world_keys;
+
+/*
+ * The world-space search: every joint's greedy keys at its tolerances
+ * times one scale, the scale tried from first_scale, halved until a pass
+ * keeps every point within position_tolerance (forward kinematics of every
+ * frame), then doubled until one fails and bisected (geometric mean),
+ * search_passes passes in all; the pass of fewest keys (the later of a
+ * tie) is kept.  Then for each of factors in turn, every joint with more
+ * than two keys, most keys first, has its own scale loosened by it, its
+ * fewer keys kept where every point stays within the tolerance (only it
+ * and the joints below it moved again).  The greedy keys at a scale s are
+ * a prefix of each joint's greedy order (kb_reduce_greedy_order, carried
+ * on below its floor), or where s times a tolerance passes its cap,
+ * kb_reduce_greedy's under the capped tolerances; with n_threads > 1,
+ * a pass first carries on, on that many threads, every joint's order it
+ * reads below its floor (the same orders, bit for bit).  Writes every
+ * output; where no pass held (best_scale 0) only the orders and scales.
+ * progress (NULL: none) is called after each pass with the passes so far.
+ * Allocates about 40 n_frames doubles a joint.
+ */
+kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
+                                 double first_scale, int search_passes,
+                                 const double *factors, int n_factors,
+                                 kb_progress_fn progress, void *progress_ctx, int n_threads,
+                                 kb_world_keys *out, kb_error *err);
 
 #ifdef __cplusplus
 }

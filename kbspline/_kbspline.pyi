@@ -1,6 +1,6 @@
 # Types of the private extension module (kbspline/_kbspline_module.c).
 # Arrays are float64, C-contiguous; shapes are in each function's docstring.
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 from numpy.typing import NDArray
@@ -104,6 +104,14 @@ def joint_world(
     parent_rot: Optional[_F64], parent_origin: Optional[_F64], rotations: _F64,
     offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ..., /,
 ) -> tuple[_F64, _F64, Optional[_F64], Optional[float]]: ...
+def reduce_world_greedy(
+    times: _F64, rotations: _F64, translations: _F64, parents: NDArray[np.intp],
+    moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,
+    truth: _F64, tolerances: _F64, caps: _F64, position_tolerance: float,
+    first_scale: float, search_passes: int, factors: _F64,
+    progress: Optional[Callable[[int], object]], n_threads: int, /,
+) -> tuple[Optional[list[NDArray[np.intp]]], _F64, _F64, _F64, _F64,
+           list[NDArray[np.intp]], list[_F64], _F64, float, float]: ...
 def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], /,

@@ -1371,6 +1371,186 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(reduce_world_greedy_doc,
+"reduce_world_greedy(times, rotations, translations, parents, moves, offsets,\n"
+"                    n_sites, sites, truth, tolerances, caps, position_tolerance,\n"
+"                    first_scale, search_passes, factors, progress, n_threads)\n"
+"-> (keys, scales, max_position, max_angle, max_distance, orders, scores,\n"
+"    floors, good_scale, best_scale)\n\n"
+"The world-space search with greedy keys (kb_reduce_world_greedy) on the\n"
+"clip times (F,), rotations (J, F, 4), translations (J, F, 3); parents,\n"
+"n_sites intp (J,), moves bool (J,), offsets (J, 3), sites (S, 3), truth\n"
+"float64 (every joint's (F, 1 + n_sites, 3) points, raveled one after\n"
+"the other), tolerances and caps (J, 2), factors (N,); progress(passes)\n"
+"after each pass (or None); n_threads for the greedy orders.  keys, orders and scores are lists of J arrays; keys\n"
+"None where no pass held (best_scale 0).  Private: see\n"
+"kbspline.motion.reduce.");
+
+/* Calls a Python progress(passes) from the core, which runs without the GIL. */
+static int call_progress(void *ctx, int passes)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction((PyObject *)ctx, "i", passes);
+    Py_XDECREF(r);
+    PyGILState_Release(gil);
+    return r == NULL;  /* its exception stays set: the search stops */
+}
+
+/* A C-contiguous copy of obj as a 1-D array of `type` with n entries, or NULL. */
+static PyArrayObject *vector_of(PyObject *obj, int type, npy_intp n, const char *name)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
+        obj, type, 1, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
+    if (a && !expect_dim(a, 0, n, name))
+        Py_CLEAR(a);
+    return a;
+}
+
+/* A list of J 1-D arrays: counts[j] items of `type` from data + j * stride. */
+static PyObject *rows_of(npy_intp J, const void *data, npy_intp stride, const ptrdiff_t *counts,
+                         int type, size_t item)
+{
+    PyObject *list = PyList_New(J);
+    for (npy_intp j = 0; list && j < J; j++) {
+        npy_intp n = counts[j];
+        PyObject *row = PyArray_SimpleNew(1, &n, type);
+        if (!row) {
+            Py_CLEAR(list);
+            break;
+        }
+        memcpy(PyArray_DATA((PyArrayObject *)row), (const char *)data + j * stride * item,
+               (size_t)n * item);
+        PyList_SET_ITEM(list, j, row);
+    }
+    return list;
+}
+
+/* reduce_world_greedy's outputs and its call of the core on a checked clip. */
+static PyObject *world_greedy_call(const kb_world_clip *clip, double position_tolerance,
+                                   double first_scale, int search_passes,
+                                   PyArrayObject *factors, PyObject *progress, int n_threads)
+{
+    npy_intp J = clip->n_joints, F = clip->n_frames, capacity = F - 2;
+    npy_intp JF[2] = {J, F}, JC[2] = {J, capacity};
+    PyObject *result = NULL, *out[10] = {
+        PyArray_SimpleNew(2, JF, NPY_INTP), PyArray_SimpleNew(1, &J, NPY_INTP),
+        new_array(1, &J), new_array(1, &J), new_array(1, &J), new_array(1, &J),
+        PyArray_SimpleNew(2, JC, NPY_INTP), new_array(2, JC),
+        PyArray_SimpleNew(1, &J, NPY_INTP), new_array(1, &J)};
+    int made = 1;
+    for (int i = 0; i < 10; i++)
+        made = made && out[i];
+    if (made) {
+        void *data[10];
+        for (int i = 0; i < 10; i++)
+            data[i] = PyArray_DATA((PyArrayObject *)out[i]);
+        kb_world_keys keys = {data[0], data[1], data[2], data[3], data[4], data[5],
+                              data[6], data[7], data[8], data[9], 0.0, 0.0};
+        kb_error err;
+        kb_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = kb_reduce_world_greedy(clip, position_tolerance, first_scale, search_passes,
+                                        (const double *)PyArray_DATA(factors),
+                                        (int)PyArray_DIM(factors, 0),
+                                        progress == Py_None ? NULL : call_progress,
+                                        progress, n_threads, &keys, &err);
+        Py_END_ALLOW_THREADS
+        if (status == KB_OK) {
+            PyObject *key_rows = keys.best_scale == 0.0
+                ? (Py_INCREF(Py_None), Py_None)
+                : rows_of(J, keys.keys, F, keys.n_keys, NPY_INTP, sizeof(ptrdiff_t));
+            PyObject *order_rows = rows_of(J, keys.order, capacity, keys.n_order, NPY_INTP,
+                                           sizeof(ptrdiff_t));
+            PyObject *score_rows = rows_of(J, keys.order_score, capacity, keys.n_order,
+                                           NPY_DOUBLE, sizeof(double));
+            if (key_rows && order_rows && score_rows)
+                result = Py_BuildValue("(OOOOOOOOdd)", key_rows, out[2], out[3], out[4],
+                                       out[5], order_rows, score_rows, out[9],
+                                       keys.good_scale, keys.best_scale);
+            Py_XDECREF(key_rows);
+            Py_XDECREF(order_rows);
+            Py_XDECREF(score_rows);
+        } else if (status != KB_ESTOPPED)  /* stopped: progress's exception is set */
+            raise_core_error(status, &err);
+    } else if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    for (int i = 0; i < 10; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
+static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
+{
+    PyObject *o[12], *progress = Py_None, *result = NULL;
+    PyArrayObject *a[3], *sites, *truth, *tolerances, *caps, *factors;
+    PyArrayObject *parents = NULL, *moves = NULL, *n_sites = NULL, *offsets;
+    double position_tolerance, first_scale;
+    int search_passes, n_threads;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOddiOOi", &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &position_tolerance,
+                          &first_scale, &search_passes, &o[11], &progress, &n_threads) ||
+        !check_clip(o, a))
+        return NULL;
+    PyObject *factors_obj = o[11];
+    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0);
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return NULL;
+    }
+    if (n_threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "n_threads must be at least 1");
+        return NULL;
+    }
+    if (J < 1 || F < 2) {
+        PyErr_SetString(PyExc_ValueError, "need at least one joint and two frames");
+        return NULL;
+    }
+    if (!(parents = vector_of(o[3], NPY_INTP, J, "parents")) ||
+        !(moves = vector_of(o[4], NPY_UINT8, J, "moves")) ||
+        !(n_sites = vector_of(o[6], NPY_INTP, J, "n_sites")) ||
+        !check_rows(o[5], "offsets", J, 3, 0, &offsets) ||
+        !check_array(o[7], "sites", 2, 0, 0, 0, &sites) || !expect_dim(sites, 1, 3, "sites") ||
+        !check_array(o[8], "truth", 1, 0, 0, 0, &truth) ||
+        !check_rows(o[9], "tolerances", J, 2, 0, &tolerances) ||
+        !check_rows(o[10], "caps", J, 2, 0, &caps) ||
+        !check_array(factors_obj, "factors", 1, 0, 0, 0, &factors))
+        goto done;
+    const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(n_sites);
+    npy_intp total_sites = 0, points = 0;
+    for (npy_intp j = 0; j < J; j++) {
+        total_sites += site_counts[j];
+        if (site_counts[j] < 0 || total_sites > PyArray_DIM(sites, 0)) {
+            PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
+            goto done;
+        }
+    }
+    points = J + total_sites;  /* each joint's origin and its sites */
+    if (points > PY_SSIZE_T_MAX / 3 / F) {
+        PyErr_SetString(PyExc_ValueError, "truth: too many points");
+        goto done;
+    }
+    if (!expect_dim(sites, 0, total_sites, "sites") ||
+        !expect_dim(truth, 0, 3 * F * points, "truth"))
+        goto done;
+    kb_world_clip clip = {J, F, (const double *)PyArray_DATA(a[0]),
+                          (const double *)PyArray_DATA(a[1]),
+                          (const double *)PyArray_DATA(a[2]),
+                          (const ptrdiff_t *)PyArray_DATA(parents),
+                          (const unsigned char *)PyArray_DATA(moves),
+                          (const double *)PyArray_DATA(offsets), site_counts,
+                          (const double *)PyArray_DATA(sites), (const double *)PyArray_DATA(truth),
+                          (const double *)PyArray_DATA(tolerances),
+                          (const double *)PyArray_DATA(caps)};
+    result = world_greedy_call(&clip, position_tolerance, first_scale, search_passes,
+                               factors, progress, n_threads);
+done:
+    Py_XDECREF(parents);
+    Py_XDECREF(moves);
+    Py_XDECREF(n_sites);
+    return result;
+}
+
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
 "        jacobian_every, per_segment=None) -> tcb\n\n"
@@ -1446,6 +1626,7 @@ static PyMethodDef methods[] = {
     {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
     {"reduce_errors", reduce_errors, METH_VARARGS, reduce_errors_doc},
     {"joint_world", joint_world, METH_VARARGS, joint_world_doc},
+    {"reduce_world_greedy", reduce_world_greedy, METH_VARARGS, reduce_world_greedy_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},

@@ -3,6 +3,7 @@ virtual vertex of every frame stays within it, by an independent forward
 kinematics (SciPy's rotation matrices from the BVH Euler angles)."""
 import collections
 import json
+import math
 import pathlib
 
 import numpy as np
@@ -325,32 +326,67 @@ def quaternion_matrices(rotations):
 def test_a_first_scale_too_loose_is_halved(walk, monkeypatch):
     """The search starts at FIRST_SCALE times the first-order tolerances;
     where that strays past the tolerance, it halves until it does not (the
-    greedy orders computed again below their floor) and still keeps the
+    greedy orders carried on below their floor) and still keeps the
     bound with fewer keys than every frame."""
     from kbspline.motion import reduce as reduce_module
     monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    passed, measure = [], reduce_module._measure
+    scales, search = [], reduce_module._greedy_search
 
-    def counted(*args):
-        measured = measure(*args)
-        passed.append(measured is not None)
-        return measured
+    def recorded(*args):
+        found = search(*args)
+        scales.append(found[-2:])
+        return found
 
-    monkeypatch.setattr(reduce_module, "_measure", counted)
+    monkeypatch.setattr(reduce_module, "_greedy_search", recorded)
     result = reduce_keys(walk, position_tolerance=0.5, fit=False)
-    assert passed[:2] == [False, False] and True in passed
+    (good, best), = scales
+    assert 0 < best <= good < 32  # the passes at 64 and at 32 strayed past it
     assert world_error(walk, result).max() <= 0.5
     assert result.num_keys < len(walk.joints) * walk.num_frames / 2
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_greedy_pass_past_the_tolerance_carries_on_no_joint_after_it(
+        walk, threads, monkeypatch):
+    """A greedy pass (in C) carries each joint's selection on as the world
+    check reaches it, so on one thread a pass that strays past the
+    tolerance at a joint leaves the joints after it as they were (here a
+    single pass, too loose: every frame is then a key); on two threads the
+    selections run ahead, and the reduction is the same, bit for bit."""
+    from kbspline import set_num_threads
+    from kbspline.motion import reduce as reduce_module
+    monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
+    monkeypatch.setattr(reduce_module, "SEARCH_PASSES", 1)
+    floors, search = [], reduce_module._greedy_search
+
+    def recorded(motion, joints, *args):
+        found = search(motion, joints, *args)
+        floors.append([joint.floor for joint in joints])
+        return found
+
+    monkeypatch.setattr(reduce_module, "_greedy_search", recorded)
+    previous = set_num_threads(threads)
+    try:
+        result = reduce_keys(walk, position_tolerance=0.5, fit=False)
+    finally:
+        set_num_threads(previous)
+    assert result.num_keys == len(walk.joints) * walk.num_frames
+    (floor,), J = floors, len(walk.joints)
+    reached = floor.count(64.0)
+    if threads == 1:
+        assert 0 < reached < J and floor == [64.0] * reached + [math.inf] * (J - reached)
+    else:
+        assert floor == [64.0] * J
+
+
 @pytest.mark.parametrize("fit", [False, True])
 def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypatch):
-    """A pass chooses each joint's keys as the world check reaches it, so
-    on one thread a pass that strays past the tolerance at a joint leaves
-    the joints after it unchosen, greedy or fitted (here the first greedy
-    passes start too loose, and every fitted one is made to); on two
+    """A fitted pass chooses each joint's keys as the world check reaches
+    it, so on one thread a pass that strays past the tolerance at a joint
+    leaves the joints after it unchosen (here every fitted pass is made to
+    stray; the greedy passes, in C, start too loose: the test above); on two
     threads the joints run ahead, and the reduction is the same, bit for
-    bit."""
+    bit, greedy or fitted."""
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
@@ -387,7 +423,8 @@ def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypa
             if threads == 1:
                 # the first failed pass of each kind (later ones written over)
                 failed = {kind: chosen for kind, chosen, passed in reversed(passes) if not passed}
-                assert set(failed) == ({"greedy", "fitted"} if fit else {"greedy"})
+                # greedy passes run in C (the test above)
+                assert set(failed) == ({"fitted"} if fit else set())
                 assert all(0 < chosen < len(walk.joints) for chosen in failed.values())
     finally:
         set_num_threads(previous)
@@ -501,7 +538,7 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
         threaded = reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json()
         world_handed = len(handed)
         local = reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json()
-        assert len(pools) == 2
+        assert len(pools) == (2 if fit else 1)  # the world greedy search's threads are C's
         set_num_threads(1)
         assert reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json() == threaded
         assert reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json() == local
@@ -510,8 +547,8 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
     J = len(clip.joints)
     if fit:  # fitted passes, loosening and drops; the local selection
         assert 3 * J < world_handed < 100 * J and len(handed) == world_handed + J
-    elif frames is None:  # here only the first pass carries selections on
-        assert world_handed == J and len(handed) == 2 * J
+    elif frames is None:  # the local selections
+        assert world_handed == 0 and len(handed) == J
     else:
         assert handed == []
 
@@ -642,6 +679,76 @@ def test_joint_world_refuses_bad_arrays():
                          None)
     with pytest.raises(ValueError):  # a zero quaternion
         core.joint_world(None, None, np.zeros((5, 4)), offset, sites, None)
+
+
+def world_greedy_arguments(clip, monkeypatch):
+    """The arguments reduce_keys gives the core's world greedy search on
+    this clip at 0.5 units."""
+    from kbspline.motion import reduce as reduce_module
+    seen, search = [], _core.reduce_world_greedy
+
+    def recorded(*args):
+        seen.append(args)
+        return search(*args)
+
+    monkeypatch.setattr(reduce_module._core, "reduce_world_greedy", recorded)
+    reduce_keys(clip, position_tolerance=0.5, fit=False)
+    monkeypatch.undo()
+    (args,) = seen
+    return list(args)
+
+
+def test_world_greedy_search_refuses_bad_arguments(walk, monkeypatch):
+    """The core's world greedy search names the argument it refuses, and
+    an exception from its progress callback stops it and propagates."""
+    args = world_greedy_arguments(walk, monkeypatch)
+    keys, *_, good, best = _core.reduce_world_greedy(*args)
+    assert len(keys) == len(walk.joints) and 0 < best <= good
+    J = len(walk.joints)
+    for index, value, error, words in [
+            (3, np.zeros(J - 1, dtype=np.intp), ValueError, "parents"),
+            (4, np.ones(J + 1, dtype=bool), ValueError, "moves"),
+            (5, np.zeros((J, 2)), ValueError, "offsets"),
+            (6, np.zeros(J, dtype=np.intp), ValueError, "sites"),
+            (6, np.full(J, -1, dtype=np.intp), ValueError, "n_sites"),
+            (8, args[8][:-1], ValueError, "truth"),
+            (9, np.ones((J, 3)), ValueError, "tolerances"),
+            (10, np.ones(J), ValueError, "caps"),
+            (14, [2.0], TypeError, "factors"),
+            (15, 3, TypeError, "progress must be callable"),
+            (16, 0, ValueError, "n_threads")]:
+        bad = list(args)
+        bad[index] = value
+        with pytest.raises(error, match=words):
+            _core.reduce_world_greedy(*bad)
+    bad = list(args)
+    bad[3] = np.arange(J, dtype=np.intp)  # each joint its own parent
+    with pytest.raises(ValueError):
+        _core.reduce_world_greedy(*bad)
+    calls = []
+
+    def stop(passes):
+        calls.append(passes)
+        if passes == 3:
+            raise KeyboardInterrupt
+
+    bad = list(args)
+    bad[15] = stop
+    with pytest.raises(KeyboardInterrupt):
+        _core.reduce_world_greedy(*bad)
+    assert calls == [1, 2, 3]
+
+
+def test_an_error_in_progress_stops_the_world_greedy_search(walk):
+    calls = []
+
+    def stop(done, total):
+        calls.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reduce_keys(walk, position_tolerance=0.5, fit=False, progress=stop)
+    assert calls == [1]
 
 
 # A point this far off (x, y) from where the clip puts it: its squared

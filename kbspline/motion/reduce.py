@@ -236,6 +236,12 @@ class _JointFrames:
         """Angle and distance tolerances at `scale`: the base ones times it, capped."""
         return tuple(min(scale * b, c) for b, c in zip(self.base, self.caps))
 
+    def take_order(self, order, score, floor):
+        """Takes on the greedy order that a selection ran down to `floor`,
+        with each frame's score when keyed (kb_reduce_world_greedy's)."""
+        self.order, self.floor = order, float(floor)
+        self.falling = np.maximum.accumulate(-score).tolist()
+
     def greedy(self, scale, looser=1.0):
         """Greedy keys under `looser` times the tolerances at `scale`."""
         (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
@@ -674,10 +680,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         motion, translations, world, position_tolerance)
     joints = [_JointFrames(motion.times, rotations, translations, base, caps, j,
                            moves(joint)) for j, joint in enumerate(motion.joints)]
-    with _joint_threads(J) as pool:
+    # the world search with greedy keys runs its threads in C (_greedy_search)
+    with _joint_threads(J if fit or position_tolerance is None else 1) as pool:
         if position_tolerance is not None:
-            return _world_reduction(motion, joints, world, position_tolerance, fit, progress,
-                                    pool)
+            return _world_reduction(motion, joints, world, (rotations, translations),
+                                    position_tolerance, fit, progress, pool)
         choose, scales = _fitted_joint if fit else _greedy_joint, [1.0] * J
         selected = _choose(choose, joints, scales, _pool_for(choose, joints, scales, pool),
                            progress)
@@ -689,21 +696,39 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     return result
 
 
-def _world_reduction(motion, joints, world, position_tolerance, fit, progress, pool):
+def _world_reduction(motion, joints, world, channels, position_tolerance, fit, progress, pool):
     """reduce_keys with `position_tolerance`: the search of its Notes, on
-    `pool` (see _joint_threads) where the choices run the core at length."""
+    `pool` (see _joint_threads) where the choices run the core at length;
+    channels = the clip's (rotations, translations), C-contiguous."""
     J = len(joints)
-    passes = 0
     factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
+    keys, position, angle, distance, good_scale, best_scale = _greedy_search(
+        motion, joints, world, channels, position_tolerance, () if fit else factors,
+        progress and (lambda passes: progress(passes, total)))
+    if keys is None:  # no pass held: every frame a key, exact to rounding
+        every = [(np.arange(motion.num_frames),)] * J
+        result = _reduction(motion, joints, every, _measure(joints, every, world))
+        if progress:
+            progress(total, total)
+        _check_reached("position_tolerance", position_tolerance, result.max_position.max())
+        return result
+    if not fit:
+        return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
+                         keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
+                         [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
+                         angle, distance, position)
+    passes = SEARCH_PASSES
+    found = [(k,) for k in keys]
+    best = found, _measure(joints, found, world)
+    best_choice = _greedy_joint
 
-    def attempt(scale, choose_joint=_greedy_joint):
-        """The choices of keys at `scale` and the WorldError under their
-        curves, or None where a point strays past the tolerance."""
+    def attempt(scale):
+        """The fitted choices of keys at `scale` and the WorldError under
+        their curves, or None where a point strays past the tolerance."""
         nonlocal passes
         selected = []
-        choices = _choose_as_checked(choose_joint, joints, scale, selected,
-                                     _pool_for(choose_joint, joints, [scale] * J, pool))
+        choices = _choose_as_checked(_fitted_joint, joints, scale, selected, pool)
         try:
             measured = _measure(joints, choices, world, position_tolerance)
         finally:  # no joint of this pass runs on into the next
@@ -713,47 +738,23 @@ def _world_reduction(motion, joints, world, position_tolerance, fit, progress, p
             progress(passes, total)
         return None if measured is None else (selected, measured)
 
-    def keys_of(found):
-        return sum(len(choice[0]) for choice in found[0])
-
-    good_scale, bad_scale, best = FIRST_SCALE, None, attempt(FIRST_SCALE)
-    while best is None and passes < SEARCH_PASSES:  # too loose: tighten
-        good_scale, bad_scale = good_scale / 2, good_scale
-        best = attempt(good_scale)
-    if best is None:  # every frame a key: exact, to rounding
-        every = [(np.arange(motion.num_frames),)] * J
-        result = _reduction(motion, joints, every, _measure(joints, every, world))
-        if progress:
-            progress(total, total)
-        _check_reached("position_tolerance", position_tolerance, result.max_position.max())
-        return result
-    best_scale, best_choice = good_scale, _greedy_joint
-    while passes < SEARCH_PASSES:  # double until too loose, then bisect
-        scale = 2 * good_scale if bad_scale is None else math.sqrt(good_scale * bad_scale)
-        result = attempt(scale)
-        if result is None:
-            bad_scale = scale
-        else:
-            good_scale = scale
-            if keys_of(result) <= keys_of(best):
-                best, best_scale = result, scale
     # fitted keys at the greedy search's scale, halved until they pass (the
     # loosening then raises each joint's scale as far as it goes)
     scale = good_scale
-    for _ in range(FIT_PASSES if fit else 0):
-        result = attempt(scale, _fitted_joint)
+    for _ in range(FIT_PASSES):
+        result = attempt(scale)
         if result is not None:
-            if keys_of(result) < keys_of(best):
+            if sum(len(choice[0]) for choice in result[0]) < sum(map(len, keys)):
                 best, best_scale, best_choice = result, scale, _fitted_joint
             break
         scale /= 2
-    if fit and passes < SEARCH_PASSES + FIT_PASSES:  # the fitted passes not needed
+    if passes < SEARCH_PASSES + FIT_PASSES:  # the fitted passes not needed
         passes = SEARCH_PASSES + FIT_PASSES
         if progress:
             progress(passes, total)
     found, measured = best
     loosen = _loosen_joints(motion, joints, found, measured, best_choice, best_scale,
-                            position_tolerance, factors, fit, pool)
+                            position_tolerance, factors, True, pool)
     while True:
         try:
             next(loosen)
@@ -762,3 +763,29 @@ def _world_reduction(motion, joints, world, position_tolerance, fit, progress, p
                 progress(passes, total)
         except StopIteration as done:
             return done.value
+
+
+def _greedy_search(motion, joints, world, channels, position_tolerance, factors, progress):
+    """The world-space search with greedy keys, in C (see
+    kb_reduce_world_greedy): every joint's tolerances scaled alike (from
+    FIRST_SCALE, SEARCH_PASSES passes), then each joint's loosened by each
+    of `factors` in turn; progress(passes) after each pass.  Each joint
+    takes on the greedy order the search ran.  Returns each joint's keys
+    (None where no pass held), worst world-space error, angle and distance,
+    the largest scale that held and the scale of the keys."""
+    # the greedy orders a pass carries on run on threads as _pool_for's do
+    F = len(joints[0].frames[0])
+    threads = min(get_num_threads(), len(joints)) if F >= GREEDY_THREADS_FROM else 1
+    keys, _, position, angle, distance, orders, scores, floors, good, best = (
+        _core.reduce_world_greedy(
+            joints[0].frames[0], *channels, np.array(world.parents, dtype=np.intp),
+            np.array([o is None for o in world.offsets]),
+            np.array([np.zeros(3) if o is None else o for o in world.offsets]),
+            np.array([len(s) for s in world.sites], dtype=np.intp), np.concatenate(world.sites),
+            np.concatenate([t.ravel() for t in world.truth]),
+            np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]),
+            position_tolerance, FIRST_SCALE, SEARCH_PASSES, np.array(factors, dtype=np.float64),
+            progress, threads))
+    for joint, order, score, floor in zip(joints, orders, scores, floors):
+        joint.take_order(order, score, floor)
+    return keys, position, angle, distance, good, best

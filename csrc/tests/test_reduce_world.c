@@ -1,0 +1,209 @@
+/* test_reduce_world.c -- the world-space search with greedy keys on a chain
+ * of three joints (a moving root, two turning joints, an End Site): its
+ * keys keep every point within the tolerance, as the curves through them
+ * built whole and placed joint by joint confirm, to the error it reports;
+ * loosening keeps fewer; threads change nothing; progress counts the
+ * passes and can stop them; a tolerance no pass holds leaves the keys to
+ * the caller; bad input is refused. */
+#include <math.h>
+#include <string.h>
+
+#include "kb_test.h"
+#include "kbspline.h"
+
+#define F 90
+#define J 3
+
+static double times[F], rot[J * F * 4], tr[J * F * 3], truth[3 * F * (J + 1)];
+static const ptrdiff_t parents[J] = {-1, 0, 1}, n_sites[J] = {0, 0, 1};
+static const unsigned char moves[J] = {1, 0, 0};
+static const double offsets[J * 3] = {0, 0, 0, 0, 10, 0, 0, 8, 0}, sites[3] = {0, 6, 0};
+static double tolerances[J * 2], caps[J * 2];
+
+/* A walk-like chain: the root bobs along x and sways, the others swing. */
+static int chain(void)
+{
+    for (int f = 0; f < F; f++) {
+        double t = f / 30.0;
+        times[f] = t;
+        for (int j = 0; j < J; j++) {
+            double half = 0.5 * (0.6 * sin((2.0 + j) * t + j) + 0.2 * sin(9.0 * t));
+            double axis[3] = {1.0, 0.3 * sin(t + j), 0.2 * j}, *q = rot + 4 * (j * F + f);
+            double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+            q[0] = cos(half);
+            for (int k = 0; k < 3; k++)
+                q[1 + k] = sin(half) * axis[k] / n;
+            double *x = tr + 3 * (j * F + f);
+            x[0] = j ? 0.0 : 40.0 * t;
+            x[1] = j ? 0.0 : 90.0 + 2.0 * sin(6.0 * t);
+            x[2] = 0.0;
+        }
+    }
+    for (int j = 0; j < J; j++) {  /* a share of 1 cm per joint, as local_tolerances */
+        tolerances[2 * j] = 1.0 / 24.0;
+        tolerances[2 * j + 1] = moves[j] ? 0.5 : INFINITY;
+        caps[2 * j] = caps[2 * j + 1] = INFINITY;
+    }
+    /* the clip's own points */
+    double world_rot[J][F * 9], origin[J][F * 3];
+    double *points = truth;
+    kb_error err;
+    for (int j = 0; j < J; j++) {
+        if (kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL,
+                           rot + 4 * j * F, moves[j] ? tr + 3 * j * F : offsets + 3 * j,
+                           moves[j] ? 3 : 0, n_sites[j], n_sites[j] ? sites : NULL, NULL,
+                           INFINITY, world_rot[j], origin[j], points, NULL, &err) != KB_OK)
+            return 0;
+        points += 3 * F * (1 + n_sites[j]);
+    }
+    return 1;
+}
+
+static const kb_world_clip clip = {J, F, times, rot, tr, parents, moves, offsets, n_sites,
+                                   sites, truth, tolerances, caps};
+
+/* Outputs of one search. */
+typedef struct {
+    ptrdiff_t keys[J * F], n_keys[J], order[J * (F - 2)], n_order[J];
+    double scales[J], position[J], angle[J], distance[J], score[J * (F - 2)], floor[J];
+    kb_world_keys out;
+} result;
+
+static void wire(result *r)
+{
+    r->out = (kb_world_keys){r->keys, r->n_keys, r->scales, r->position, r->angle,
+                             r->distance, r->order, r->score, r->n_order, r->floor, 0.0, 0.0};
+}
+
+static int calls, stop_at;
+
+static int counting(void *ctx, int passes)
+{
+    (void)ctx;
+    calls++;
+    return passes == stop_at;
+}
+
+static const double factors[4] = {2.0, 1.41, 1.19, 1.09};
+
+/* The worst distance of each joint's points from the truth under the
+ * curves through r's keys, each built whole (not from other keys). */
+static int placed_whole(const result *r, double *worst)
+{
+    static double q[J][F * 4], x[J][F * 3], world_rot[J][F * 9], origin[J][F * 3];
+    const double *t = truth;
+    kb_error err;
+    for (int j = 0; j < J; j++) {
+        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0};
+        if (kb_reduce_rebuild(&jt, r->keys + j * F, r->n_keys[j], NULL, NULL, q[j], x[j],
+                              NULL, NULL, &err) != KB_OK ||
+            kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
+                           moves[j] ? x[j] : offsets + 3 * j, moves[j] ? 3 : 0, n_sites[j],
+                           n_sites[j] ? sites : NULL, t, INFINITY, world_rot[j], origin[j],
+                           NULL, &worst[j], &err) != KB_OK)
+            return 0;
+        t += 3 * F * (1 + n_sites[j]);
+    }
+    return 1;
+}
+
+KB_TEST(test_reduce_world_keeps_every_point_within_the_tolerance)
+{
+    KB_ASSERT(chain());
+    static result loosened, searched, threaded;
+    kb_error err;
+    wire(&loosened);
+    wire(&searched);
+    wire(&threaded);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
+                                     &loosened.out, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1,
+                                     &searched.out, &err) == KB_OK);
+    KB_ASSERT(searched.out.best_scale > 0.0 &&
+              searched.out.best_scale <= searched.out.good_scale);
+    ptrdiff_t total[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        const result *r = k ? &searched : &loosened;
+        double worst[J];
+        KB_ASSERT(placed_whole(r, worst));
+        for (int j = 0; j < J; j++) {
+            const ptrdiff_t *keys = r->keys + j * F;
+            KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
+            for (ptrdiff_t i = 1; i < r->n_keys[j]; i++)
+                KB_ASSERT(keys[i] > keys[i - 1]);
+            KB_ASSERT(worst[j] <= 1.0);
+            KB_ASSERT_NEAR(r->position[j], worst[j], 1e-12);
+            total[k] += r->n_keys[j];
+        }
+    }
+    KB_ASSERT(total[0] < total[1] && total[1] < J * F / 2);
+    /* loosening raised some joint's own scale */
+    KB_ASSERT(loosened.scales[0] > searched.scales[0] || loosened.scales[1] > searched.scales[1] ||
+              loosened.scales[2] > searched.scales[2]);
+    /* threads carry the greedy orders on ahead: the same result */
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 2,
+                                     &threaded.out, &err) == KB_OK);
+    KB_ASSERT(!memcmp(threaded.keys, loosened.keys, sizeof loosened.keys) &&
+              !memcmp(threaded.n_keys, loosened.n_keys, sizeof loosened.n_keys) &&
+              !memcmp(threaded.position, loosened.position, sizeof loosened.position) &&
+              !memcmp(threaded.angle, loosened.angle, sizeof loosened.angle));
+}
+
+KB_TEST(test_reduce_world_progress_and_no_pass_held)
+{
+    KB_ASSERT(chain());
+    static result r;
+    kb_error err;
+    wire(&r);
+    calls = 0;
+    stop_at = -1;
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, counting, NULL, 1, &r.out,
+                                     &err) == KB_OK);
+    KB_ASSERT(calls == 12);
+    calls = 0;
+    stop_at = 3;
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, counting, NULL, 1, &r.out,
+                                     &err) == KB_ESTOPPED);
+    KB_ASSERT(calls == 3);
+    /* a tolerance of zero: no pass holds, and the orders ran down to the last scale */
+    calls = 0;
+    stop_at = -1;
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 0.0, 2.0, 4, factors, 4, counting, NULL, 1, &r.out,
+                                     &err) == KB_OK);
+    KB_ASSERT(r.out.best_scale == 0.0 && r.out.good_scale == 0.25 && calls == 4);
+    KB_ASSERT(r.floor[0] == 0.25 && r.n_order[0] > 0);
+}
+
+KB_TEST(test_reduce_world_bad_input)
+{
+    KB_ASSERT(chain());
+    static result r;
+    kb_error err;
+    wire(&r);
+    kb_world_clip bad = clip;
+    ptrdiff_t loop[J] = {-1, 1, 1};
+    bad.parents = loop;  /* a joint its own parent */
+    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE && err.track == 1);
+    bad = clip;
+    bad.n_frames = 1;
+    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 0, &r.out, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 0, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, NAN, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, NAN, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 2, NULL, NULL, 1, &r.out, &err) ==
+              KB_EBADSHAPE);
+    double zero[F * 4 * J];  /* a zero rotation, refused by the greedy selection */
+    memcpy(zero, rot, sizeof zero);
+    memset(zero + 4 * F, 0, 4 * sizeof(double));
+    bad = clip;
+    bad.rotations = zero;
+    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_EZERONORM && err.track == 1);
+}
