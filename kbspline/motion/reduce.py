@@ -628,8 +628,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     scale are a prefix of the order in which one run of the selection keyed
     the frames, so each joint's selection runs once for the whole search
     (carried on from the frames it keyed below the lowest scale so far, and
-    run again for each pair of tolerances a cap binds).  Greedy selection
-    is not guaranteed minimal; the bound is guaranteed.
+    run again for each pair of tolerances a cap binds).  This search runs
+    in C, pass after pass.  Greedy selection is not guaranteed minimal;
+    the bound is guaranteed.
 
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
@@ -678,8 +679,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     world = WorldError(motion, rotations, translations, virtual_distance)
     base = caps if position_tolerance is None else local_tolerances(
         motion, translations, world, position_tolerance)
-    joints = [_JointFrames(motion.times, rotations, translations, base, caps, j,
-                           moves(joint)) for j, joint in enumerate(motion.joints)]
+    times = motion.times
+    joints = [_JointFrames(times, rotations, translations, base, caps, j, moves(joint))
+              for j, joint in enumerate(motion.joints)]
     # the world search with greedy keys runs its threads in C (_greedy_search)
     with _joint_threads(J if fit or position_tolerance is None else 1) as pool:
         if position_tolerance is not None:
