@@ -388,7 +388,8 @@ static double largest(const double *v, ptrdiff_t n)
     return m;
 }
 
-/* The held curves' keys and errors, and every joint's greedy order, into out. */
+/* The held curves' keys and errors (where no pass held, no keys, scale 0
+ * and NaN errors), and every joint's greedy order, into out. */
 static kb_status write_out(search *s, kb_world_keys *out, kb_error *err)
 {
     ptrdiff_t F = s->F, capacity = F - 2;
@@ -398,8 +399,12 @@ static kb_status write_out(search *s, kb_world_keys *out, kb_error *err)
         memcpy(out->order_score + j * capacity, g->score, (size_t)g->n_order * sizeof *g->score);
         out->n_order[j] = g->n_order;
         out->floor[j] = g->floor;
-        if (out->best_scale == 0.0)
+        if (out->best_scale == 0.0) {  /* no keys: every frame is the caller's */
+            out->n_keys[j] = 0;
+            out->scales[j] = 0.0;
+            out->max_position[j] = out->max_angle[j] = out->max_distance[j] = NAN;
             continue;
+        }
         const curves *c = &s->held_curves[j];
         int moves = s->clip->moves[j];
         memcpy(out->keys + j * F, c->keys, (size_t)c->n_keys * sizeof *c->keys);

@@ -731,7 +731,8 @@ typedef struct {
  * kb_reduce_greedy's under the capped tolerances; with n_threads > 1,
  * a pass first carries on, on that many threads, every joint's order it
  * reads below its floor (the same orders, bit for bit).  Writes every
- * output; where no pass held (best_scale 0) only the orders and scales.
+ * output; where no pass held (best_scale 0), no keys (n_keys 0), scales 0
+ * and NaN errors.
  * progress (NULL: none) is called after each pass with the passes so far.
  * Allocates about 40 n_frames doubles a joint.
  */

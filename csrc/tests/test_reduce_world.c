@@ -172,6 +172,8 @@ KB_TEST(test_reduce_world_progress_and_no_pass_held)
                                      &err) == KB_OK);
     KB_ASSERT(r.out.best_scale == 0.0 && r.out.good_scale == 0.25 && calls == 4);
     KB_ASSERT(r.floor[0] == 0.25 && r.n_order[0] > 0);
+    for (int j = 0; j < J; j++)
+        KB_ASSERT(r.n_keys[j] == 0 && r.scales[j] == 0.0 && isnan(r.position[j]) && isnan(r.angle[j]));
 }
 
 KB_TEST(test_reduce_world_bad_input)
