@@ -1396,11 +1396,14 @@ static int call_progress(void *ctx, int passes)
     return r == NULL;  /* its exception stays set: the search stops */
 }
 
-/* A C-contiguous copy of obj as a 1-D array of `type` with n entries, or NULL. */
+/* A C-contiguous copy of obj as a 1-D array of `type` with n entries, or
+ * NULL: a copy even where obj is one already, as the core reads these
+ * indices on every pass and the progress callback runs Python between. */
 static PyArrayObject *vector_of(PyObject *obj, int type, npy_intp n, const char *name)
 {
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
-        obj, type, 1, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
+        obj, type, 1, 1,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST | NPY_ARRAY_ENSURECOPY);
     if (a && !expect_dim(a, 0, n, name))
         Py_CLEAR(a);
     return a;
@@ -1519,11 +1522,11 @@ static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
     const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(n_sites);
     npy_intp total_sites = 0, points = 0;
     for (npy_intp j = 0; j < J; j++) {
-        total_sites += site_counts[j];
-        if (site_counts[j] < 0 || total_sites > PyArray_DIM(sites, 0)) {
+        if (site_counts[j] < 0 || site_counts[j] > PyArray_DIM(sites, 0) - total_sites) {
             PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
             goto done;
         }
+        total_sites += site_counts[j];
     }
     points = J + total_sites;  /* each joint's origin and its sites */
     if (points > PY_SSIZE_T_MAX / 3 / F) {

@@ -737,6 +737,23 @@ def test_world_greedy_search_refuses_bad_arguments(walk, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         _core.reduce_world_greedy(*bad)
     assert calls == [1, 2, 3]
+    # the core reads its indices on every pass: a progress callback that
+    # rewrites the caller's arrays meanwhile cannot reach them (it read out
+    # of bounds before they were copied, a review found)
+    parents, n_sites = args[3].copy(), args[6].copy()
+
+    def hostile(passes):
+        parents[-1], n_sites[0] = 10 ** 6, 10 ** 6
+
+    bad = list(args)
+    bad[3], bad[6], bad[15] = parents, n_sites, hostile
+    again = _core.reduce_world_greedy(*bad)
+    assert [k.tolist() for k in again[0]] == [k.tolist() for k in keys]
+    # n_sites that wrap around when summed are refused, not summed
+    bad = list(args)
+    bad[6] = np.array([1, 2 ** 63 - 1, 2 ** 63 - 1, 2] + [0] * (J - 4), dtype=np.intp)
+    with pytest.raises(ValueError, match="n_sites"):
+        _core.reduce_world_greedy(*bad)
 
 
 def test_an_error_in_progress_stops_the_world_greedy_search(walk):
