@@ -14,6 +14,7 @@ typedef struct {
     ptrdiff_t *keys, n_keys;   /* n_keys 0: none yet */
     double *rotations;         /* (F, 4) */
     double *translations;      /* (F, 3), only where the joint moves */
+    long built;                /* when: the rebuilds so far then */
 } curves;
 
 /* One joint's place in the world under some curves. */
@@ -23,9 +24,11 @@ typedef struct {
     double error;              /* its points' largest distance from the truth */
 } placed;
 
-/* One joint's greedy order (kb_reduce_greedy_order) and its running least score. */
+/* One joint's greedy order (kb_reduce_greedy_order), its running least
+ * score, and each frame's place in it (PTRDIFF_MAX: not in it), so that a
+ * prefix's frames are read off in ascending order without sorting. */
 typedef struct {
-    ptrdiff_t *order, n_order;
+    ptrdiff_t *order, n_order, *rank;
     double *score, *least, floor;
 } greedy_order;
 
@@ -45,6 +48,7 @@ typedef struct {
     void *progress_ctx;
     int passes;
     int n_threads;                    /* for the greedy orders a pass carries on */
+    long rebuilds;
     ptrdiff_t *carried;               /* (J,) scratch: the joints carried on ahead */
 } search;
 
@@ -54,12 +58,6 @@ static kb_reduce_joint joint_at(const search *s, ptrdiff_t j, double angle, doub
     kb_reduce_joint jt = {s->F, c->times, c->rotations + 4 * s->F * j,
                           c->translations + 3 * s->F * j, angle, distance};
     return jt;
-}
-
-static int by_frame(const void *a, const void *b)
-{
-    ptrdiff_t x = *(const ptrdiff_t *)a, y = *(const ptrdiff_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* Whether a cap binds joint j's tolerances at `scale`. */
@@ -81,8 +79,10 @@ static kb_status carry_on(search *s, ptrdiff_t j, double scale, kb_error *err)
     kb_status status = kb_reduce_greedy_order(&jt, scale, g->order, g->score, &g->n_order, err);
     if (status != KB_OK)
         return status;
-    for (ptrdiff_t i = from; i < g->n_order; i++)
+    for (ptrdiff_t i = from; i < g->n_order; i++) {
         g->least[i] = i && !(g->score[i] < g->least[i - 1]) ? g->least[i - 1] : g->score[i];
+        g->rank[g->order[i]] = i;
+    }
     g->floor = scale;
     return kb_ok(err);
 }
@@ -142,22 +142,26 @@ static kb_status keys_at(search *s, ptrdiff_t j, double scale, kb_error *err)
         else
             low = mid + 1;
     }
-    s->keys[0] = 0;
-    memcpy(s->keys + 1, g->order, (size_t)low * sizeof *s->keys);
-    qsort(s->keys + 1, (size_t)low, sizeof *s->keys, by_frame);
-    s->keys[low + 1] = s->F - 1;
-    s->n_keys = low + 2;
+    ptrdiff_t n = 0;
+    s->keys[n++] = 0;
+    for (ptrdiff_t f = 1; f < s->F - 1; f++)
+        if (g->rank[f] < low)
+            s->keys[n++] = f;
+    s->keys[n++] = s->F - 1;
+    s->n_keys = n;
     return kb_ok(err);
 }
 
-/* s->keys' curves for joint j into s->other_curves[j], from the curves
- * already there or those held (only the segments that differ evaluated
+/* s->keys' curves for joint j into s->other_curves[j], from the joint's
+ * curves built last, there or held, as the search's next keys mostly
+ * differ least from its last (only the segments that differ evaluated
  * again, each rotation then up to sign, which forward kinematics does not
  * see). */
 static kb_status rebuild(search *s, ptrdiff_t j, kb_error *err)
 {
     curves *to = &s->other_curves[j];
-    const curves *from = to->n_keys ? to : &s->held_curves[j];
+    const curves *held = &s->held_curves[j];
+    const curves *from = to->n_keys && to->built > held->built ? to : held;
     int moves = s->clip->moves[j];
     size_t F = (size_t)s->F;
     kb_reduce_joint jt = joint_at(s, j, 1.0, 1.0);
@@ -166,22 +170,25 @@ static kb_status rebuild(search *s, ptrdiff_t j, kb_error *err)
         status = kb_reduce_rebuild(&jt, s->keys, s->n_keys, NULL, NULL, to->rotations,
                                    moves ? to->translations : NULL, NULL, NULL, err);
     } else {
-        if (from == to && from->n_keys == s->n_keys &&
-            !memcmp(from->keys, s->keys, (size_t)s->n_keys * sizeof *s->keys))
+        int same = from->n_keys == s->n_keys &&
+                   !memcmp(from->keys, s->keys, (size_t)s->n_keys * sizeof *s->keys);
+        if (same && from == to)
             return kb_ok(err);
         if (from != to) {
             memcpy(to->rotations, from->rotations, 4 * F * sizeof(double));
             if (moves)
                 memcpy(to->translations, from->translations, 3 * F * sizeof(double));
         }
-        status = kb_reduce_rebuild_from(&jt, s->keys, s->n_keys, NULL, NULL, from->keys,
-                                        from->n_keys, NULL, NULL, to->rotations,
-                                        moves ? to->translations : NULL, err);
+        status = same ? KB_OK  /* a copy: kb_reduce_rebuild_from would allocate for nothing */
+                      : kb_reduce_rebuild_from(&jt, s->keys, s->n_keys, NULL, NULL, from->keys,
+                                               from->n_keys, NULL, NULL, to->rotations,
+                                               moves ? to->translations : NULL, err);
     }
     if (status != KB_OK)
         return status;
     memcpy(to->keys, s->keys, (size_t)s->n_keys * sizeof *s->keys);
     to->n_keys = s->n_keys;
+    to->built = ++s->rebuilds;
     return kb_ok(err);
 }
 
@@ -423,9 +430,11 @@ static kb_status write_out(search *s, kb_world_keys *out, kb_error *err)
     return kb_ok(err);
 }
 
-/* Sizes of the search's arrays: doubles and indices. */
-#define CURVE_DOUBLES 7   /* rotation and translation */
-#define PLACE_DOUBLES 12  /* world rotation and origin */
+/* Doubles per frame of a joint's curves (rotation, and where it moves its
+ * translation) and of its place in the world (rotation and origin). */
+#define ROTATION_DOUBLES 4
+#define TRANSLATION_DOUBLES 3
+#define PLACE_DOUBLES 12
 
 kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
                                  double first_scale, int search_passes,
@@ -445,57 +454,32 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
         for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
             pairs++;
     }
-    /* per joint: two curves, two places, an order's scores; keys and order */
-    size_t per_joint = 2 * (CURVE_DOUBLES + PLACE_DOUBLES) + 2;
-    if ((size_t)F > SIZE_MAX / sizeof(double) / (per_joint + 2) / (size_t)J)
+    /* per joint, doubles: two curves (the translations only where it
+     * moves), two places (one shared by the joints nothing hangs from, as
+     * none reads theirs), an order's scores; and indices: two curves' keys,
+     * an order and its ranks.  No more than that: malloc maps this memory
+     * anew on most calls, and faulting its pages in took about 5% of the
+     * time on 8000 frames of 31 joints. */
+    size_t most = 2 * (ROTATION_DOUBLES + TRANSLATION_DOUBLES + PLACE_DOUBLES) + 2;
+    if ((size_t)F > SIZE_MAX / sizeof(double) / most / (size_t)J)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     search s = {.clip = clip, .J = J, .F = F, .tolerance = position_tolerance,
                 .progress = progress, .progress_ctx = progress_ctx,
                 .n_threads = n_threads};
-    double *d = malloc(((size_t)J * per_joint + 2) * (size_t)F * sizeof(double));
-    ptrdiff_t *x = malloc(((size_t)J * 3 + 1) * (size_t)F * sizeof(ptrdiff_t) +
-                          ((size_t)pairs + 3 * (size_t)J + 1) * sizeof(ptrdiff_t));
+    double *d = malloc((2 + PLACE_DOUBLES) * (size_t)F * sizeof(double));
+    ptrdiff_t *x = malloc(((size_t)F + (size_t)pairs + 3 * (size_t)J + 1) * sizeof(ptrdiff_t));
+    void **blocks = calloc(2 * (size_t)J, sizeof *blocks);
     curves *c = malloc(2 * (size_t)J * sizeof *c);
     placed *p = malloc(2 * (size_t)J * sizeof *p);
     s.orders = malloc((size_t)J * sizeof *s.orders);
     s.truth = malloc((size_t)J * sizeof *s.truth);
     s.sites = malloc((size_t)J * sizeof *s.sites);
-    kb_status status;
-    if (!d || !x || !c || !p || !s.orders || !s.truth || !s.sites) {
-        status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    kb_status status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    if (!d || !x || !blocks || !c || !p || !s.orders || !s.truth || !s.sites)
         goto done;
-    }
-    s.held_curves = c;
-    s.other_curves = c + J;
-    s.held = p;
-    s.other = p + J;
-    double *dd = d;
-    ptrdiff_t *xx = x;
-    const double *truth = clip->truth, *site = clip->sites;
-    for (ptrdiff_t j = 0; j < J; j++) {
-        for (int k = 0; k < 2; k++) {
-            curves *cv = k ? &s.other_curves[j] : &s.held_curves[j];
-            placed *pl = k ? &s.other[j] : &s.held[j];
-            *cv = (curves){xx, 0, dd, dd + 4 * F};
-            xx += F;
-            dd += CURVE_DOUBLES * F;
-            *pl = (placed){dd, dd + 9 * F, 0.0};
-            dd += PLACE_DOUBLES * F;
-        }
-        s.orders[j] = (greedy_order){xx, 0, dd, dd + F, INFINITY};
-        xx += F;
-        dd += 2 * F;
-        s.truth[j] = truth;
-        s.sites[j] = site;
-        truth += 3 * F * (1 + clip->n_sites[j]);
-        site += 3 * clip->n_sites[j];
-    }
-    s.keys = xx;
-    xx += F;
-    s.angle = dd;
-    s.distance = dd + F;
-    s.below_start = xx;  /* each joint's own and descendants' count, then where they start */
-    s.below = xx + J + 1;
+    s.keys = x;
+    s.below_start = x + F;  /* each joint's own and descendants' count, then where they start */
+    s.below = s.below_start + J + 1;
     ptrdiff_t *joints = s.below + pairs;
     s.carried = joints + J;
     memset(s.below_start, 0, (size_t)(J + 1) * sizeof *s.below_start);
@@ -508,10 +492,48 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
     for (ptrdiff_t j = 0; j < J; j++)  /* ascending within each, as j rises */
         for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
             s.below[s.below_start[a] + joints[a]++] = j;
+    s.angle = d;
+    s.distance = d + F;
+    double *unread = d + 2 * F;  /* the places no joint reads */
+    s.held_curves = c;
+    s.other_curves = c + J;
+    s.held = p;
+    s.other = p + J;
+    const double *truth = clip->truth, *site = clip->sites;
+    for (ptrdiff_t j = 0; j < J; j++) {
+        int moves = clip->moves[j], carries = s.below_start[j + 1] - s.below_start[j] > 1;
+        size_t doubles = 2 * (ROTATION_DOUBLES + (moves ? TRANSLATION_DOUBLES : 0) +
+                              (carries ? PLACE_DOUBLES : 0)) + 2;
+        if (!(blocks[2 * j] = malloc(doubles * (size_t)F * sizeof(double))) ||
+            !(blocks[2 * j + 1] = malloc(4 * (size_t)F * sizeof(ptrdiff_t))))
+            goto done;
+        double *dd = blocks[2 * j];
+        ptrdiff_t *xx = blocks[2 * j + 1];
+        for (int k = 0; k < 2; k++) {
+            curves *cv = k ? &s.other_curves[j] : &s.held_curves[j];
+            placed *pl = k ? &s.other[j] : &s.held[j];
+            *cv = (curves){xx, 0, dd, moves ? dd + ROTATION_DOUBLES * F : NULL, 0};
+            xx += F;
+            dd += (ROTATION_DOUBLES + (moves ? TRANSLATION_DOUBLES : 0)) * F;
+            double *place = carries ? dd : unread;
+            *pl = (placed){place, place + 9 * F, 0.0};
+            dd += carries ? PLACE_DOUBLES * F : 0;
+        }
+        s.orders[j] = (greedy_order){xx, 0, xx + F, dd, dd + F, INFINITY};
+        for (ptrdiff_t f = 0; f < F; f++)
+            s.orders[j].rank[f] = PTRDIFF_MAX;
+        s.truth[j] = truth;
+        s.sites[j] = site;
+        truth += 3 * F * (1 + clip->n_sites[j]);
+        site += 3 * clip->n_sites[j];
+    }
     status = run(&s, first_scale, search_passes, factors, n_factors, out, joints, err);
     if (status == KB_OK)
         status = write_out(&s, out, err);
 done:
+    for (ptrdiff_t j = 0; blocks && j < 2 * J; j++)
+        free(blocks[j]);
+    free(blocks);
     free(d);
     free(x);
     free(c);

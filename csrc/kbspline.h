@@ -734,7 +734,7 @@ typedef struct {
  * output; where no pass held (best_scale 0), no keys (n_keys 0), scales 0
  * and NaN errors.
  * progress (NULL: none) is called after each pass with the passes so far.
- * Allocates about 40 n_frames doubles a joint.
+ * Allocates about 40 n_frames doubles and 4 n_frames indices a joint.
  */
 kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
                                  double first_scale, int search_passes,

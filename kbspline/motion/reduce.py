@@ -705,7 +705,7 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
     J = len(joints)
     factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
-    keys, position, angle, distance, good_scale, best_scale = _greedy_search(
+    keys, position, angle, distance, good_scale, best_scale, orders = _greedy_search(
         motion, joints, world, channels, position_tolerance, () if fit else factors,
         progress and (lambda passes: progress(passes, total)))
     if keys is None:  # no pass held: every frame a key, exact to rounding
@@ -720,6 +720,8 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
                          keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                          [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
                          angle, distance, position)
+    for joint, order in zip(joints, orders):  # the fits start from greedy keys
+        joint.take_order(*order)
     passes = SEARCH_PASSES
     found = [(k,) for k in keys]
     best = found, _measure(joints, found, world)
@@ -771,10 +773,10 @@ def _greedy_search(motion, joints, world, channels, position_tolerance, factors,
     """The world-space search with greedy keys, in C (see
     kb_reduce_world_greedy): every joint's tolerances scaled alike (from
     FIRST_SCALE, SEARCH_PASSES passes), then each joint's loosened by each
-    of `factors` in turn; progress(passes) after each pass.  Each joint
-    takes on the greedy order the search ran.  Returns each joint's keys
-    (None where no pass held), worst world-space error, angle and distance,
-    the largest scale that held and the scale of the keys."""
+    of `factors` in turn; progress(passes) after each pass.  Returns each
+    joint's keys (None where no pass held), worst world-space error, angle
+    and distance, the largest scale that held, the scale of the keys, and
+    per joint the greedy order the search ran (see _JointFrames.take_order)."""
     # the greedy orders a pass carries on run on threads as _pool_for's do
     F = len(joints[0].frames[0])
     threads = min(get_num_threads(), len(joints)) if F >= GREEDY_THREADS_FROM else 1
@@ -788,6 +790,4 @@ def _greedy_search(motion, joints, world, channels, position_tolerance, factors,
             np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]),
             position_tolerance, FIRST_SCALE, SEARCH_PASSES, np.array(factors, dtype=np.float64),
             progress, threads))
-    for joint, order, score, floor in zip(joints, orders, scores, floors):
-        joint.take_order(order, score, floor)
-    return keys, position, angle, distance, good, best
+    return keys, position, angle, distance, good, best, list(zip(orders, scores, floors))
