@@ -533,10 +533,11 @@ def _check_reached(name, tolerance, worst):
 # brackets the scale between the same powers of sqrt(2) as from 1, a pass or two sooner.
 FIRST_SCALE = 2 ** 1.5
 SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
-# frames from which greedy selections run on threads: on two, the
-# 195-frame walk's world search takes 11.4 ms against 13.8 on one (local
-# mode 10.1 against 13.3), the 20-frame dash's 3.8 against 2.6 (local 2.8
-# against 1.8)
+# frames from which greedy selections run on threads (Python's pool in
+# local mode, the core's in the world search): on two, the 195-frame
+# walk's world search takes 8.8 ms against 10.5 on one (local mode 8.6
+# against 9.4); the 20-frame dash's local search 3.8 against 1.7 (its
+# world search 1.5 against 1.6)
 GREEDY_THREADS_FROM = 100
 FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every clip)
 # per joint, after the search (see _loosen_joints), each about the square
