@@ -1,6 +1,7 @@
 /* kb_reduce_world.c -- the world-space search with greedy keys: one scale
  * of every joint's tolerances, then each joint's loosened alone, checked
- * by forward kinematics (kbspline.motion.reduce_keys, fit=False).  In C
+ * by forward kinematics (kbspline.motion.reduce_keys: all of it with
+ * fit=False, the fitted search's first phase with fit=True).  In C
  * because on a clip of 20 frames the Python calls that drove its passes,
  * a few per joint, cost more than the passes' work. */
 #include <math.h>
@@ -30,6 +31,10 @@ typedef struct {
 typedef struct {
     ptrdiff_t *order, n_order, *rank;
     double *score, *least, floor;
+    /* the keys kb_reduce_greedy gave last under capped tolerances, which
+     * stay the same from pass to pass once a cap binds both (n_capped 0: none) */
+    double capped_at[2];
+    ptrdiff_t *capped, n_capped;
 } greedy_order;
 
 typedef struct {
@@ -124,16 +129,28 @@ static void carry_on_ahead(search *s, double scale)
  * binds, kb_reduce_greedy's under the capped tolerances. */
 static kb_status keys_at(search *s, ptrdiff_t j, double scale, kb_error *err)
 {
+    greedy_order *g = &s->orders[j];
     if (capped(s, j, scale)) {
         const double *base = s->clip->tolerances + 2 * j, *cap = s->clip->caps + 2 * j;
-        kb_reduce_joint jt = joint_at(s, j, fmin(scale * base[0], cap[0]),
-                                      fmin(scale * base[1], cap[1]));
-        return kb_reduce_greedy(&jt, s->keys, &s->n_keys, s->angle, s->distance, err);
+        double angle = fmin(scale * base[0], cap[0]), distance = fmin(scale * base[1], cap[1]);
+        if (!g->n_capped || angle != g->capped_at[0] || distance != g->capped_at[1]) {
+            kb_reduce_joint jt = joint_at(s, j, angle, distance);
+            kb_status status = kb_reduce_greedy(&jt, g->capped, &g->n_capped, s->angle,
+                                                s->distance, err);
+            if (status != KB_OK) {
+                g->n_capped = 0;
+                return status;
+            }
+            g->capped_at[0] = angle;
+            g->capped_at[1] = distance;
+        }
+        memcpy(s->keys, g->capped, (size_t)g->n_capped * sizeof *s->keys);
+        s->n_keys = g->n_capped;
+        return kb_ok(err);
     }
     kb_status status = carry_on(s, j, scale, err);
     if (status != KB_OK)
         return status;
-    const greedy_order *g = &s->orders[j];
     ptrdiff_t low = 0, high = g->n_order;  /* the first least score <= scale */
     while (low < high) {
         ptrdiff_t mid = low + (high - low) / 2;
@@ -278,8 +295,8 @@ static kb_status trial(search *s, ptrdiff_t j, double limit, int *held, kb_error
     return kb_ok(err);
 }
 
-/* Joints with more than two keys into s->keys' room as indices, most keys
- * first (ties: joint order): the joints a loosening round tries. */
+/* The joints a loosening round tries, into `joints`, returning how many:
+ * those with more than two keys, most keys first (ties: joint order). */
 static ptrdiff_t most_keys_first(const search *s, ptrdiff_t *joints)
 {
     ptrdiff_t n = 0;
@@ -443,21 +460,26 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
                                  int n_threads, kb_world_keys *out, kb_error *err)
 {
     if (!clip || !out || clip->n_joints < 1 || clip->n_frames < 2 || search_passes < 1 ||
-        n_factors < 0 || (n_factors && !factors) || !(first_scale > 0.0) || n_threads < 1 ||
-        !(position_tolerance >= 0.0))
+        n_factors < 0 || (n_factors && !factors) || n_threads < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    if (!(position_tolerance >= 0.0 && position_tolerance < INFINITY) ||
+        !(first_scale > 0.0 && first_scale < INFINITY))
+        return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
     ptrdiff_t J = clip->n_joints, F = clip->n_frames, pairs = 0;
     for (ptrdiff_t j = 0; j < J; j++) {
         if (clip->parents[j] < -1 || clip->parents[j] >= j || clip->n_sites[j] < 0 ||
             clip->n_sites[j] > PTRDIFF_MAX / 3 / F - 1)
             return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, j, -1);
+        for (int k = 0; k < 2; k++)
+            if (!(clip->tolerances[2 * j + k] > 0.0) || !(clip->caps[2 * j + k] > 0.0))
+                return kb_fail(err, KB_ERANGE, KB_ARG_NONE, j, -1);
         for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
             pairs++;
     }
     /* per joint, doubles: two curves (the translations only where it
      * moves), two places (one shared by the joints nothing hangs from, as
      * none reads theirs), an order's scores; and indices: two curves' keys,
-     * an order and its ranks.  No more than that: malloc maps this memory
+     * an order, its ranks and the keys under capped tolerances.  No more than that: malloc maps this memory
      * anew on most calls, and faulting its pages in took about 5% of the
      * time on 8000 frames of 31 joints. */
     size_t most = 2 * (ROTATION_DOUBLES + TRANSLATION_DOUBLES + PLACE_DOUBLES) + 2;
@@ -505,7 +527,7 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
         size_t doubles = 2 * (ROTATION_DOUBLES + (moves ? TRANSLATION_DOUBLES : 0) +
                               (carries ? PLACE_DOUBLES : 0)) + 2;
         if (!(blocks[2 * j] = malloc(doubles * (size_t)F * sizeof(double))) ||
-            !(blocks[2 * j + 1] = malloc(4 * (size_t)F * sizeof(ptrdiff_t))))
+            !(blocks[2 * j + 1] = malloc(5 * (size_t)F * sizeof(ptrdiff_t))))
             goto done;
         double *dd = blocks[2 * j];
         ptrdiff_t *xx = blocks[2 * j + 1];
@@ -519,7 +541,8 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
             *pl = (placed){place, place + 9 * F, 0.0};
             dd += carries ? PLACE_DOUBLES * F : 0;
         }
-        s.orders[j] = (greedy_order){xx, 0, xx + F, dd, dd + F, INFINITY};
+        s.orders[j] = (greedy_order){xx, 0, xx + F, dd, dd + F, INFINITY, {0.0, 0.0},
+                                     xx + 2 * F, 0};
         for (ptrdiff_t f = 0; f < F; f++)
             s.orders[j].rank[f] = PTRDIFF_MAX;
         s.truth[j] = truth;

@@ -677,7 +677,8 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
 
 /* ------------------------------------------------------------------ */
 /* The world-space search with greedy keys (reduce_keys with           */
-/* position_tolerance and fit=False; see kbspline.motion.reduce).       */
+/* position_tolerance: all of it with fit=False, with fit=True its     */
+/* first phase, no factors; see kbspline.motion.reduce).                */
 /* ------------------------------------------------------------------ */
 
 typedef struct {
@@ -734,7 +735,13 @@ typedef struct {
  * output; where no pass held (best_scale 0), no keys (n_keys 0), scales 0
  * and NaN errors.
  * progress (NULL: none) is called after each pass with the passes so far.
- * Allocates about 40 n_frames doubles and 4 n_frames indices a joint.
+ * KB_EBADSHAPE for counts or parents out of range (track: the joint),
+ * KB_ERANGE for a position_tolerance that is negative or not finite, a
+ * first_scale that is not positive and finite, or a tolerance or cap that
+ * is not positive (NaN included; track: the joint).  Allocates about 40
+ * n_frames doubles and 5 n_frames indices a joint, besides what each call
+ * of kb_reduce_greedy_order (one per thread at once) and
+ * kb_reduce_rebuild_from allocates.
  */
 kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
                                  double first_scale, int search_passes,

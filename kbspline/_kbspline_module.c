@@ -1381,19 +1381,31 @@ PyDoc_STRVAR(reduce_world_greedy_doc,
 "clip times (F,), rotations (J, F, 4), translations (J, F, 3); parents,\n"
 "n_sites intp (J,), moves bool (J,), offsets (J, 3), sites (S, 3), truth\n"
 "float64 (every joint's (F, 1 + n_sites, 3) points, raveled one after\n"
-"the other), tolerances and caps (J, 2), factors (N,); progress(passes)\n"
-"after each pass (or None); n_threads for the greedy orders.  keys, orders and scores are lists of J arrays; keys\n"
-"None where no pass held (best_scale 0).  Private: see\n"
+"the other), tolerances and caps (J, 2), factors (N,).  progress(passes)\n"
+"is called after each pass (None: none), and an exception from it, or a\n"
+"signal's (Ctrl-C), stops the search and propagates; n_threads carry the\n"
+"greedy orders on.  Returns per joint its keys (a list of J arrays; None\n"
+"where no pass held, best_scale then 0), final scale, worst world-space\n"
+"error, angle and distance; its greedy order so far, each frame's score\n"
+"when keyed (lists of J arrays) and the order's floor; the largest scale\n"
+"that held and the scale of the pass the keys came from.  Private: see\n"
 "kbspline.motion.reduce.");
 
-/* Calls a Python progress(passes) from the core, which runs without the GIL. */
+/* Calls a Python progress(passes) from the core, which runs without the
+ * GIL, or with none (ctx NULL) checks for signals, so that Ctrl-C stops a
+ * long search between passes. */
 static int call_progress(void *ctx, int passes)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *r = PyObject_CallFunction((PyObject *)ctx, "i", passes);
-    Py_XDECREF(r);
+    int stop;
+    if (ctx) {
+        PyObject *r = PyObject_CallFunction((PyObject *)ctx, "i", passes);
+        Py_XDECREF(r);
+        stop = r == NULL;
+    } else
+        stop = PyErr_CheckSignals() < 0;
     PyGILState_Release(gil);
-    return r == NULL;  /* its exception stays set: the search stops */
+    return stop;  /* its exception stays set: the search stops */
 }
 
 /* A C-contiguous copy of obj as a 1-D array of `type` with n entries, or
@@ -1455,8 +1467,8 @@ static PyObject *world_greedy_call(const kb_world_clip *clip, double position_to
         status = kb_reduce_world_greedy(clip, position_tolerance, first_scale, search_passes,
                                         (const double *)PyArray_DATA(factors),
                                         (int)PyArray_DIM(factors, 0),
-                                        progress == Py_None ? NULL : call_progress,
-                                        progress, n_threads, &keys, &err);
+                                        call_progress, progress == Py_None ? NULL : progress,
+                                        n_threads, &keys, &err);
         Py_END_ALLOW_THREADS
         if (status == KB_OK) {
             PyObject *key_rows = keys.best_scale == 0.0
@@ -1501,8 +1513,14 @@ static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
         return NULL;
     }
-    if (n_threads < 1) {
-        PyErr_SetString(PyExc_ValueError, "n_threads must be at least 1");
+    if (n_threads < 1 || search_passes < 1) {
+        PyErr_SetString(PyExc_ValueError, "n_threads and search_passes must be at least 1");
+        return NULL;
+    }
+    if (!(position_tolerance >= 0.0 && position_tolerance < INFINITY) ||
+        !(first_scale > 0.0 && first_scale < INFINITY)) {
+        PyErr_SetString(PyExc_ValueError, "position_tolerance must be finite and not negative, "
+                                          "first_scale finite and positive");
         return NULL;
     }
     if (J < 1 || F < 2) {
@@ -1519,6 +1537,17 @@ static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
         !check_rows(o[10], "caps", J, 2, 0, &caps) ||
         !check_array(factors_obj, "factors", 1, 0, 0, 0, &factors))
         goto done;
+    if (PyArray_DIM(factors, 0) > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "factors: too many");
+        goto done;
+    }
+    for (npy_intp i = 0; i < 2 * J; i++)
+        if (!(((const double *)PyArray_DATA(tolerances))[i] > 0.0) ||
+            !(((const double *)PyArray_DATA(caps))[i] > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "tolerances and caps must be positive "
+                                              "(infinite for none)");
+            goto done;
+        }
     const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(n_sites);
     npy_intp total_sites = 0, points = 0;
     for (npy_intp j = 0; j < J; j++) {

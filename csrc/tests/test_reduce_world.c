@@ -196,9 +196,24 @@ KB_TEST(test_reduce_world_bad_input)
     KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 0, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
               KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, NAN, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE);
+              KB_ERANGE);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, INFINITY, 8, NULL, 0, NULL, NULL, 1, &r.out,
+                                     &err) == KB_ERANGE);
     KB_ASSERT(kb_reduce_world_greedy(&clip, NAN, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE);
+              KB_ERANGE);
+    double bad_tolerances[J * 2], bad_caps[J * 2];
+    memcpy(bad_tolerances, tolerances, sizeof bad_tolerances);
+    memcpy(bad_caps, caps, sizeof bad_caps);
+    bad_tolerances[3] = 0.0;  /* joint 1's distance tolerance */
+    bad_caps[4] = NAN;        /* joint 2's angle cap */
+    bad = clip;
+    bad.tolerances = bad_tolerances;
+    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_ERANGE && err.track == 1);
+    bad = clip;
+    bad.caps = bad_caps;
+    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
+              KB_ERANGE && err.track == 2);
     KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 2, NULL, NULL, 1, &r.out, &err) ==
               KB_EBADSHAPE);
     double zero[F * 4 * J];  /* a zero rotation, refused by the greedy selection */
@@ -208,4 +223,67 @@ KB_TEST(test_reduce_world_bad_input)
     bad.rotations = zero;
     KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
               KB_EZERONORM && err.track == 1);
+}
+
+/* Joint j's greedy keys at `scale` from a selection run afresh: its order
+ * down to that floor, or kb_reduce_greedy under the capped tolerances. */
+static ptrdiff_t greedy_at(const kb_world_clip *c, int j, double scale, ptrdiff_t *keys)
+{
+    const double *base = c->tolerances + 2 * j, *cap = c->caps + 2 * j;
+    kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, base[0], base[1]};
+    kb_error err;
+    ptrdiff_t n = 0;
+    if (scale * base[0] > cap[0] || scale * base[1] > cap[1]) {
+        static double angle[F], distance[F];
+        jt.angle_tolerance = fmin(scale * base[0], cap[0]);
+        jt.distance_tolerance = fmin(scale * base[1], cap[1]);
+        return kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_OK ? n : -1;
+    }
+    ptrdiff_t order[F];
+    double score[F];
+    if (kb_reduce_greedy_order(&jt, scale, order, score, &n, &err) != KB_OK)
+        return -1;
+    ptrdiff_t count = 0;  /* before the first score at most the scale */
+    while (count < n && score[count] > scale)
+        count++;
+    int in[F] = {0};
+    for (ptrdiff_t i = 0; i < count; i++)
+        in[order[i]] = 1;
+    ptrdiff_t k = 0;
+    keys[k++] = 0;
+    for (int f = 1; f < F - 1; f++)
+        if (in[f])
+            keys[k++] = f;
+    keys[k++] = F - 1;
+    return k;
+}
+
+KB_TEST(test_reduce_world_keys_are_the_greedy_keys_at_each_joints_scale)
+{
+    KB_ASSERT(chain());
+    static result r;
+    kb_error err;
+    wire(&r);
+    /* the angles of the root (whose distance tolerance still scales, so
+     * that the capped pair changes from pass to pass) and of joint 1
+     * capped at or a little above their base */
+    double capped[J * 2];
+    memcpy(capped, caps, sizeof capped);
+    capped[0] = tolerances[0];
+    capped[2] = 1.5 * tolerances[2];
+    kb_world_clip with_cap = clip;
+    for (int k = 0; k < 2; k++) {
+        with_cap.caps = k ? capped : caps;
+        KB_ASSERT(kb_reduce_world_greedy(&with_cap, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
+                                         &r.out, &err) == KB_OK);
+        int loosened = 0;
+        for (int j = 0; j < J; j++) {
+            ptrdiff_t keys[F], n = greedy_at(&with_cap, j, r.scales[j], keys);
+            KB_ASSERT(n == r.n_keys[j] && !memcmp(keys, r.keys + j * F, (size_t)n * sizeof *keys));
+            loosened |= r.scales[j] > r.out.best_scale;
+        }
+        KB_ASSERT(k || loosened);
+        KB_ASSERT(!k || (r.scales[0] * tolerances[0] > capped[0] &&
+                         r.scales[1] * tolerances[2] > capped[2]));  /* the caps bind */
+    }
 }

@@ -470,19 +470,19 @@ def _reduction(motion, joints, selected, world):
 
 
 def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance, factors,
-                   drops, pool=None):
-    """The world-space search scales every joint's tolerances alike; this
-    gives each joint the slack the others leave.  Per joint, most keys
+                   pool=None):
+    """The fitted world-space search scales every joint's tolerances
+    alike; this gives each joint the slack the others leave (the greedy
+    search loosens in C: kb_reduce_world_greedy).  Per joint, most keys
     first, its tolerances are loosened by each of `factors` in turn, and
     its new keys (by `choose_joint`; fitted ones, by a factor below
     REFIT_BELOW, by dropping from its keys so far: _dropped_joint) kept
     where they are fewer and every point stays within `tolerance`, checked
     by forward kinematics of the joints they move (`world`, a WorldError
-    under the curves of `found`, the choices of keys at `scale`).  With
-    `drops`, fitted keys then try dropping more (_dropped_joint), kept the
-    same way.  Keys are chosen on `pool` where _pool_for says.  Yields
-    after each factor and (with `drops`, whatever the keys) the drops;
-    returns the reduction."""
+    under the curves of `found`, the choices of keys at `scale`).  Fitted
+    keys then try dropping more (_dropped_joint), kept the same way.  Keys
+    are chosen on `pool` where _pool_for says.  Yields after each factor
+    and after the drops (whatever the keys); returns the reduction."""
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
@@ -506,7 +506,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                 scales[j] *= factor
                 selected[j] = new
         yield
-    if drops and choose_joint is _fitted_joint:  # drop more, refitting (see _dropped_joint)
+    if choose_joint is _fitted_joint:  # drop more, refitting (see _dropped_joint)
         dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)), pool)
         for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
             new = dropped[j]
@@ -514,8 +514,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                     and world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance):
                 world.accept()
                 selected[j] = new
-    if drops:  # a pass of the count either way
-        yield
+    yield  # a pass of the count either way
     return _reduction(motion, joints, selected, world)
 
 
@@ -536,12 +535,12 @@ SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 # frames from which greedy selections run on threads (Python's pool in
 # local mode, the core's in the world search): on two, the 195-frame
 # walk's world search takes 8.8 ms against 10.5 on one (local mode 8.6
-# against 9.4); the 20-frame dash's local search 3.8 against 1.7 (its
-# world search 1.5 against 1.6)
+# against 9.4); the 20-frame dash's local search 3.8 against 1.7
 GREEDY_THREADS_FROM = 100
 FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every clip)
-# per joint, after the search (see _loosen_joints), each about the square
-# root of the one before.  Over every clip of ../shared and tests/data/cmu
+# per joint, after the search (see kb_reduce_world_greedy), each about the
+# square root of the one before.  Measured on the search in Python, as it
+# was before it moved to C, over every clip of ../shared and tests/data/cmu
 # at 0.1, 0.5 and 1 cm: the last, 1.09, keeps 1.1% fewer greedy keys for
 # 3-7% more time; a first factor of 4 is mostly refused by the world check,
 # and where it passes takes slack that smaller steps share better: without
@@ -707,7 +706,7 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
     factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
     keys, position, angle, distance, good_scale, best_scale, orders = _greedy_search(
-        motion, joints, world, channels, position_tolerance, () if fit else factors,
+        joints, world, channels, position_tolerance, () if fit else factors,
         progress and (lambda passes: progress(passes, total)))
     if keys is None:  # no pass held: every frame a key, exact to rounding
         every = [(np.arange(motion.num_frames),)] * J
@@ -759,7 +758,7 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
             progress(passes, total)
     found, measured = best
     loosen = _loosen_joints(motion, joints, found, measured, best_choice, best_scale,
-                            position_tolerance, factors, True, pool)
+                            position_tolerance, factors, pool)
     while True:
         try:
             next(loosen)
@@ -770,14 +769,15 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
             return done.value
 
 
-def _greedy_search(motion, joints, world, channels, position_tolerance, factors, progress):
+def _greedy_search(joints, world, channels, position_tolerance, factors, progress):
     """The world-space search with greedy keys, in C (see
     kb_reduce_world_greedy): every joint's tolerances scaled alike (from
     FIRST_SCALE, SEARCH_PASSES passes), then each joint's loosened by each
     of `factors` in turn; progress(passes) after each pass.  Returns each
-    joint's keys (None where no pass held), worst world-space error, angle
-    and distance, the largest scale that held, the scale of the keys, and
-    per joint the greedy order the search ran (see _JointFrames.take_order)."""
+    joint's keys (None for all where no pass held), worst world-space
+    error, angle and distance, the largest scale that held, the scale of
+    the pass the keys came from (before the loosening), and per joint the
+    greedy order the search ran (see _JointFrames.take_order)."""
     # the greedy orders a pass carries on run on threads as _pool_for's do
     F = len(joints[0].frames[0])
     threads = min(get_num_threads(), len(joints)) if F >= GREEDY_THREADS_FROM else 1
