@@ -463,10 +463,16 @@ def _reduction(motion, joints, selected, world):
               for j, joint in enumerate(joints)]
     angle = np.array([a.max() for a, _ in errors])
     distance = np.array([0.0 if d is None else d.max() for _, d in errors])
+    return _keyed(motion, joints, keys, angle, distance, world.errors, *tcbs)
+
+
+def _keyed(motion, joints, keys, angle, distance, position, rotation_tcb=None,
+           translation_tcb=None):
+    """The Reduction of these keys per joint, with their worst errors."""
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
                      keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
                      [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     angle, distance, world.errors, *tcbs)
+                     angle, distance, position, rotation_tcb, translation_tcb)
 
 
 def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance, factors,
@@ -716,10 +722,7 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
         _check_reached("position_tolerance", position_tolerance, result.max_position.max())
         return result
     if not fit:
-        return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
-                         keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
-                         [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                         angle, distance, position)
+        return _keyed(motion, joints, keys, angle, distance, position)
     for joint, order in zip(joints, orders):  # the fits start from greedy keys
         joint.take_order(*order)
     passes = SEARCH_PASSES
