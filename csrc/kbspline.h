@@ -593,9 +593,26 @@ kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t
                      ptrdiff_t per_segment, kb_error *err);
 
 /*
+ * kb_fit_tcb's least squares as kb_reduce_fit and kb_reduce_drop fit them:
+ * Levenberg-Marquardt steps on the residual's model, the curve of each
+ * segment moving by h0 dT0 + h1 dT1 (Hermite bases) as its tangents
+ * change, those changes exact (the KB weights of both TCB): the
+ * translation's spline itself, the rotation's taken in log space as the
+ * Jacobian is.  Each step is taken only where the model's squared error
+ * falls (else the damping grows tenfold), up to `steps` of them or until
+ * one lowers it by less than 1%, or is shorter than 1e-5; then the spline
+ * itself is evaluated once at the model's optimum, which replaces tcb only
+ * where its squared error is below that at tcb.  A step on the model costs
+ * a fraction of one on the spline.  Arguments as kb_fit_tcb's.
+ */
+kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
+                           ptrdiff_t n_keys, double *tcb, int steps, ptrdiff_t per_segment,
+                           kb_error *err);
+
+/*
  * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
  * fits both channels' TCB (the translation's only where distance_tolerance
- * is finite; kb_fit_tcb's fit, weighing four frames per segment), keys
+ * is finite; kb_fit_tcb_model's fit, weighing four frames per segment), keys
  * the worst frame of each segment out of tolerance and fits again the keys
  * near the new ones until none is, then drops keys, five apart at once,
  * whose frames stay within tolerance without them, and refits near them

@@ -125,3 +125,7 @@ def fit_tcb(
     times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
     tcb: _F64, iterations: int, jacobian_every: int, per_segment: Optional[int] = None, /,
 ) -> _F64: ...
+def fit_tcb_model(
+    times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
+    tcb: _F64, steps: int, per_segment: Optional[int] = None, /,
+) -> _F64: ...

@@ -1592,21 +1592,30 @@ PyDoc_STRVAR(fit_tcb_doc,
 "segment besides its first (None: every frame; see kb_fit_tcb).\n"
 "Private: see kbspline.motion.reduce.");
 
-static PyObject *fit_tcb(PyObject *self, PyObject *args)
+PyDoc_STRVAR(fit_tcb_model_doc,
+"fit_tcb_model(times, rotations, translations, rotation, keys, tcb, steps,\n"
+"              per_segment=None) -> tcb\n\n"
+"fit_tcb's least squares by steps on the residual's model, then the\n"
+"spline once, as reduce_fit and reduce_drop fit (see kb_fit_tcb_model).\n"
+"Private: see kbspline.motion.reduce.");
+
+/* fit_tcb, or fit_tcb_model (model true: no jacobian_every). */
+static PyObject *fit_tcb_call(PyObject *args, int model)
 {
     PyObject *o[5], *every = Py_None, *result = NULL;
     PyArrayObject *a[4], *keys = NULL;
-    int rotation, iterations, jacobian_every;
+    int rotation, iterations, jacobian_every = 0;
     Py_ssize_t per_segment = PY_SSIZE_T_MAX;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3], &o[4],
-                          &iterations, &jacobian_every, &every) ||
+    if (!(model ? PyArg_ParseTuple(args, "OOOpOOi|O", &o[0], &o[1], &o[2], &rotation, &o[3],
+                                   &o[4], &iterations, &every)
+                : PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3],
+                                   &o[4], &iterations, &jacobian_every, &every)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
         return NULL;
     if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
         goto done;
-    if (jacobian_every < 1) {
+    if (!model && jacobian_every < 1) {
         PyErr_Format(PyExc_ValueError, "jacobian_every must be at least 1, not %d",
                      jacobian_every);
         goto done;
@@ -1627,10 +1636,13 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
     kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
     kb_error err;
     kb_status status;
+    const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
+    double *tcb = (double *)PyArray_DATA((PyArrayObject *)result);
     Py_BEGIN_ALLOW_THREADS
-    status = kb_fit_tcb(&jt, rotation, (const ptrdiff_t *)PyArray_DATA(keys),
-                        PyArray_DIM(keys, 0), (double *)PyArray_DATA((PyArrayObject *)result),
-                        iterations, jacobian_every, per_segment, &err);
+    status = model ? kb_fit_tcb_model(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb,
+                                      iterations, per_segment, &err)
+                   : kb_fit_tcb(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, iterations,
+                                jacobian_every, per_segment, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         Py_CLEAR(result);
@@ -1639,6 +1651,18 @@ static PyObject *fit_tcb(PyObject *self, PyObject *args)
 done:
     Py_XDECREF(keys);
     return result;
+}
+
+static PyObject *fit_tcb(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return fit_tcb_call(args, 0);
+}
+
+static PyObject *fit_tcb_model(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return fit_tcb_call(args, 1);
 }
 
 static PyMethodDef methods[] = {
@@ -1662,6 +1686,7 @@ static PyMethodDef methods[] = {
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
+    {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},
     {NULL, NULL, 0, NULL},
 };
 

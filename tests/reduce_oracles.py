@@ -143,6 +143,26 @@ def closed_jacobian(track, keys, tcb, vector=None):
     return jac, slots
 
 
+def _normal_equations(track, keys, tcb, vector, jacobian=closed_jacobian):
+    """J^T J (dense), J^T r and the damping weights (J^T J's diagonal,
+    kept off zero) of the residual `vector` at `tcb`."""
+    K = len(keys)
+    jac, slots = jacobian(track, keys, tcb, vector)
+    F = len(jac)
+    local = jac.reshape(F, 3, 12)
+    columns = (slots[:, :, None] * 3 + np.arange(3)).reshape(F, 12)
+    valid = (slots >= 0).repeat(3, axis=1)
+    size = 3 * K + 1  # a spare last row and column for absent keys
+    cols = np.where(valid, columns, 3 * K)
+    normal = np.bincount((cols[:, :, None] * size + cols[:, None, :]).ravel(),
+                         np.einsum("fki,fkj->fij", local, local).ravel(),
+                         size * size).reshape(size, size)[:-1, :-1]
+    gradient = np.bincount(cols.ravel(), np.einsum("fki,fk->fi", local, vector).ravel(),
+                           size)[:-1]
+    diagonal = np.diag(normal) + 1e-12 * (np.trace(normal) / (3 * K) + 1e-300)
+    return normal, gradient, diagonal
+
+
 def fit_tcb(track, keys, tcb, iterations=10, jacobian=closed_jacobian):
     """TCB (K, 3) fitted from `tcb` by Levenberg-Marquardt on all keys at
     once, each step clipped to [-LIMIT, LIMIT] and taken only where it lowers
@@ -154,19 +174,7 @@ def fit_tcb(track, keys, tcb, iterations=10, jacobian=closed_jacobian):
     error = np.sum(vector ** 2)
     damping = 3e-2  # FIT_FIRST_DAMPING
     for _ in range(iterations):
-        jac, slots = jacobian(track, keys, tcb, vector)
-        F = len(jac)
-        local = jac.reshape(F, 3, 12)
-        columns = (slots[:, :, None] * 3 + np.arange(3)).reshape(F, 12)
-        valid = (slots >= 0).repeat(3, axis=1)
-        size = 3 * K + 1  # a spare last row and column for absent keys
-        cols = np.where(valid, columns, 3 * K)
-        normal = np.bincount((cols[:, :, None] * size + cols[:, None, :]).ravel(),
-                             np.einsum("fki,fkj->fij", local, local).ravel(),
-                             size * size).reshape(size, size)[:-1, :-1]
-        gradient = np.bincount(cols.ravel(), np.einsum("fki,fk->fi", local, vector).ravel(),
-                               size)[:-1]
-        diagonal = np.diag(normal) + 1e-12 * (np.trace(normal) / (3 * K) + 1e-300)
+        normal, gradient, diagonal = _normal_equations(track, keys, tcb, vector, jacobian)
         while damping < 1e9:
             step = np.linalg.solve(normal + damping * np.diag(diagonal), -gradient)
             trial = np.clip(tcb + step.reshape(K, 3), -LIMIT, LIMIT)
@@ -179,6 +187,78 @@ def fit_tcb(track, keys, tcb, iterations=10, jacobian=closed_jacobian):
         else:
             break
     return tcb
+
+
+def _tangents(track, keys, tcb):
+    """(K, 3) each inner key's out and in tangents per time, as
+    closed_jacobian takes them (zero at the natural ends)."""
+    chord, dt = _chords(track, keys), np.diff(track.times[keys])
+    out, into = np.zeros((len(keys), 3)), np.zeros((len(keys), 3))
+    for k in range(1, len(keys) - 1):
+        T, C, B = tcb[k]
+        total = dt[k - 1] + dt[k]
+        out[k] = ((1 - T) * (1 + C) * (1 + B) * chord[k - 1]
+                  + (1 - T) * (1 - C) * (1 - B) * chord[k]) / total
+        into[k] = ((1 - T) * (1 - C) * (1 + B) * chord[k - 1]
+                   + (1 - T) * (1 + C) * (1 - B) * chord[k]) / total
+    return out, into
+
+
+def model_vector(track, keys, tcb, trial, vector):
+    """The residual at `trial` of the model closed_jacobian differentiates,
+    from its residual `vector` at `tcb`: each frame of segment s moves by
+    h0 dT0 + h1 dT1 (scaled as closed_jacobian's), dT0 the change of key s's
+    out tangent (at the first segment, minus half key 1's in tangent's), dT1
+    that of key s + 1's in tangent (at the last, minus half key K - 2's out
+    tangent's)."""
+    times, K = track.times, len(keys)
+    dt = np.diff(times[keys])
+    scale = 1.0 if track.residual is _position_residual else 2.0
+    (out0, in0), (out1, in1) = _tangents(track, keys, tcb), _tangents(track, keys, trial)
+    d_out, d_in = out1 - out0, in1 - in0
+    moved = vector.copy()
+    for s in range(K - 1):
+        f = np.arange(keys[s], keys[s + 1] + 1)
+        u = (times[f] - times[keys[s]]) / dt[s]
+        start = d_out[s] - (0.5 * d_in[1] if s == 0 else 0.0)
+        end = d_in[s + 1] - (0.5 * d_out[s] if s + 1 == K - 1 else 0.0)
+        h0, h1 = scale * dt[s] * u * (1 - u) ** 2, -scale * dt[s] * u * u * (1 - u)
+        moved[f] = vector[f] + h0[:, None] * start + h1[:, None] * end
+    return moved
+
+
+def model_fit_tcb(track, keys, tcb, steps):
+    """kb_fit_tcb_model's fit: Levenberg-Marquardt steps on model_vector
+    (the Jacobian closed_jacobian's), up to `steps` or until one lowers the
+    model's squared error by less than 1% or is shorter than 1e-5, then the
+    track itself at the model's optimum, kept where it fits better than
+    `tcb`."""
+    K = len(keys)
+    vector, _ = track(keys, tcb)
+    start = error = np.sum(vector ** 2)
+    at, damping, stepped = tcb.copy(), 3e-2, False
+    for _ in range(steps):
+        normal, gradient, diagonal = _normal_equations(track, keys, at, vector)
+        taken = settled = False
+        while damping < 1e9:
+            step = np.linalg.solve(normal + damping * np.diag(diagonal), -gradient)
+            trial = np.clip(at + step.reshape(K, 3), -LIMIT, LIMIT)
+            if np.abs(trial - at).max() < 1e-5:
+                settled = True
+                break
+            moved = model_vector(track, keys, at, trial, vector)
+            if np.sum(moved ** 2) < error:
+                settled = error - np.sum(moved ** 2) < 0.01 * error
+                at, vector, error = trial, moved, np.sum(moved ** 2)
+                damping = max(damping / 3, 1e-9)
+                taken = stepped = True
+                break
+            damping *= 10
+        if not taken or settled:
+            break
+    if stepped and np.sum(track(keys, at)[0] ** 2) < start:
+        return at
+    return tcb.copy()
 
 
 class JointFit:

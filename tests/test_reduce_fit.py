@@ -16,7 +16,7 @@ from kbspline import PositionSpline, RotationSpline
 from kbspline.motion import Motion, Reduction, read_bvh, reduce_keys
 from kbspline import _kbspline as core
 from reduce_oracles import JointFit, Track, closed_jacobian, fit_tcb
-from reduce_oracles import forward_jacobian
+from reduce_oracles import forward_jacobian, model_fit_tcb
 from test_reduce_world import euler_matrices, random_clips
 
 CMU = pathlib.Path(__file__).resolve().parent / "data" / "cmu"
@@ -81,6 +81,90 @@ def test_fit_steps_as_the_numpy_fit_does(walk120, joint, rotation):
         ours = c_fit(walk120, joint, rotation, keys, zero, iterations)
         oracle = fit_tcb(track, keys, zero, iterations)
         np.testing.assert_allclose(ours, oracle, atol=1e-8)
+
+
+def c_model_fit(clip, joint, rotation, keys, tcb, steps):
+    """kb_fit_tcb_model on one channel of one joint, weighing every frame."""
+    rotations, translations = clip.rotations()[joint:joint + 1], clip.translations()[joint:joint + 1]
+    return core.fit_tcb_model(clip.times, rotations, translations, rotation, keys, tcb, steps)
+
+
+@pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
+def test_model_fit_steps_as_the_numpy_model_fit_does(walk120, joint, rotation):
+    """kb_fit_tcb_model (kb_reduce_fit's fits) against its NumPy
+    transcription, whose model moves the curve by the tangents' change
+    computed from its own KB weights: the same steps, the same stop, the
+    same spline's verdict, to rounding.  From zero and from random TCB."""
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
+    keys = np.unique(np.r_[np.arange(0, 300, 11), 299])
+    rng = np.random.default_rng(joint)
+    for start in (np.zeros((len(keys), 3)), rng.uniform(-0.8, 0.8, (len(keys), 3))):
+        for steps in (1, 3, 16):
+            ours = c_model_fit(walk120, joint, rotation, keys, start, steps)
+            oracle = model_fit_tcb(track, keys, start, steps)
+            np.testing.assert_allclose(ours, oracle, atol=1e-8)
+            assert np.any(ours != start)
+
+
+@pytest.mark.parametrize("spacing", [4, 9, 30])
+def test_model_of_a_translation_is_its_spline(walk120, spacing):
+    """The translation's spline is linear in its tangents, so its model is
+    the spline itself: steps on the model are, to rounding, the steps of
+    kb_fit_tcb on the spline (the same trials, taken or refused alike, and
+    the next from the same residual), from any TCB."""
+    keys = np.unique(np.r_[np.arange(0, 300, spacing), 299])
+    rng = np.random.default_rng(spacing)
+    for start in (np.zeros((len(keys), 3)), rng.uniform(-0.9, 0.9, (len(keys), 3))):
+        for steps in (1, 3):
+            ours = c_model_fit(walk120, 0, False, keys, start, steps)
+            exact = c_fit(walk120, 0, False, keys, start, steps)
+            assert np.any(exact != start)
+            np.testing.assert_allclose(ours, exact, atol=1e-10)
+
+
+@pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, False)])
+def test_model_fit_again_gets_to_the_least_squares_optimum(walk120, joint, rotation):
+    """Each fit stops at a step that gains less than 1% of the model's
+    error; fitted again from its own result (as the refits near new and
+    dropped keys do), from the spline's residual there, it gets within 3%
+    of what SciPy's least_squares finds on the spline itself."""
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
+    keys = np.unique(np.r_[np.arange(0, 300, 7), 299])
+    tcb = np.zeros((len(keys), 3))
+    oracle = least_squares(lambda p: track(keys, p.reshape(-1, 3))[0].ravel(), tcb.ravel(),
+                           bounds=(-1.0, 1.0))
+    optimum = np.sum(oracle.fun ** 2)
+    start = np.sum(track(keys, tcb)[0] ** 2)
+    for call in range(5):
+        tcb = c_model_fit(walk120, joint, rotation, keys, tcb, 100)
+        if call == 0:
+            assert np.sum(track(keys, tcb)[0] ** 2) < 0.6 * start
+    assert np.sum(track(keys, tcb)[0] ** 2) <= 1.03 * optimum
+    assert np.all(np.abs(tcb) <= 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), joint=st.sampled_from([0, 3, 8, 20]), rotation=st.booleans(),
+       steps=st.integers(1, 20))
+def test_model_fit_never_fits_the_spline_worse(walk120, data, joint, rotation, steps):
+    """Whatever the keys and the TCB it starts from, the model's fit keeps
+    the TCB in [-1, 1] and never raises the spline's own squared error (by
+    RotationSpline / PositionSpline): it returns the start unless its
+    optimum fits better."""
+    frames = (walk120.rotations() if rotation else walk120.translations())[joint]
+    track = Track(walk120.times, frames, rotation)
+    inner = data.draw(st.lists(st.integers(1, 298), min_size=1, max_size=40, unique=True))
+    keys = np.array([0, *sorted(inner), 299])
+    start = np.array(data.draw(st.lists(st.floats(-1.0, 1.0), min_size=3 * len(keys),
+                                        max_size=3 * len(keys)))).reshape(-1, 3)
+    ours = c_model_fit(walk120, joint, rotation, keys, start, steps)
+    assert np.all(np.abs(ours) <= 1.0)
+    before, after = (np.sum(track(keys, t)[0] ** 2) for t in (start, ours))
+    assert after <= before * (1 + 1e-12) + 1e-300
+    if after >= before:
+        assert np.array_equal(ours, start)
 
 
 @pytest.mark.parametrize("joint, rotation", [(3, True), (20, True), (0, True), (0, False)])

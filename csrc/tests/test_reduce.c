@@ -72,11 +72,14 @@ static int splines_at_frames(const ptrdiff_t *keys, ptrdiff_t n, const double *r
 }
 
 /* The largest angle and distance, at every frame, of the splines through
- * these keys with these TCB (NULL: zero), each built whole. */
-static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
-                        const double *ttcb, double *angle, double *distance)
+ * these keys with these TCB (NULL: zero), each built whole; and the sums
+ * of the squared residuals a fit of each channel weighs there (NULL: not
+ * wanted): of the rotation, |2 vec(frame* spline)|^2 = 4 (1 - dot^2); of
+ * the translation, |spline - frame|^2. */
+static int frame_misfits(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
+                         const double *ttcb, double *angle, double *distance, double squares[2])
 {
-    double q[F * 4], x[F * 3];
+    double q[F * 4], x[F * 3], sums[2] = {0.0, 0.0};
     if (!splines_at_frames(keys, n, rtcb, ttcb, q, x))
         return 0;
     *angle = *distance = 0.0;
@@ -88,7 +91,29 @@ static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
             d += (x[3 * f + k] - tr[3 * f + k]) * (x[3 * f + k] - tr[3 * f + k]);
         *angle = fmax(*angle, 2.0 * acos(fmin(fabs(dot), 1.0)));
         *distance = fmax(*distance, sqrt(d));
+        sums[0] += 4.0 * (1.0 - dot * dot);
+        sums[1] += d;
     }
+    if (squares)
+        memcpy(squares, sums, sizeof sums);
+    return 1;
+}
+
+static int whole_errors(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
+                        const double *ttcb, double *angle, double *distance)
+{
+    return frame_misfits(keys, n, rtcb, ttcb, angle, distance, NULL);
+}
+
+/* The squared residuals a fit of one channel with this TCB weighs. */
+static int squared_residuals(const ptrdiff_t *keys, ptrdiff_t n, int rotation,
+                             const double *tcb, double *sum)
+{
+    double angle, distance, squares[2];
+    if (!frame_misfits(keys, n, rotation ? tcb : NULL, rotation ? NULL : tcb, &angle,
+                       &distance, squares))
+        return 0;
+    *sum = squares[rotation ? 0 : 1];
     return 1;
 }
 
@@ -399,6 +424,48 @@ KB_TEST(test_reduce_fit_lowers_the_squared_error)
     KB_ASSERT(whole_errors(keys, 7, NULL, tcb, &after[0], &after[1]));
     KB_ASSERT(after[1] < before[1]);
     KB_ASSERT(after[0] == before[0]);  /* the rotation is not the channel fitted */
+}
+
+/* The translation's spline is linear in its tangents, so kb_fit_tcb_model's
+ * model of it is the spline itself: three steps on the model are three
+ * steps of kb_fit_tcb to rounding (from zero and from other TCB); and no
+ * number of steps, on either channel, fits the spline worse than its start. */
+KB_TEST(test_reduce_fit_model_of_a_translation_is_its_spline)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    ptrdiff_t keys[] = {0, 9, 20, 33, 60, 80, 100, F - 1};
+    kb_error err;
+    for (int from = 0; from < 2; from++) {
+        double exact[24], model[24];
+        for (int i = 0; i < 24; i++)
+            exact[i] = model[i] = from ? 0.9 * sin(1.7 * i) : 0.0;
+        KB_ASSERT(kb_fit_tcb(&jt, 0, keys, 8, exact, 3, 1, PTRDIFF_MAX, &err) == KB_OK);
+        KB_ASSERT(kb_fit_tcb_model(&jt, 0, keys, 8, model, 3, PTRDIFF_MAX, &err) == KB_OK);
+        double moved = 0.0;
+        for (int i = 0; i < 24; i++) {
+            KB_ASSERT(fabs(exact[i] - model[i]) <= 1e-10);
+            moved += fabs(exact[i] - (from ? 0.9 * sin(1.7 * i) : 0.0));
+        }
+        KB_ASSERT(moved > 1e-3);
+    }
+    for (int rotation = 0; rotation < 2; rotation++)
+        for (int steps = 1; steps <= 32; steps *= 2) {
+            double tcb[24], before, after;
+            for (int i = 0; i < 24; i++)
+                tcb[i] = 0.95 * cos(0.9 * i + steps);
+            KB_ASSERT(squared_residuals(keys, 8, rotation, tcb, &before));
+            KB_ASSERT(kb_fit_tcb_model(&jt, rotation, keys, 8, tcb, steps, PTRDIFF_MAX, &err) ==
+                      KB_OK);
+            KB_ASSERT(squared_residuals(keys, 8, rotation, tcb, &after));
+            KB_ASSERT(after <= before);
+            for (int i = 0; i < 24; i++)
+                KB_ASSERT(fabs(tcb[i]) <= 1.0);
+        }
+    double tcb[24] = {0};
+    KB_ASSERT(kb_fit_tcb_model(&jt, 1, keys, 8, tcb, 4, 0, &err) == KB_EBADSHAPE);
+    tcb[5] = 1.5;
+    KB_ASSERT(kb_fit_tcb_model(&jt, 1, keys, 8, tcb, 4, 4, &err) == KB_ERANGE);
 }
 
 /* kb_fit_tcb weighing per_segment frames of each segment is, bit for bit,

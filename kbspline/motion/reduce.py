@@ -641,7 +641,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     With `fit`, each joint starts from the greedy keys at five times its
     tolerances, fits the TCB of every key by Levenberg-Marquardt against all
     frames (in C, on the banded normal equations, with a closed-form
-    Jacobian), keys the worst frame of every segment out of tolerance and
+    Jacobian, its steps taken on a model of the curves' residual, the
+    splines evaluated once at its optimum and kept where they fit better),
+    keys the worst frame of every segment out of tolerance and
     fits again the keys near the new ones (against the frames they shape)
     until none is, then drops each key whose frames stay within tolerance
     without it, refitting the keys near it, and then each key whose frames
