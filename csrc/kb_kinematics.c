@@ -2,7 +2,8 @@
  * kb_kinematics.c -- forward kinematics of one joint over a clip's frames,
  * and the largest distance of its points from where the clip puts them:
  * the check behind every world-space key reduction (kbspline.motion), run
- * for every joint of every trial, so a hot loop.
+ * for every joint of every trial, so a hot loop.  Also each joint's reach
+ * over the clip's points, which splits the world tolerance among joints.
  *
  * The rotations are kb_quat_to_matrix's, bit for bit.  Where every
  * quaternion takes its direct path (kb_quat_direct: any clip's), four
@@ -13,6 +14,7 @@
  * kb_quat_to_matrix left them; past a stop they are unfinished.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kbspline.h"
@@ -366,5 +368,48 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
     }
     if (max_error)
         *max_error = sqrt(worst);  /* rounded correctly, so the root of the largest square */
+    return kb_ok(err);
+}
+
+kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t *parents,
+                         const ptrdiff_t *n_sites, const double *points, double *reach,
+                         kb_error *err)
+{
+    if (n_joints < 1 || n_frames < 1 || !parents || !n_sites || !points || !reach)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    ptrdiff_t *start = malloc((size_t)n_joints * sizeof *start);  /* joint j's points */
+    if (!start)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    ptrdiff_t at = 0;
+    for (ptrdiff_t j = 0; j < n_joints; j++) {
+        ptrdiff_t width = n_sites[j] >= 0 && n_sites[j] < PTRDIFF_MAX / 3 / n_frames - 1
+                              ? 3 * (1 + n_sites[j]) * n_frames : -1;
+        if (parents[j] < -1 || parents[j] >= j || width < 0 || at > PTRDIFF_MAX - width) {
+            free(start);
+            return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, j, -1);
+        }
+        start[j] = at;
+        at += width;
+        reach[j] = 0.0;  /* the largest square, until the end */
+    }
+    for (ptrdiff_t j = 0; j < n_joints; j++) {
+        ptrdiff_t count = 1 + n_sites[j];
+        for (ptrdiff_t f = 0; f < n_frames; f++)
+            for (ptrdiff_t p = 0; p < count; p++) {
+                const double *x = points + start[j] + 3 * (f * count + p);
+                /* the point's distance from the origin of j and of each joint above it */
+                for (ptrdiff_t a = j; a >= 0; a = parents[a]) {
+                    const double *o = points + start[a] + 3 * f * (1 + n_sites[a]);
+                    double dx = x[0] - o[0], dy = x[1] - o[1], dz = x[2] - o[2];
+                    double square = dx * dx + dy * dy;
+                    square += dz * dz;
+                    if (square > reach[a] || square != square)  /* larger, or NaN: kept */
+                        reach[a] = square;
+                }
+            }
+    }
+    for (ptrdiff_t j = 0; j < n_joints; j++)
+        reach[j] = sqrt(reach[j]);  /* rounded correctly, so the root of the largest square */
+    free(start);
     return kb_ok(err);
 }

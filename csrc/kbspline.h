@@ -692,6 +692,19 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          double *world_rot, double *origin, double *points, double *max_error,
                          kb_error *err);
 
+/*
+ * Each joint's reach: reach[j], the farthest any point it carries (its own
+ * and those of every joint below it) gets from its origin in any frame
+ * (the largest distance's root of the largest square; NaN where a point
+ * is NaN).  points: every joint's points in joint order, joint j's
+ * (n_frames, 1 + n_sites[j], 3), its origin first, as kb_joint_world
+ * writes them; parents[j] in [-1, j).  The first-order split of a
+ * world-space tolerance divides a joint's share by it (reduce_keys).
+ */
+kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t *parents,
+                         const ptrdiff_t *n_sites, const double *points, double *reach,
+                         kb_error *err);
+
 /* ------------------------------------------------------------------ */
 /* The world-space search with greedy keys (reduce_keys with           */
 /* position_tolerance: all of it with fit=False, with fit=True its     */

@@ -1583,6 +1583,70 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(joint_reach_doc,
+"joint_reach(parents, n_sites, points) -> reach\n\n"
+"(J,) the farthest any point each joint carries (its own and those of the\n"
+"joints below it) gets from its origin in any frame (kb_joint_reach):\n"
+"parents (J,), each in [-1, j); n_sites (J,); points every joint's points\n"
+"(F, 1 + n_sites[j], 3), origin first, one joint after another, flat.\n"
+"Private: see kbspline.motion.world_error.");
+
+static PyObject *joint_reach(PyObject *self, PyObject *args)
+{
+    PyObject *o[3], *result = NULL;
+    PyArrayObject *parents = NULL, *n_sites = NULL, *points;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2]) ||
+        !check_array(o[2], "points", 1, 0, 0, 0, &points) ||
+        !(parents = (PyArrayObject *)PyArray_FROMANY(
+              o[0], NPY_INTP, 1, 1,  /* a copy, as the core reads it without the GIL */
+              NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST |
+                  NPY_ARRAY_ENSURECOPY)))
+        return NULL;
+    npy_intp J = PyArray_DIM(parents, 0), per_frame = 0;
+    if (!(n_sites = vector_of(o[1], NPY_INTP, J, "n_sites")))
+        goto done;
+    const ptrdiff_t *parent = PyArray_DATA(parents), *sites = PyArray_DATA(n_sites);
+    for (npy_intp j = 0; j < J; j++) {
+        if (parent[j] < -1 || parent[j] >= j) {
+            PyErr_Format(PyExc_ValueError, "parents[%zd] must be in [-1, %zd), not %zd",
+                         (Py_ssize_t)j, (Py_ssize_t)j, (Py_ssize_t)parent[j]);
+            goto done;
+        }
+        if (sites[j] < 0 || sites[j] > (PY_SSIZE_T_MAX - per_frame) / 3 - 1) {
+            PyErr_Format(PyExc_ValueError, "n_sites[%zd] must be a count of sites, not %zd",
+                         (Py_ssize_t)j, (Py_ssize_t)sites[j]);
+            goto done;
+        }
+        per_frame += 3 * (1 + sites[j]);
+    }
+    npy_intp size = PyArray_DIM(points, 0);
+    if (J < 1 || size < per_frame || size % per_frame) {
+        PyErr_Format(PyExc_ValueError, "points must hold %zd numbers per frame for %zd joints "
+                     "(at least one), not %zd in all", (Py_ssize_t)per_frame, (Py_ssize_t)J,
+                     (Py_ssize_t)size);
+        goto done;
+    }
+    npy_intp dims[1] = {J};
+    result = new_array(1, dims);
+    if (!result)
+        goto done;
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_joint_reach(J, size / per_frame, parent, sites, PyArray_DATA(points),
+                            PyArray_DATA((PyArrayObject *)result), &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        Py_CLEAR(result);
+        raise_core_error(status, &err);
+    }
+done:
+    Py_XDECREF(parents);
+    Py_XDECREF(n_sites);
+    return result;
+}
+
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
 "        jacobian_every, per_segment=None) -> tcb\n\n"
@@ -1685,6 +1749,7 @@ static PyMethodDef methods[] = {
     {"reduce_world_greedy", reduce_world_greedy, METH_VARARGS, reduce_world_greedy_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
+    {"joint_reach", joint_reach, METH_VARARGS, joint_reach_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},
     {NULL, NULL, 0, NULL},

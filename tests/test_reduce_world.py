@@ -831,13 +831,52 @@ def per_joint_reach(world):
 @pytest.mark.parametrize("source", CLIPS + sorted(CMU.glob("*.bvh")), ids=lambda p: p.name)
 @pytest.mark.parametrize("virtual", [None, 3.0])
 def test_reach_is_the_per_joint_one_bit_for_bit(source, virtual):
-    """The reach local_tolerances divides by, from every pair at once in
-    blocks of frames (the 120 Hz clips span several), is the per-joint
-    loop's to the bit."""
+    """The reach local_tolerances divides by (in C: kb_joint_reach, from
+    the points laid out flat) is the per-joint loop's in NumPy to the bit."""
     from kbspline.motion.world_error import WorldError, _reach
     clip = read_bvh(source)
     world = WorldError(clip, clip.rotations(), clip.translations(), virtual)
     assert _reach(world).tobytes() == per_joint_reach(world).tobytes()
+
+
+def test_reach_keeps_a_nan_and_counts_every_ancestor():
+    """kb_joint_reach on a chain of three: each joint's reach is over its
+    own points and every point below it, a NaN point makes the reach of
+    it and of every joint above it NaN, and the ones beside stay."""
+    parents, n_sites = np.array([-1, 0, 1, 0]), np.array([0, 1, 0, 0])
+    F = 2
+    points = [np.zeros((F, 1, 3)), np.zeros((F, 2, 3)), np.zeros((F, 1, 3)), np.zeros((F, 1, 3))]
+    points[1][:, 0] = [1.0, 0.0, 0.0]                    # joint 1 at x = 1
+    points[1][1, 1] = [1.0, 5.0, 0.0]                    # its site 5 from it in frame 1
+    points[2][:, 0] = [[1.0, 0.0, 2.0], [1.0, 0.0, 3.0]]  # joint 2, 3 from joint 1 at most
+    points[3][:, 0] = [0.0, 0.0, -7.0]                   # a sibling branch off the root
+    flat = np.concatenate([p.ravel() for p in points])
+    reach = _core.joint_reach(parents, n_sites, flat)
+    assert reach.tolist() == [7.0, 5.0, 0.0, 0.0]
+    points[2][0, 0] = np.nan
+    reach = _core.joint_reach(parents, n_sites, np.concatenate([p.ravel() for p in points]))
+    assert np.isnan(reach[:3]).all() and reach[3] == 0.0
+
+
+@pytest.mark.parametrize("parents, n_sites, size, error, match", [
+    ([0], [0], 3, ValueError, r"parents\[0\] must be in \[-1, 0\)"),
+    ([-1, 2, 1], [0, 0, 0], 9, ValueError, r"parents\[1\]"),
+    ([-1], [-1], 3, ValueError, r"n_sites\[0\]"),
+    ([-1], [2 ** 62], 3, ValueError, r"n_sites\[0\]"),
+    ([-1, 0], [0], 6, ValueError, "n_sites"),
+    ([-1], [1], 5, ValueError, "points must hold 6 numbers per frame"),
+    ([-1], [0], 0, ValueError, "points must hold"),
+    ([], [], 3, ValueError, "at least one"),
+])
+def test_reach_refuses_bad_arguments_by_name(parents, n_sites, size, error, match):
+    with pytest.raises(error, match=match):
+        _core.joint_reach(np.array(parents, dtype=np.intp), np.array(n_sites, dtype=np.intp),
+                         np.zeros(size))
+
+
+def test_reach_refuses_points_not_float64():
+    with pytest.raises(TypeError, match="points must be float64"):
+        _core.joint_reach(np.array([-1]), np.array([0]), np.zeros(3, dtype=np.float32))
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -236,3 +236,32 @@ KB_TEST(test_joint_world_bad_input)
         memcpy(qs + 4 * at[k], saved, sizeof saved);
     }
 }
+
+/* kb_joint_reach on a chain of three and a sibling off the root: each
+ * joint's reach covers its own points and every point below it, not its
+ * siblings'; a NaN point makes it and every joint above it NaN; parents
+ * not before their children and negative site counts are refused. */
+KB_TEST(test_joint_reach_of_a_chain)
+{
+    enum { J = 4, F = 2 };
+    const ptrdiff_t parents[J] = {-1, 0, 1, 0}, n_sites[J] = {0, 1, 0, 0};
+    /* joint 0 (F, 1, 3), joint 1 (F, 2, 3), joint 2 (F, 1, 3), joint 3 (F, 1, 3) */
+    double points[3 * F * 5] = {
+        0, 0, 0,  0, 0, 0,                          /* joint 0 at the origin */
+        1, 0, 0,  1, 0, 0,    1, 0, 0,  1, 5, 0,    /* joint 1 and its site */
+        1, 0, 2,  1, 0, 3,                          /* joint 2 */
+        0, 0, -7, 0, 0, -7,                         /* joint 3, a sibling of 1 */
+    };
+    double reach[J];
+    kb_error err;
+    KB_ASSERT(kb_joint_reach(J, F, parents, n_sites, points, reach, &err) == KB_OK);
+    KB_ASSERT(reach[0] == 7.0 && reach[1] == 5.0 && reach[2] == 0.0 && reach[3] == 0.0);
+    points[3 * F * 3] = NAN;  /* joint 2 in frame 0 */
+    KB_ASSERT(kb_joint_reach(J, F, parents, n_sites, points, reach, &err) == KB_OK);
+    KB_ASSERT(isnan(reach[0]) && isnan(reach[1]) && isnan(reach[2]) && reach[3] == 0.0);
+    const ptrdiff_t ahead[J] = {-1, 2, 1, 0}, negative[J] = {0, -1, 0, 0};
+    KB_ASSERT(kb_joint_reach(J, F, ahead, n_sites, points, reach, &err) == KB_EBADSHAPE);
+    KB_ASSERT(err.track == 1);
+    KB_ASSERT(kb_joint_reach(J, F, parents, negative, points, reach, &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_joint_reach(0, F, parents, n_sites, points, reach, &err) == KB_EBADSHAPE);
+}

@@ -792,7 +792,7 @@ def _greedy_search(joints, world, channels, position_tolerance, factors, progres
             np.array([o is None for o in world.offsets]),
             np.array([np.zeros(3) if o is None else o for o in world.offsets]),
             np.array([len(s) for s in world.sites], dtype=np.intp), np.concatenate(world.sites),
-            np.concatenate([t.ravel() for t in world.truth]),
+            world.flat_truth,
             np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]),
             position_tolerance, FIRST_SCALE, SEARCH_PASSES, np.array(factors, dtype=np.float64),
             progress, threads))

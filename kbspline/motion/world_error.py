@@ -56,8 +56,14 @@ class WorldError:
         world_rot, origin = [None] * J, [None] * J
         rotations = np.ascontiguousarray(rotations)
         translations = np.ascontiguousarray(translations)
-        self.truth = [self._place(j, rotations[j], translations[j], world_rot, origin)
-                      for j in range(J)]
+        truth = [self._place(j, rotations[j], translations[j], world_rot, origin)
+                 for j in range(J)]
+        # every joint's points one after another, flat (as the core reads
+        # them), `truth` a view of each joint's
+        self.flat_truth = np.concatenate([points.ravel() for points in truth])
+        ends = np.cumsum([0] + [points.size for points in truth])
+        self.truth = [self.flat_truth[a:b].reshape(points.shape)
+                      for a, b, points in zip(ends[:-1], ends[1:], truth)]
         self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
         for j in reversed(range(J)):
             if self.parents[j] >= 0:
@@ -156,8 +162,9 @@ def local_tolerances(motion, translations, world, position_tolerance):
     longest = np.array(longest)
     reach = _reach(world)
     share = position_tolerance / longest
-    constant = np.ptp(translations, axis=1).max(axis=-1) <= 1e-6 * share
-    moving = np.array([moves(joint) for joint in joints]) & ~constant
+    # only the joints with position channels: the others' are their OFFSET
+    moving = np.array([moves(joint) for joint in joints])
+    moving[moving] = np.ptp(translations[moving], axis=1).max(axis=-1) > 1e-6 * share[moving]
     distance = np.where(moving, share / 2, np.inf)
     with np.errstate(divide="ignore"):
         angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
@@ -167,29 +174,7 @@ def local_tolerances(motion, translations, world, position_tolerance):
 def _reach(world):
     """(J,) the farthest any point a joint carries (its own or a
     descendant's) gets from the joint's origin in any frame of `world`'s
-    clip: the square root of the largest square, which is the largest
-    root (rounded correctly)."""
-    J = len(world.truth)
-    # joint j's points: first[j]:first[j + 1]
-    first = np.cumsum([0] + [p.shape[1] for p in world.truth]).tolist()
-    # x, y, z each (V, F), a row per point, so that the points gather fast
-    x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
-    # every pair of a joint and a point it carries, grouped by joint (a
-    # group's largest square is the same in any order), all at once
-    carried = [[p for b in world.below[a] for p in range(first[b], first[b + 1])]
-               for a in range(J)]
-    points = np.array([p for group in carried for p in group])
-    origins = np.repeat(first[:-1], [len(group) for group in carried])
-    largest = np.zeros(len(points))
-    block = max(1, (1 << 16) // len(points))  # frames at a time: the arrays stay in cache
-    for start in range(0, x.shape[1], block):
-        frames = slice(start, start + block)
-        square = None  # (dx * dx + dy * dy) + dz * dz, in place
-        for c in (x[:, frames], y[:, frames], z[:, frames]):
-            d = c[points]
-            d -= c[origins]
-            d *= d
-            square = d if square is None else np.add(square, d, out=square)
-        np.maximum(largest, square.max(axis=1), out=largest)
-    starts = np.cumsum([0] + [len(group) for group in carried[:-1]])
-    return np.sqrt(np.maximum.reduceat(largest, starts))
+    clip (in C: see kb_joint_reach)."""
+    return _core.joint_reach(np.array(world.parents, dtype=np.intp),
+                             np.array([len(s) for s in world.sites], dtype=np.intp),
+                             world.flat_truth)
