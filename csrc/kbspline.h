@@ -612,7 +612,9 @@ kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptr
 /*
  * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
  * fits both channels' TCB (the translation's only where distance_tolerance
- * is finite; kb_fit_tcb_model's fit, weighing four frames per segment), keys
+ * is finite; kb_fit_tcb_model's steps, weighing four frames per segment,
+ * their optimum taken without its check, as every frame it moves is then
+ * checked against the tolerances), keys
  * the worst frame of each segment out of tolerance and fits again the keys
  * near the new ones until none is, then drops keys, five apart at once,
  * whose frames stay within tolerance without them, and refits near them
