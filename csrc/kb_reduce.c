@@ -18,8 +18,9 @@
 #include "kb_locate.h"
 #include "kb_quat.h"
 
-/* kb_fit_tcb tries no step shorter than this (1e-4 and 1e-6 keep 20 553
- * and 20 541 keys over every clip and tolerance, in the same time) */
+/* kb_fit_tcb and the model's fits try no step shorter than this (1e-4
+ * and 1e-6 kept 20 553 and 20 541 keys over every clip and tolerance, in
+ * the same time, when the fits stepped on the spline itself) */
 #define FIT_SMALLEST_STEP 1e-5
 #define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
 /* kb_reduce_fit's fits (model_fit): FIT_MODEL_STEPS Levenberg-Marquardt
@@ -1294,8 +1295,11 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
                 in[1][c] = (b[2] - a[2]) * before + (b[3] - a[3]) * after;
             }
         }
-        if (w->seg_start[seg] == w->seg_start[seg + 1] || !(moves[0] || moves[1]))
-            continue;  /* no frame weighed here, or nothing moves it */
+        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
+            memcpy(moved + 3 * w->seg_start[seg], from_residual + 3 * w->seg_start[seg],
+                   (size_t)(3 * (w->seg_start[seg + 1] - w->seg_start[seg])) * sizeof(double));
+            continue;
+        }
         double h = scale * dt[seg], T0[3], T1[3];
         for (int c = 0; c < 3; c++) {
             T0[c] = moves[0] ? h * out[0][c] : 0.0;
@@ -1413,7 +1417,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
 
 /* kb_fit_tcb (jacobian_every >= 1) or kb_fit_tcb_model (0, `iterations`
  * steps on the model). */
-static kb_status fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                          ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
                          ptrdiff_t per_segment, kb_error *err)
 {
@@ -1453,15 +1457,15 @@ kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
 {
     if (jacobian_every < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    return fit_tcb(jt, rotation, keys, n_keys, tcb, iterations, jacobian_every, per_segment,
-                   err);
+    return fit_either(jt, rotation, keys, n_keys, tcb, iterations, jacobian_every, per_segment,
+                      err);
 }
 
 kb_status kb_fit_tcb_model(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t n_keys, double *tcb, int steps, ptrdiff_t per_segment,
                            kb_error *err)
 {
-    return fit_tcb(jt, rotation, keys, n_keys, tcb, steps, 0, per_segment, err);
+    return fit_either(jt, rotation, keys, n_keys, tcb, steps, 0, per_segment, err);
 }
 
 /* The keys and TCB whose errors s.angle, s.distance and s.score hold
@@ -1773,7 +1777,9 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
  * it).  Refitting one key on each side in four steps keeps, over every
  * clip of ../shared and tests/data/cmu at 0.1, 0.5 and 1 cm, 7% fewer
  * keys (131_01 at 0.1 cm 8.7:1, against 7.7:1) for about twice the time;
- * four keys in eight steps (spacing 15) no fewer for more time. */
+ * four keys in eight steps (spacing 15) no fewer for more time (measured
+ * with steps on the spline itself; the model takes FIT_MODEL_STEPS for
+ * each of these). */
 #define DROP_NEAR 1
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)

@@ -1583,6 +1583,19 @@ done:
     return result;
 }
 
+/* A copy (the core reads it without the GIL) of a 1-D array of integers as
+ * intp, refusing floats and other casts that would change its values. */
+static PyArrayObject *index_vector(PyObject *obj, const char *name)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(
+        obj, NPY_INTP, 1, 1, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_ENSURECOPY);
+    if (!a && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a 1-D array of integers", name);
+    }
+    return a;
+}
+
 PyDoc_STRVAR(joint_reach_doc,
 "joint_reach(parents, n_sites, points) -> reach\n\n"
 "(J,) the farthest any point each joint carries (its own and those of the\n"
@@ -1598,13 +1611,10 @@ static PyObject *joint_reach(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2]) ||
         !check_array(o[2], "points", 1, 0, 0, 0, &points) ||
-        !(parents = (PyArrayObject *)PyArray_FROMANY(
-              o[0], NPY_INTP, 1, 1,  /* a copy, as the core reads it without the GIL */
-              NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST |
-                  NPY_ARRAY_ENSURECOPY)))
+        !(parents = index_vector(o[0], "parents")))
         return NULL;
     npy_intp J = PyArray_DIM(parents, 0), per_frame = 0;
-    if (!(n_sites = vector_of(o[1], NPY_INTP, J, "n_sites")))
+    if (!(n_sites = index_vector(o[1], "n_sites")) || !expect_dim(n_sites, 0, J, "n_sites"))
         goto done;
     const ptrdiff_t *parent = PyArray_DATA(parents), *sites = PyArray_DATA(n_sites);
     for (npy_intp j = 0; j < J; j++) {
@@ -1668,12 +1678,12 @@ static PyObject *fit_tcb_call(PyObject *args, int model)
 {
     PyObject *o[5], *every = Py_None, *result = NULL;
     PyArrayObject *a[4], *keys = NULL;
-    int rotation, iterations, jacobian_every = 0;
+    int rotation, steps, jacobian_every = 0;  /* steps: fit_tcb's iterations */
     Py_ssize_t per_segment = PY_SSIZE_T_MAX;
     if (!(model ? PyArg_ParseTuple(args, "OOOpOOi|O", &o[0], &o[1], &o[2], &rotation, &o[3],
-                                   &o[4], &iterations, &every)
+                                   &o[4], &steps, &every)
                 : PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3],
-                                   &o[4], &iterations, &jacobian_every, &every)) ||
+                                   &o[4], &steps, &jacobian_every, &every)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
         return NULL;
@@ -1703,9 +1713,9 @@ static PyObject *fit_tcb_call(PyObject *args, int model)
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
     double *tcb = (double *)PyArray_DATA((PyArrayObject *)result);
     Py_BEGIN_ALLOW_THREADS
-    status = model ? kb_fit_tcb_model(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb,
-                                      iterations, per_segment, &err)
-                   : kb_fit_tcb(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, iterations,
+    status = model ? kb_fit_tcb_model(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, steps,
+                                      per_segment, &err)
+                   : kb_fit_tcb(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, steps,
                                 jacobian_every, per_segment, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {

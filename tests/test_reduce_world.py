@@ -840,9 +840,10 @@ def test_reach_is_the_per_joint_one_bit_for_bit(source, virtual):
 
 
 def test_reach_keeps_a_nan_and_counts_every_ancestor():
-    """kb_joint_reach on a chain of three: each joint's reach is over its
-    own points and every point below it, a NaN point makes the reach of
-    it and of every joint above it NaN, and the ones beside stay."""
+    """kb_joint_reach on a chain of three and a sibling off the root: each
+    joint's reach is over its own points and every point below it, a NaN
+    point makes the reach of it and of every joint above it NaN, and the
+    sibling's stays."""
     parents, n_sites = np.array([-1, 0, 1, 0]), np.array([0, 1, 0, 0])
     F = 2
     points = [np.zeros((F, 1, 3)), np.zeros((F, 2, 3)), np.zeros((F, 1, 3)), np.zeros((F, 1, 3))]
@@ -874,9 +875,13 @@ def test_reach_refuses_bad_arguments_by_name(parents, n_sites, size, error, matc
                          np.zeros(size))
 
 
-def test_reach_refuses_points_not_float64():
+def test_reach_refuses_points_not_float64_and_indices_not_integers():
     with pytest.raises(TypeError, match="points must be float64"):
         _core.joint_reach(np.array([-1]), np.array([0]), np.zeros(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="parents must be a 1-D array of integers"):
+        _core.joint_reach(np.array([-1.0, 0.5]), np.array([0, 0]), np.zeros(6))
+    with pytest.raises(TypeError, match="n_sites must be a 1-D array of integers"):
+        _core.joint_reach(np.array([-1]), np.array([0.7]), np.zeros(3))
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -164,7 +164,7 @@ def local_tolerances(motion, translations, world, position_tolerance):
     share = position_tolerance / longest
     # only the joints with position channels: the others' are their OFFSET
     moving = np.array([moves(joint) for joint in joints])
-    moving[moving] = np.ptp(translations[moving], axis=1).max(axis=-1) > 1e-6 * share[moving]
+    moving[moving] = ~(np.ptp(translations[moving], axis=1).max(axis=-1) <= 1e-6 * share[moving])
     distance = np.where(moving, share / 2, np.inf)
     with np.errstate(divide="ignore"):
         angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
