@@ -35,6 +35,14 @@
  * spline's own error in all but 1 of 23 052 fits on 131_01 at 0.1 cm. */
 #define FIT_MODEL_STEPS 2
 #define FIT_MODEL_GAIN 0.01
+/* The same stop for a fit of a joint's keys all at once (fit_all), whose
+ * squared error sums every segment's, so that 1% of it may be much of a
+ * few segments': on the 120 Hz walk played eight times over (7952 frames)
+ * at 0.1 cm, 29 235 keys against 30 654 at 1% (29 672 stepping on the
+ * spline, before the model); on the clips as they are, 18 307 keys
+ * against 18 271 over every clip at 0.1, 0.5 and 1 cm, as much as a
+ * small change moves the search */
+#define FIT_MODEL_GAIN_WHOLE 0.001
 /* kb_reduce_fit's steps: on the first keys; after keys are added or
  * dropped, only the keys within FIT_NEAR of them are fitted again,
  * FIT_NEAR_STEPS steps (refit_near: on the 120 Hz clips 10-38% faster
@@ -1320,7 +1328,7 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
  * fits them: Levenberg-Marquardt steps on the residual's model
  * (model_residual), whose Jacobian is closed_jacobian's, each taken only
  * where the model's squared error falls, up to `steps` or until a step
- * lowers it by less than FIT_MODEL_GAIN of it.  With `verify`
+ * lowers it by less than `gain` of it.  With `verify`
  * (kb_fit_tcb_model), the model's optimum is kept only where the spline's
  * own squared error there is below that at the start (else tcb stays);
  * kb_reduce_fit's and kb_reduce_drop's fits keep it unverified, as they
@@ -1331,7 +1339,7 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
  * fit_channel take each time. */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t K, double *tcb, fit_range r, int steps, int verify,
-                           fit_space *w, space *s, kb_error *err)
+                           double gain, fit_space *w, space *s, kb_error *err)
 {
     fit_problem p;
     kb_status status;
@@ -1359,7 +1367,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             model_residual(K, at, w->trial, model, scale, r, w, moved);
             double lower = sum_squares(moved, p.m);
             if (lower < error) {
-                settled = error - lower < FIT_MODEL_GAIN * error;
+                settled = error - lower < gain * error;
                 memcpy(at, w->trial, (size_t)p.n * sizeof(double));
                 double *swap = model;
                 model = moved;
@@ -1445,7 +1453,8 @@ static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdi
         status = fit_channel(jt, rotation, keys, n_keys, tcb, all, iterations, jacobian_every,
                              &w, &s, err);
     else
-        status = model_fit(jt, rotation, keys, n_keys, tcb, all, iterations, 1, &w, &s, err);
+        status = model_fit(jt, rotation, keys, n_keys, tcb, all, iterations, 1, FIT_MODEL_GAIN,
+                           &w, &s, err);
     free(block);
     free(fit_block);
     return status == KB_OK ? kb_ok(err) : status;
@@ -1610,7 +1619,8 @@ static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_
     kb_status status = KB_OK;
     for (int c = 0; c < j->channels && status == KB_OK; c++)
         status = model_fit(j->jt, c == 0, j->keys, j->K, tcb[c], all_of(j->K, j->jt->n_frames),
-                           FIT_MODEL_STEPS * iterations, 0, &j->w, &j->s, err);
+                           FIT_MODEL_STEPS * iterations, 0, FIT_MODEL_GAIN_WHOLE, &j->w, &j->s,
+                           err);
     return status;
 }
 
@@ -1638,7 +1648,7 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
                        j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
-                               FIT_MODEL_STEPS * steps, 0, &j->w, &j->s, err);
+                               FIT_MODEL_STEPS * steps, 0, FIT_MODEL_GAIN, &j->w, &j->s, err);
     }
     return status;
 }
