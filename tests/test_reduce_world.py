@@ -485,10 +485,15 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
 
     monkeypatch.setattr(reduce_module, "_fit", counted_fit)
     monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
-    kept = reduce_keys(walk, position_tolerance=0.5)
+    for tolerance in (0.5, 0.3, 0.15, 0.1):  # the first whose fitted pass fails
+        asked.clear()
+        fitted.clear()
+        kept = reduce_keys(walk, position_tolerance=tolerance)
+        if max(asked.values()) > 1:
+            break
     assert max(asked.values()) > 1 and max(fitted.values()) == 1
     monkeypatch.setattr(reduce_module, "_fitted_joint", fit)  # anew each time
-    anew = reduce_keys(walk, position_tolerance=0.5)
+    anew = reduce_keys(walk, position_tolerance=tolerance)
     assert kept.to_json() == anew.to_json()
 
 
