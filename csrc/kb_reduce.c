@@ -911,7 +911,7 @@ typedef struct {
     double *basis;    /* (m, 2): each weighed frame's tangent bases (tangent_bases) */
     double *sums;     /* (K - 1, 3): each segment's sums of their products */
     double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
-    double *chol;     /* (3K, BAND) its damped Cholesky factor, same layout */
+    double *chol;     /* (3K, BAND) its damped LDL^T factor, same layout (damped_solve) */
     double *gradient, *diagonal, *step, *trial;  /* (3K) each */
     ptrdiff_t *at;         /* (m) the frames the fit weighs (weigh_frames) */
     double *at_times;      /* (m) their times */

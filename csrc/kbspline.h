@@ -583,7 +583,7 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
  * (each segment's curve taken as the cubic Hermite of its chord and
  * tangents: exact for translations, for rotations the log-space cubic,
  * exact at the keys and to first order in the angle between them), the
- * banded normal equations solved by Cholesky, every step clipped to
+ * banded normal equations solved by LDL^T, every step clipped to
  * [-1, 1] and taken only where the sum falls (none shorter than 1e-5); the
  * Jacobian computed again every jacobian_every (>= 1) steps.  keys: ascending frames from 0 to
  * n_frames - 1.
