@@ -518,9 +518,9 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
         walk, fit, frames, monkeypatch):
     """On two threads a reduction hands joints to one pool for its whole
     run (a pool per pass made the 20-frame dash's greedy search six times
-    slower than on one thread), fitted joints always, greedy selections
-    only from GREEDY_THREADS_FROM frames (below, the hand-over costs more
-    than the selection), and only where a pass carries them on (reading
+    slower than on one thread), fitted joints from FIT_THREADS_FROM frames,
+    greedy selections from GREEDY_THREADS_FROM (below, the hand-over costs
+    more than the work), and only where a pass carries them on (reading
     keys off a selection so far is no work for a thread)."""
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
@@ -538,24 +538,26 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
     monkeypatch.setattr(reduce_module, "ThreadPoolExecutor", Counted)
     clip = walk if frames is None else Motion(walk.joints, walk.frame_time, walk.frames[:frames])
     assert (clip.num_frames >= reduce_module.GREEDY_THREADS_FROM) == (frames is None)
+    assert (clip.num_frames >= reduce_module.FIT_THREADS_FROM) == (frames is None)
     previous = set_num_threads(2)
     try:
         threaded = reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json()
         world_handed = len(handed)
         local = reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json()
-        assert len(pools) == (2 if fit else 1)  # the world greedy search's threads are C's
+        # the world greedy search's threads are C's; a short clip has none
+        assert len(pools) == (0 if frames else 2 if fit else 1)
         set_num_threads(1)
         assert reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json() == threaded
         assert reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json() == local
     finally:
         set_num_threads(previous)
     J = len(clip.joints)
-    if fit:  # fitted passes, loosening and drops; the local selection
-        assert 3 * J < world_handed < 100 * J and len(handed) == world_handed + J
-    elif frames is None:  # the local selections
-        assert world_handed == 0 and len(handed) == J
-    else:
+    if frames:  # nothing on threads
         assert handed == []
+    elif fit:  # fitted passes, loosening and drops; the local selection
+        assert 3 * J < world_handed < 100 * J and len(handed) == world_handed + J
+    else:  # the local selections
+        assert world_handed == 0 and len(handed) == J
 
 
 def test_a_pass_closed_early_leaves_no_joint_running():

@@ -379,9 +379,10 @@ def _choose_as_checked(choose_joint, joints, scale, selected, pool=None):
 
 
 def _pool_for(choose_joint, joints, scales, pool):
-    """`pool` (see _joint_threads) where choose_joint runs the core at
-    length on these joints at these scales, else None: fitted and dropped
-    keys always; greedy ones only where a joint's selection is carried on
+    """`pool` (see _joint_threads; none on clips shorter than
+    FIT_THREADS_FROM or GREEDY_THREADS_FROM frames) where choose_joint runs
+    the core at length on these joints at these scales, else None: fitted
+    and dropped keys always; greedy ones only where a joint's selection is carried on
     below its floor (else they are read off it), on clips of
     GREEDY_THREADS_FROM frames or more (on fewer, a thread's hand-over
     costs more than the selection).  A local cap's selections stay on this
@@ -543,6 +544,11 @@ SEARCH_PASSES = 8  # greedy reductions tried by the world-space search
 # walk's world search takes 8.8 ms against 10.5 on one (local mode 8.6
 # against 9.4); the 20-frame dash's local search 3.8 against 1.7
 GREEDY_THREADS_FROM = 100
+# frames from which a fitted reduction starts its pool of threads: on two,
+# with fitted keys at 0.5 cm, the 20-frame dash took 19.8 ms against 16.2
+# on one, the 30 Hz walk's first 30 frames 19.8 against 16.5, its first
+# 50 25.3 against 27.3, 70 28.3 against 36.1, all 195 67 against 106
+FIT_THREADS_FROM = 50
 FIT_PASSES = 4     # at most, fitted ones after it (the first passes on every clip)
 # per joint, after the search (see kb_reduce_world_greedy), each about the
 # square root of the one before.  Measured on the search in Python, as it
@@ -690,8 +696,11 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     times = motion.times
     joints = [_JointFrames(times, rotations, translations, base, caps, j, moves(joint))
               for j, joint in enumerate(motion.joints)]
-    # the world search with greedy keys runs its threads in C (_greedy_search)
-    with _joint_threads(J if fit or position_tolerance is None else 1) as pool:
+    # the world search with greedy keys runs its threads in C (_greedy_search);
+    # a pool's hand-over costs more than short clips' work
+    threads_from = FIT_THREADS_FROM if fit else GREEDY_THREADS_FROM
+    with _joint_threads(J if (fit or position_tolerance is None)
+                        and motion.num_frames >= threads_from else 1) as pool:
         if position_tolerance is not None:
             return _world_reduction(motion, joints, world, (rotations, translations),
                                     position_tolerance, fit, progress, pool)
