@@ -919,7 +919,7 @@ typedef struct {
     const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration (chords) */
     double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
-    double *model, *model_moved, *model_tcb;  /* (3F) each: model_fit's residuals and TCB */
+    double *model_tcb;     /* (3F): model_fit's TCB */
 } fit_space;
 
 /* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
@@ -1346,9 +1346,9 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     if (!fit_begin(jt, rotation, keys, K, tcb, r, w, s, &p, &status, err))
         return status;
     const double scale = rotation ? 2.0 : 1.0;  /* the residual is twice the rotation's log */
-    double *at = w->model_tcb, *model = w->model, *moved = w->model_moved;
+    /* the model's residual starts as the spline's (fit_begin's) */
+    double *at = w->model_tcb, *model = s->residual, *moved = s->moved;
     memcpy(at, tcb, (size_t)p.n * sizeof(double));
-    memcpy(model, s->residual, (size_t)p.m * sizeof(double));
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
@@ -1381,10 +1381,10 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
         if (!taken || settled)
             break;
     }
-    if (stepped && verify)
+    if (stepped && verify)  /* the spline's own residual at the model's optimum */
         status = spline_errors(jt, rotation, K, at, w->at, w->at_times, 0, p.m / 3, NULL,
-                               s->moved, s, err);
-    if (stepped && status == KB_OK && (!verify || sum_squares(s->moved, p.m) < p.error))
+                               moved, s, err);
+    if (stepped && status == KB_OK && (!verify || sum_squares(moved, p.m) < p.error))
         memcpy(tcb, at, (size_t)p.n * sizeof(double));
     return status;
 }
@@ -1399,7 +1399,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
 {
     w->per_segment = per_segment;
     size_t n = (size_t)F;
-    double *d = malloc((41 * n + 2 * 3 * n * BAND + 7 * 3 * n + n + 4 * n) * sizeof(double)
+    double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
                        + 2 * n * sizeof(ptrdiff_t));
     if (!d)
         return NULL;
@@ -1415,9 +1415,7 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
     w->at_times = w->trial + 3 * n;
     w->chord_store = w->at_times + n;
     w->dt_store = w->chord_store + 3 * n;
-    w->model = w->dt_store + n;
-    w->model_moved = w->model + 3 * n;
-    w->model_tcb = w->model_moved + 3 * n;
+    w->model_tcb = w->dt_store + n;
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
     return d;
@@ -1426,14 +1424,14 @@ static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
 /* kb_fit_tcb (jacobian_every >= 1) or kb_fit_tcb_model (0, `iterations`
  * steps on the model). */
 static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                         ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                         ptrdiff_t per_segment, kb_error *err)
+                            ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
+                            ptrdiff_t per_segment, kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames;
-    if (jacobian_every < 0 || per_segment < 1)
+    if (per_segment < 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     status = check_keys(jt, keys, n_keys, err);
     if (status != KB_OK)

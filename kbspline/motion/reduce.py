@@ -379,11 +379,11 @@ def _choose_as_checked(choose_joint, joints, scale, selected, pool=None):
 
 
 def _pool_for(choose_joint, joints, scales, pool):
-    """`pool` (see _joint_threads; none on clips shorter than
-    FIT_THREADS_FROM or GREEDY_THREADS_FROM frames) where choose_joint runs
-    the core at length on these joints at these scales, else None: fitted
-    and dropped keys always; greedy ones only where a joint's selection is carried on
-    below its floor (else they are read off it), on clips of
+    """`pool` (see _joint_threads; reduce_keys starts none on a fitted
+    clip of fewer than FIT_THREADS_FROM frames) where choose_joint runs the
+    core at length on these joints at these scales, else None: fitted and
+    dropped keys always; greedy ones only where a joint's selection is
+    carried on below its floor (else they are read off it), on clips of
     GREEDY_THREADS_FROM frames or more (on fewer, a thread's hand-over
     costs more than the selection).  A local cap's selections stay on this
     thread."""
