@@ -75,6 +75,8 @@ int kb_ends_ok(kb_ends ends);
  * (k->dim each); for closed splines, that key K-1's parameters repeat key 0's.
  * Values are the caller's to check. */
 kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err);
+/* Given tangents: both or neither, and only with natural ends. */
+kb_status kb_validate_given(const kb_tcb_keys *k, kb_error *err);
 
 /* The four weights of a key's tangents in its two chords, per unit time:
  * out = w[0] d_im1 + w[1] d_i, in = w[2] d_im1 + w[3] d_i (see kb_key_tangents). */

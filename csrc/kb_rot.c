@@ -15,7 +15,8 @@ static kb_tcb_keys log_view(const kb_rot_keys *k)
 {
     kb_tcb_keys v = {k->n_tracks, k->n_keys, 3, k->times, NULL, k->tension,
                      k->continuity, k->bias, k->ease_from, k->ease_to,
-                     k->start_omega, k->end_omega, k->timing, k->ends};
+                     k->start_omega, k->end_omega, k->timing, k->ends, k->given_in,
+                     k->given_out};
     return v;
 }
 
@@ -43,6 +44,9 @@ kb_status kb_rot_validate(const kb_rot_keys *k, kb_error *err)
     if (k->n_keys < kb_min_keys(k->ends))
         return kb_fail(err, KB_ETOOFEW, KB_ARG_QUATERNIONS, -1, k->n_keys);
     const kb_tcb_keys view = log_view(k);
+    kb_status given = kb_validate_given(&view, err);
+    if (given != KB_OK)
+        return given;
     const ptrdiff_t K = k->n_keys;
     for (ptrdiff_t tr = 0; tr < k->n_tracks; tr++) {
         kb_status s = kb_validate_common(&view, tr, err);

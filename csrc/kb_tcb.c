@@ -2,6 +2,7 @@
 #include "kb_internal.h"
 
 #include <float.h>
+#include <string.h>
 #include <stdlib.h>
 
 /*
@@ -151,6 +152,11 @@ kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
             fabs(kb_param_at(params[j].p, tr, K - 1) - kb_param_at(params[j].p, tr, 0)) > 1e-9)
             return kb_fail(err, KB_ENOTCLOSED, params[j].arg, tr, K - 1);
     }
+    for (i = 0; k->given_in && i < 2 * K * D; i++) {
+        const double *given = i < K * D ? k->given_in : k->given_out;
+        if (!isfinite(given[tr * K * D + i % (K * D)]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_TANGENTS, tr, i % (K * D) / D);
+    }
     if (k->ends == KB_ENDS_CLAMPED) {
         const kb_param ends[2] = {k->start_tangent, k->end_tangent};
         for (int j = 0; j < 2; j++) {
@@ -162,6 +168,15 @@ kb_status kb_validate_common(const kb_tcb_keys *k, ptrdiff_t tr, kb_error *err)
                                tr, i);
         }
     }
+    return KB_OK;
+}
+
+kb_status kb_validate_given(const kb_tcb_keys *k, kb_error *err)
+{
+    if (!k->given_in != !k->given_out)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TANGENTS, -1, -1);
+    if (k->given_in && k->ends != KB_ENDS_NATURAL)
+        return kb_fail(err, KB_EBADOPTION, KB_ARG_TANGENTS, -1, -1);
     return KB_OK;
 }
 
@@ -202,6 +217,9 @@ kb_status kb_tcb_validate(const kb_tcb_keys *k, kb_error *err)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     if (k->n_keys < kb_min_keys(k->ends))
         return kb_fail(err, KB_ETOOFEW, KB_ARG_VALUES, -1, k->n_keys);
+    kb_status given = kb_validate_given(k, err);
+    if (given != KB_OK)
+        return given;
     /* values, tangents and coefficients of n_tracks * K * D doubles (and
      * 4 times that), a workspace of under 8 K D even for no tracks */
     if (!kb_doubles_fit(8, k->n_tracks > 1 ? k->n_tracks : 1, k->n_keys, k->dim))
@@ -218,6 +236,11 @@ void kb_track_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
                        const double *dt, double *tin, double *tout)
 {
     const ptrdiff_t K = k->n_keys, D = k->dim;
+    if (k->given_in) {  /* Hermite keys */
+        memcpy(tin, k->given_in + tr * K * D, (size_t)(K * D) * sizeof(double));
+        memcpy(tout, k->given_out + tr * K * D, (size_t)(K * D) * sizeof(double));
+        return;
+    }
     for (ptrdiff_t i = 1; i < K - 1; i++) {
         double w[4];
         kb_key_weights(k->timing, kb_param_at(k->tension, tr, i),
@@ -370,7 +393,7 @@ static kb_status build_tracks(const kb_tcb_keys *k, ptrdiff_t begin, ptrdiff_t e
     const ptrdiff_t K = k->n_keys, D = k->dim;
     const ptrdiff_t S = kb_num_segments(k->ends, K), first = kb_first_segment_key(k->ends);
     const int keep = tan_in != NULL;
-    const int shared = k->times.stride == 0 && k->tension.stride == 0 &&
+    const int shared = !k->given_in && k->times.stride == 0 && k->tension.stride == 0 &&
                        k->continuity.stride == 0 && k->bias.stride == 0;
     /* workspace: chords (K - 1, D), durations (K - 1,), inner keys' weights
      * (K, 4) when shared, then one track's tangents (2, K, D) when the

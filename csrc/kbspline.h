@@ -50,7 +50,8 @@ typedef enum {
     KB_ARG_START_TANGENT,
     KB_ARG_END_TANGENT,
     KB_ARG_T,
-    KB_ARG_QUATERNIONS
+    KB_ARG_QUATERNIONS,
+    KB_ARG_TANGENTS
 } kb_arg;
 
 /* An error: its status, the argument, and the offending track and index
@@ -117,6 +118,10 @@ typedef struct {
                                              clamped only; data may be NULL (zero) */
     kb_timing timing;
     kb_ends ends;
+    /* (n_tracks, n_keys, dim) incoming and outgoing tangents per time, given
+     * (Hermite keys): both or neither; with them TCB and timing go unused
+     * and ends must be natural (the end keys' tangents are given too) */
+    const double *given_in, *given_out;
 } kb_tcb_keys;
 
 /*
@@ -125,7 +130,9 @@ typedef struct {
  * strictly increasing times spaced at least DBL_MIN apart, finite values
  * and parameters, ease in [0, 1],
  * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
- * the track's largest magnitude; parameters within 1e-9).
+ * the track's largest magnitude; parameters within 1e-9); given tangents
+ * both or neither (KB_EBADSHAPE), with natural ends (KB_EBADOPTION), and
+ * finite (KB_ENONFINITE, KB_ARG_TANGENTS, index the key).
  */
 kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
 
@@ -309,6 +316,8 @@ typedef struct {
                                   logs L_n of the segments, never reduced modulo a turn
                                   (|L_n| is half the angle turned); the keys must then be
                                   q_(n+1) = q_n exp(L_n), and are not sign-aligned */
+    const double *given_in, *given_out;  /* (n_tracks, n_keys, 3) log-space tangents per
+                                            time, or NULL: as kb_tcb_keys' */
 } kb_rot_keys;
 
 /* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions

@@ -42,7 +42,8 @@ def tcb_build(
     times: _F64, values: _F64, tension: _F64, continuity: _F64, bias: _F64,
     ease_from: _F64, ease_to: _F64, start_tangent: Optional[_F64],
     end_tangent: Optional[_F64], timing: int, ends: int, with_ease: bool,
-    with_tangents: bool, n_threads: int, /,
+    with_tangents: bool, n_threads: int, given_in: Optional[_F64],
+    given_out: Optional[_F64], /,
 ) -> tuple[Optional[_F64], Optional[_F64], _F64, Optional[_F64]]: ...
 def alpha_times(values: _F64, alpha: float, /) -> _F64: ...
 def curve_eval(
@@ -53,7 +54,8 @@ def rot_build(
     times: _F64, quats: _F64, tension: _F64, continuity: _F64, bias: _F64,
     ease_from: _F64, ease_to: _F64, start_omega: Optional[_F64],
     end_omega: Optional[_F64], timing: int, ends: int, with_ease: bool, n_threads: int,
-    chords: Optional[_F64], with_ctrl: bool, /,
+    chords: Optional[_F64], with_ctrl: bool, given_in: Optional[_F64],
+    given_out: Optional[_F64], /,
 ) -> tuple[_F64, _F64, _F64, Optional[_F64], NDArray[np.uint8], Optional[_F64]]: ...
 def rot_eval(
     knots: _F64, seg: _F64, kind: NDArray[np.uint8], ease: Optional[_F64],

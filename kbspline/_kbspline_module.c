@@ -25,13 +25,14 @@ static const char *arg_names[] = {
     [KB_ARG_EASE_FROM] = "ease_from", [KB_ARG_EASE_TO] = "ease_to",
     [KB_ARG_START_TANGENT] = "start_tangent", [KB_ARG_END_TANGENT] = "end_tangent",
     [KB_ARG_T] = "t",                 [KB_ARG_QUATERNIONS] = "quaternions",
+    [KB_ARG_TANGENTS] = "tangents",
 };
 
 static PyObject *raise_core_error(kb_status status, const kb_error *err)
 {
     if (status == KB_ENOMEM)
         return PyErr_NoMemory();
-    const char *arg = (err->arg >= KB_ARG_NONE && err->arg <= KB_ARG_QUATERNIONS)
+    const char *arg = (err->arg >= KB_ARG_NONE && err->arg <= KB_ARG_TANGENTS)
                           ? arg_names[err->arg] : "";
     PyObject *args = Py_BuildValue("(ssnni)", kb_strerror(status), arg,
                                    (Py_ssize_t)err->track, (Py_ssize_t)err->index,
@@ -135,6 +136,23 @@ static int as_key_params(PyObject *const o[6], npy_intp B, npy_intp K, kb_param 
     return 1;
 }
 
+/* Given tangents (incoming, outgoing): None each, or (B, K, D) each. */
+static int as_given(PyObject *o_in, PyObject *o_out, npy_intp B, npy_intp K, npy_intp D,
+                    const double **given_in, const double **given_out)
+{
+    PyObject *const objs[2] = {o_in, o_out};
+    const double **given[2] = {given_in, given_out};
+    for (int i = 0; i < 2; i++) {
+        PyArrayObject *a;
+        if (!check_array(objs[i], "tangents", 3, 1, 0, 0, &a) ||
+            (a && (!expect_dim(a, 0, B, "tangents") || !expect_dim(a, 1, K, "tangents") ||
+                   !expect_dim(a, 2, D, "tangents"))))
+            return 0;
+        *given[i] = a ? (const double *)PyArray_DATA(a) : NULL;
+    }
+    return 1;
+}
+
 static PyObject *new_array(int ndim, npy_intp *dims)
 {
     return PyArray_SimpleNew(ndim, dims, NPY_DOUBLE);
@@ -143,14 +161,16 @@ static PyObject *new_array(int ndim, npy_intp *dims)
 PyDoc_STRVAR(tcb_build_doc,
 "tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"
 "          start_tangent, end_tangent, timing, ends, with_ease, with_tangents,\n"
-"          n_threads)\n"
+"          n_threads, given_in, given_out)\n"
 "-> (tan_in or None, tan_out or None, coef, ease or None)\n\n"
 "values (B, K, D); times and the per-key parameters (K,) or (B, K);\n"
-"start/end tangents None, (D,) or (B, D).  Private: use PositionSpline.");
+"start/end tangents None, (D,) or (B, D); given_in, given_out None or\n"
+"(B, K, D), the tangents per time.  Private: use PositionSpline.");
 
 static PyObject *tcb_build(PyObject *self, PyObject *args)
 {
-    PyObject *o_times, *o_values, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en;
+    PyObject *o_times, *o_values, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en, *o_gin,
+             *o_gout;
     int timing, ends, with_ease, with_tangents, n_threads;
     PyArrayObject *values;
     PyObject *tan_in = NULL, *tan_out = NULL, *coef = NULL, *ease = NULL;
@@ -159,9 +179,9 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiippi", &o_times, &o_values, &o_t, &o_c, &o_b,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiippiOO", &o_times, &o_values, &o_t, &o_c, &o_b,
                           &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
-                          &with_tangents, &n_threads))
+                          &with_tangents, &n_threads, &o_gin, &o_gout))
         return NULL;
     if (!check_array(o_values, "values", 3, 0, 0, 0, &values))
         return NULL;
@@ -178,7 +198,8 @@ static PyObject *tcb_build(PyObject *self, PyObject *args)
                            &k.ease_to};
     if (!as_key_params(rows, B, K, params) ||
         !as_param(o_st, "start_tangent", B, D, 1, &k.start_tangent) ||
-        !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent))
+        !as_param(o_en, "end_tangent", B, D, 1, &k.end_tangent) ||
+        !as_given(o_gin, o_gout, B, K, D, &k.given_in, &k.given_out))
         return NULL;
 
     /* Counts, options and sizes are checked before allocating, on a view
@@ -329,15 +350,17 @@ static PyObject *curve_eval(PyObject *self, PyObject *args)
 PyDoc_STRVAR(rot_build_doc,
 "rot_build(times, quats, tension, continuity, bias, ease_from, ease_to,\n"
 "          start_omega, end_omega, timing, ends, with_ease, n_threads, chords,\n"
-"          with_ctrl)\n"
+"          with_ctrl, given_in, given_out)\n"
 "-> (tan_in, tan_out, seg, ctrl or None, kind, ease or None)\n\n"
 "quats (B, K, 4) scalar first; times and per-key parameters (K,) or (B, K);\n"
 "start/end omega None, (3,) or (B, 3); chords None or (B, K - 1, 3), the\n"
-"segments' logs of multi-turn keys.  Private: use RotationSpline.");
+"segments' logs of multi-turn keys; given_in, given_out None or (B, K, 3),\n"
+"the log-space tangents per time.  Private: use RotationSpline.");
 
 static PyObject *rot_build(PyObject *self, PyObject *args)
 {
-    PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en, *o_chords;
+    PyObject *o_times, *o_quats, *o_t, *o_c, *o_b, *o_ef, *o_et, *o_st, *o_en, *o_chords,
+             *o_gin, *o_gout;
     int timing, ends, with_ease, n_threads, with_ctrl;
     PyArrayObject *quats, *chords;
     PyObject *tan_in = NULL, *tan_out = NULL, *seg = NULL, *ctrl = NULL, *kind = NULL,
@@ -347,9 +370,9 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
     kb_status status;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipiOp", &o_times, &o_quats, &o_t, &o_c, &o_b,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOiipiOpOO", &o_times, &o_quats, &o_t, &o_c, &o_b,
                           &o_ef, &o_et, &o_st, &o_en, &timing, &ends, &with_ease,
-                          &n_threads, &o_chords, &with_ctrl))
+                          &n_threads, &o_chords, &with_ctrl, &o_gin, &o_gout))
         return NULL;
     if (!check_array(o_quats, "quaternions", 3, 0, 0, 0, &quats) ||
         !expect_dim(quats, 2, 4, "quaternions") ||
@@ -371,7 +394,8 @@ static PyObject *rot_build(PyObject *self, PyObject *args)
                            &k.ease_to};
     if (!as_key_params(rows, B, K, params) ||
         !as_param(o_st, "start_angular_velocity", B, 3, 1, &k.start_omega) ||
-        !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega))
+        !as_param(o_en, "end_angular_velocity", B, 3, 1, &k.end_omega) ||
+        !as_given(o_gin, o_gout, B, K, 3, &k.given_in, &k.given_out))
         return NULL;
 
     /* as in tcb_build */

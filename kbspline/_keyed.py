@@ -9,8 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _kbspline as _core
-from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_float_array,
-                      _check_option, _per_row, _prepare_out, _reword_build_error)
+from ._checks import (ENDS, EXTRAPOLATIONS, MIN_KEYS, TIMINGS, Queries, _check_broadcast,
+                      _check_float_array, _check_option, _per_row, _prepare_out,
+                      _reword_build_error)
 
 PARAMS = ("tension", "continuity", "bias", "ease_from", "ease_to")
 
@@ -56,6 +57,30 @@ class KeyedSpline:
     def _key_params(batch_shape, n_keys, **params):
         return {name: _per_row(name, value, batch_shape, n_keys)
                 for name, value in params.items()}
+
+    def _given_tangents(self, tangents, key_shape, flat_shape, tcb):
+        """Given tangents (incoming, outgoing) as the core takes them: each
+        `flat_shape` (B, K, D), contiguous, or (None, None) for tangents
+        from the TCB and ends.  Each side broadcasts to `key_shape`, the
+        keys' shape as passed (less a quaternion's fourth component); `tcb`
+        are the TCB as passed, which given tangents leave unused, so they
+        must be zero."""
+        if tangents is None:
+            return None, None
+        if isinstance(tangents, (str, bytes)) or not hasattr(tangents, "__len__") \
+                or len(tangents) != 2:
+            raise TypeError("tangents must be a pair (incoming, outgoing) of per-key "
+                            "tangents per unit time, as the tangents property gives them")
+        if any(np.any(np.asarray(p) != 0) for p in tcb):
+            raise ValueError("tangents are given: tension, continuity and bias, which shape "
+                             "tangents computed from the keys, must be 0")
+        if self._timing != "kb" or self._ends != "natural":
+            raise ValueError(f"tangents are given, at every key including the ends: timing "
+                             f"must be 'kb' and ends 'natural' (their defaults), not "
+                             f"timing={self._timing!r}, ends={self._ends!r}")
+        return tuple(np.ascontiguousarray(_check_broadcast(
+            "tangents", _check_float_array("tangents", side), key_shape)).reshape(flat_shape)
+            for side in tangents)
 
     def _build(self, build, key_times, keys, params, end_tangents, batch_shape, *flags):
         """Calls a core builder, rewording its errors in the user's terms."""

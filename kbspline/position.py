@@ -71,6 +71,12 @@ class PositionSpline(KeyedSpline):
         seed code).
     alpha : float, optional
         With ``times=None``: 0.5 centripetal, 1 chordal parameterisation.
+    tangents : pair of array_like, optional
+        (incoming, outgoing), each broadcastable to the shape of
+        ``values``: every key's tangents per unit time, as the `tangents`
+        property gives them, instead of tangents from the TCB (which must
+        then be 0) and ends (which must be 'natural'): cubic Hermite keys,
+        as glTF's CUBICSPLINE and fitted reductions have them.
 
     Notes
     -----
@@ -104,7 +110,8 @@ class PositionSpline(KeyedSpline):
                  start_velocity: Optional[ArrayLike] = None,
                  end_velocity: Optional[ArrayLike] = None, ease_from: ArrayLike = 0.0,
                  ease_to: ArrayLike = 0.0, extrapolate: Optional[str] = None,
-                 alpha: Optional[float] = None) -> None:
+                 alpha: Optional[float] = None,
+                 tangents: Optional[tuple[ArrayLike, ArrayLike]] = None) -> None:
         self._parse_options(timing, ends, extrapolate)
         values = _check_float_array("values", values)
         if values.ndim == 0:
@@ -135,9 +142,12 @@ class PositionSpline(KeyedSpline):
         params = self._key_params(batch_shape, K, tension=tension, continuity=continuity,
                                   bias=bias, ease_from=ease_from, ease_to=ease_to)
         flat = np.ascontiguousarray(np.reshape(keys, (math.prod(batch_shape), K, D)))
+        given = self._given_tangents(tangents, values.shape, flat.shape,
+                                     (tension, continuity, bias))
         tan_in, tan_out, coef, ease = self._build(_core.tcb_build, key_times, flat, params,
                                                   end_tangents, batch_shape,
-                                                  self._keep_tangents, get_num_threads())
+                                                  self._keep_tangents, get_num_threads(),
+                                                  *given)
         self._set_knots(key_times, coef.shape[1])
         self._coef, self._ease = coef, ease
         self._tan_in, self._tan_out = tan_in, tan_out
@@ -148,7 +158,9 @@ class PositionSpline(KeyedSpline):
         self._remember(times=times, values=values, tension=tension, continuity=continuity,
                        bias=bias, timing=timing, ends=ends, start_velocity=start_velocity,
                        end_velocity=end_velocity, ease_from=ease_from, ease_to=ease_to,
-                       extrapolate=extrapolate, alpha=alpha)
+                       extrapolate=extrapolate, alpha=alpha,
+                       tangents=None if given[0] is None else np.stack(given).reshape(
+                           (2,) + values.shape))
 
     def _eval(self, t, nu, out):
         tail = () if self._scalar else (self._dim,)

@@ -50,6 +50,13 @@ class RotationSpline(KeyedSpline):
         ``ends='clamped'``; zero if omitted.
     scalar_first : bool
         False reads and writes (x, y, z, w), as SciPy does.
+    tangents : pair of array_like, optional
+        (incoming, outgoing), each broadcastable to (..., K, 3): every
+        key's log-space tangents T1, T0 per unit time, as the `tangents`
+        property gives them, instead of tangents from the TCB (which must
+        then be 0) and ends (which must be 'natural').  The body-frame
+        angular velocity is then 2 T1 arriving at a key and 2 T0 leaving
+        it, so the curve is C1 where T1 = T0.
 
     Notes
     -----
@@ -95,6 +102,7 @@ class RotationSpline(KeyedSpline):
                  end_angular_velocity: Optional[ArrayLike] = None,
                  ease_from: ArrayLike = 0.0, ease_to: ArrayLike = 0.0,
                  extrapolate: Optional[str] = None, scalar_first: bool = True,
+                 tangents: Optional[tuple[ArrayLike, ArrayLike]] = None,
                  _chords: Optional[ArrayLike] = None) -> None:
         self._parse_options(timing, ends, extrapolate)
         if not isinstance(scalar_first, (bool, np.bool_)):
@@ -120,9 +128,11 @@ class RotationSpline(KeyedSpline):
         chords = None if _chords is None else np.ascontiguousarray(
             np.reshape(np.asarray(_chords, dtype=np.float64),
                        (math.prod(batch_shape), K - 1, 3)))
+        given = self._given_tangents(tangents, keys.shape[:-1] + (3,), flat.shape[:-1] + (3,),
+                                     (tension, continuity, bias))
         tan_in, tan_out, seg, ctrl, kind, ease = self._build(
             _core.rot_build, key_times, flat, params, omegas, batch_shape, get_num_threads(),
-            chords, self._keep_all)
+            chords, self._keep_all, *given)
         self._set_knots(key_times, seg.shape[1])
         self._seg, self._kind, self._ease = seg, kind, ease
         # evaluation reads only the segment records; the tangents and control
@@ -138,6 +148,8 @@ class RotationSpline(KeyedSpline):
                        start_angular_velocity=start_angular_velocity,
                        end_angular_velocity=end_angular_velocity, ease_from=ease_from,
                        ease_to=ease_to, extrapolate=extrapolate, scalar_first=scalar_first,
+                       tangents=None if given[0] is None else np.stack(given).reshape(
+                           (2,) + keys.shape[:-1] + (3,)),
                        _chords=_chords)
 
     def _eval(self, t, nu, frame, out):

@@ -293,7 +293,7 @@ KB_TEST(test_rotation_cumulative_queries_take_the_lanes)
         for (int p = 0; p < 3; p++)
             tcb[p][i] = uniform(-0.5, 0.5);
     kb_rot_keys k = {1, K, {times, 0}, q, {tcb[0], 0}, {tcb[1], 0}, {tcb[2], 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_rot_build(&k, tin, tout, seg, NULL, kind, NULL, &err) == KB_OK);
     int far[S], count[3] = {0, 0, 0};  /* squad, cumulative in range, beyond it */

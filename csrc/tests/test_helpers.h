@@ -35,7 +35,7 @@ static inline void track_init(track *tr, ptrdiff_t n_keys, ptrdiff_t dim,
         1, n_keys, dim, {tr->times, 0}, tr->values,
         {tr->tension, 0}, {tr->continuity, 0}, {tr->bias, 0},
         {tr->ease_from, 0}, {tr->ease_to, 0}, {tr->start, 0}, {tr->end, 0},
-        timing, ends};
+        timing, ends, NULL, NULL};
     tr->keys = k;
 }
 

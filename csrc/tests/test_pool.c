@@ -28,7 +28,7 @@ static void build(void)
         ts[i] = 4.2 * i / M - 0.1;
     kb_tcb_keys k = {NT, K, D, {TIMES, 0}, values, {zeros, 0}, {zeros, 0}, {zeros, 0},
                      {zeros, 0}, {zeros, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB,
-                     KB_ENDS_NATURAL};
+                     KB_ENDS_NATURAL, NULL, NULL};
     kb_error err;
     kb_tcb_build(&k, NULL, NULL, coef, NULL, &err);
 }

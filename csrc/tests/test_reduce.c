@@ -60,9 +60,9 @@ static int splines_at_frames(const ptrdiff_t *keys, ptrdiff_t n, const double *r
     }
     kb_param z = {zero, 0}, none = {NULL, 0}, kt_p = {kt, 0};
     kb_rot_keys rk = {1, n, kt_p, kq, {T[0], 0}, {C[0], 0}, {B[0], 0}, z, z, none, none,
-                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
+                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL, NULL};
     kb_tcb_keys pk = {1, n, 3, kt_p, kx, {T[1], 0}, {C[1], 0}, {B[1], 0}, z, z, none, none,
-                      KB_TIMING_KB, KB_ENDS_NATURAL};
+                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL};
     kb_rot_curve rc = {1, n - 1, kt, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     kb_curve pc = {1, n - 1, 3, kt, 0, coef, NULL, KB_EXTRAP_CLAMP};
     return !(kb_rot_build(&rk, tin, tout, seg, NULL, kind, NULL, &err) ||

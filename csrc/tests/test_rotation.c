@@ -157,7 +157,7 @@ KB_TEST(test_rotation_two_keys_is_slerp)
     unsigned char kind[1];
     kb_table table;
     kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);
     /* slerp's control points: a = q0, b = q1 */
@@ -190,7 +190,7 @@ KB_TEST(test_rotation_keys_normalised_and_checked)
     double tin[9], tout[9], seg[32], out[4];
     unsigned char kind[2];
     kb_rot_keys k = {1, 3, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_rot_build(&k, tin, tout, seg, NULL, kind, NULL, &err) == KB_OK);
     kb_rot_curve c = {1, 2, times, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
@@ -211,7 +211,7 @@ KB_TEST(test_length_of_a_stop_and_go_segment)
     const double times[2] = {0.0, 2.0}, x[2] = {0.0, 1.0}, zero[2] = {0, 0};
     double tin[2], tout[2], coef[4];
     kb_tcb_keys k = {1, 2, 1, {times, 0}, x, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_tcb_build(&k, tin, tout, coef, NULL, &err) == KB_OK);
     kb_curve c = {1, 1, 1, times, 0, coef, NULL, KB_EXTRAP_CLAMP};
@@ -244,7 +244,7 @@ KB_TEST(test_rotation_ill_conditioned_segment_is_cumulative)
         double tin[6], tout[6], seg[16], ctrl[16], v[4], w[3];
         unsigned char kind[1];
         kb_rot_keys k = {1, 2, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                         {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED, NULL};
+                         {zero, 0}, {w0, 0}, {w1, 0}, KB_TIMING_KB, KB_ENDS_CLAMPED, NULL, NULL, NULL};
         kb_error err;
         KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);
         KB_ASSERT(kind[0] == want[c_]);
@@ -282,7 +282,7 @@ KB_TEST(test_rotation_multi_turn_chords_keep_every_turn)
         q[4 * i + 3] = sin(2.5 * pi * i);
     }
     kb_rot_keys k = {1, 4, {times, 0}, q, {zero, 0}, {zero, 0}, {zero, 0}, {zero, 0},
-                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L};
+                     {zero, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB, KB_ENDS_NATURAL, L, NULL, NULL};
     kb_error err;
     kb_table table;
     KB_ASSERT(kb_rot_build(&k, tin, tout, seg, ctrl, kind, NULL, &err) == KB_OK);

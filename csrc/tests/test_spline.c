@@ -117,6 +117,48 @@ KB_TEST(test_spline_clamped_ends_have_given_velocity)
     KB_ASSERT_NEAR(v1[1], 0.0, 1e-13);
 }
 
+/* Given tangents are the velocities on each side of every key; the
+ * options that shape computed tangents are refused beside them. */
+KB_TEST(test_spline_given_tangents_are_the_key_velocities)
+{
+    double gin[10], gout[10];
+    for (int i = 0; i < 10; i++) {
+        gin[i] = 0.5 * i - 2.0;
+        gout[i] = (i % 3) - 1.5;
+    }
+    track tr;
+    track_init(&tr, 5, 2, T5, X5, KB_TIMING_KB, KB_ENDS_NATURAL);
+    tr.keys.given_in = gin;
+    tr.keys.given_out = gout;
+    KB_ASSERT(track_build(&tr, KB_EXTRAP_CLAMP, 0) == KB_OK);
+    const double h = 1e-5;  /* one-sided differences of second order */
+    for (int i = 0; i < 5; i++) {
+        double p[2], a1[2], a2[2], b1[2], b2[2];
+        track_eval(&tr, 0, T5[i], p);
+        track_eval(&tr, 0, T5[i] + h, a1);
+        track_eval(&tr, 0, T5[i] + 2 * h, a2);
+        track_eval(&tr, 0, T5[i] - h, b1);
+        track_eval(&tr, 0, T5[i] - 2 * h, b2);
+        for (int j = 0; j < 2; j++) {
+            KB_ASSERT_NEAR(p[j], X5[2 * i + j], 1e-13);
+            if (i < 4)
+                KB_ASSERT_NEAR((4 * a1[j] - a2[j] - 3 * p[j]) / (2 * h), gout[2 * i + j], 1e-7);
+            if (i > 0)
+                KB_ASSERT_NEAR((3 * p[j] - 4 * b1[j] + b2[j]) / (2 * h), gin[2 * i + j], 1e-7);
+        }
+    }
+    kb_error err;
+    gout[7] = NAN;
+    KB_ASSERT(kb_tcb_build(&tr.keys, tr.tin, tr.tout, tr.coef, NULL, &err) == KB_ENONFINITE);
+    KB_ASSERT(err.arg == KB_ARG_TANGENTS && err.index == 3);
+    gout[7] = 0.0;
+    tr.keys.ends = KB_ENDS_CLAMPED;
+    KB_ASSERT(kb_tcb_build(&tr.keys, tr.tin, tr.tout, tr.coef, NULL, &err) == KB_EBADOPTION);
+    tr.keys.ends = KB_ENDS_NATURAL;
+    tr.keys.given_in = NULL;
+    KB_ASSERT(kb_tcb_build(&tr.keys, tr.tin, tr.tout, tr.coef, NULL, &err) == KB_EBADSHAPE);
+}
+
 /* A closed loop is C1 across its seam and periodic. */
 KB_TEST(test_spline_closed_seam_is_c1_and_periodic)
 {
@@ -210,7 +252,7 @@ KB_TEST(test_spline_query_paths_agree)
     }
     kb_tcb_keys k = {NT, 5, 2, {one_t, 0}, values, {zeros, 0}, {zeros, 0}, {zeros, 0},
                      {zeros, 0}, {zeros, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB,
-                     KB_ENDS_NATURAL};
+                     KB_ENDS_NATURAL, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_tcb_build(&k, tin, tout, coef, NULL, &err) == KB_OK);
     kb_curve c = {NT, 4, 2, one_t, 0, coef, NULL, KB_EXTRAP_LINEAR};
@@ -245,7 +287,7 @@ KB_TEST(test_spline_threaded_equals_serial)
         ts[i] = 3.5 * i / M;
     kb_tcb_keys k = {NT, 5, 2, {T5, 0}, values, {zeros, 0}, {zeros, 0}, {zeros, 0},
                      {zeros, 0}, {zeros, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_KB,
-                     KB_ENDS_NATURAL};
+                     KB_ENDS_NATURAL, NULL, NULL};
     kb_error err;
     KB_ASSERT(kb_tcb_build(&k, tin, tout, coef, NULL, &err) == KB_OK);
     kb_curve c = {NT, 4, 2, T5, 0, coef, NULL, KB_EXTRAP_LINEAR};
@@ -270,7 +312,7 @@ KB_TEST(test_build_threaded_equals_serial)
         values[i] = cos(0.91 * i);
     kb_tcb_keys k = {NT, K, D, {times, 0}, values, {params, 0}, {params, 0}, {params, 0},
                      {NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}, KB_TIMING_3DS,
-                     KB_ENDS_REFLECT};
+                     KB_ENDS_REFLECT, NULL, NULL};
     static double zeros[K];
     k.ease_from.data = k.ease_to.data = zeros;
     kb_error e1, e2;

@@ -48,7 +48,7 @@ static int sweep_case(ptrdiff_t n_keys, ptrdiff_t dim, ptrdiff_t n_eval, int f32
         }
         kb_tcb_keys k = {n_tracks, n_keys, dim, {times, 0}, values, {zeros, 0}, {zeros, 0},
                          {zeros, 0}, {zeros, 0}, {zeros, 0}, {NULL, 0}, {NULL, 0},
-                         KB_TIMING_KB, KB_ENDS_NATURAL};
+                         KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL};
         kb_error err;
         ok = kb_tcb_build(&k, NULL, NULL, coef, NULL, &err) == KB_OK;
         kb_curve shared = {n_tracks, n_seg, dim, times, 0, coef, NULL, KB_EXTRAP_CLAMP};
