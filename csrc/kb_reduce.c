@@ -84,6 +84,7 @@ typedef struct {
      * then writes each frame's half angle's sine into angle, its cosine into
      * cosine and their ratio into score (see segment_worst) */
     int halves;
+    int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows (gather_tcb) */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros, *cosine;
 } space;
@@ -110,6 +111,7 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
+    s->given = 0;
     return d;
 }
 
@@ -130,9 +132,15 @@ static int keys_pass(const kb_reduce_joint *jt)
     return 1;
 }
 
-/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows. */
-static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
+/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows, or
+ * with jt->tangent_keys their tangents (n, 3) as they are. */
+static void gather_tcb(const kb_reduce_joint *jt, ptrdiff_t n, const double *tcb, space *s)
 {
+    s->given = jt->tangent_keys && tcb;
+    if (s->given) {
+        memcpy(s->tcb3, tcb, (size_t)(3 * n) * sizeof(double));
+        return;
+    }
     for (int p = 0; p < 3; p++)
         for (ptrdiff_t i = 0; i < n; i++)
             s->tcb3[p * n + i] = tcb ? tcb[3 * i + p] : 0.0;
@@ -143,10 +151,14 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
     kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    if (s->given)
+        T = C = B = zero;
     return (kb_rot_keys){.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
                          .tension = T, .continuity = C, .bias = B, .ease_from = zero,
                          .ease_to = zero, .start_omega = none, .end_omega = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL};
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
+                         .given_in = s->given ? s->tcb3 : NULL,
+                         .given_out = s->given ? s->tcb3 : NULL};
 }
 
 /* Whether the unit keys' signs (each on its predecessor's side) follow the
@@ -187,7 +199,7 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     gather_keys(jt, rotation, keys, n, s);
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (spline_errors) */
-    gather_tcb(n, tcb, s);
+    gather_tcb(jt, n, tcb, s);
     kb_rot_keys k = rotation_keys(n, s);
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
@@ -222,10 +234,14 @@ static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
     kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    if (s->given)
+        T = C = B = zero;
     return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
                          .tension = T, .continuity = C, .bias = B, .ease_from = zero,
                          .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL};
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                         .given_in = s->given ? s->tcb3 : NULL,
+                         .given_out = s->given ? s->tcb3 : NULL};
 }
 
 /* The translation spline of the prepared keys with the TCB in s->tcb3 at
@@ -300,7 +316,7 @@ static kb_status spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_
                                ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                                space *s, kb_error *err)
 {
-    gather_tcb(n, tcb, s);
+    gather_tcb(jt, n, tcb, s);
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
     if (status != KB_OK || (!error && !residual))
@@ -533,7 +549,7 @@ static kb_status check_channel(const kb_reduce_joint *jt, int rotation, const pt
                                ptrdiff_t K, const double *tcb, space *s, kb_error *err)
 {
     gather_keys(jt, rotation, keys, K, s);
-    gather_tcb(K, tcb, s);
+    gather_tcb(jt, K, tcb, s);
     if (!rotation) {
         kb_tcb_keys k = translation_keys(K, s);
         return kb_validate_common(&k, 0, err);
@@ -601,7 +617,10 @@ kb_status kb_reduce_rebuild_from(const kb_reduce_joint *jt, const ptrdiff_t *key
         status = check_keys(jt, from_keys, n_from, err);
     if (status != KB_OK)
         return status;
-    if (!keys_pass(jt) || orthogonal_neighbours(jt, keys, n_keys) ||
+    /* tangent keys: no TCB (NULL) is not zero tangents, so the curves differ */
+    const int kinds_differ = jt->tangent_keys &&
+        (!rotation_tcb != !from_rotation_tcb || !translation_tcb != !from_translation_tcb);
+    if (!keys_pass(jt) || kinds_differ || orthogonal_neighbours(jt, keys, n_keys) ||
         orthogonal_neighbours(jt, from_keys, n_from))  /* the whole splines, then */
         return kb_reduce_rebuild(jt, keys, n_keys, rotation_tcb, translation_tcb, rotations,
                                  translations, NULL, NULL, err);
@@ -920,6 +939,7 @@ typedef struct {
     double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
     double *model_tcb;     /* (3F): model_fit's TCB */
+    int tangent_keys;      /* the parameters are the keys' tangents (kb_reduce_joint's) */
 } fit_space;
 
 /* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
@@ -1068,10 +1088,11 @@ static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t 
 }
 
 /* Whether key k of K moves in a fit of range r: not a fixed key, nor a
- * natural end (which takes no TCB of its own). */
-static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r)
+ * natural end (which takes no TCB of its own; a tangent key's end has its
+ * tangent). */
+static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
 {
-    return k >= r.lo && k <= r.hi && k != 0 && k != K - 1;
+    return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
 }
 
 /* The residual's derivatives in the free keys' TCB in closed form, and
@@ -1086,7 +1107,9 @@ static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r)
  * (gradient).  Per segment, the derivatives of its start and end tangents
  * in its two keys' parameters go to w->slope (K - 1, 2, 6, 3).  Natural
  * ends: the first key's out tangent is 3/2 d0 / dt0 - in tangent of key 1
- * / 2, the last's likewise. */
+ * / 2, the last's likewise.  With tangent keys the parameters are the
+ * tangents themselves (both sides of a key), so their derivatives are the
+ * identity, the ends' included. */
 static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_range r,
                             fit_space *w)
 {
@@ -1098,20 +1121,25 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         memset(d0, 0, 36 * sizeof(double));
         for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
             ptrdiff_t k = seg + slot;
-            if (!key_moves(k, K, r))
+            if (!key_moves(k, K, r, w))
                 continue;
             double dout[3][3], din[3][3], h = scale * dt[seg];
-            tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
-                                dt[k - 1] + dt[k], dout, din);
+            if (w->tangent_keys)  /* the tangents are the parameters */
+                for (int p = 0; p < 3; p++)
+                    for (int c = 0; c < 3; c++)
+                        dout[p][c] = din[p][c] = p == c;
+            else
+                tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
+                                    dt[k - 1] + dt[k], dout, din);
             for (int p = 0; p < 3; p++)
                 for (int c = 0; c < 3; c++) {
                     if (slot == 1) {  /* the end: T1 = in tangent */
                         d1[3 + p][c] = h * din[p][c];
-                        if (seg == 0)  /* natural start: T0 = ... - in(1) / 2 */
+                        if (seg == 0 && !w->tangent_keys)  /* natural start */
                             d0[3 + p][c] = -0.5 * h * din[p][c];
                     } else {          /* the start: T0 = out tangent */
                         d0[p][c] = h * dout[p][c];
-                        if (seg + 1 == K - 1)  /* natural end: T1 = ... - out(K - 2) / 2 */
+                        if (seg + 1 == K - 1 && !w->tangent_keys)  /* natural end */
                             d1[p][c] = -0.5 * h * dout[p][c];
                     }
                 }
@@ -1119,7 +1147,8 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         /* rows 0-2 are key seg's, 3-5 key seg + 1's: zero where it is fixed,
          * and so is the whole share of a segment with no frame weighed */
         const double *sum = w->sums + 3 * seg;
-        int rows_from = key_moves(seg, K, r) ? 0 : 3, rows_to = key_moves(seg + 1, K, r) ? 6 : 3;
+        int rows_from = key_moves(seg, K, r, w) ? 0 : 3;
+        int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
         if (w->seg_start[seg] == w->seg_start[seg + 1])
             continue;
         for (int a = rows_from; a < rows_to; a++)
@@ -1183,9 +1212,11 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     p->error = sum_squares(s->residual, p->m);
     chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
-    /* the rows of the keys that move: not the natural ends, which take no TCB */
-    p->first = 3 * (r.lo > 1 ? r.lo : 1);
-    p->last = 3 * (r.hi < K - 2 ? r.hi + 1 : K - 1);
+    /* the rows of the keys that move: not the natural ends, which take no TCB
+     * (a tangent key's end has its tangent) */
+    ptrdiff_t end = w->tangent_keys ? 0 : 1;
+    p->first = 3 * (r.lo > end ? r.lo : end);
+    p->last = 3 * (r.hi < K - 1 - end ? r.hi + 1 : K - end);
     memset(w->step, 0, (size_t)p->n * sizeof(double));
     return *status == KB_OK && p->first < p->last && frames;
 }
@@ -1209,7 +1240,8 @@ static int damped_trial(const fit_problem *p, const double *tcb, double damping,
         return 0;
     double largest = 0.0;
     for (ptrdiff_t i = 0; i < p->n; i++) {
-        w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
+        w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
+                                      : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
         largest = fmax(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
@@ -1276,8 +1308,8 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
  * differentiates (each segment's curve moving by h0 dT0 + h1 dT1 as its
  * tangents do) at TCB `to`, from its residual `from_residual` at TCB
  * `from`, into moved.  The tangents' changes are exact (the KB weights of
- * both TCB), so the model is the translation's spline itself, and the
- * rotation's in log space. */
+ * both TCB; tangent keys: the change itself), so the model is the
+ * translation's spline itself, and the rotation's in log space. */
 static void model_residual(ptrdiff_t K, const double *from, const double *to,
                            const double *from_residual, double scale, fit_range r,
                            const fit_space *w, double *moved)
@@ -1285,13 +1317,16 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
     const double *chord = w->chord, *dt = w->dt;
     double out[2][3] = {{0}}, in[2][3] = {{0}};  /* keys seg's and seg + 1's changes per time */
     int moves[2] = {0, 0};
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+    for (ptrdiff_t seg = -1; seg + 1 < K; seg++) {
         ptrdiff_t k = seg + 1;
         memcpy(out[0], out[1], sizeof out[0]);
         memcpy(in[0], in[1], sizeof in[0]);
         moves[0] = moves[1];
-        moves[1] = key_moves(k, K, r);
-        if (moves[1]) {
+        moves[1] = key_moves(k, K, r, w);
+        if (moves[1] && w->tangent_keys) {
+            for (int c = 0; c < 3; c++)
+                out[1][c] = in[1][c] = to[3 * k + c] - from[3 * k + c];
+        } else if (moves[1]) {
             double a[4], b[4];
             kb_key_weights(KB_TIMING_KB, from[3 * k], from[3 * k + 1], from[3 * k + 2],
                            dt[k - 1], dt[k], a);
@@ -1303,6 +1338,8 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
                 in[1][c] = (b[2] - a[2]) * before + (b[3] - a[3]) * after;
             }
         }
+        if (seg < 0)
+            continue;  /* key 0's changes taken */
         if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
             memcpy(moved + 3 * w->seg_start[seg], from_residual + 3 * w->seg_start[seg],
                    (size_t)(3 * (w->seg_start[seg + 1] - w->seg_start[seg])) * sizeof(double));
@@ -1312,9 +1349,9 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
         for (int c = 0; c < 3; c++) {
             T0[c] = moves[0] ? h * out[0][c] : 0.0;
             T1[c] = moves[1] ? h * in[1][c] : 0.0;
-            if (seg == 0 && moves[1])  /* natural start: T0 = ... - in(1) / 2 */
+            if (seg == 0 && moves[1] && !w->tangent_keys)  /* natural start */
                 T0[c] -= 0.5 * h * in[1][c];
-            if (seg + 2 == K && moves[0])  /* natural end: T1 = ... - out(K - 2) / 2 */
+            if (seg + 2 == K && moves[0] && !w->tangent_keys)  /* natural end */
                 T1[c] -= 0.5 * h * out[0][c];
         }
         for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
@@ -1395,10 +1432,11 @@ static fit_range all_of(ptrdiff_t K, ptrdiff_t F)
     return (fit_range){0, K - 1, 0, F - 1};
 }
 
-static void *fit_alloc(fit_space *w, ptrdiff_t F, ptrdiff_t per_segment)
+static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
 {
     w->per_segment = per_segment;
-    size_t n = (size_t)F;
+    w->tangent_keys = jt->tangent_keys;
+    size_t n = (size_t)jt->n_frames;
     double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
                        + 2 * n * sizeof(ptrdiff_t));
     if (!d)
@@ -1437,13 +1475,13 @@ static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdi
     if (status != KB_OK)
         return status;
     for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
-        if (!(fabs(tcb[i]) <= FIT_LIMIT))
+        if (!(fabs(tcb[i]) <= (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
             return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), 0, i / 3);
     space s;
     fit_space w;
-    void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, F, per_segment);
-    if (block)
-        s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
+    void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, jt, per_segment);
+    if (block)  /* the fit keeps its TCB in [-1, 1] (tangent keys: finite) */
+        s.keys_checked = keys_pass(jt);
     fit_range all = all_of(n_keys, F);
     if (!block || !fit_block)
         status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
@@ -1651,6 +1689,33 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
     return status;
 }
 
+/* A new key's parameters: TCB zero, or with tangent keys the frames' own
+ * tangent there (per time; for rotations in log space, half the body
+ * angular velocity), by central differences (one-sided at the ends). */
+static void new_key(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double *param)
+{
+    memset(param, 0, 3 * sizeof(double));
+    if (!jt->tangent_keys)
+        return;
+    ptrdiff_t a = f > 0 ? f - 1 : f, b = f + 1 < jt->n_frames ? f + 1 : f;
+    for (ptrdiff_t side = a; side < b; side++) {  /* the steps a -> a + 1 up to b */
+        double d[3], dt = (jt->times[side + 1] - jt->times[side]) * (double)(b - a);
+        if (rotation) {
+            double rel[4];
+            kb_qmul_conj_left(jt->rotations + 4 * side, jt->rotations + 4 * (side + 1), rel);
+            if (rel[0] < 0)
+                for (int c = 0; c < 4; c++)
+                    rel[c] = -rel[c];
+            kb_qlog(rel, d);
+        } else {
+            for (int c = 0; c < 3; c++)
+                d[c] = jt->translations[3 * (side + 1) + c] - jt->translations[3 * side + c];
+        }
+        for (int c = 0; c < 3; c++)
+            param[c] += d[c] / dt;
+    }
+}
+
 /* Keys the worst frame of each segment out of tolerance (a new key's TCB
  * zero) and fits again near the new keys, until no frame is out of
  * tolerance. */
@@ -1676,7 +1741,7 @@ static kb_status add_keys(joint_fit *j, kb_error *err)
             j->mark[n - 1] = 0;
             if (j->s.score[at] > 1.0 && at != j->keys[i] && at != j->keys[i + 1]) {
                 for (int c = 0; c < j->channels; c++)
-                    memset(j->spare_tcb[c] + 3 * n, 0, 3 * sizeof(double));
+                    new_key(j->jt, c == 0, at, j->spare_tcb[c] + 3 * n);
                 j->mark[n] = 1;
                 merged[n++] = at;
             }
@@ -1958,7 +2023,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     int channels = isfinite(jt->distance_tolerance) ? 2 : 1;
     for (ptrdiff_t i = 0; refitted && i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
-            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= FIT_LIMIT))
+            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <=
+                  (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
                 return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), c, i / 3);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
@@ -1966,13 +2032,13 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
      * backup keys and TCB; a memory of this call's failed drops alone */
     size_t extra = (size_t)F * (8 * sizeof(ptrdiff_t) + 20 * sizeof(double) + 4) + 8;
     void *block = space_alloc(&j.s, F, extra);
-    void *fit_block = fit_alloc(&j.w, F, FIT_PER_SEGMENT);
+    void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
         free(block);
         free(fit_block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
-    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] */
+    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
@@ -2002,6 +2068,9 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     } else {
         memset(rotation_tcb, 0, (size_t)(3 * F) * sizeof(double));
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
+        for (ptrdiff_t i = 0; i < K; i++)
+            for (int c = 0; c < channels; c++)
+                new_key(jt, c == 0, keys[i], j.tcb[c] + 3 * i);
         status = fit_all(&j, j.tcb, FIT_FIRST, err);
         if (status == KB_OK)
             status = add_keys(&j, err);

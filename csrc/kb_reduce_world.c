@@ -61,7 +61,7 @@ static kb_reduce_joint joint_at(const search *s, ptrdiff_t j, double angle, doub
 {
     const kb_world_clip *c = s->clip;
     kb_reduce_joint jt = {s->F, c->times, c->rotations + 4 * s->F * j,
-                          c->translations + 3 * s->F * j, angle, distance};
+                          c->translations + 3 * s->F * j, angle, distance, 0};
     return jt;
 }
 

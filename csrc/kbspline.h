@@ -502,6 +502,9 @@ typedef struct {
                                     one is refused (KB_EZERONORM) */
     const double *translations;  /* (n_frames, 3) */
     double angle_tolerance, distance_tolerance;
+    int tangent_keys;            /* fitted keys carry each key's tangent per time (C1
+                                    Hermite keys: given_in = given_out) where the
+                                    functions below say TCB; 0: TCB */
 } kb_reduce_joint;
 
 /*

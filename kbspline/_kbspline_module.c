@@ -874,13 +874,13 @@ static PyObject *playback_check(PyObject *self, PyObject *args)
  * translations (J, F, 3), checked by the caller. */
 static kb_reduce_joint joint_frames(PyArrayObject *times, PyArrayObject *rot,
                                     PyArrayObject *tr, npy_intp j, double angle_tolerance,
-                                    double distance_tolerance)
+                                    double distance_tolerance, int tangent_keys)
 {
     npy_intp F = PyArray_DIM(times, 0);
     kb_reduce_joint jt = {F, (const double *)PyArray_DATA(times),
                           (const double *)PyArray_DATA(rot) + j * F * 4,
                           (const double *)PyArray_DATA(tr) + j * F * 3, angle_tolerance,
-                          distance_tolerance};
+                          distance_tolerance, tangent_keys};
     return jt;
 }
 
@@ -936,7 +936,7 @@ static PyObject *reduce_greedy(PyObject *self, PyObject *args)
     for (npy_intp j = 0; j < J; j++) {
         kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], j,
                                           ((const double *)PyArray_DATA(a[3]))[j],
-                                          ((const double *)PyArray_DATA(a[4]))[j]);
+                                          ((const double *)PyArray_DATA(a[4]))[j], 0);
         ptrdiff_t n = 0;
         kb_error err;
         kb_status status;
@@ -1009,7 +1009,7 @@ static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
             memcpy(PyArray_DATA((PyArrayObject *)order), PyArray_DATA(keyed),
                    (size_t)n * sizeof(ptrdiff_t));
         kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance,
-                                          distance_tolerance);
+                                          distance_tolerance, 0);
         kb_error err;
         kb_status status;
         Py_BEGIN_ALLOW_THREADS
@@ -1031,15 +1031,17 @@ done:
 }
 
 PyDoc_STRVAR(reduce_fit_doc,
-"reduce_fit(times, rotations, translations, angle_tolerance, distance_tolerance, keys)\n"
+"reduce_fit(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
+"           tangent_keys=False)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fitted keys of one joint from a first choice of keys: times (F,),\n"
-"rotations (1, F, 4), translations (1, F, 3).  Private: see\n"
+"rotations (1, F, 4), translations (1, F, 3); with tangent_keys, the\n"
+"rows called TCB are each key's tangent (kb_reduce_joint).  Private: see\n"
 "kbspline.motion.reduce.");
 
 PyDoc_STRVAR(reduce_drop_doc,
 "reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"            rotation_tcb, translation_tcb, memory=None)\n"
+"            rotation_tcb, translation_tcb, memory=None, tangent_keys=False)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
 "by kb_reduce_drop; memory = (needed, around), float64 (F, 2) and intp\n"
@@ -1087,10 +1089,13 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     PyObject *memory_obj = Py_None;
     PyArrayObject *a[3], *keys = NULL, *tcb[2] = {NULL, NULL};
     double angle_tolerance, distance_tolerance;
+    int tangent_keys = 0;
     kb_drop_memory store, *memory;
-    if (!PyArg_ParseTuple(args, tcb_args ? "OOOddOOO|O" : "OOOddO", &o[0], &o[1], &o[2],
-                          &angle_tolerance, &distance_tolerance, &o[3], &o[4], &o[5],
-                          &memory_obj) ||
+    if ((tcb_args ? !PyArg_ParseTuple(args, "OOOddOOO|Op", &o[0], &o[1], &o[2],
+                                      &angle_tolerance, &distance_tolerance, &o[3], &o[4],
+                                      &o[5], &memory_obj, &tangent_keys)
+                  : !PyArg_ParseTuple(args, "OOOddO|p", &o[0], &o[1], &o[2], &angle_tolerance,
+                                      &distance_tolerance, &o[3], &tangent_keys)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
         !(keys = key_frames(o[3])))
@@ -1119,7 +1124,8 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     for (int c = 0; c < tcb_args; c++)
         memcpy(PyArray_DATA((PyArrayObject *)out[c]), PyArray_DATA(tcb[c]),
                (size_t)(3 * n) * sizeof(double));
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance,
+                                      tangent_keys);
     kb_error err;
     kb_status status;
     double *outputs[4];
@@ -1161,7 +1167,8 @@ static PyObject *reduce_drop(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(reduce_rebuild_doc,
 "reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
-"               translation_tcb, errors=True, translation=True, since=None)\n"
+"               translation_tcb, errors=True, translation=True, since=None,\n"
+"               tangent_keys=False)\n"
 "-> (rotations, translations, angle, distance)\n\n"
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
 "rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
@@ -1202,10 +1209,10 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     PyObject *from[5];
     PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *from_tcb[2] = {NULL, NULL}, *keys = NULL;
     PyArrayObject *from_keys = NULL;
-    int errors = 1, translation = 1;
+    int errors = 1, translation = 1, tangent_keys = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO|ppO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &errors, &translation, &since) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|ppOp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &errors, &translation, &since, &tangent_keys) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
@@ -1243,7 +1250,7 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, tangent_keys);
     kb_error err;
     kb_status status;
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
@@ -1296,7 +1303,7 @@ static PyObject *reduce_errors(PyObject *self, PyObject *args)
     out[1] = curve[1] ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1])
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, 0);
     kb_error err;
     kb_status status;
     Py_BEGIN_ALLOW_THREADS
@@ -1731,7 +1738,7 @@ static PyObject *fit_tcb_call(PyObject *args, int model)
     result = PyArray_NewCopy(a[3], NPY_CORDER);
     if (!result)
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, 0);
     kb_error err;
     kb_status status;
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);

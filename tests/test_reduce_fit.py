@@ -286,13 +286,16 @@ def test_reported_errors_are_the_rebuilt_curves_at_every_frame(walk120, joint, d
 
 
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, 0.05)])
-def test_fitted_keys_keep_every_frame_within_the_tolerances(walk120, degrees, distance):
-    result = reduce_keys(walk120, np.radians(degrees), distance)
+@pytest.mark.parametrize("fit", [True, "tcb"])
+def test_fitted_keys_keep_every_frame_within_the_tolerances(walk120, degrees, distance, fit):
+    result = reduce_keys(walk120, np.radians(degrees), distance, fit=fit)
     angle, dist = local_errors(walk120, result)
     assert angle.max() <= np.radians(degrees) * (1 + 1e-9)
     assert dist.max() <= distance
     np.testing.assert_allclose(result.max_angle, angle, atol=1e-9)
-    assert result.rotation_tcb is not None and any(np.any(t) for t in result.rotation_tcb)
+    fitted, other = ((result.rotation_tcb, result.rotation_tangents) if fit == "tcb"
+                     else (result.rotation_tangents, result.rotation_tcb))
+    assert fitted is not None and any(np.any(t) for t in fitted) and other is None
 
 
 def test_fitting_keeps_fewer_keys(walk120):
@@ -303,7 +306,7 @@ def test_fitting_keeps_fewer_keys(walk120):
 
 
 def test_rebuild_is_the_fitted_curve_and_survives_json(walk120, tmp_path):
-    result = reduce_keys(walk120, np.radians(0.5), 0.02)
+    result = reduce_keys(walk120, np.radians(0.5), 0.02, fit="tcb")
     j = 10
     keys = result.key_frames[j]
     tension, continuity, bias = result.rotation_tcb[j].T
@@ -321,18 +324,63 @@ def test_rebuild_is_the_fitted_curve_and_survives_json(walk120, tmp_path):
         Reduction.from_json(data)
 
 
-def test_fit_must_be_a_bool(walk120):
-    with pytest.raises(TypeError, match="fit must be True or False"):
+def test_rebuild_of_tangent_keys_is_the_hermite_curve_and_survives_json(walk120):
+    """Tangent keys rebuild as the public splines through the keys with
+    those tangents on both sides (C1), and survive JSON; a malformed or
+    non-finite row is refused."""
+    result = reduce_keys(walk120, np.radians(0.5), 0.02)
+    assert result.rotation_tcb is None and result.translation_tcb is None
+    rebuilt = result.rebuild(walk120.times)
+    for j in (0, 10):
+        keys = result.key_frames[j]
+        t = keys * walk120.frame_time
+        r, x = result.rotation_tangents[j], result.translation_tangents[j]
+        own = (RotationSpline(t, walk120.rotations()[j][keys], tangents=(r, r)),
+               PositionSpline(t, walk120.translations()[j][keys], tangents=(x, x)))
+        np.testing.assert_array_equal(rebuilt[0][j], own[0](walk120.times))
+        np.testing.assert_array_equal(rebuilt[1][j], own[1](walk120.times))
+        inner = t[1:-1]  # C1: the angular velocity is continuous across keys
+        np.testing.assert_allclose(own[0].angular_velocity(inner - 1e-9),
+                                   own[0].angular_velocity(inner + 1e-9), atol=1e-5)
+    back = Reduction.from_json(json.loads(json.dumps(result.to_json())))
+    for a, b in zip(back.rebuild(walk120.times), rebuilt):
+        np.testing.assert_array_equal(a, b)
+    data = result.to_json()
+    data["joints"][3]["translation_tangents"] = data["joints"][3]["translation_tangents"][:-1]
+    with pytest.raises(ValueError, match="tangents"):
+        Reduction.from_json(data)
+    data = result.to_json()
+    data["joints"][2]["rotation_tangents"][1][0] = float("nan")
+    with pytest.raises(ValueError, match="finite"):
+        Reduction.from_json(data)
+
+
+def test_tangent_keys_are_fewer_than_tcb_keys(walk120):
+    """Over the 120 Hz walk at two local tolerances, each key's free
+    tangent keeps fewer keys than its TCB (which move a tangent only in the
+    plane of its two chords)."""
+    for degrees, distance in ((0.3, 0.01), (1.0, 0.05)):
+        tangents = reduce_keys(walk120, np.radians(degrees), distance)
+        tcb = reduce_keys(walk120, np.radians(degrees), distance, fit="tcb")
+        assert tangents.num_keys < 0.95 * tcb.num_keys
+
+
+def test_fit_must_be_a_bool_or_a_kind(walk120):
+    with pytest.raises(TypeError, match="fit must be True, False, 'tangents' or 'tcb'"):
         reduce_keys(walk120, 0.1, 0.1, fit="yes")
 
 
 @settings(max_examples=25, deadline=None)
 @given(clip=random_clips(), degrees=st.floats(0.01, 5.0), distance=st.floats(1e-3, 1.0))
 def test_random_clips_fitted_within_the_tolerances(clip, degrees, distance):
-    result = reduce_keys(clip, np.radians(degrees), distance)
-    angle, dist = local_errors(clip, result)
-    assert angle.max() <= np.radians(degrees) * (1 + 1e-9) + 1e-12
-    assert dist.max() <= distance * (1 + 1e-12)
+    """Within the tolerances with either kind of fitted keys; TCB keys no
+    more than the greedy ones per joint (tangent keys are always the fit's,
+    as they cannot carry a greedy key's KB tangents on uneven spacing)."""
+    for fit in (True, "tcb"):
+        result = reduce_keys(clip, np.radians(degrees), distance, fit=fit)
+        angle, dist = local_errors(clip, result)
+        assert angle.max() <= np.radians(degrees) * (1 + 1e-9) + 1e-12
+        assert dist.max() <= distance * (1 + 1e-12)
     greedy = reduce_keys(clip, np.radians(degrees), distance, fit=False)
     assert all(len(f) <= len(g) for f, g in zip(result.key_frames, greedy.key_frames))
 

@@ -234,7 +234,7 @@ def random_clips(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
-       virtual=st.sampled_from([None, 1.0, 20.0]), fit=st.booleans())
+       virtual=st.sampled_from([None, 1.0, 20.0]), fit=st.sampled_from([False, True, "tcb"]))
 def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
     result = reduce_keys(clip, position_tolerance=tolerance, virtual_distance=virtual, fit=fit)
     error = world_error(clip, result, virtual)
@@ -245,22 +245,25 @@ def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
 
 
 @settings(max_examples=40, deadline=None)
-@given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0), fit=st.booleans(),
-       local=st.booleans())
+@given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
+       fit=st.sampled_from([False, True, "tcb"]), local=st.booleans())
 def test_reported_local_errors_are_those_of_the_kept_curves(clip, tolerance, fit, local):
     """max_angle and max_distance, which the reduction takes from the curves
     its world check holds, are those of a whole rebuild through the kept
-    keys and TCB, bit for bit, in either mode."""
+    keys and TCB or tangents, bit for bit, in either mode."""
     result = (reduce_keys(clip, np.radians(tolerance), tolerance / 3, fit=fit) if local
               else reduce_keys(clip, position_tolerance=tolerance, fit=fit))
     rotations = np.ascontiguousarray(clip.rotations())
     translations = np.ascontiguousarray(clip.translations())
     for j, keys in enumerate(result.key_frames):
-        tcb = ((None, None) if result.rotation_tcb is None
-               else (result.rotation_tcb[j], result.translation_tcb[j]))
+        tangents = result.rotation_tangents is not None
+        fitted = (result.rotation_tangents, result.translation_tangents) if tangents else (
+            result.rotation_tcb, result.translation_tcb)
+        rows = (None, None) if fitted[0] is None else (fitted[0][j], fitted[1][j])
         angle, distance = _core.reduce_rebuild(clip.times, rotations[j:j + 1],
                                                translations[j:j + 1],
-                                               np.asarray(keys, np.intp), *tcb)[2:]
+                                               np.asarray(keys, np.intp), *rows, True, True,
+                                               None, tangents)[2:]
         assert angle.max() == result.max_angle[j]
         assert distance.max() == result.max_distance[j]
 
@@ -497,10 +500,10 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
     assert kept.to_json() == anew.to_json()
 
 
-@pytest.mark.parametrize("fit", [False, True])
+@pytest.mark.parametrize("fit", [False, True, "tcb"])
 def test_threads_give_the_same_reduction(walk, fit):
     """Joints are reduced on set_num_threads() threads; any number gives the
-    same keys, TCB and errors, bit for bit."""
+    same keys, TCB or tangents and errors, bit for bit."""
     from kbspline import set_num_threads
     previous = set_num_threads(1)
     try:

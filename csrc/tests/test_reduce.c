@@ -36,6 +36,10 @@ static void wiggle(double amplitude)
     }
 }
 
+/* Set where the rows splines_at_frames takes as TCB are each key's
+ * tangent (tangent keys: the same arriving and leaving). */
+static int tangent_rows;
+
 /* The splines through these keys (n of them) with these TCB (NULL: zero),
  * each built whole, at every frame: q (F, 4) and x (F, 3). */
 static int splines_at_frames(const ptrdiff_t *keys, ptrdiff_t n, const double *rtcb,
@@ -53,16 +57,18 @@ static int splines_at_frames(const ptrdiff_t *keys, ptrdiff_t n, const double *r
             kx[3 * i + k] = tr[3 * keys[i] + k];
         for (int c = 0; c < 2; c++) {
             const double *tcb = c ? ttcb : rtcb;
-            T[c][i] = tcb ? tcb[3 * i] : 0.0;
-            C[c][i] = tcb ? tcb[3 * i + 1] : 0.0;
-            B[c][i] = tcb ? tcb[3 * i + 2] : 0.0;
+            int as_tcb = tcb && !tangent_rows;
+            T[c][i] = as_tcb ? tcb[3 * i] : 0.0;
+            C[c][i] = as_tcb ? tcb[3 * i + 1] : 0.0;
+            B[c][i] = as_tcb ? tcb[3 * i + 2] : 0.0;
         }
     }
     kb_param z = {zero, 0}, none = {NULL, 0}, kt_p = {kt, 0};
+    const double *given[2] = {tangent_rows ? rtcb : NULL, tangent_rows ? ttcb : NULL};
     kb_rot_keys rk = {1, n, kt_p, kq, {T[0], 0}, {C[0], 0}, {B[0], 0}, z, z, none, none,
-                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL, NULL};
+                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL, given[0], given[0]};
     kb_tcb_keys pk = {1, n, 3, kt_p, kx, {T[1], 0}, {C[1], 0}, {B[1], 0}, z, z, none, none,
-                      KB_TIMING_KB, KB_ENDS_NATURAL, NULL, NULL};
+                      KB_TIMING_KB, KB_ENDS_NATURAL, given[1], given[1]};
     kb_rot_curve rc = {1, n - 1, kt, 0, seg, NULL, KB_EXTRAP_CLAMP, kind};
     kb_curve pc = {1, n - 1, 3, kt, 0, coef, NULL, KB_EXTRAP_CLAMP};
     return !(kb_rot_build(&rk, tin, tout, seg, NULL, kind, NULL, &err) ||
@@ -120,7 +126,7 @@ static int squared_residuals(const ptrdiff_t *keys, ptrdiff_t n, int rotation,
 KB_TEST(test_reduce_a_uniform_turn_and_a_line)
 {
     wiggle(0.0);
-    kb_reduce_joint jt = {F, times, rot, tr, 1e-10, 1e-10};
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-10, 1e-10, 0};
     ptrdiff_t keys[F], n = 0;
     double angle[F], distance[F];
     kb_error err;
@@ -131,7 +137,7 @@ KB_TEST(test_reduce_a_uniform_turn_and_a_line)
 KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3};
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 0};
     ptrdiff_t keys[F], n = 0;
     double angle[F], distance[F], worst_angle, worst_distance;
     double *rtcb = calloc(3 * F, sizeof(double)), *ttcb = calloc(3 * F, sizeof(double));
@@ -143,7 +149,7 @@ KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
     KB_ASSERT(worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
     ptrdiff_t greedy = n;
     /* fitted, from the greedy keys at three times the tolerances */
-    kb_reduce_joint loose = {F, times, rot, tr, 1.5e-2, 9e-3};
+    kb_reduce_joint loose = {F, times, rot, tr, 1.5e-2, 9e-3, 0};
     KB_ASSERT(kb_reduce_greedy(&loose, keys, &n, angle, distance, &err) == KB_OK);
     KB_ASSERT(kb_reduce_fit(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
     KB_ASSERT(n >= 2 && n < greedy);
@@ -155,6 +161,49 @@ KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
     free(ttcb);
 }
 
+/* Tangent keys (each key's own tangent fitted, C1): every frame within
+ * the tolerances by the public splines with those tangents built whole,
+ * fewer keys than TCB keys, kb_reduce_rebuild's curves those splines', and
+ * kb_reduce_drop under looser tolerances drops more, still within them. */
+KB_TEST(test_reduce_fit_tangent_keys_keep_every_frame)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 1};
+    kb_reduce_joint loose = {F, times, rot, tr, 1.5e-2, 9e-3, 0};
+    ptrdiff_t keys[F], n = 0, tcb_keys;
+    double angle[F], distance[F], worst_angle, worst_distance, q[F * 4], x[F * 3], q2[F * 4];
+    double *rows = calloc(6 * F, sizeof(double)), *rtan = rows, *ttan = rows + 3 * F;
+    kb_error err;
+    KB_ASSERT(rows);
+    jt.tangent_keys = 0;  /* TCB keys first */
+    KB_ASSERT(kb_reduce_greedy(&loose, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_fit(&jt, keys, &n, rtan, ttan, angle, distance, &err) == KB_OK);
+    tcb_keys = n;
+    jt.tangent_keys = 1;
+    KB_ASSERT(kb_reduce_greedy(&loose, keys, &n, angle, distance, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_fit(&jt, keys, &n, rtan, ttan, angle, distance, &err) == KB_OK);
+    KB_ASSERT(n >= 2 && n < tcb_keys);
+    tangent_rows = 1;
+    int built = splines_at_frames(keys, n, rtan, ttan, q, x);
+    int whole = whole_errors(keys, n, rtan, ttan, &worst_angle, &worst_distance);
+    tangent_rows = 0;
+    KB_ASSERT(built && whole);
+    KB_ASSERT(worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    KB_ASSERT(kb_reduce_rebuild(&jt, keys, n, rtan, ttan, q2, NULL, NULL, NULL, &err) == KB_OK);
+    for (int i = 0; i < 4 * F; i++)  /* up to sign, which no error sees */
+        KB_ASSERT_NEAR(fabs(q2[i]), fabs(q[i]), 1e-12);
+    kb_reduce_joint looser = {F, times, rot, tr, 1e-2, 6e-3, 1};
+    ptrdiff_t before = n;
+    KB_ASSERT(kb_reduce_drop(&looser, keys, &n, rtan, ttan, angle, distance, NULL, &err) ==
+              KB_OK);
+    KB_ASSERT(n < before);
+    tangent_rows = 1;
+    whole = whole_errors(keys, n, rtan, ttan, &worst_angle, &worst_distance);
+    tangent_rows = 0;
+    KB_ASSERT(whole && worst_angle <= 1e-2 + 1e-7 && worst_distance <= 6e-3);
+    free(rows);
+}
+
 /* kb_reduce_drop from the greedy keys (zero TCB): fewer keys, a subset of
  * them, every frame still within tolerance by splines built whole; under a
  * tolerance no frame meets, every drop fails and restores keys and TCB to
@@ -162,7 +211,7 @@ KB_TEST(test_reduce_greedy_and_fitted_keep_every_frame)
 KB_TEST(test_reduce_drop_refits_and_restores)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3};
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 0};
     ptrdiff_t keys[F], start[F], n = 0;
     double angle[F], distance[F], worst_angle, worst_distance;
     double *rtcb = calloc(3 * F, sizeof(double)), *ttcb = calloc(3 * F, sizeof(double));
@@ -184,7 +233,7 @@ KB_TEST(test_reduce_drop_refits_and_restores)
     for (ptrdiff_t i = 3 * n; i < 3 * F; i++)  /* the rows past the keys: zero */
         KB_ASSERT(rtcb[i] == 0.0 && ttcb[i] == 0.0);
     /* every drop fails: the same keys, the same TCB */
-    kb_reduce_joint tight = {F, times, rot, tr, 1e-12, 1e-12};
+    kb_reduce_joint tight = {F, times, rot, tr, 1e-12, 1e-12, 0};
     for (ptrdiff_t i = 0; i < 3 * n; i++)
         rtcb[i] = ttcb[i] = copy[i] = 0.5 * sin((double)i);
     ptrdiff_t before = n;
@@ -252,7 +301,7 @@ static int kept(const kb_reduce_joint *jt, const ptrdiff_t *start, ptrdiff_t n, 
 KB_TEST(test_reduce_drop_remembers_failed_drops)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3};
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 0};
     ptrdiff_t start[F], keys[F], around[4 * F], n = 0;
     double needed[2 * F], angle[F], distance[F];
     kb_drop_memory memory = {needed, around};
@@ -282,7 +331,7 @@ KB_TEST(test_reduce_drop_remembers_failed_drops)
     KB_ASSERT(recorded > 0 && dropped < n);
     /* nine keys, so that the second, f, is tried once, in the first phase,
      * between the keys given (the phases after it try keys after it) */
-    kb_reduce_joint loose = {F, times, rot, tr, 0.2, 0.2};
+    kb_reduce_joint loose = {F, times, rot, tr, 0.2, 0.2, 0};
     ptrdiff_t few[9] = {0, 15, 30, 45, 60, 75, 90, 105, F - 1}, f = few[1];
     ptrdiff_t its[4] = {-1, few[0], few[2], few[3]};
     KB_ASSERT(kept(&loose, few, 9, f, zero, none, &memory) == 0);
@@ -302,7 +351,7 @@ KB_TEST(test_reduce_drop_remembers_failed_drops)
 KB_TEST(test_reduce_greedy_order_gives_every_looser_scale)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4};
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4, 0};
     ptrdiff_t order[F], n_order = 0, keys[F], n = 0;
     double score[F], angle[F], distance[F];
     kb_error err;
@@ -311,7 +360,7 @@ KB_TEST(test_reduce_greedy_order_gives_every_looser_scale)
     const double scales[] = {0.75, 1.0, 2.0, 4.0, 16.0, 1048576.0};  /* exact */
     for (int i = 0; i < 6; i++) {
         double s = scales[i];
-        kb_reduce_joint scaled = {F, times, rot, tr, s * 1e-3, s * 6e-4};
+        kb_reduce_joint scaled = {F, times, rot, tr, s * 1e-3, s * 6e-4, 0};
         KB_ASSERT(kb_reduce_greedy(&scaled, keys, &n, angle, distance, &err) == KB_OK);
         ptrdiff_t m = 0;
         while (m < n_order && score[m] > s)
@@ -334,7 +383,7 @@ KB_TEST(test_reduce_greedy_order_gives_every_looser_scale)
 KB_TEST(test_reduce_greedy_order_carries_on_from_a_higher_floor)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4};
+    kb_reduce_joint jt = {F, times, rot, tr, 1e-3, 6e-4, 0};
     ptrdiff_t order[F], carried[F], n_order = 0, n_carried = 0;
     double score[F], carried_score[F];
     kb_error err;
@@ -372,7 +421,7 @@ KB_TEST(test_reduce_greedy_order_carries_on_from_a_higher_floor)
 KB_TEST(test_reduce_reports_every_channel_and_rebuilds_and_errors_of_curves)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 4e-3, INFINITY};
+    kb_reduce_joint jt = {F, times, rot, tr, 4e-3, INFINITY, 0};
     ptrdiff_t keys[F], n = 0;
     double angle[F], distance[F], q[F * 4], x[F * 3], a2[F], d2[F], worst[2], rtcb[3 * F];
     kb_error err;
@@ -415,7 +464,7 @@ KB_TEST(test_reduce_reports_every_channel_and_rebuilds_and_errors_of_curves)
 KB_TEST(test_reduce_fit_lowers_the_squared_error)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0};
     ptrdiff_t keys[] = {0, 20, 40, 60, 80, 100, F - 1};
     double tcb[21] = {0}, before[2], after[2];
     kb_error err;
@@ -433,7 +482,7 @@ KB_TEST(test_reduce_fit_lowers_the_squared_error)
 KB_TEST(test_reduce_fit_model_of_a_translation_is_its_spline)
 {
     wiggle(0.3);
-    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0};
     ptrdiff_t keys[] = {0, 9, 20, 33, 60, 80, 100, F - 1};
     kb_error err;
     for (int from = 0; from < 2; from++) {
@@ -493,8 +542,8 @@ KB_TEST(test_reduce_fit_weighing_a_few_frames_is_the_fit_of_those_frames)
         memcpy(sub_tr + 3 * j, tr + 3 * at[j], 3 * sizeof(double));
     }
     KB_ASSERT(m < F / 2);
-    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0}, sub = {m, sub_times, sub_rot, sub_tr,
-                                                                1.0, 1.0};
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0}, sub = {m, sub_times, sub_rot, sub_tr,
+                                                                1.0, 1.0, 0};
     kb_error err;
     for (int rotation = 0; rotation < 2; rotation++) {
         double weighed[24] = {0}, whole[24] = {0};
@@ -513,12 +562,12 @@ KB_TEST(test_reduce_bad_input)
     ptrdiff_t keys[F], n = 0;
     double angle[F], distance[F], tcb[6] = {0};
     kb_error err;
-    kb_reduce_joint nan_tolerance = {F, times, rot, tr, NAN, 1.0};
+    kb_reduce_joint nan_tolerance = {F, times, rot, tr, NAN, 1.0, 0};
     KB_ASSERT(kb_reduce_greedy(&nan_tolerance, keys, &n, angle, distance, &err) == KB_ERANGE);
-    kb_reduce_joint one = {1, times, rot, tr, 1.0, 1.0};
+    kb_reduce_joint one = {1, times, rot, tr, 1.0, 1.0, 0};
     KB_ASSERT(kb_reduce_greedy(&one, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_greedy(NULL, keys, &n, angle, distance, &err) == KB_EBADSHAPE);
-    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0};
     ptrdiff_t bad[2] = {0, F - 2};
     KB_ASSERT(kb_fit_tcb(&jt, 1, bad, 2, tcb, 3, 1, PTRDIFF_MAX, &err) == KB_EBADSHAPE);
     ptrdiff_t ends[2] = {0, F - 1};
@@ -631,7 +680,7 @@ KB_TEST(test_reduce_rebuild_from_other_keys_is_the_whole_spline)
     wiggle(0.6);
     for (int k = 0; k < 4; k++)  /* keys on both sides: the splines flip them */
         rot[4 * 40 + k] = -rot[4 * 40 + k];
-    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0};
+    kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0};
     unsigned long long state = 0x9E3779B97F4A7C15ull;
     ptrdiff_t from[F], keys[F];
     double from_tcb[3 * F], tcb[3 * F], q[F * 4], x[F * 3], wq[F * 4], wx[F * 3];

@@ -94,7 +94,7 @@ static int placed_whole(const result *r, double *worst)
     const double *t = truth;
     kb_error err;
     for (int j = 0; j < J; j++) {
-        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0};
+        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0, 0};
         if (kb_reduce_rebuild(&jt, r->keys + j * F, r->n_keys[j], NULL, NULL, q[j], x[j],
                               NULL, NULL, &err) != KB_OK ||
             kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
@@ -230,7 +230,7 @@ KB_TEST(test_reduce_world_bad_input)
 static ptrdiff_t greedy_at(const kb_world_clip *c, int j, double scale, ptrdiff_t *keys)
 {
     const double *base = c->tolerances + 2 * j, *cap = c->caps + 2 * j;
-    kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, base[0], base[1]};
+    kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, base[0], base[1], 0};
     kb_error err;
     ptrdiff_t n = 0;
     if (scale * base[0] > cap[0] || scale * base[1] > cap[1]) {

@@ -343,21 +343,8 @@ def reduction_to_gltf(reduction: Any, motion: Motion,
         raise ValueError("the reduction is not of this motion: its joints or frame count "
                          "differ")
     scale = _check_positive("scale", scale)
-    zeros = [np.zeros((len(k), 3)) for k in reduction.key_frames]
-    rotation_tcb = reduction.rotation_tcb or zeros
-    translation_tcb = reduction.translation_tcb or zeros
-
-    def rotation(j):
-        keys = reduction.key_frames[j]
-        return RotationSpline(keys * reduction.frame_time, reduction.rotations[j],
-                              *rotation_tcb[j].T)
-
-    def translation(j):
-        keys = reduction.key_frames[j]
-        return PositionSpline(keys * reduction.frame_time, reduction.translations[j] * scale,
-                              *translation_tcb[j].T)
-
-    channels = _skeleton_channels(motion, rotation, translation)
+    splines = [reduction.splines(j, scale) for j in range(len(reduction.names))]
+    channels = _skeleton_channels(motion, lambda j: splines[j][0], lambda j: splines[j][1])
     return export_gltf(channels, path, angle_tolerance=angle_tolerance,
                        **_skeleton_nodes(motion, scale), name="reduced")
 
