@@ -698,7 +698,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     until none is, then drops each key whose frames stay within tolerance
     without it, refitting the keys near it, and then each key whose frames
     stay within tolerance once the keys beside it are refitted; it keeps
-    the greedy keys where those are fewer.  World mode runs its greedy
+    the greedy keys where those are fewer (TCB keys: tangent keys cannot
+    carry the greedy keys' KB tangents, which differ on the two sides of a
+    key where keys are spaced unevenly, so they keep the fit's).  World
+    mode runs its greedy
     search first, then a fitted reduction at the scale found (halved until
     it passes, at most four), then loosens joints with fitted keys, by 2,
     1.68, 1.41, 1.19, 1.09, 1.04 and 1.02 (by 2 fitted anew, by the
