@@ -81,6 +81,20 @@ def test_reduce_command_writes_gltf(tmp_path):
     assert read_gltf(out).animations["reduced"]
 
 
+def test_reduce_command_fits_tangents_or_tcb(tmp_path):
+    """The reduce command fits tangent keys by default, TCB keys with --tcb."""
+    kinds = {}
+    for flag in ([], ["--tcb"]):
+        out = tmp_path / f"hop{len(flag)}.json"
+        subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(CMU / "131_03.bvh"),
+                        "--position-tolerance", "0.2", *flag, "-o", str(out)],
+                       check=True, capture_output=True)
+        joint = json.loads(out.read_text())["joints"][1]
+        kinds[bool(flag)] = sorted(k for k in joint if k.endswith(("_tcb", "_tangents")))
+    assert kinds == {False: ["rotation_tangents", "translation_tangents"],
+                     True: ["rotation_tcb", "translation_tcb"]}
+
+
 def test_reduction_of_another_clip_is_refused(clip):
     result = reduce_keys(clip, 0.1, 0.1, fit=False)
     other = Motion(clip.joints, clip.frame_time, clip.frames[:100])
