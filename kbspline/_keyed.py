@@ -67,8 +67,8 @@ class KeyedSpline:
         must be zero."""
         if tangents is None:
             return None, None
-        if isinstance(tangents, (str, bytes)) or not hasattr(tangents, "__len__") \
-                or len(tangents) != 2:
+        if not (isinstance(tangents, (tuple, list)) or isinstance(tangents, np.ndarray)
+                and tangents.ndim > 0) or len(tangents) != 2:
             raise TypeError("tangents must be a pair (incoming, outgoing) of per-key "
                             "tangents per unit time, as the tangents property gives them")
         if any(np.any(np.asarray(p) != 0) for p in tcb):
@@ -78,9 +78,17 @@ class KeyedSpline:
             raise ValueError(f"tangents are given, at every key including the ends: timing "
                              f"must be 'kb' and ends 'natural' (their defaults), not "
                              f"timing={self._timing!r}, ends={self._ends!r}")
-        return tuple(np.ascontiguousarray(_check_broadcast(
-            "tangents", _check_float_array("tangents", side), key_shape)).reshape(flat_shape)
-            for side in tangents)
+        given = []
+        for name, side in zip(("incoming", "outgoing"), tangents):
+            arr = _check_broadcast(f"tangents' {name} side",
+                                   _check_float_array(f"tangents' {name} side", side), key_shape)
+            bad = np.argwhere(~np.isfinite(arr))
+            if len(bad):
+                where = ", ".join(map(str, bad[0].tolist()))
+                raise ValueError(f"tangents' {name} side[{where}] is {arr[tuple(bad[0])]}: "
+                                 f"tangents must be finite")
+            given.append(np.ascontiguousarray(arr).reshape(flat_shape))
+        return tuple(given)
 
     def _build(self, build, key_times, keys, params, end_tangents, batch_shape, *flags):
         """Calls a core builder, rewording its errors in the user's terms."""

@@ -165,17 +165,22 @@ def test_bad_given_tangents(cls):
         cls(t, keys, tangents=m[:1])
     with pytest.raises(TypeError, match="pair"):
         cls(t, keys, tangents="in, out")
+    for not_a_pair in ({0: m, 1: m}, {1.0, 2.0}, np.float64(2.0)):  # not read as keys
+        with pytest.raises(TypeError, match="pair"):
+            cls(t, keys, tangents=not_a_pair)
     with pytest.raises(ValueError, match="tension, continuity and bias"):
         cls(t, keys, 0.5, tangents=(m, m))
     with pytest.raises(ValueError, match="ends='closed'"):
         cls(t, keys, ends="closed", tangents=(m, m))
     with pytest.raises(ValueError, match="timing='3ds'"):
         cls(t, keys, timing="3ds", tangents=(m, m))
-    with pytest.raises(ValueError, match="tangents of shape"):
+    with pytest.raises(ValueError, match="tangents' outgoing side of shape"):
         cls(t, keys, tangents=(m, m[:3]))
     with pytest.raises(TypeError, match="tangents"):
         cls(t, keys, tangents=(m, m.astype(complex)))
     bad = m.copy()
     bad[2, 1] = np.nan
-    with pytest.raises(ValueError, match=r"tangents\[2\] must be finite"):
+    with pytest.raises(ValueError, match=r"tangents' outgoing side\[2, 1\] is nan"):
         cls(t, keys, tangents=(m, bad))
+    with pytest.raises(ValueError, match=r"tangents' incoming side\[2, 1\] is nan"):
+        cls(t, keys, tangents=(bad, m))

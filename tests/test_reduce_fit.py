@@ -3,6 +3,7 @@ SciPy's least_squares and the NumPy implementation in reduce_oracles),
 every frame still within the tolerances (by SciPy's rotations from the BVH
 Euler angles), fewer keys than greedy selection alone, and the fitted
 curves rebuilt exactly."""
+import dataclasses
 import json
 import pathlib
 
@@ -353,6 +354,21 @@ def test_rebuild_of_tangent_keys_is_the_hermite_curve_and_survives_json(walk120)
     data["joints"][2]["rotation_tangents"][1][0] = float("nan")
     with pytest.raises(ValueError, match="finite"):
         Reduction.from_json(data)
+    # the rows come as a pair of one kind, else a rebuild would take other curves
+    for drop, add in (("translation_tangents", None), ("rotation_tangents", None),
+                      (None, "rotation_tcb")):
+        data = result.to_json()
+        for joint in data["joints"]:
+            if drop:
+                del joint[drop]
+            if add:
+                joint[add] = joint["rotation_tangents"]
+                joint["translation_tcb"] = joint["translation_tangents"]
+        with pytest.raises(ValueError, match="come as rotation_tcb with translation_tcb"):
+            Reduction.from_json(data)
+    half = dataclasses.replace(result, translation_tangents=None)
+    with pytest.raises(ValueError, match="not one of a pair"):
+        half.rebuild(walk120.times)
 
 
 def test_tangent_keys_are_fewer_than_tcb_keys(walk120):

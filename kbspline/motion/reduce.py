@@ -124,9 +124,10 @@ class Reduction:
         translation : PositionSpline
             Both in seconds from 0 at the first frame.
         """
+        _check_fitted_rows(self)
         key_times = self.key_frames[j] * self.frame_time
         q, x = self.rotations[j], self.translations[j] * scale
-        if self.rotation_tangents is not None and self.translation_tangents is not None:
+        if self.rotation_tangents is not None:
             rotation, translation = self.rotation_tangents[j], self.translation_tangents[j] * scale
             return (RotationSpline(key_times, q, tangents=(rotation, rotation)),
                     PositionSpline(key_times, x, tangents=(translation, translation)))
@@ -175,6 +176,7 @@ class Reduction:
                                 "translation_tangents")})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
+        _check_fitted_rows(out)
         for j, (name, keys, q, x) in enumerate(zip(out.names, out.key_frames, out.rotations,
                                                   out.translations)):
             tcbs = [t[j] for t in (out.rotation_tcb, out.translation_tcb,
@@ -227,6 +229,19 @@ class Reduction:
                            for j, (n, k, q, x, a, d) in enumerate(zip(
                                self.names, self.key_frames, self.rotations, self.translations,
                                self.max_angle, self.max_distance))]}
+
+
+def _check_fitted_rows(reduction):
+    """Refuses fitted rows that do not come as a pair of one kind: TCB of
+    both channels or tangents of both, not one alone nor both kinds (a
+    rebuild would otherwise take other curves than the reduction's)."""
+    tcb = [reduction.rotation_tcb is not None, reduction.translation_tcb is not None]
+    tangents = [reduction.rotation_tangents is not None,
+                reduction.translation_tangents is not None]
+    if tcb[0] != tcb[1] or tangents[0] != tangents[1] or (tcb[0] and tangents[0]):
+        raise ValueError("a reduction's fitted rows come as rotation_tcb with translation_tcb, "
+                         "or rotation_tangents with translation_tangents, for every joint: "
+                         "not one of a pair, nor both kinds")
 
 
 LOOSER = 5.0  # the greedy keys a fit starts from are chosen at this times the tolerances
