@@ -127,7 +127,7 @@ class Reduction:
         _check_fitted_rows(self)
         key_times = self.key_frames[j] * self.frame_time
         q, x = self.rotations[j], self.translations[j] * scale
-        if self.rotation_tangents is not None:
+        if self.rotation_tangents is not None and self.translation_tangents is not None:
             rotation, translation = self.rotation_tangents[j], self.translation_tangents[j] * scale
             return (RotationSpline(key_times, q, tangents=(rotation, rotation)),
                     PositionSpline(key_times, x, tangents=(translation, translation)))
