@@ -71,6 +71,11 @@ def test_reduce_json_rebuilds_the_frames(tmp_path):
     (lambda d: d.pop("joints"), "not a reduction"),
     (lambda d: d["joints"][0].update(key_frames=[0, 5]), "key frames must rise"),
     (lambda d: d.update(quaternion_order="xyzw"), "quaternion_order"),
+    (lambda d: d.update(format="kbspline.other"), "format 'kbspline.other'"),
+    (lambda d: d.update(version=3), "reads versions 1 to 2"),   # a later writer's
+    (lambda d: d.update(version="2"), "version '2'"),
+    (lambda d: d.update(version=True), "version True"),
+    (lambda d: d.update(version=0), "version 0"),
 ])
 def test_reduction_from_bad_json(change, words):
     from kbspline.motion import Reduction
@@ -82,6 +87,22 @@ def test_reduction_from_bad_json(change, words):
     change(data)
     with pytest.raises(ValueError, match=words):
         Reduction.from_json(data)
+
+
+def test_reduction_json_names_its_format_and_version():
+    """to_json says what it is, and from_json reads that back, the versions
+    before it (no version field) and no later one."""
+    from kbspline.motion import Reduction
+    from kbspline.motion.reduce import JSON_VERSION
+    data = {"frame_time": 0.1, "num_frames": 3, "quaternion_order": "wxyz",
+            "joints": [{"name": "a", "key_frames": [0, 2], "rotations": [[1, 0, 0, 0]] * 2,
+                        "translations": [[0, 0, 0]] * 2, "max_angle_deg": 0.0,
+                        "max_distance": 0.0}]}
+    written = Reduction.from_json(data).to_json()
+    assert written["format"] == "kbspline.reduction" and written["version"] == JSON_VERSION == 2
+    assert Reduction.from_json(written).key_frames[0].tolist() == [0, 2]
+    with pytest.raises(ValueError, match="not a dict"):
+        Reduction.from_json([data])
 
 
 def test_flags_are_the_same_everywhere():

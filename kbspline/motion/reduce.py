@@ -154,6 +154,7 @@ class Reduction:
         ValueError
             Naming what is missing or malformed.
         """
+        _check_json_version(data)
         try:
             joints = data["joints"]
             if data.get("quaternion_order", "wxyz") != "wxyz":
@@ -217,7 +218,8 @@ class Reduction:
         tangents."""
         optional = {name: getattr(self, name) for name in (
             "rotation_tcb", "translation_tcb", "rotation_tangents", "translation_tangents")}
-        return {"frame_time": self.frame_time, "num_frames": self.num_frames,
+        return {"format": JSON_FORMAT, "version": JSON_VERSION,
+                "frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
                 "joints": [{"name": n, "key_frames": k.tolist(), "rotations": q.tolist(),
                             "translations": x.tolist(), "max_angle_deg": float(np.degrees(a)),
@@ -229,6 +231,27 @@ class Reduction:
                            for j, (n, k, q, x, a, d) in enumerate(zip(
                                self.names, self.key_frames, self.rotations, self.translations,
                                self.max_angle, self.max_distance))]}
+
+
+# What Reduction.to_json writes: version 1 (no version field) carries TCB
+# rows alone, 2 tangents too; a reader of 1 would take tangent keys for
+# zero TCB, so from_json refuses versions above its own.
+JSON_FORMAT = "kbspline.reduction"
+JSON_VERSION = 2
+
+
+def _check_json_version(data):
+    """Refuses JSON of another format, or of a later version of this one
+    (which may carry rows this reader would drop unseen)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"not a reduction written by Reduction.to_json: a "
+                         f"{type(data).__name__}, not a dict")
+    if data.get("format", JSON_FORMAT) != JSON_FORMAT:
+        raise ValueError(f"format {data['format']!r} is not {JSON_FORMAT!r}")
+    version = data.get("version", 1)
+    if type(version) is not int or not 1 <= version <= JSON_VERSION:
+        raise ValueError(f"version {version!r} of {JSON_FORMAT!r}: this kbspline reads "
+                         f"versions 1 to {JSON_VERSION}; a later kbspline wrote it?")
 
 
 def _check_fitted_rows(reduction):
