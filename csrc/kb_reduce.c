@@ -1703,6 +1703,26 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
     return status;
 }
 
+/* The step of one channel from frame f to f + 1 per time: for rotations
+ * the log of the relative rotation on the short side. */
+static void frame_slope(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double d[3])
+{
+    double dt = jt->times[f + 1] - jt->times[f];
+    if (rotation) {
+        double rel[4];
+        kb_qmul_conj_left(jt->rotations + 4 * f, jt->rotations + 4 * (f + 1), rel);
+        if (rel[0] < 0)
+            for (int c = 0; c < 4; c++)
+                rel[c] = -rel[c];
+        kb_qlog(rel, d);
+    } else {
+        for (int c = 0; c < 3; c++)
+            d[c] = jt->translations[3 * (f + 1) + c] - jt->translations[3 * f + c];
+    }
+    for (int c = 0; c < 3; c++)
+        d[c] /= dt;
+}
+
 /* A new key's parameters: TCB zero, or with tangent keys the frames' own
  * tangent there (per time; for rotations in log space, half the body
  * angular velocity), by central differences (one-sided at the ends). */
@@ -1713,20 +1733,37 @@ static void new_key(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double
         return;
     ptrdiff_t a = f > 0 ? f - 1 : f, b = f + 1 < jt->n_frames ? f + 1 : f;
     for (ptrdiff_t side = a; side < b; side++) {  /* the steps a -> a + 1 up to b */
-        double d[3], dt = (jt->times[side + 1] - jt->times[side]) * (double)(b - a);
-        if (rotation) {
-            double rel[4];
-            kb_qmul_conj_left(jt->rotations + 4 * side, jt->rotations + 4 * (side + 1), rel);
-            if (rel[0] < 0)
-                for (int c = 0; c < 4; c++)
-                    rel[c] = -rel[c];
-            kb_qlog(rel, d);
-        } else {
-            for (int c = 0; c < 3; c++)
-                d[c] = jt->translations[3 * (side + 1) + c] - jt->translations[3 * side + c];
-        }
+        double d[3];
+        frame_slope(jt, rotation, side, d);
         for (int c = 0; c < 3; c++)
-            param[c] += d[c] / dt;
+            param[c] += d[c] / (double)(b - a);
+    }
+}
+
+/* A tangent key whose neighbours are the frames beside it shapes no frame
+ * a fit weighs, so its fit keeps its start; at a hold's edge that is half
+ * the jump, far off the tangent a drop beside it would need, from which
+ * the refit's model does not reach it.  Such keys take instead the
+ * harmonic mean of the steps on either side, per component (Fritsch and
+ * Butland's, as PCHIP takes it), zero where they differ in sign or one is
+ * zero: the hold's.  No frame's error changes. */
+static void settle_unweighed(joint_fit *j)
+{
+    const kb_reduce_joint *jt = j->jt;
+    for (ptrdiff_t i = 1; jt->tangent_keys && i + 1 < j->K; i++) {
+        ptrdiff_t f = j->keys[i];
+        if (j->keys[i - 1] != f - 1 || j->keys[i + 1] != f + 1)
+            continue;
+        double h0 = jt->times[f] - jt->times[f - 1], h1 = jt->times[f + 1] - jt->times[f];
+        double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
+        for (int c = 0; c < j->channels; c++) {
+            double before[3], after[3], *param = j->tcb[c] + 3 * i;
+            frame_slope(jt, c == 0, f - 1, before);
+            frame_slope(jt, c == 0, f, after);
+            for (int p = 0; p < 3; p++)
+                param[p] = before[p] * after[p] > 0.0
+                               ? (w0 + w1) / (w0 / before[p] + w1 / after[p]) : 0.0;
+        }
     }
 }
 
@@ -2096,6 +2133,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         status = fit_all(&j, j.tcb, FIT_FIRST, err);
         if (status == KB_OK)
             status = add_keys(&j, err);
+        settle_unweighed(&j);
         if (status == KB_OK)
             status = drop_keys(&j, drop, err);
         if (status == KB_OK)
