@@ -521,6 +521,17 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
     return kb_ok(err);
 }
 
+/* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
+ * a TCB outside [-FIT_LIMIT, FIT_LIMIT] named by its parameter, a tangent
+ * key's that is not finite as a tangent. */
+static kb_status refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
+                            kb_error *err)
+{
+    if (jt->tangent_keys)
+        return kb_fail(err, KB_ENONFINITE, KB_ARG_TANGENTS, track, i / 3);
+    return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), track, i / 3);
+}
+
 /* How many keys on each side of a key its tangent hangs on: KB tangents
  * on one (the chords to its neighbours), a tangent key's on none (given),
  * so that a tangent key's segment is shaped by its own two keys alone
@@ -1486,7 +1497,7 @@ static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdi
         return status;
     for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
         if (!(fabs(tcb[i]) <= (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
-            return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), 0, i / 3);
+            return refuse_row(jt, i, 0, err);
     space s;
     fit_space w;
     void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, jt, per_segment);
@@ -2084,7 +2095,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         for (int c = 0; c < channels; c++)
             if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <=
                   (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
-                return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), c, i / 3);
+                return refuse_row(jt, i, c, err);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;

@@ -553,6 +553,23 @@ def test_drops_name_the_parameter_out_of_range(walk120, column, name):
                          np.radians(1.0), np.inf, start, bad, tcb)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_drops_name_a_tangent_key_not_finite(walk120, value):
+    """With tangent keys the rows are tangents: one not finite is named as
+    a tangent (with its key), not as a TCB parameter."""
+    start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
+    rows = np.zeros((len(start), 3))
+    bad = rows.copy()
+    bad[1, 2] = value
+    frames = walk120.times, walk120.rotations()[3:4], walk120.translations()[3:4]
+    with pytest.raises(ValueError, match="finite.*tangents', 0, 1"):
+        core.reduce_drop(*frames, np.radians(1.0), np.inf, start, bad, rows, None, True)
+    with pytest.raises(ValueError, match="bias', 0, 1"):   # TCB rows: out of range
+        core.reduce_drop(*frames, np.radians(1.0), np.inf, start, bad, rows)
+    huge = rows + 1e6   # large but finite tangents are legal
+    core.reduce_drop(*frames, np.radians(1.0), np.inf, start, huge, rows, None, True)
+
+
 def drop_with_memory(clip, joint, keys, angle, memory):
     """core.reduce_drop of one joint's keys (zero TCB, rotation only) with
     this memory: the keys kept."""
