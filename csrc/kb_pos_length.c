@@ -2,20 +2,31 @@
  * (tables in kb_integrate.c). */
 #include "kb_integrate.h"
 
-/* |dX/du| = |P'(e)| de/du on segment seg of track tr. */
+/* |dX/du| = |P'(e)| de/du on segment seg of track tr: the norm summed
+ * as it is, or where its square leaves the normal range (a speed above
+ * about 1e150 or below 1e-145, whose square overflows or loses digits)
+ * over its largest component. */
 static double position_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double u)
 {
     const kb_curve *c = ctx;
     const ptrdiff_t D = c->dim, i = tr * c->n_seg + seg;
     const double *cf = c->coef + i * 4 * D;
-    double e = u, de = 1.0, dde, sq = 0.0;
+    double e = u, de = 1.0, dde, sq = 0.0, big = 0.0;
     if (c->ease)
         kb_ease(u, c->ease[2 * i], c->ease[2 * i + 1], &e, &de, &dde);
     for (ptrdiff_t j = 0; j < D; j++) {
         const double d = cf[D + j] + e * (2.0 * cf[2 * D + j] + 3.0 * e * cf[3 * D + j]);
         sq += d * d;
+        big = fmax(big, fabs(d));
     }
-    return sqrt(sq) * de;
+    if ((sq <= 1e300 && sq >= 1e-290) || big == 0.0 || !isfinite(big))
+        return sqrt(sq) * de;
+    sq = 0.0;
+    for (ptrdiff_t j = 0; j < D; j++) {
+        const double d = cf[D + j] + e * (2.0 * cf[2 * D + j] + 3.0 * e * cf[3 * D + j]);
+        sq += (d / big) * (d / big);
+    }
+    return big * sqrt(sq) * de;
 }
 
 /* P'(e) . P''(e) of segment seg of track tr, with P'(e) = A + B e + C e^2. */
