@@ -215,7 +215,7 @@ static kb_status track_segments(const kb_rot_keys *k, ptrdiff_t tr, const double
         kind[i] = build_segment(q + 4 * n, q + 4 * (n + 1), chord + 3 * n, T0, T1, c, lg);
         rot_segment_pack(kind[i], c, lg, seg + i * KB_ROT_SEG);
         if (!finite_record(seg + i * KB_ROT_SEG))  /* tangents too large to exp */
-            return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, n);
+            return kb_fail(err, KB_ERANGE, k->given_in ? KB_ARG_TANGENTS : KB_ARG_VALUES, tr, n);
         if (ctrl)
             memcpy(ctrl + i * 16, c, sizeof c);
         if (ease) {

@@ -351,6 +351,20 @@ static ptrdiff_t first_overflow(const double *coef, ptrdiff_t S, ptrdiff_t dim)
     return S;
 }
 
+/* What overflows segment n's coefficients: its keys' values, or with
+ * given tangents those where they, times the segment's duration, reach
+ * the values' size. */
+static kb_arg overflow_arg(const kb_tcb_keys *k, const double *x, const double *dt,
+                           const double *tin, const double *tout, ptrdiff_t n, ptrdiff_t dim)
+{
+    double value = 0.0, tangent = 0.0;
+    for (ptrdiff_t j = 0; k->given_in && j < dim; j++) {
+        value = fmax(value, fmax(fabs(x[n * dim + j]), fabs(x[(n + 1) * dim + j])));
+        tangent = fmax(tangent, fmax(fabs(tout[n * dim + j]), fabs(tin[(n + 1) * dim + j])) * dt[n]);
+    }
+    return k->given_in && tangent >= value ? KB_ARG_TANGENTS : KB_ARG_VALUES;
+}
+
 /* One track of build_tracks, inlined with constant dim: chords (and, for
  * per-track times, durations), tangents, segments.  weights: the inner
  * keys' tangent weights when times and TCB are shared, else NULL. */
@@ -378,8 +392,10 @@ KB_INLINE kb_status build_track(const kb_tcb_keys *k, ptrdiff_t tr, ptrdiff_t di
         kb_track_tangents(k, tr, chord, dt, tin, tout);
     }
     double *c = coef + tr * S * 4 * dim;
-    if (!track_segments(x, chord, dt, tin, tout, S, first, dim, c))
-        return kb_fail(err, KB_ERANGE, KB_ARG_VALUES, tr, first + first_overflow(c, S, dim));
+    if (!track_segments(x, chord, dt, tin, tout, S, first, dim, c)) {
+        const ptrdiff_t n = first + first_overflow(c, S, dim);
+        return kb_fail(err, KB_ERANGE, overflow_arg(k, x, dt, tin, tout, n, dim), tr, n);
+    }
     return KB_OK;
 }
 

@@ -134,6 +134,8 @@ def _reword_build_error(exc, batch_shape, per_track, names, key_times):
         reason = (_out_of_range_times(key_times, track, index) if arg == "times" else
                   "is too large, or its tangents or TCB are: the spline's coefficients "
                   "overflow" if arg == "values" else
+                  "or the next key's are too large: the spline's coefficients overflow"
+                  if arg == "tangents" else
                   "must be in [0, 1]")
     elif reason == "size out of range":
         reason = "has too many keys times dimensions: the sizes of its arrays overflow"

@@ -76,7 +76,8 @@ class PositionSpline(KeyedSpline):
         ``values``: every key's tangents per unit time, as the `tangents`
         property gives them, instead of tangents from the TCB (which must
         then be 0) and ends (which must be 'natural'): cubic Hermite keys,
-        as glTF's CUBICSPLINE and fitted reductions have them.
+        as glTF's CUBICSPLINE and fitted reductions have them.  Ease
+        applies after them: an eased side of a key is at rest.
 
     Notes
     -----
@@ -509,7 +510,8 @@ class PositionSpline(KeyedSpline):
     @property
     def tangents(self) -> tuple[FloatArray, FloatArray]:
         """(incoming, outgoing), each (..., K, D), per unit time.  An end key's
-        unused side repeats its used one; the two phantom keys have NaN."""
+        unused side repeats its used one (given tangents come back as
+        given); the two phantom keys have NaN."""
         if self._tan_in is None:
             twin = object.__new__(type(self))
             twin._keep_tangents = True

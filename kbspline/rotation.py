@@ -56,7 +56,8 @@ class RotationSpline(KeyedSpline):
         property gives them, instead of tangents from the TCB (which must
         then be 0) and ends (which must be 'natural').  The body-frame
         angular velocity is then 2 T1 arriving at a key and 2 T0 leaving
-        it, so the curve is C1 where T1 = T0.
+        it, so the curve is C1 where T1 = T0 (ease applies after them:
+        an eased side of a key is at rest).
 
     Notes
     -----

@@ -184,3 +184,53 @@ def test_bad_given_tangents(cls):
         cls(t, keys, tangents=(m, bad))
     with pytest.raises(ValueError, match=r"tangents' incoming side\[2, 1\] is nan"):
         cls(t, keys, tangents=(bad, m))
+
+
+@pytest.mark.parametrize("cls", [PositionSpline, RotationSpline])
+def test_overflowing_tangents_are_named_as_tangents(cls):
+    """Tangents too large for the segment's coefficients are named as the
+    tangents of the segment's first key (or the next key's), not as its
+    values (a review found quaternions[1] blamed for a tangent of 1e300);
+    values too large beside small tangents are still the values."""
+    t = np.array([0.0, 1.0, 2.0, 200.0])
+    keys = random_quaternions(np.random.default_rng(8), 4) if cls is RotationSpline \
+        else np.zeros((4, 3))
+    m = np.zeros((4, 3))
+    out = m.copy()
+    out[1, 0] = 1e300 if cls is RotationSpline else 1e308   # leaving key 1
+    with pytest.raises(ValueError, match=r"tangents\[1\] or the next key's are too large"):
+        cls(t, keys, tangents=(m, out))
+    incoming = m.copy()
+    incoming[3, 0] = 1e307   # arriving at key 3, over a segment of 198
+    with pytest.raises(ValueError, match=r"tangents\[2\] or the next key's are too large"):
+        cls(t, keys, tangents=(incoming, m))
+    if cls is PositionSpline:
+        huge = np.zeros((4, 3))
+        huge[2, 0], huge[3, 0] = -1.7e308, 1.7e308
+        with pytest.raises(ValueError, match=r"values\[1\] is too large"):   # its chord
+            cls(t, huge, tangents=(m, m))
+
+
+def test_ease_applies_after_given_tangents():
+    """As ends.md says: an eased side of a key is at rest whatever its
+    tangent (one-sided differences), the other side moves at the tangent."""
+    m = np.array([[1.0], [2.0], [3.0]])
+    s = PositionSpline([0.0, 1.0, 2.0], [[0.0], [1.0], [2.0]], tangents=(m, m),
+                       ease_from=[0.0, 0.3, 0.0])
+    h = 1e-7
+    leaving = (s(1.0 + h) - s(1.0)) / h
+    arriving = (s(1.0) - s(1.0 - h)) / h
+    assert abs(leaving[0]) < 1e-5 and arriving[0] == pytest.approx(2.0, rel=1e-5)
+
+
+def test_phantom_ends_rebuild_from_their_inner_keys_tangents():
+    """As ends.md says: a phantom spline's phantom keys have NaN tangents;
+    its inner keys with theirs rebuild it over its domain."""
+    rng = np.random.default_rng(1)
+    t, x = np.cumsum(rng.uniform(0.5, 2.0, 7)), rng.normal(size=(7, 2))
+    s = PositionSpline(t, x, ends="phantom", tension=0.2)
+    tin, tout = s.tangents
+    assert np.isnan(tin[[0, -1]]).all()
+    again = PositionSpline(t[1:-1], x[1:-1], tangents=(tin[1:-1], tout[1:-1]))
+    q = np.linspace(t[1], t[-2], 50)
+    np.testing.assert_allclose(again(q), s(q), rtol=1e-14, atol=1e-14)
