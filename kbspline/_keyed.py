@@ -80,12 +80,12 @@ class KeyedSpline:
                              f"timing={self._timing!r}, ends={self._ends!r}")
         given = []
         for name, side in zip(("incoming", "outgoing"), tangents):
-            arr = _check_broadcast(f"tangents' {name} side",
-                                   _check_float_array(f"tangents' {name} side", side), key_shape)
-            bad = np.argwhere(~np.isfinite(arr))
+            raw = _check_float_array(f"tangents' {name} side", side)
+            arr = _check_broadcast(f"tangents' {name} side", raw, key_shape)
+            bad = np.argwhere(~np.isfinite(raw))  # named in the shape as given
             if len(bad):
-                where = ", ".join(map(str, bad[0].tolist()))
-                raise ValueError(f"tangents' {name} side[{where}] is {arr[tuple(bad[0])]}: "
+                where = "[" + ", ".join(map(str, bad[0].tolist())) + "]" if raw.ndim else ""
+                raise ValueError(f"tangents' {name} side{where} is {raw[tuple(bad[0])]}: "
                                  f"tangents must be finite")
             given.append(np.ascontiguousarray(arr).reshape(flat_shape))
         return tuple(given)

@@ -184,6 +184,11 @@ def test_bad_given_tangents(cls):
         cls(t, keys, tangents=(m, bad))
     with pytest.raises(ValueError, match=r"tangents' incoming side\[2, 1\] is nan"):
         cls(t, keys, tangents=(bad, m))
+    # named in the shape given, not the broadcast one
+    with pytest.raises(ValueError, match=r"tangents' incoming side\[2\] is inf"):
+        cls(t, keys, tangents=(np.array([0.0, 0.0, np.inf]), m))
+    with pytest.raises(ValueError, match=r"tangents' outgoing side is nan"):
+        cls(t, keys, tangents=(m, np.nan))
 
 
 @pytest.mark.parametrize("cls", [PositionSpline, RotationSpline])
