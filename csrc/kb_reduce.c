@@ -535,7 +535,8 @@ static kb_status refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t tr
 /* How many keys on each side of a key its tangent hangs on: KB tangents
  * on one (the chords to its neighbours), a tangent key's on none (given),
  * so that a tangent key's segment is shaped by its own two keys alone
- * and every window below is that much narrower. */
+ * and every window below is that much narrower.  Only where the rows are
+ * there: keys without rows (greedy keys) have KB tangents. */
 static ptrdiff_t tangent_reach(const kb_reduce_joint *jt)
 {
     return jt->tangent_keys ? 0 : 1;
@@ -602,7 +603,8 @@ static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
                                       const ptrdiff_t *from, const double *from_tcb,
                                       double *out, space *s, kb_error *err)
 {
-    ptrdiff_t width = rotation ? 4 : 3, reach = tangent_reach(jt);
+    /* no rows are zero TCB, KB tangents, even where jt has tangent keys */
+    ptrdiff_t width = rotation ? 4 : 3, reach = tcb ? tangent_reach(jt) : 1;
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; status == KB_OK && i + 1 < K; i++) {
         if (same_segment(from, K, tcb, from_tcb, i, reach))

@@ -928,3 +928,39 @@ def test_world_greedy_search_is_the_python_search_it_replaced(threads):
     finally:
         set_num_threads(previous)
 
+
+
+def smooth_keyframed_chain(seed=11, draws=6, frames=400):
+    """A root and two joints at 30 Hz, every Euler channel a ramp plus a
+    slow sine (degrees), the root moving likewise: the last of `draws`
+    such clips from one generator (a review's)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(frames)
+    turns = ["Zrotation", "Xrotation", "Yrotation"]
+    for _ in range(draws):
+        rot = np.zeros((frames, 3, 3))
+        for j in range(3):
+            for a in range(3):
+                rot[:, j, a] = (rng.uniform(-0.3, 0.3) * t + rng.uniform(0, 30)
+                                * np.sin(t / rng.uniform(10, 80) + rng.uniform(0, 6)))
+        pos = np.stack([rng.uniform(-1, 1) * t + rng.uniform(0, 20)
+                        * np.sin(t / rng.uniform(10, 80)) for _ in range(3)], 1)
+    joints = [Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + turns)] + [
+        Joint(f"j{i}", i - 1, np.array([0, 10.0, 0]), list(turns),
+              np.array([0, 5.0, 0]) if i == 2 else None) for i in (1, 2)]
+    return Motion(joints, 1 / 30, np.concatenate([pos, rot[:, 0], rot[:, 1], rot[:, 2]], axis=1))
+
+
+@pytest.mark.parametrize("tolerance", [5.62e-7, 1e-6])
+def test_greedy_keys_kept_by_a_fitted_search_are_measured_as_they_are(tolerance):
+    """Where no fitted pass keeps fewer keys, the search goes on with the
+    greedy keys (no rows: KB tangents) though the joints fit tangent keys;
+    their curves, rebuilt since the last ones, were measured as if a key
+    shaped only its own two segments, so drops passed the world check on
+    stale curves: 27 times past the tolerance, 0.04 times reported (a
+    review found it).  Within it, and reported as measured."""
+    clip = smooth_keyframed_chain()
+    result = reduce_keys(clip, position_tolerance=tolerance)
+    error = world_error(clip, result)
+    assert error.max() <= tolerance
+    np.testing.assert_allclose(result.max_position, error, rtol=1e-6, atol=1e-3 * tolerance)
