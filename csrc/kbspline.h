@@ -634,7 +634,8 @@ kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptr
  * kb_reduce_drop does (with no memory given).  Writes the keys and their
  * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
  * rows used, the rest zero) and the final angle and distance at every
- * frame.  Allocates about 201 n_frames doubles.
+ * frame (unless both are NULL: a whole spline's evaluation skipped).
+ * Allocates about 203 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
@@ -671,8 +672,8 @@ typedef struct {
  * that fail are recorded there.  Whatever the memory holds, the result
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
- * distance at every frame as kb_reduce_fit does.  Allocates about 201
- * n_frames doubles.
+ * distance at every frame as kb_reduce_fit does (or neither).  Allocates
+ * about 203 n_frames doubles.
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

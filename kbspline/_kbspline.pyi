@@ -116,15 +116,16 @@ def reduce_world_greedy(
            list[NDArray[np.intp]], list[_F64], _F64, float, float]: ...
 def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
-    distance_tolerance: float, keys: NDArray[np.intp], tangent_keys: bool = False, /,
-) -> tuple[NDArray[np.intp], _F64, _F64, _F64, _F64]: ...
+    distance_tolerance: float, keys: NDArray[np.intp], tangent_keys: bool = False,
+    errors: bool = True, /,
+) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
 def reduce_drop(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], rotation_tcb: _F64,
     translation_tcb: _F64,
     memory: Optional[tuple[NDArray[np.float64], NDArray[np.intp]]] = None,
-    tangent_keys: bool = False, /,
-) -> tuple[NDArray[np.intp], _F64, _F64, _F64, _F64]: ...
+    tangent_keys: bool = False, errors: bool = True, /,
+) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
 def fit_tcb(
     times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
     tcb: _F64, iterations: int, jacobian_every: int, per_segment: Optional[int] = None, /,

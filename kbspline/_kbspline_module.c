@@ -1032,21 +1032,24 @@ done:
 
 PyDoc_STRVAR(reduce_fit_doc,
 "reduce_fit(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"           tangent_keys=False)\n"
+"           tangent_keys=False, errors=True)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fitted keys of one joint from a first choice of keys: times (F,),\n"
 "rotations (1, F, 4), translations (1, F, 3); with tangent_keys, the\n"
-"rows called TCB are each key's tangent (kb_reduce_joint).  Private: see\n"
+"rows called TCB are each key's tangent (kb_reduce_joint); without errors,\n"
+"angle and distance are None (not evaluated).  Private: see\n"
 "kbspline.motion.reduce.");
 
 PyDoc_STRVAR(reduce_drop_doc,
 "reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"            rotation_tcb, translation_tcb, memory=None, tangent_keys=False)\n"
+"            rotation_tcb, translation_tcb, memory=None, tangent_keys=False,\n"
+"            errors=True)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
 "by kb_reduce_drop; memory = (needed, around), float64 (F, 2) and intp\n"
 "(F, 4), the drops that failed, read and written (see kb_drop_memory;\n"
-"None: a memory of this call alone).  Private: see kbspline.motion.reduce.");
+"None: a memory of this call alone); errors as reduce_fit's.  Private: see\n"
+"kbspline.motion.reduce.");
 
 /* reduce_drop's memory: None (*memory NULL: the call keeps its own), or
  * (needed, around), float64 (F, 2) and intp (F, 4), C-contiguous and
@@ -1089,13 +1092,13 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     PyObject *memory_obj = Py_None;
     PyArrayObject *a[3], *keys = NULL, *tcb[2] = {NULL, NULL};
     double angle_tolerance, distance_tolerance;
-    int tangent_keys = 0;
+    int tangent_keys = 0, errors = 1;
     kb_drop_memory store, *memory;
-    if ((tcb_args ? !PyArg_ParseTuple(args, "OOOddOOO|Op", &o[0], &o[1], &o[2],
+    if ((tcb_args ? !PyArg_ParseTuple(args, "OOOddOOO|Opp", &o[0], &o[1], &o[2],
                                       &angle_tolerance, &distance_tolerance, &o[3], &o[4],
-                                      &o[5], &memory_obj, &tangent_keys)
-                  : !PyArg_ParseTuple(args, "OOOddO|p", &o[0], &o[1], &o[2], &angle_tolerance,
-                                      &distance_tolerance, &o[3], &tangent_keys)) ||
+                                      &o[5], &memory_obj, &tangent_keys, &errors)
+                  : !PyArg_ParseTuple(args, "OOOddO|pp", &o[0], &o[1], &o[2], &angle_tolerance,
+                                      &distance_tolerance, &o[3], &tangent_keys, &errors)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
         !(keys = key_frames(o[3])))
@@ -1117,8 +1120,8 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     Py_SETREF(keys, capacity);
     out[0] = new_array(2, rows);
     out[1] = new_array(2, rows);
-    out[2] = new_array(1, &F);
-    out[3] = new_array(1, &F);
+    out[2] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
+    out[3] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
         goto done;
     for (int c = 0; c < tcb_args; c++)
@@ -1130,7 +1133,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     kb_status status;
     double *outputs[4];
     for (int i = 0; i < 4; i++)
-        outputs[i] = (double *)PyArray_DATA((PyArrayObject *)out[i]);
+        outputs[i] = out[i] == Py_None ? NULL : (double *)PyArray_DATA((PyArrayObject *)out[i]);
     Py_BEGIN_ALLOW_THREADS
     if (tcb_args)
         status = kb_reduce_drop(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],

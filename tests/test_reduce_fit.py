@@ -286,6 +286,23 @@ def test_reported_errors_are_the_rebuilt_curves_at_every_frame(walk120, joint, d
     assert nonzero_at_keys  # else the keys' errors could be reported as zero unseen
 
 
+@pytest.mark.parametrize("tangent_keys", [False, True])
+def test_fits_and_drops_skip_the_errors_alone_when_asked(walk120, tangent_keys):
+    """errors=False (the world search's): angle and distance None, the keys
+    and TCB those with errors, to the bit."""
+    frames = (walk120.times, walk120.rotations()[0:1], walk120.translations()[0:1])
+    angle, distance = np.radians(0.5), 0.05
+    start = greedy_keys(walk120, 0, angle, distance)
+    fitted = [core.reduce_fit(*frames, angle, distance, start, tangent_keys, errors)
+              for errors in (True, False)]
+    dropped = [core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *fitted[0][:3], None,
+                                tangent_keys, errors) for errors in (True, False)]
+    for with_errors, without in (fitted, dropped):
+        assert with_errors[3] is not None and without[3:] == (None, None)
+        for a, b in zip(with_errors[:3], without[:3]):
+            assert a.tobytes() == b.tobytes()
+
+
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, 0.05)])
 @pytest.mark.parametrize("fit", [True, "tcb"])
 def test_fitted_keys_keep_every_frame_within_the_tolerances(walk120, degrees, distance, fit):

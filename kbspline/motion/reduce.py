@@ -372,11 +372,14 @@ def _fit(joint, scale):
     tolerances = joint.tolerances(scale)
     if not joint.tangent_keys and _nothing_to_fit(keys, tolerances):
         return keys, zero, zero
+    # without the errors at every frame (a whole spline's evaluation): the
+    # world check and the Reduction measure the curves they take
     fitted, rtcb, ttcb, _, _ = _core.reduce_fit(*joint.frames, *tolerances,
-                                                joint.greedy(scale, LOOSER), joint.tangent_keys)
+                                                joint.greedy(scale, LOOSER), joint.tangent_keys,
+                                                False)
     looser = _looser_start(joint, scale)
     if looser is not None:
-        again = _core.reduce_fit(*joint.frames, *tolerances, looser, joint.tangent_keys)
+        again = _core.reduce_fit(*joint.frames, *tolerances, looser, joint.tangent_keys, False)
         if len(again[0]) < len(fitted):
             fitted, rtcb, ttcb = again[:3]
     if joint.tangent_keys or len(fitted) < len(keys):
@@ -418,7 +421,7 @@ def _dropped_joint(joint, choice_and_scale):
         F = len(joint.frames[0])
         joint.drop_memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp))
     return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb,
-                             joint.drop_memory, joint.tangent_keys)[:3]
+                             joint.drop_memory, joint.tangent_keys, False)[:3]
 
 
 def _in_joint_order(work, J, pool=None):
