@@ -430,6 +430,28 @@ def test_a_step_keeps_its_two_holds_and_the_jump(tolerance, world):
     assert result.num_keys <= reduce_keys(clip, fit="tcb", **options).num_keys
 
 
+@pytest.mark.parametrize("degrees", [10.0, 90.0, 170.0])
+def test_a_rotation_stepping_over_two_frames_keeps_its_holds(degrees):
+    """A hold, a turn over two frames and a hold: four keys (the ends and
+    the turn's two edges, tangents zero, the middle frame the Hermite
+    midpoint) at 0.1 to 3 degrees.  The edges' tangents, half the turn's
+    rate, turned them far over the holds' long segments once a drop put
+    them there, beyond the reach of the refit's model: 6 keys (a review
+    found)."""
+    from kbspline.motion import Joint
+    from kbspline.motion.clip import POSITION_CHANNELS
+    turns = ["Zrotation", "Xrotation", "Yrotation"]
+    joints = [Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + turns),
+              Joint("arm", 0, np.array([0, 10.0, 0]), turns, np.array([0, 5.0, 0]))]
+    t = np.arange(300)
+    turning = np.clip((t - 149) / 2, 0, 1) * degrees
+    clip = Motion(joints, 1 / 30, np.c_[np.zeros((300, 6)), turning, 0 * t, 0 * t])
+    for tolerance in (0.1, 0.3, 1.0, 3.0):
+        result = reduce_keys(clip, np.radians(tolerance), tolerance / 10)
+        assert result.key_frames[1].tolist() == [0, 149, 151, 299], tolerance
+        assert local_errors(clip, result)[0].max() <= np.radians(tolerance)
+
+
 def bouncing_ball(frames=300, arc=20, height=100.0):
     """A root moving on at one unit a frame and bouncing: parabolic arcs of
     `arc` frames, sharp at each contact, under one still joint."""
