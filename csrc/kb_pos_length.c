@@ -29,16 +29,31 @@ static double position_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, doubl
     return big * sqrt(sq) * de;
 }
 
-/* P'(e) . P''(e) of segment seg of track tr, with P'(e) = A + B e + C e^2. */
+/* The largest of segment seg's derivative coefficients (1 where all are
+ * zero): the minima below take them over it, as their squares and
+ * products leave the doubles above about 1e154 and below 1e-154, while
+ * where the speed's minima lie does not depend on its scale. */
+static double derivative_scale(const kb_curve *c, const double *cf)
+{
+    const ptrdiff_t D = c->dim;
+    double big = 0.0;
+    for (ptrdiff_t j = D; j < 4 * D; j++)
+        big = fmax(big, fabs(cf[j]));
+    return big > 0.0 && isfinite(big) ? big : 1.0;
+}
+
+/* P'(e) . P''(e) of segment seg of track tr, with P'(e) = A + B e + C e^2,
+ * over the square of derivative_scale (its sign and zeros are P'.P''s). */
 static double position_slope(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double e)
 {
     const kb_curve *c = ctx;
     const ptrdiff_t D = c->dim;
     const double *cf = c->coef + (tr * c->n_seg + seg) * 4 * D;
+    const double k = 1.0 / derivative_scale(c, cf);
     double g = 0.0;
     for (ptrdiff_t j = 0; j < D; j++) {
-        const double B = 2.0 * cf[2 * D + j], C = 3.0 * cf[3 * D + j];
-        g += (cf[D + j] + e * (B + e * C)) * (B + 2.0 * e * C);
+        const double A = k * cf[D + j], B = 2.0 * k * cf[2 * D + j], C = 3.0 * k * cf[3 * D + j];
+        g += (A + e * (B + e * C)) * (B + 2.0 * e * C);
     }
     return g;
 }
@@ -81,9 +96,10 @@ static int position_minima(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, double 
     const kb_curve *c = ctx;
     const ptrdiff_t D = c->dim;
     const double *cf = c->coef + (tr * c->n_seg + seg) * 4 * D;
+    const double k = 1.0 / derivative_scale(c, cf);  /* see derivative_scale */
     double BB = 0.0, AC = 0.0, BC = 0.0, CC = 0.0;
     for (ptrdiff_t j = 0; j < D; j++) {
-        const double A = cf[D + j], B = 2.0 * cf[2 * D + j], C = 3.0 * cf[3 * D + j];
+        const double A = k * cf[D + j], B = 2.0 * k * cf[2 * D + j], C = 3.0 * k * cf[3 * D + j];
         BB += B * B;
         AC += A * C;
         BC += B * C;

@@ -111,14 +111,17 @@ def test_curve_of_length_zero():
     np.testing.assert_array_equal(spline.equal_length_times(3), [0.0, 2.0, 4.0])
 
 
-@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1e160, 1e200, 1e300])
-def test_length_scales_with_the_curve_at_huge_and_tiny_sizes(scale):
+@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1e100, 1e140, 1e160, 1e200, 1e300])
+@pytest.mark.parametrize("dim", [1, 3])
+def test_length_scales_with_the_curve_at_huge_and_tiny_sizes(scale, dim):
     """Length is homogeneous: scaling the keys by s scales every length by s,
     also where the speed's square leaves the doubles (a speed above about
     1e154 gave an infinite length and NaN lengths along it, a review found;
-    below about 1e-154 the square underflows)."""
+    below about 1e-154 the square underflows), and where the integral is
+    split at the speed's minima (a 1-D curve turning back: their products
+    overflowed, 8e-8 off at 1e160, 4e-12 at 1e100, a second review found)."""
     rng = np.random.default_rng(3)
-    t, x = np.cumsum(rng.uniform(0.5, 2.0, 6)), rng.normal(size=(6, 3))
+    t, x = np.cumsum(rng.uniform(0.5, 2.0, 6)), rng.normal(size=(6, dim))
     base, scaled = PositionSpline(t, x, tension=0.3), PositionSpline(t, x * scale, tension=0.3)
     q = np.linspace(t[0], t[-1], 7)
     assert scaled.total_length == pytest.approx(scale * base.total_length, rel=1e-13)
