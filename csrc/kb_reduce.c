@@ -1718,7 +1718,8 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
                 hi = k + near;
         hi = hi < K - 1 ? hi : K - 1;
         i = hi;
-        ptrdiff_t a = lo >= beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
+        ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
+        ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
         fit_range r = {lo - a, hi - a, j->keys[lo >= 1 ? lo - 1 : 0],
                        j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
         double worst[2] = {0.0, 0.0};
@@ -1819,7 +1820,8 @@ static void restart_far(joint_fit *j, ptrdiff_t m)
     for (ptrdiff_t k = m; jt->tangent_keys && k <= m + 1; k++) {
         ptrdiff_t f = j->keys[k];
         double *T = j->tcb[0] + 3 * k;
-        if (f > 0 && f + 1 < jt->n_frames && sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt > 1.0)
+        double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
+        if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
             monotone_tangent(jt, 1, f, T);
     }
 }

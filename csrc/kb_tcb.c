@@ -360,7 +360,8 @@ static kb_arg overflow_arg(const kb_tcb_keys *k, const double *x, const double *
     double value = 0.0, tangent = 0.0;
     for (ptrdiff_t j = 0; k->given_in && j < dim; j++) {
         value = fmax(value, fmax(fabs(x[n * dim + j]), fabs(x[(n + 1) * dim + j])));
-        tangent = fmax(tangent, fmax(fabs(tout[n * dim + j]), fabs(tin[(n + 1) * dim + j])) * dt[n]);
+        double fastest = fmax(fabs(tout[n * dim + j]), fabs(tin[(n + 1) * dim + j]));
+        tangent = fmax(tangent, fastest * dt[n]);
     }
     return k->given_in && tangent >= value ? KB_ARG_TANGENTS : KB_ARG_VALUES;
 }

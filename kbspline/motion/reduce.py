@@ -353,10 +353,10 @@ def _nothing_to_fit(keys, tolerances):
 def _fitted_joint(joint, scale):
     """A joint's fitted keys at `scale` (in C: see kb_reduce_fit) from its
     greedy keys at LOOSER times its tolerances (or a looser start:
-    _looser_start), or its greedy keys where those are fewer: keys and the TCB of both channels.  Kept per scale: a
-    fitted pass that fails is made again at half the scale, and the
-    loosening by 2 then asks for the first joints' fits at the scale that
-    failed."""
+    _looser_start), or its greedy keys where those are fewer: keys and
+    the TCB of both channels.  Kept per scale: a fitted pass that fails
+    is made again at half the scale, and the loosening by 2 then asks for
+    the first joints' fits at the scale that failed."""
     if scale not in joint.fitted:
         joint.fitted[scale] = _fit(joint, scale)
     return joint.fitted[scale]
@@ -394,9 +394,9 @@ def _looser_start(joint, scale):
     half (else the last).  Where greedy KB keys need nearly every frame
     (a bouncing ball's contacts, the 30 Hz clips' fast joints) the fit's
     drops stall near them, while fitted tangents need far fewer: a ball
-    of 14 contacts kept 118 root keys where 30 are exact (42 now), and
-    over every real clip at four local tolerances 26 799 keys -> 26 746,
-    at eight world ones 39 255 -> 39 171."""
+    of 14 contacts kept 118 root keys at 1e-3 where 30 are exact (30
+    now), and over every real clip at four local tolerances 26 799 keys
+    -> 26 746, at eight world ones 39 255 -> 39 234."""
     frames = len(joint.frames[0])
     if len(joint.greedy(scale, LOOSER)) <= frames / 2:
         return None
