@@ -2,6 +2,12 @@
  * (tables in kb_integrate.c). */
 #include "kb_integrate.h"
 
+/* Component j of P'(e) of a segment's coefficients cf (4, D). */
+static inline double derivative(const double *cf, ptrdiff_t D, ptrdiff_t j, double e)
+{
+    return cf[D + j] + e * (2.0 * cf[2 * D + j] + 3.0 * e * cf[3 * D + j]);
+}
+
 /* |dX/du| = |P'(e)| de/du on segment seg of track tr: the norm summed
  * as it is, or where its square leaves the normal range (a speed above
  * about 1e150 or below 1e-145, whose square overflows or loses digits)
@@ -15,7 +21,7 @@ static double position_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, doubl
     if (c->ease)
         kb_ease(u, c->ease[2 * i], c->ease[2 * i + 1], &e, &de, &dde);
     for (ptrdiff_t j = 0; j < D; j++) {
-        const double d = cf[D + j] + e * (2.0 * cf[2 * D + j] + 3.0 * e * cf[3 * D + j]);
+        const double d = derivative(cf, D, j, e);
         sq += d * d;
         big = fmax(big, fabs(d));
     }
@@ -23,8 +29,8 @@ static double position_speed(const void *ctx, ptrdiff_t tr, ptrdiff_t seg, doubl
         return sqrt(sq) * de;
     sq = 0.0;
     for (ptrdiff_t j = 0; j < D; j++) {
-        const double d = cf[D + j] + e * (2.0 * cf[2 * D + j] + 3.0 * e * cf[3 * D + j]);
-        sq += (d / big) * (d / big);
+        const double d = derivative(cf, D, j, e) / big;
+        sq += d * d;
     }
     return big * sqrt(sq) * de;
 }

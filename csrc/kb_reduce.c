@@ -535,11 +535,12 @@ static kb_status refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t tr
 /* How many keys on each side of a key its tangent hangs on: KB tangents
  * on one (the chords to its neighbours), a tangent key's on none (given),
  * so that a tangent key's segment is shaped by its own two keys alone
- * and every window below is that much narrower.  Only where the rows are
- * there: keys without rows (greedy keys) have KB tangents. */
-static ptrdiff_t tangent_reach(const kb_reduce_joint *jt)
+ * and every window below is that much narrower.  Only where the keys
+ * have rows: keys without (NULL: greedy keys) have KB tangents, whatever
+ * jt says.  The fits' keys always have them. */
+static ptrdiff_t tangent_reach(const kb_reduce_joint *jt, const double *rows)
 {
-    return jt->tangent_keys ? 0 : 1;
+    return jt->tangent_keys && rows ? 0 : 1;
 }
 
 /* Whether a key's TCB rows in tcb and from_tcb (NULL: zero) are the same bits. */
@@ -603,8 +604,7 @@ static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
                                       const ptrdiff_t *from, const double *from_tcb,
                                       double *out, space *s, kb_error *err)
 {
-    /* no rows are zero TCB, KB tangents, even where jt has tangent keys */
-    ptrdiff_t width = rotation ? 4 : 3, reach = tcb ? tangent_reach(jt) : 1;
+    ptrdiff_t width = rotation ? 4 : 3, reach = tangent_reach(jt, tcb);
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; status == KB_OK && i + 1 < K; i++) {
         if (same_segment(from, K, tcb, from_tcb, i, reach))
@@ -1583,7 +1583,7 @@ static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
                           double *const tcb[2], ptrdiff_t i)
 {
     const scored_keys *held = &j->scored;
-    ptrdiff_t o = held->index[keys[i]], reach = tangent_reach(j->jt);
+    ptrdiff_t o = held->index[keys[i]], reach = tangent_reach(j->jt, j->tcb[0]);
     if (!held->valid || o < 0)
         return 0;
     for (ptrdiff_t d = -2 * reach; d <= 1 + 2 * reach; d++) {
@@ -1621,7 +1621,7 @@ static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
                                 double *const tcb[2], ptrdiff_t a, ptrdiff_t b, int *whole,
                                 kb_error *err)
 {
-    ptrdiff_t reach = 2 * tangent_reach(j->jt);
+    ptrdiff_t reach = 2 * tangent_reach(j->jt, j->tcb[0]);
     ptrdiff_t lo = a >= reach ? a - reach : 0, hi = b + 1 + reach < K - 1 ? b + 1 + reach : K - 1;
     ptrdiff_t last = b + 2 == K ? keys[K - 1] : keys[b + 1] - 1;
     j->s.signs_follow = 1;
@@ -1707,7 +1707,7 @@ static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_
 static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                             ptrdiff_t near, int steps, double *model_score, kb_error *err)
 {
-    const ptrdiff_t K = j->K, beyond = 1 + tangent_reach(j->jt);
+    const ptrdiff_t K = j->K, beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; i < K && status == KB_OK; i++) {
         if (!mark[i])
@@ -1904,7 +1904,7 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
      * the one `beyond` after it; keys five apart shape disjoint frames (two
      * apart would with tangent keys, but dropping those at once kept 0.35%
      * more keys over every clip and tolerance, in 8% less time) */
-    const ptrdiff_t beyond = 1 + tangent_reach(j->jt), apart = 5;
+    const ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]), apart = 5;
     int dropped = 1;
     while (status == KB_OK && dropped && j->K > 2) {
         dropped = 0;
@@ -2043,7 +2043,7 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
     ptrdiff_t hi = m + 1 + DROP_NEAR < K - 1 ? m + 1 + DROP_NEAR : K - 1;
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
-    ptrdiff_t beyond = 1 + tangent_reach(j->jt);
+    ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
     j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
     j->s.signs_follow = 1;
