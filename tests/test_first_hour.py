@@ -1,6 +1,7 @@
 """A newcomer's first stumbles, each fixed and kept fixed: the CLI's
 version and its one-line refusals, and Euler angles given in degrees
 without saying so."""
+import json
 import subprocess
 import sys
 
@@ -47,8 +48,6 @@ def test_no_warning_when_an_angle_is_within_a_turn_or_degrees_are_said(recwarn):
 def test_reduce_json_rebuilds_the_frames(tmp_path):
     """`reduce` writes JSON and `reduce --from` reads it back: the rebuilt
     clip is within the tolerance of the original at every frame."""
-    import json
-
     from kbspline.motion import Reduction, read_bvh, resample, write_bvh
     from kbspline.quaternion import _angle_between
     from test_motion import CHAIN
@@ -103,6 +102,28 @@ def test_reduction_json_names_its_format_and_version():
     assert Reduction.from_json(written).key_frames[0].tolist() == [0, 2]
     with pytest.raises(ValueError, match="not a dict"):
         Reduction.from_json([data])
+
+
+def test_reduction_json_round_trips_its_worst_angle_exactly():
+    """max_angle goes to JSON in radians as well as degrees, so that a file
+    read and written again is the same to the last bit (degrees alone came
+    back from radians a bit off now and then); a file with degrees only
+    (older writers) still reads."""
+    from kbspline.motion import Reduction
+    rng = np.random.default_rng(5)
+    angles = np.concatenate([rng.uniform(0, np.pi, 500), 10.0 ** rng.uniform(-300, 0, 500)])
+    data = {"frame_time": 0.1, "num_frames": 3, "quaternion_order": "wxyz",
+            "joints": [{"name": f"j{i}", "key_frames": [0, 2], "rotations": [[1, 0, 0, 0]] * 2,
+                        "translations": [[0, 0, 0]] * 2, "max_angle": a,
+                        "max_distance": 0.0} for i, a in enumerate(angles)]}
+    once = json.dumps(Reduction.from_json(data).to_json())
+    back = Reduction.from_json(json.loads(once))
+    assert np.array_equal(back.max_angle, angles) and json.dumps(back.to_json()) == once
+    degrees_only = json.loads(once)
+    for joint in degrees_only["joints"]:
+        del joint["max_angle"]
+    np.testing.assert_allclose(Reduction.from_json(degrees_only).max_angle, angles,
+                               rtol=1e-15, atol=0)
 
 
 def test_flags_are_the_same_everywhere():

@@ -167,7 +167,10 @@ class Reduction:
                            for j in joints],
                 translations=[np.asarray(j["translations"], dtype=np.float64).reshape(-1, 3)
                               for j in joints],
-                max_angle=np.radians([float(j["max_angle_deg"]) for j in joints]),
+                # radians where written (exact), else degrees (older files)
+                max_angle=np.array([float(j["max_angle"]) if "max_angle" in j
+                                    else math.radians(float(j["max_angle_deg"]))
+                                    for j in joints]),
                 max_distance=np.array([float(j["max_distance"]) for j in joints]),
                 max_position=(np.array([float(j["max_position"]) for j in joints])
                               if all("max_position" in j for j in joints) else None),
@@ -222,7 +225,8 @@ class Reduction:
                 "frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
                 "joints": [{"name": n, "key_frames": k.tolist(), "rotations": q.tolist(),
-                            "translations": x.tolist(), "max_angle_deg": float(np.degrees(a)),
+                            "translations": x.tolist(), "max_angle": float(a),
+                            "max_angle_deg": float(np.degrees(a)),
                             "max_distance": float(d),
                             **({} if self.max_position is None
                                else {"max_position": float(self.max_position[j])}),
