@@ -307,7 +307,8 @@ class _JointFrames:
 
     def tolerances(self, scale):
         """Angle and distance tolerances at `scale`: the base ones times it, capped."""
-        return tuple(min(scale * b, c) for b, c in zip(self.base, self.caps))
+        (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
+        return min(scale * angle, angle_cap), min(scale * distance, distance_cap)
 
     def take_order(self, order, score, floor):
         """Takes on the greedy order that a selection ran down to `floor`,
@@ -351,7 +352,7 @@ def _greedy_joint(joint, scale):
 def _nothing_to_fit(keys, tolerances):
     """Whether no fit could drop a key: only the first and last frames are
     keys, or no tolerance is finite."""
-    return len(keys) == 2 or not any(np.isfinite(tolerances))
+    return len(keys) == 2 or not any(map(math.isfinite, tolerances))
 
 
 def _fitted_joint(joint, scale):
