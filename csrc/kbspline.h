@@ -642,6 +642,24 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
                         double *distance, kb_error *err);
 
 /*
+ * Tangent keys (C1 Hermite keys: the rows kb_reduce_rebuild takes with
+ * tangent_keys set, whatever jt->tangent_keys says) in one forward sweep,
+ * keys shared by both channels: from the last key, whose tangent is fixed,
+ * the farthest frame that can end a segment, its tangents fitted in closed
+ * form (see kb_reduce_sweep.c), every segment checked on the splines
+ * kb_reduce_rebuild builds, so that every frame is within the joint's
+ * tolerances by them (the angle and distance kb_reduce_errors reports; a
+ * channel of infinite tolerance is not constrained, its keys taking the
+ * frames' own tangents by central differences).  Keys at the first and
+ * last frames always.  Writes keys (n_frames capacity, ascending) and
+ * their count, and rotation_rows and translation_rows (n_frames, 3; the
+ * first n_keys rows used, the rest zero).  Frames are checked as
+ * kb_reduce_fit checks them.  Allocates about 27 n_frames doubles.
+ */
+kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                          double *rotation_rows, double *translation_rows, kb_error *err);
+
+/*
  * The drops of one joint's keys that failed, kept from one kb_reduce_drop
  * call to the next on the same joint's frames (and read within a call,
  * where a key comes up again between the same keys).  Per frame f, where

@@ -126,6 +126,10 @@ def reduce_drop(
     memory: Optional[tuple[NDArray[np.float64], NDArray[np.intp]]] = None,
     tangent_keys: bool = False, errors: bool = True, /,
 ) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
+def reduce_sweep(
+    times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
+    distance_tolerance: float, /,
+) -> tuple[NDArray[np.intp], _F64, _F64]: ...
 def fit_tcb(
     times: _F64, rotations: _F64, translations: _F64, rotation: bool, keys: NDArray[np.intp],
     tcb: _F64, iterations: int, jacobian_every: int, per_segment: Optional[int] = None, /,

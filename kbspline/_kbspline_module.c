@@ -1168,6 +1168,54 @@ static PyObject *reduce_drop(PyObject *self, PyObject *args)
     return reduce_joint(args, 2);
 }
 
+PyDoc_STRVAR(reduce_sweep_doc,
+"reduce_sweep(times, rotations, translations, angle_tolerance, distance_tolerance)\n"
+"-> (keys, rotation_rows, translation_rows)\n\n"
+"Tangent keys of one joint in one forward sweep (kb_reduce_sweep): times\n"
+"(F,), rotations (1, F, 4), translations (1, F, 3); keys (K,) and each\n"
+"key's tangent, (K, 3) per channel, the rows reduce_rebuild takes with\n"
+"tangent_keys.  Every frame within the tolerances (either may be inf: that\n"
+"channel unconstrained).  Private: see kbspline.motion.reduce.");
+
+static PyObject *reduce_sweep(PyObject *self, PyObject *args)
+{
+    PyObject *o[3], *keys = NULL, *out[2] = {NULL, NULL}, *result = NULL;
+    PyArrayObject *a[3];
+    double angle_tolerance, distance_tolerance;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOdd", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance) ||
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
+        return NULL;
+    npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
+    keys = PyArray_SimpleNew(1, &F, NPY_INTP);
+    out[0] = new_array(2, rows);
+    out[1] = new_array(2, rows);
+    if (!keys || !out[0] || !out[1])
+        goto done;
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance,
+                                      1);
+    kb_error err;
+    kb_status status;
+    ptrdiff_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_reduce_sweep(&jt, (ptrdiff_t *)PyArray_DATA((PyArrayObject *)keys), &n,
+                             (double *)PyArray_DATA((PyArrayObject *)out[0]),
+                             (double *)PyArray_DATA((PyArrayObject *)out[1]), &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK) {
+        raise_core_error(status, &err);
+        goto done;
+    }
+    result = Py_BuildValue("(NNN)", PySequence_GetSlice(keys, 0, n),
+                           PySequence_GetSlice(out[0], 0, n), PySequence_GetSlice(out[1], 0, n));
+done:
+    Py_XDECREF(keys);
+    Py_XDECREF(out[0]);
+    Py_XDECREF(out[1]);
+    return result;
+}
+
 PyDoc_STRVAR(reduce_rebuild_doc,
 "reduce_rebuild(times, rotations, translations, keys, rotation_tcb,\n"
 "               translation_tcb, errors=True, translation=True, since=None,\n"
@@ -1793,6 +1841,7 @@ static PyMethodDef methods[] = {
     {"reduce_world_greedy", reduce_world_greedy, METH_VARARGS, reduce_world_greedy_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
+    {"reduce_sweep", reduce_sweep, METH_VARARGS, reduce_sweep_doc},
     {"joint_reach", joint_reach, METH_VARARGS, joint_reach_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},
