@@ -372,9 +372,14 @@ def _fit(joint, scale):
     greedy keys' KB tangents differ on each side of a key where keys are
     spaced unevenly, which tangent keys cannot carry (and a fit of two
     keys still fits their tangents)."""
+    tolerances = joint.tolerances(scale)
+    if joint.tangent_keys and SWEEP:
+        swept = _core.reduce_sweep(*joint.frames, *tolerances)
+        if SWEEP == 1 or len(swept[0]) == 2:
+            return swept
+        return _dropped_joint(joint, (swept, scale))
     keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
-    tolerances = joint.tolerances(scale)
     if not joint.tangent_keys and _nothing_to_fit(keys, tolerances):
         return keys, zero, zero
     # without the errors at every frame (a whole spline's evaluation): the
@@ -390,6 +395,9 @@ def _fit(joint, scale):
     if joint.tangent_keys or len(fitted) < len(keys):
         return fitted, rtcb, ttcb
     return keys, zero, zero
+
+
+SWEEP = int(__import__("os").environ.get("KB_SWEEP", "2"))
 
 
 def _looser_start(joint, scale):
