@@ -53,6 +53,22 @@
 #define SWEEP_LOOK_LEAST 2     /* ... and at least this many */
 #define SWEEP_FIRST_GUESS 4    /* the first segment's first candidate length */
 
+/* EXPERIMENT knobs */
+static int K_PCHIP = 3, K_FEAS = 1, K_HOLD = 1, K_SNAP = 1, K_SETTLE = 1;
+static double K_FEASF = 1.0, K_ALPHA = SWEEP_ALPHA, K_LOOK = SWEEP_LOOK;
+static void knobs(void)
+{
+    const char *v;
+    if ((v = getenv("KS_PCHIP"))) K_PCHIP = atoi(v);
+    if ((v = getenv("KS_FEAS"))) K_FEAS = atoi(v);
+    if ((v = getenv("KS_HOLD"))) K_HOLD = atoi(v);
+    if ((v = getenv("KS_SNAP"))) K_SNAP = atoi(v);
+    if ((v = getenv("KS_SETTLE"))) K_SETTLE = atoi(v);
+    if ((v = getenv("KS_FEASF"))) K_FEASF = atof(v);
+    if ((v = getenv("KS_ALPHA"))) K_ALPHA = atof(v);
+    if ((v = getenv("KS_LOOK"))) K_LOOK = atof(v);
+}
+
 typedef struct {
     const kb_reduce_joint *jt;
     ptrdiff_t F;
@@ -65,6 +81,8 @@ typedef struct {
     ptrdiff_t logs_to;
     double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
     kb_loc *loc;               /* (F,) */
+    ptrdiff_t *run_q, *run_x;  /* (F,) the last frame g >= f with held the same over f..g */
+    ptrdiff_t *hs_q, *hs_x;    /* (F,) the first frame of the run of frames equal to frame f */
     /* the last key: its frame, tangents and the sign kb_reduce_rebuild's
      * rotation spline gives its quaternion (each key on its predecessor's
      * side, from the first key as given) */
@@ -162,6 +180,18 @@ static void unit_quat(const double *src, double *q)
         q[c] = s[c] / n;
 }
 
+/* Whether two frames' rotations are the same, bit for bit, up to sign. */
+static int same_rotation(const double *a, const double *b)
+{
+    int same = 1, negated = 1;
+    for (int c = 0; c < 4; c++) {
+        same &= !memcmp(a + c, b + c, sizeof(double));
+        double n = -b[c];
+        negated &= !memcmp(a + c, &n, sizeof(double));
+    }
+    return same || negated;
+}
+
 /* The logs of the frames after the last key relative to it, up to frame f. */
 static void logs_up_to(sweep *w, ptrdiff_t f)
 {
@@ -172,13 +202,18 @@ static void logs_up_to(sweep *w, ptrdiff_t f)
 }
 
 /* The virtual next segment's frames after e (0: none). */
-static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e)
+static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int rotation)
 {
-    ptrdiff_t m = (ptrdiff_t)ceil(SWEEP_LOOK * (double)(e - w->s));
+    ptrdiff_t m = (ptrdiff_t)ceil(K_LOOK * (double)(e - w->s));
     if (m < SWEEP_LOOK_LEAST)
         m = SWEEP_LOOK_LEAST;
     if (m > w->F - 1 - e)
         m = w->F - 1 - e;
+    if (K_HOLD && e + 1 < w->F) {
+        ptrdiff_t g = (rotation ? w->run_q : w->run_x)[e + 1];
+        if (m > g - e)
+            m = g - e;
+    }
     return m >= 2 ? m : 0;
 }
 
@@ -193,7 +228,7 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
     const double *t = w->jt->times, *x = w->jt->translations;
     const ptrdiff_t s = w->s;
     const double *xs = x + 3 * s, *xe = x + 3 * e;
-    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
+    const double dt = t[e] - t[s], lam = K_ALPHA * dt * dt;
     double n = lam, rhs[3];
     for (int c = 0; c < 3; c++)
         rhs[c] = lam * w->dx[3 * e + c];
@@ -206,19 +241,46 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
                             h[1] * dt * w->tx_s[c]);
         n += cf * cf;
     }
-    ptrdiff_t m = look_frames(w, e);
-    if (m) {
+    ptrdiff_t m = look_frames(w, e, 0);
+    while (m) {
         ptrdiff_t b = e + m;
         const double dt2 = t[b] - t[e], *xb = x + 3 * b;
+        double lr[3] = {0.0, 0.0, 0.0}, ln = 0.0;
         for (ptrdiff_t f = e + 1; f < b; f++) {
             double h[4];
             hermite((t[f] - t[e]) / dt2, h);
             double cf = h[1] * dt2;
             for (int c = 0; c < 3; c++)
-                rhs[c] += cf * (x[3 * f + c] - h[0] * xe[c] - h[2] * xb[c] -
-                                h[3] * dt2 * w->dx[3 * b + c]);
-            n += cf * cf;
+                lr[c] += cf * (x[3 * f + c] - h[0] * xe[c] - h[2] * xb[c] -
+                               h[3] * dt2 * w->dx[3 * b + c]);
+            ln += cf * cf;
         }
+        if (K_FEAS) {
+            double tl[3], lim = K_FEASF * K_FEASF * w->distance_tol * w->distance_tol;
+            int ok = 1;
+            for (int c = 0; c < 3; c++)
+                tl[c] = lr[c] / ln;
+            for (ptrdiff_t f = e + 1; ok && f < b; f++) {
+                double h[4], d2 = 0.0;
+                hermite((t[f] - t[e]) / dt2, h);
+                for (int c = 0; c < 3; c++) {
+                    double d = x[3 * f + c] - h[0] * xe[c] - h[2] * xb[c] -
+                               h[3] * dt2 * w->dx[3 * b + c] - h[1] * dt2 * tl[c];
+                    d2 += d * d;
+                }
+                ok = d2 <= lim;
+            }
+            if (!ok) {
+                m /= 2;
+                if (m < 2)
+                    m = 0;
+                continue;
+            }
+        }
+        for (int c = 0; c < 3; c++)
+            rhs[c] += lr[c];
+        n += ln;
+        break;
     }
     for (int c = 0; c < 3; c++)
         r->tx[c] = rhs[c] / n;
@@ -248,9 +310,10 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
         return 1;
     }
     const double *t = w->jt->times;
-    const ptrdiff_t s = w->s, m = look_frames(w, e);
+    const ptrdiff_t s = w->s;
+    ptrdiff_t m = look_frames(w, e, 1);
     logs_up_to(w, e + m);
-    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
+    const double dt = t[e] - t[s], lam = K_ALPHA * dt * dt;
     const double *L = w->logs + 3 * e;
     double J[9], jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
     jr_half(L, J);
@@ -264,10 +327,10 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
             cr[c] += cf * (w->logs[3 * f + c] - h[2] * L[c] - h[1] * dt * w->tq_s[c]);
         cc += cf * cf;
     }
-    if (m) {
+    while (m) {
         ptrdiff_t b = e + m;
         const double dt2 = t[b] - t[e], *Lb = w->logs + 3 * b;
-        double Jb[9], jbinv[9], wb[3];
+        double Jb[9], jbinv[9], wb[3], lr[3] = {0.0, 0.0, 0.0}, ln = 0.0;
         jr_half(Lb, Jb);
         if (!inverse3(Jb, jbinv))
             return 0;
@@ -277,10 +340,36 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
             hermite((t[f] - t[e]) / dt2, h);
             double cf = h[1] * dt2;
             for (int c = 0; c < 3; c++)
-                cr[c] += cf * (w->logs[3 * f + c] - h[0] * L[c] - h[2] * Lb[c] -
+                lr[c] += cf * (w->logs[3 * f + c] - h[0] * L[c] - h[2] * Lb[c] -
                                h[3] * dt2 * wb[c]);
-            cc += cf * cf;
+            ln += cf * cf;
         }
+        if (K_FEAS) {
+            double tl[3], lim = 0.25 * K_FEASF * K_FEASF * w->angle_tol * w->angle_tol;
+            int ok = 1;
+            for (int c = 0; c < 3; c++)
+                tl[c] = lr[c] / ln;
+            for (ptrdiff_t f = e + 1; ok && f < b; f++) {
+                double h[4], d2 = 0.0;
+                hermite((t[f] - t[e]) / dt2, h);
+                for (int c = 0; c < 3; c++) {
+                    double d = w->logs[3 * f + c] - h[0] * L[c] - h[2] * Lb[c] -
+                               h[3] * dt2 * wb[c] - h[1] * dt2 * tl[c];
+                    d2 += d * d;
+                }
+                ok = d2 <= lim;
+            }
+            if (!ok) {
+                m /= 2;
+                if (m < 2)
+                    m = 0;
+                continue;
+            }
+        }
+        for (int c = 0; c < 3; c++)
+            cr[c] += lr[c];
+        cc += ln;
+        break;
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -513,9 +602,80 @@ static void prepare(sweep *w)
             w->dx[3 * f + c] = (x[3 * hi + c] - x[3 * lo + c]) / span;
             tr_varies |= x[3 * f + c] != x[c];
         }
+        if (K_PCHIP && F >= 3) {
+            /* the steps either side, per component, in frame f's terms */
+            double bq[3], aq[3], bx[3], ax[3], h0, h1;
+            int end = 0;
+            if (f == 0 || f == F - 1) {
+                /* the three-point end formula on the two steps at the end */
+                ptrdiff_t n1 = f == 0 ? 1 : F - 2, n2 = f == 0 ? 2 : F - 3;
+                double l1[3], l2[3];
+                short_log(w->q + 4 * f, w->q + 4 * n1, l1);
+                short_log(w->q + 4 * f, w->q + 4 * n2, l2);
+                h0 = fabs(t[n1] - t[f]);
+                h1 = fabs(t[n2] - t[n1]);
+                double sg = f == 0 ? 1.0 : -1.0;
+                for (int c = 0; c < 3; c++) {
+                    aq[c] = sg * l1[c] / h0;                 /* the end step */
+                    bq[c] = sg * (l2[c] - l1[c]) / h1;        /* the next */
+                    ax[c] = sg * (x[3 * n1 + c] - x[3 * f + c]) / h0;
+                    bx[c] = sg * (x[3 * n2 + c] - x[3 * n1 + c]) / h1;
+                }
+                end = 1;
+            } else {
+                h0 = t[f] - t[lo];
+                h1 = t[hi] - t[f];
+                for (int c = 0; c < 3; c++) {
+                    aq[c] = -a[c] / h0;
+                    bq[c] = b[c] / h1;
+                    ax[c] = (x[3 * f + c] - x[3 * lo + c]) / h0;
+                    bx[c] = (x[3 * hi + c] - x[3 * f + c]) / h1;
+                }
+            }
+            for (int ch = 0; ch < 2; ch++) {
+                double *d = ch ? w->dx + 3 * f : w->dq + 3 * f;
+                const double *s0 = ch ? ax : aq, *s1 = ch ? bx : bq;
+                for (int c = 0; c < 3; c++) {
+                    if (end) {
+                        double v = ((2.0 * h0 + h1) * s0[c] - h0 * s1[c]) / (h0 + h1);
+                        if (v * s0[c] <= 0.0)
+                            v = 0.0;
+                        else if (s0[c] * s1[c] <= 0.0 && fabs(v) > 3.0 * fabs(s0[c]))
+                            v = 3.0 * s0[c];
+                        d[c] = v;
+                    } else if (K_PCHIP == 3 ? s0[c] * s1[c] == 0.0 : !(s0[c] * s1[c] > 0.0)) {
+                        d[c] = 0.0;
+                    } else if (K_PCHIP == 1) {
+                        double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
+                        d[c] = (w0 + w1) / (w0 / s0[c] + w1 / s1[c]);
+                    }
+                }
+            }
+        }
         double r[4];
         kb_qmul_conj_left(w->q, w->q + 4 * f, r);
         rot_varies |= r[1] != 0.0 || r[2] != 0.0 || r[3] != 0.0;
+    }
+    /* the runs of held (bit-identical) and moving steps */
+    w->run_q[0] = w->run_x[0] = 0;
+    for (ptrdiff_t f = F - 1; f >= 1; f--) {
+        int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
+        int hx = !memcmp(x + 3 * f, x + 3 * (f - 1), 3 * sizeof(double));
+        if (f == F - 1) {
+            w->run_q[f] = w->run_x[f] = f;
+        } else {
+            int nq = same_rotation(jt->rotations + 4 * (f + 1), jt->rotations + 4 * f);
+            int nx = !memcmp(x + 3 * (f + 1), x + 3 * f, 3 * sizeof(double));
+            w->run_q[f] = nq == hq ? w->run_q[f + 1] : f;
+            w->run_x[f] = nx == hx ? w->run_x[f + 1] : f;
+        }
+    }
+    w->hs_q[0] = w->hs_x[0] = 0;
+    for (ptrdiff_t f = 1; f < F; f++) {
+        int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
+        int hx = !memcmp(x + 3 * f, x + 3 * (f - 1), 3 * sizeof(double));
+        w->hs_q[f] = hq ? w->hs_q[f - 1] : f;
+        w->hs_x[f] = hx ? w->hs_x[f - 1] : f;
     }
     w->rot_check = isfinite(jt->angle_tolerance);
     w->tr_check = isfinite(jt->distance_tolerance);
@@ -605,6 +765,33 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
+        if (K_SNAP && (w->rot_fit || w->tr_fit)) {
+            /* an end inside a hold of every channel fitted that began after
+             * the last key: the hold's first frame instead, where it holds */
+            ptrdiff_t a = s;
+            int inside = 1;
+            if (w->rot_fit) {
+                inside &= w->hs_q[lo] < lo;
+                a = w->hs_q[lo] > a ? w->hs_q[lo] : a;
+            }
+            if (w->tr_fit) {
+                inside &= w->hs_x[lo] < lo;
+                a = w->hs_x[lo] > a ? w->hs_x[lo] : a;
+            }
+            if (inside && a > s && a < lo) {
+                if (a == s + 1) {
+                    if (next_frame(w, &r, &sign_e)) {
+                        lo = a;
+                        best = r;
+                        sign_best = sign_e;
+                    }
+                } else if (fit_real(w, a, &r, &sign_e)) {
+                    lo = a;
+                    best = r;
+                    sign_best = sign_e;
+                }
+            }
+        }
         keys[K] = lo;
         memcpy(rrows + 3 * K, best.tq, sizeof best.tq);
         memcpy(trows + 3 * K, best.tx, sizeof best.tx);
@@ -614,6 +801,23 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
         memcpy(w->tq_s, best.tq, sizeof w->tq_s);
         memcpy(w->tx_s, best.tx, sizeof w->tx_s);
         w->sign_s = w->rot_check ? sign_best : 1.0;
+    }
+    for (ptrdiff_t i = 1; K_SETTLE && i + 1 < K; i++) {
+        const ptrdiff_t f = keys[i];
+        if (keys[i - 1] != f - 1 || keys[i + 1] != f + 1)
+            continue;
+        const double *t = w->jt->times, *x = w->jt->translations;
+        double a[3], b[3], h0 = t[f] - t[f - 1], h1 = t[f + 1] - t[f];
+        double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
+        short_log(w->q + 4 * f, w->q + 4 * (f - 1), a);
+        short_log(w->q + 4 * f, w->q + 4 * (f + 1), b);
+        for (int c = 0; c < 3; c++) {
+            double s0 = -a[c] / h0, s1 = b[c] / h1;
+            rrows[3 * i + c] = s0 * s1 > 0.0 ? (w0 + w1) / (w0 / s0 + w1 / s1) : 0.0;
+            s0 = (x[3 * f + c] - x[3 * (f - 1) + c]) / h0;
+            s1 = (x[3 * (f + 1) + c] - x[3 * f + c]) / h1;
+            trows[3 * i + c] = s0 * s1 > 0.0 ? (w0 + w1) / (w0 / s0 + w1 / s1) : 0.0;
+        }
     }
     *n_keys = K;
     return KB_OK;
@@ -647,10 +851,21 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.angle = block + 20 * n;
     w.distance = block + 21 * n;
     w.loc = (kb_loc *)(block + 22 * n);
+    knobs();
+    ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
+    if (!runs) {
+        free(block);
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    }
+    w.run_q = runs;
+    w.run_x = runs + n;
+    w.hs_q = runs + 2 * n;
+    w.hs_x = runs + 3 * n;
     prepare(&w);
     memset(rotation_rows, 0, 3 * n * sizeof(double));
     memset(translation_rows, 0, 3 * n * sizeof(double));
     status = sweep_keys(&w, keys, n_keys, rotation_rows, translation_rows, err);
+    free(runs);
     free(block);
     return status == KB_OK ? kb_ok(err) : status;
 }

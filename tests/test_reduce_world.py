@@ -127,7 +127,11 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
 @pytest.mark.parametrize("fit, passes", [(False, 12), (True, 20)])
 def test_progress_counts_the_search_passes(fit, passes):
     """Eight greedy reductions, up to four fitted (those not needed counted
-    at once), four loosening rounds (fitted: seven, and a round of drops)."""
+    at once), four loosening rounds (fitted: seven, and a round of drops).
+    Fitted, two fitted passes: the swept tangent keys (kb_reduce_sweep) at
+    the greedy search's scale fill the local tolerances and stray to 0.83
+    here (the old least-squares fit's keys, as many, to 0.15); at half that
+    scale they hold (0.36), then a jump past the two not needed."""
     calls = []
     reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
                 progress=lambda *a: calls.append(a))
@@ -135,8 +139,8 @@ def test_progress_counts_the_search_passes(fit, passes):
     assert all(total == passes for _, total in calls)
     assert done == sorted(set(done)) and done[-1] == passes
     assert done[:8] == list(range(1, 9))
-    # the fitted passes: one, then a jump past the three not needed
-    assert done[8:] == (list(range(9, 13)) if not fit else [9, 12] + list(range(13, 21)))
+    # the fitted passes: one (greedy) or two (fitted), then a jump past those not needed
+    assert done[8:] == (list(range(9, 13)) if not fit else [9, 10, 12] + list(range(13, 21)))
 
 
 @pytest.mark.parametrize("fit, passes", [(False, 12), (True, 20)])
