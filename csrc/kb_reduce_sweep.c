@@ -13,9 +13,12 @@
  *     log space relative to key s (the logs cached per start key), the
  *     fitted log-space slope at e turned into the key's tangent by the
  *     exact 3x3 Jacobian of the log map.  The fit also weighs a virtual
- *     next segment of 0.75 times this one (at least 2 frames) ending on the
- *     frames' value and central-difference tangent (a lookahead, so that
- *     the tangent suits the segment after it as well), and pulls weakly
+ *     next segment (a lookahead, so that the tangent suits the segment
+ *     after it as well) ending on the frames' value and tangent (see
+ *     prepare): 3 times this one (at least 2 frames), not across a hold's
+ *     edge, halved until a cubic with its start tangent alone fitted keeps
+ *     its frames within the tolerance (none below 2 frames: a step, a
+ *     kink or a bounce ahead then pulls no tangent), and pulls weakly
  *     (weight SWEEP_ALPHA dt^2) towards the frames' own tangent at e;
  *   - the candidate passes where every frame of the segment is within the
  *     tolerances on these models (for the rotation twice the log-space
@@ -28,8 +31,14 @@
  *     kb_reduce_errors'), with at most one Gauss-Newton step on the rotation
  *     where it is off by at most twice the tolerance; where it still fails,
  *     the end is bisected down on the model and the real splines together.
- * A segment to the next frame has no frame to fail and always ends the
- * search.  The real check decides every key, so every frame is within the
+ * An end inside a hold of every channel fitted, the hold begun after the
+ * last key, moves back to the hold's first frame where that segment passes
+ * too (a turn between two holds then keys the holds' edges, zero
+ * tangents).  A segment to the next frame has no frame to fail and always
+ * ends the search; a key whose neighbours are both the frames beside it
+ * shapes no frame, and takes the Fritsch-Butland tangent at the end (as
+ * kb_reduce.c's settle_unweighed: a fitted one there can spin the curve
+ * between frames).  The real check decides every key, so every frame is within the
  * tolerances by the splines kb_reduce_rebuild builds from the result.
  *
  * Transcribed from a NumPy prototype (sweep3.py, alpha 0.003, lookahead
@@ -48,26 +57,10 @@
 #include "kb_locate.h"
 #include "kb_quat.h"
 
-#define SWEEP_ALPHA 0.003      /* the pull towards the frames' tangent, times dt^2 */
-#define SWEEP_LOOK 0.75        /* the virtual next segment, in this one's frames */
+#define SWEEP_ALPHA 0.006      /* the pull towards the frames' tangent, times dt^2 */
+#define SWEEP_LOOK 3.0         /* the virtual next segment, in this one's frames, at most */
 #define SWEEP_LOOK_LEAST 2     /* ... and at least this many */
 #define SWEEP_FIRST_GUESS 4    /* the first segment's first candidate length */
-
-/* EXPERIMENT knobs */
-static int K_PCHIP = 3, K_FEAS = 1, K_HOLD = 1, K_SNAP = 1, K_SETTLE = 1;
-static double K_FEASF = 1.0, K_ALPHA = SWEEP_ALPHA, K_LOOK = SWEEP_LOOK;
-static void knobs(void)
-{
-    const char *v;
-    if ((v = getenv("KS_PCHIP"))) K_PCHIP = atoi(v);
-    if ((v = getenv("KS_FEAS"))) K_FEAS = atoi(v);
-    if ((v = getenv("KS_HOLD"))) K_HOLD = atoi(v);
-    if ((v = getenv("KS_SNAP"))) K_SNAP = atoi(v);
-    if ((v = getenv("KS_SETTLE"))) K_SETTLE = atoi(v);
-    if ((v = getenv("KS_FEASF"))) K_FEASF = atof(v);
-    if ((v = getenv("KS_ALPHA"))) K_ALPHA = atof(v);
-    if ((v = getenv("KS_LOOK"))) K_LOOK = atof(v);
-}
 
 typedef struct {
     const kb_reduce_joint *jt;
@@ -201,20 +194,93 @@ static void logs_up_to(sweep *w, ptrdiff_t f)
         w->logs_to = f;
 }
 
-/* The virtual next segment's frames after e (0: none). */
+/* The virtual next segment's frames after e before look_search (0:
+ * none): SWEEP_LOOK times this segment's, at least SWEEP_LOOK_LEAST, not
+ * past the last frame nor across a hold's edge (from held steps to moving
+ * ones or back) in this channel. */
 static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int rotation)
 {
-    ptrdiff_t m = (ptrdiff_t)ceil(K_LOOK * (double)(e - w->s));
+    ptrdiff_t m = (ptrdiff_t)ceil(SWEEP_LOOK * (double)(e - w->s));
     if (m < SWEEP_LOOK_LEAST)
         m = SWEEP_LOOK_LEAST;
     if (m > w->F - 1 - e)
         m = w->F - 1 - e;
-    if (K_HOLD && e + 1 < w->F) {
+    if (e + 1 < w->F) {  /* not across a hold's edge */
         ptrdiff_t g = (rotation ? w->run_q : w->run_x)[e + 1];
         if (m > g - e)
             m = g - e;
     }
     return m >= 2 ? m : 0;
+}
+
+/* The lookahead of m frames after e for one channel: its normal-equation
+ * sums for the tangent at e (lr, *ln; the rotation's in log-space slope
+ * terms relative to the last key, whose logs must reach e + m), and
+ * whether a cubic with that tangent alone fitted fits its frames within
+ * the tolerance (-1 where the end's Jacobian is singular). */
+static int look_sums(const sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *lr,
+                     double *ln)
+{
+    const double *t = w->jt->times;
+    const ptrdiff_t b = e + m;
+    const double dt2 = t[b] - t[e];
+    const double *ve, *vb, *val;
+    double db[3];
+    if (rotation) {
+        double Jb[9], jbinv[9];
+        val = w->logs;
+        ve = w->logs + 3 * e;
+        vb = w->logs + 3 * b;
+        jr_half(vb, Jb);
+        if (!inverse3(Jb, jbinv))
+            return -1;
+        mat_vec(jbinv, w->dq + 3 * b, db);
+    } else {
+        val = w->jt->translations;
+        ve = val + 3 * e;
+        vb = val + 3 * b;
+        memcpy(db, w->dx + 3 * b, sizeof db);
+    }
+    lr[0] = lr[1] = lr[2] = 0.0;
+    *ln = 0.0;
+    for (ptrdiff_t f = e + 1; f < b; f++) {
+        double h[4];
+        hermite((t[f] - t[e]) / dt2, h);
+        double cf = h[1] * dt2;
+        for (int c = 0; c < 3; c++)
+            lr[c] += cf * (val[3 * f + c] - h[0] * ve[c] - h[2] * vb[c] - h[3] * dt2 * db[c]);
+        *ln += cf * cf;
+    }
+    double tol = rotation ? 0.5 * w->angle_tol : w->distance_tol;
+    double lim = tol * tol, tl[3];
+    for (int c = 0; c < 3; c++)
+        tl[c] = lr[c] / *ln;
+    for (ptrdiff_t f = e + 1; f < b; f++) {
+        double h[4], d2 = 0.0;
+        hermite((t[f] - t[e]) / dt2, h);
+        for (int c = 0; c < 3; c++) {
+            double d = val[3 * f + c] - h[0] * ve[c] - h[2] * vb[c] - h[3] * dt2 * db[c] -
+                       h[1] * dt2 * tl[c];
+            d2 += d * d;
+        }
+        if (!(d2 <= lim))
+            return 0;
+    }
+    return 1;
+}
+
+/* The lookahead's frames (0: none): m, else halved until a cubic fits
+ * them (the next segment is then that short at most); its sums. */
+static ptrdiff_t look_search(const sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation,
+                             double *lr, double *ln)
+{
+    int ok;
+    while ((ok = look_sums(w, e, m, rotation, lr, ln)) == 0) {
+        m /= 2;
+        if (m < 2)
+            return 0;
+    }
+    return ok < 0 ? 0 : m;
 }
 
 /* The translation tangent at e by least squares; 0 where a frame of the
@@ -228,7 +294,7 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
     const double *t = w->jt->times, *x = w->jt->translations;
     const ptrdiff_t s = w->s;
     const double *xs = x + 3 * s, *xe = x + 3 * e;
-    const double dt = t[e] - t[s], lam = K_ALPHA * dt * dt;
+    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
     double n = lam, rhs[3];
     for (int c = 0; c < 3; c++)
         rhs[c] = lam * w->dx[3 * e + c];
@@ -242,45 +308,14 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
         n += cf * cf;
     }
     ptrdiff_t m = look_frames(w, e, 0);
-    while (m) {
-        ptrdiff_t b = e + m;
-        const double dt2 = t[b] - t[e], *xb = x + 3 * b;
-        double lr[3] = {0.0, 0.0, 0.0}, ln = 0.0;
-        for (ptrdiff_t f = e + 1; f < b; f++) {
-            double h[4];
-            hermite((t[f] - t[e]) / dt2, h);
-            double cf = h[1] * dt2;
+    if (m) {
+        double lr[3], ln;
+        m = look_search(w, e, m, 0, lr, &ln);
+        if (m) {
             for (int c = 0; c < 3; c++)
-                lr[c] += cf * (x[3 * f + c] - h[0] * xe[c] - h[2] * xb[c] -
-                               h[3] * dt2 * w->dx[3 * b + c]);
-            ln += cf * cf;
+                rhs[c] += lr[c];
+            n += ln;
         }
-        if (K_FEAS) {
-            double tl[3], lim = K_FEASF * K_FEASF * w->distance_tol * w->distance_tol;
-            int ok = 1;
-            for (int c = 0; c < 3; c++)
-                tl[c] = lr[c] / ln;
-            for (ptrdiff_t f = e + 1; ok && f < b; f++) {
-                double h[4], d2 = 0.0;
-                hermite((t[f] - t[e]) / dt2, h);
-                for (int c = 0; c < 3; c++) {
-                    double d = x[3 * f + c] - h[0] * xe[c] - h[2] * xb[c] -
-                               h[3] * dt2 * w->dx[3 * b + c] - h[1] * dt2 * tl[c];
-                    d2 += d * d;
-                }
-                ok = d2 <= lim;
-            }
-            if (!ok) {
-                m /= 2;
-                if (m < 2)
-                    m = 0;
-                continue;
-            }
-        }
-        for (int c = 0; c < 3; c++)
-            rhs[c] += lr[c];
-        n += ln;
-        break;
     }
     for (int c = 0; c < 3; c++)
         r->tx[c] = rhs[c] / n;
@@ -313,7 +348,7 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
     const ptrdiff_t s = w->s;
     ptrdiff_t m = look_frames(w, e, 1);
     logs_up_to(w, e + m);
-    const double dt = t[e] - t[s], lam = K_ALPHA * dt * dt;
+    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
     const double *L = w->logs + 3 * e;
     double J[9], jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
     jr_half(L, J);
@@ -327,49 +362,14 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
             cr[c] += cf * (w->logs[3 * f + c] - h[2] * L[c] - h[1] * dt * w->tq_s[c]);
         cc += cf * cf;
     }
-    while (m) {
-        ptrdiff_t b = e + m;
-        const double dt2 = t[b] - t[e], *Lb = w->logs + 3 * b;
-        double Jb[9], jbinv[9], wb[3], lr[3] = {0.0, 0.0, 0.0}, ln = 0.0;
-        jr_half(Lb, Jb);
-        if (!inverse3(Jb, jbinv))
-            return 0;
-        mat_vec(jbinv, w->dq + 3 * b, wb);
-        for (ptrdiff_t f = e + 1; f < b; f++) {
-            double h[4];
-            hermite((t[f] - t[e]) / dt2, h);
-            double cf = h[1] * dt2;
+    if (m) {
+        double lr[3], ln;
+        m = look_search(w, e, m, 1, lr, &ln);
+        if (m) {
             for (int c = 0; c < 3; c++)
-                lr[c] += cf * (w->logs[3 * f + c] - h[0] * L[c] - h[2] * Lb[c] -
-                               h[3] * dt2 * wb[c]);
-            ln += cf * cf;
+                cr[c] += lr[c];
+            cc += ln;
         }
-        if (K_FEAS) {
-            double tl[3], lim = 0.25 * K_FEASF * K_FEASF * w->angle_tol * w->angle_tol;
-            int ok = 1;
-            for (int c = 0; c < 3; c++)
-                tl[c] = lr[c] / ln;
-            for (ptrdiff_t f = e + 1; ok && f < b; f++) {
-                double h[4], d2 = 0.0;
-                hermite((t[f] - t[e]) / dt2, h);
-                for (int c = 0; c < 3; c++) {
-                    double d = w->logs[3 * f + c] - h[0] * L[c] - h[2] * Lb[c] -
-                               h[3] * dt2 * wb[c] - h[1] * dt2 * tl[c];
-                    d2 += d * d;
-                }
-                ok = d2 <= lim;
-            }
-            if (!ok) {
-                m /= 2;
-                if (m < 2)
-                    m = 0;
-                continue;
-            }
-        }
-        for (int c = 0; c < 3; c++)
-            cr[c] += lr[c];
-        cc += ln;
-        break;
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -581,9 +581,12 @@ static int next_frame(sweep *w, fit *r, double *sign_e)
     return ok;
 }
 
-/* The frames' unit quaternions and tangents per time (central differences,
- * one-sided at the ends; the rotation's in log space, half the body
- * angular velocity, each step on the short arc), and which channels vary. */
+/* The frames' unit quaternions and tangents per time (central
+ * differences, but zero per component where the step on one side is zero,
+ * a hold's edge, and at the ends PCHIP's three-point formula; the
+ * rotation's in log space, half the body angular velocity, each step on
+ * the short arc), which channels vary, and their holds (runs of frames
+ * the same bit for bit, rotations up to sign). */
 static void prepare(sweep *w)
 {
     const kb_reduce_joint *jt = w->jt;
@@ -602,7 +605,7 @@ static void prepare(sweep *w)
             w->dx[3 * f + c] = (x[3 * hi + c] - x[3 * lo + c]) / span;
             tr_varies |= x[3 * f + c] != x[c];
         }
-        if (K_PCHIP && F >= 3) {
+        if (F >= 3) {
             /* the steps either side, per component, in frame f's terms */
             double bq[3], aq[3], bx[3], ax[3], h0, h1;
             int end = 0;
@@ -643,11 +646,8 @@ static void prepare(sweep *w)
                         else if (s0[c] * s1[c] <= 0.0 && fabs(v) > 3.0 * fabs(s0[c]))
                             v = 3.0 * s0[c];
                         d[c] = v;
-                    } else if (K_PCHIP == 3 ? s0[c] * s1[c] == 0.0 : !(s0[c] * s1[c] > 0.0)) {
+                    } else if (s0[c] * s1[c] == 0.0) {  /* a hold's edge */
                         d[c] = 0.0;
-                    } else if (K_PCHIP == 1) {
-                        double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
-                        d[c] = (w0 + w1) / (w0 / s0[c] + w1 / s1[c]);
                     }
                 }
             }
@@ -765,7 +765,7 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
-        if (K_SNAP && (w->rot_fit || w->tr_fit)) {
+        if (w->rot_fit || w->tr_fit) {
             /* an end inside a hold of every channel fitted that began after
              * the last key: the hold's first frame instead, where it holds */
             ptrdiff_t a = s;
@@ -802,7 +802,7 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
         memcpy(w->tx_s, best.tx, sizeof w->tx_s);
         w->sign_s = w->rot_check ? sign_best : 1.0;
     }
-    for (ptrdiff_t i = 1; K_SETTLE && i + 1 < K; i++) {
+    for (ptrdiff_t i = 1; i + 1 < K; i++) {
         const ptrdiff_t f = keys[i];
         if (keys[i - 1] != f - 1 || keys[i + 1] != f + 1)
             continue;
@@ -851,7 +851,6 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.angle = block + 20 * n;
     w.distance = block + 21 * n;
     w.loc = (kb_loc *)(block + 22 * n);
-    knobs();
     ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
     if (!runs) {
         free(block);

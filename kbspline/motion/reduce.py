@@ -375,9 +375,12 @@ def _fit(joint, scale):
     tolerances = joint.tolerances(scale)
     if joint.tangent_keys and SWEEP:
         swept = _core.reduce_sweep(*joint.frames, *tolerances)
-        if SWEEP == 1 or len(swept[0]) == 2:
+        if SWEEP == 1 or _nothing_to_fit(swept[0], tolerances):
             return swept
-        return _dropped_joint(joint, (swept, scale))
+        # the drops with a memory of this call's alone (not the joint's): a
+        # fit is then the same whichever fits the joint made before, as
+        # threads make some that one thread would not (a pass closed early)
+        return _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
     keys = joint.greedy(scale)
     zero = np.zeros((len(keys), 3))
     if not joint.tangent_keys and _nothing_to_fit(keys, tolerances):
