@@ -129,9 +129,10 @@ def test_progress_counts_the_search_passes(fit, passes):
     """Eight greedy reductions, up to four fitted (those not needed counted
     at once), four loosening rounds (fitted: seven, and a round of drops).
     Fitted, two fitted passes: the swept tangent keys (kb_reduce_sweep) at
-    the greedy search's scale fill the local tolerances and stray to 0.83
+    the greedy search's scale fill the local tolerances and stray to 0.79
     here (the old least-squares fit's keys, as many, to 0.15); at half that
-    scale they hold (0.36), then a jump past the two not needed."""
+    scale they hold (0.33, one key more), then a jump past the two not
+    needed."""
     calls = []
     reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
                 progress=lambda *a: calls.append(a))
