@@ -10,6 +10,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1568,7 +1569,7 @@ typedef struct {
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
     kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
-    double *model_score;    /* (F, 2): the drops' refits' (refit_near) */
+    double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
     scored_keys scored;
     space s;
     fit_space w;
@@ -1701,11 +1702,11 @@ static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_
  * beyond the run (one for tangent keys): a key's tangent hangs on its
  * neighbours alone (tangent_reach), so the window's spline is the whole
  * one there (up to a sign of every key, which the residual does not see).
- * The other keys' TCB stay.  With model_score (NULL to skip), each refitted
- * key's run's worst score per channel (F, 2: rotation, translation) as the
+ * The other keys' TCB stay.  With model_worst (NULL to skip), each refitted
+ * key's run's worst error per channel (F, 2: rotation, translation) as the
  * fits' models give it at the frames they weigh (see DROP_MODEL_MARGIN). */
 static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
-                            ptrdiff_t near, int steps, double *model_score, kb_error *err)
+                            ptrdiff_t near, int steps, double *model_worst, kb_error *err)
 {
     const ptrdiff_t K = j->K, beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     kb_status status = KB_OK;
@@ -1726,11 +1727,9 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
                                FIT_MODEL_STEPS * steps, 0, FIT_MODEL_GAIN, &j->w, &j->s,
-                               model_score ? worst + c : NULL, err);
-        for (ptrdiff_t k = lo; model_score && k <= hi; k++) {
-            model_score[2 * k] = worst[0] / j->jt->angle_tolerance;
-            model_score[2 * k + 1] = worst[1] / j->jt->distance_tolerance;  /* 0 / inf: 0 */
-        }
+                               model_worst ? worst + c : NULL, err);
+        for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
+            memcpy(model_worst + 2 * k, worst, sizeof worst);
     }
     return status;
 }
@@ -1978,7 +1977,11 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
  * every channel of finite tolerance).  On 131_01 and the 30 Hz walk at 0.1
  * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
  * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
- * 65-72% and 0-1.2%) */
+ * 65-72% and 0-1.2%).  Nor is one that failed from the same keys and TCB
+ * (drop_context) under tolerances it fails under for certain: on 131_01
+ * at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the margin and
+ * 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in 13% less
+ * time over every real clip at 0.1, 0.5 and 1 cm */
 #define DROP_HOPELESS 1.5
 /* A drop whose refit leaves a frame the fit weighed out of tolerance by
  * the fit's own model (model_fit: the translation's spline itself, the
@@ -2000,13 +2003,42 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
     }
 }
 
-/* Whether dropping key i of these K failed before between the same keys,
- * needing tolerances that the joint's now are more than DROP_HOPELESS
- * times too tight for (in every channel of finite tolerance). */
-static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
+/* A hash of what the refit after dropping key i of these K starts from
+ * (see drop_refitted): the keys from DROP_NEAR + 2 before it to as many
+ * after (and one more each way for TCB keys: tangent_reach), the rows of
+ * all but key i, and the channels scored; the refit, and so its errors,
+ * are the same wherever these are, whatever the tolerances.  Equal hashes
+ * of different starts (about 2^-64) would only skip a drop that could
+ * hold. */
+static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                              ptrdiff_t K, ptrdiff_t i)
+{
+    const ptrdiff_t span = DROP_NEAR + 2 + tangent_reach(j->jt, tcb[0]);
+    uint64_t h = (uint64_t)(j->channels + 2 * isfinite(j->jt->angle_tolerance));
+    for (ptrdiff_t k = i - span; k <= i + span; k++) {
+        uint64_t words[7] = {k >= 0 && k < K ? (uint64_t)keys[k] : UINT64_MAX};
+        int n = 1;
+        for (int c = 0; k >= 0 && k < K && k != i && c < j->channels; c++, n += 3)
+            memcpy(words + n, tcb[c] + 3 * k, 3 * sizeof(double));
+        for (int w = 0; w < n; w++) {  /* a 64-bit multiply-xorshift mix */
+            h = (h ^ words[w]) * 0x9E3779B97F4A7C15u;
+            h ^= h >> 29;
+        }
+    }
+    return (ptrdiff_t)h;
+}
+
+/* Whether dropping key i of these K (TCB tcb) fails for certain or failed
+ * before between the same keys: from the same start (drop_context) under
+ * a tolerance below the least it could hold under, or from any start
+ * where it needed tolerances that the joint's now are more than
+ * DROP_HOPELESS times too tight for (in every channel of finite
+ * tolerance). */
+static int hopeless(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                    ptrdiff_t K, ptrdiff_t i)
 {
     const kb_drop_memory *m = j->memory;
-    const double *needed = m->needed + 2 * keys[i];
+    const double *needed = m->needed + 2 * keys[i], *least = m->least + 2 * keys[i];
     const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
     ptrdiff_t around[4];
     keys_around(keys, K, i, around);
@@ -2017,12 +2049,17 @@ static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrd
     for (int c = 0; c < 2; c++)
         if (isfinite(tolerance[c]))
             grown = fmax(grown, tolerance[c] / needed[c]);
-    return grown * DROP_HOPELESS < 1.0;
+    if (grown * DROP_HOPELESS < 1.0)
+        return 1;
+    return (least[0] / tolerance[0] > 1.0 || least[1] / tolerance[1] > 1.0) &&
+           m->context[keys[i]] == drop_context(j, keys, tcb, K, i);
 }
 
-/* Records that dropping key i of these K failed with this worst score. */
-static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
-                            double worst)
+/* Records that dropping key i of these K (TCB tcb, as the refit started)
+ * failed with this worst score, and the least tolerances it could hold
+ * under from that start (0, 0: unknown). */
+static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                            ptrdiff_t K, ptrdiff_t i, double worst, const double least[2])
 {
     kb_drop_memory *m = j->memory;
     if (!(worst > 1.0 && worst < INFINITY))
@@ -2030,14 +2067,19 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, pt
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
     keys_around(keys, K, i, m->around + 4 * keys[i]);
+    memcpy(m->least + 2 * keys[i], least, 2 * sizeof(double));
+    m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
  * window of keys two beyond them (one for tangent keys: see refit_near),
- * whose spline is the whole one there. */
-static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
+ * whose spline is the whole one there, and least[c] the worst error of
+ * each channel scored (0 for another, and for both where the window's
+ * rotation signs did not follow: then the whole spline's). */
+static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double least[2],
+                            kb_error *err)
 {
     ptrdiff_t K = j->K;
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
@@ -2050,13 +2092,19 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     kb_status status = joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                     j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
                                     &j->s, err);
-    if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
+    int window = j->s.signs_follow;
+    if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
                               first, last, &j->s, err);
-    *worst = 0.0;
+    *worst = least[0] = least[1] = 0.0;
     for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
         if (!(j->s.score[f] <= *worst))  /* larger, or NaN */
             *worst = j->s.score[f];
+    const double *errors[2] = {j->s.angle, j->s.distance};
+    for (int c = 0; c < 2 && window; c++)
+        for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
+                                                           : j->jt->angle_tolerance); f++)
+            least[c] = fmax(least[c], errors[c][f]);
     return status;
 }
 
@@ -2073,7 +2121,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
         for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING)
-            if (!hopeless(j, j->keys, K, i)) {
+            if (!hopeless(j, j->keys, j->tcb, K, i)) {
                 drop[i] = 1;
                 count++;
             }
@@ -2091,21 +2139,22 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                 j->mark[m] = j->mark[m + 1] = 1;
                 restart_far(j, m);
             }
-        status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS,
-                            j->jt->tangent_keys ? j->model_score : NULL, err);
+        status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
         for (ptrdiff_t o = 0, d = 0; o < K && status == KB_OK; o++) {
             if (!drop[o])
                 continue;
             ptrdiff_t m = o - 1 - d++;
+            const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
+            double least[2] = {model[0] / DROP_MODEL_MARGIN, model[1]};
             double worst = !j->jt->tangent_keys ? 0.0
-                           : fmax(j->model_score[2 * m] / DROP_MODEL_MARGIN,
-                                  j->model_score[2 * m + 1]);
+                           : fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
+                                  model[1] / j->jt->distance_tolerance);
             if (worst <= 1.0)  /* else failed by the model, remembered with its score */
-                status = drop_worst(j, m, &worst, err);
+                status = drop_worst(j, m, &worst, least, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
-                remember_failed(j, j->backup_keys, K, o, worst);
+                remember_failed(j, j->backup_keys, j->backup_tcb, K, o, worst, least);
                 drop[o] = 0;
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
@@ -2164,8 +2213,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
                    .channels = channels, .memory = memory};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB; a memory of this call's failed drops alone;
-     * the drops' model scores */
-    size_t extra = (size_t)F * (8 * sizeof(ptrdiff_t) + 22 * sizeof(double) + 4) + 8;
+     * the drops' model errors */
+    size_t extra = (size_t)F * (9 * sizeof(ptrdiff_t) + 24 * sizeof(double) + 4) + 8;
     void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
@@ -2190,8 +2239,10 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
     j.backup_tcb[0] = (double *)(j.backup_keys + F);
     j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
-    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, (ptrdiff_t *)(j.backup_tcb[1] + 5 * F)};
-    j.model_score = (double *)(local.around + 4 * F);
+    ptrdiff_t *around = (ptrdiff_t *)(j.backup_tcb[1] + 5 * F);
+    j.model_worst = (double *)(around + 4 * F);
+    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, around, j.model_worst + 2 * F,
+                            (ptrdiff_t *)(j.model_worst + 4 * F)};
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
