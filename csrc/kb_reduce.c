@@ -1118,6 +1118,23 @@ static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
     return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
 }
 
+/* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
+ * rows_from to rows_to (see there): their derivatives are h times the
+ * identity, so each component of a tangent pairs with its own alone, and
+ * only the diagonal and the two keys' like components (3 apart) are not
+ * zero.  The general products' sums without their zero terms: the same
+ * bits, as adding zeros (all +0 or -0 products of the bases' finite sums)
+ * to these changes none. */
+static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
+                           int rows_to, fit_space *w)
+{
+    const double hh = h * h;
+    for (int a = rows_from; a < rows_to; a++)
+        w->normal[(3 * seg + a) * BAND] += (a < 3 ? sum[0] : sum[2]) * hh;
+    for (int c = 0; rows_from == 0 && rows_to == 6 && c < 3; c++)
+        w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
+}
+
 /* The residual's derivatives in the free keys' TCB in closed form, and
  * from them the normal matrix J^T J (lower band).  The translation's
  * Hermite cubic is linear in its tangents (exact); the rotation's squad is
@@ -1174,6 +1191,10 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
         if (w->seg_start[seg] == w->seg_start[seg + 1])
             continue;
+        if (w->tangent_keys) {
+            tangent_normal(seg, sum, scale * dt[seg], rows_from, rows_to, w);
+            continue;
+        }
         for (int a = rows_from; a < rows_to; a++)
             for (int b = rows_from; b <= a; b++) {
                 double s00 = 0.0, s01 = 0.0, s11 = 0.0;
@@ -1416,8 +1437,10 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        closed_jacobian(K, at, scale, r, w);
-        damping_weights(&p, w);
+        if (it == 0 || !w->tangent_keys) {  /* tangent keys': the same at any tangents */
+            closed_jacobian(K, at, scale, r, w);
+            damping_weights(&p, w);
+        }
         gradient(K, model, w);
         int taken = 0, settled = 0;
         for (; damping < 1e9; damping *= 10) {
