@@ -1009,6 +1009,35 @@ static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, dou
     return 1;
 }
 
+/* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
+ * not zero only on its diagonal and between the like components of
+ * neighbouring keys (3 apart): three tridiagonal systems, a component's
+ * each, interleaved (so three chains of dependent operations, not one).
+ * The general solve's other terms are products with zeros: the same bits,
+ * but for a zero step's sign, which no tangent plus the step sees (none is
+ * -0: the fits' starts are not, nor is any sum with a +0 in it). */
+static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
+{
+    double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
+    const double *N = w->normal;
+    for (ptrdiff_t i = first; i < last; i++) {
+        double d = N[i * BAND] + damping * w->diagonal[i];
+        if (i - first >= 3) {
+            L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
+            d -= N[i * BAND + 3] * L[i * BAND + 3];
+        }
+        if (!(d > 0) || !isfinite(d))
+            return 0;
+        L[i * BAND] = 1.0 / d;
+    }
+    for (ptrdiff_t i = first; i < last; i++)  /* L y = -g */
+        x[i] = i - first >= 3 ? -w->gradient[i] - L[i * BAND + 3] * x[i - 3] : -w->gradient[i];
+    for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
+        x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
+                            : x[i] * L[i * BAND];
+    return 1;
+}
+
 static double sum_squares(const double *x, ptrdiff_t n)
 {
     double s = 0.0;
@@ -1280,7 +1309,7 @@ static void damping_weights(const fit_problem *p, fit_space *w)
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
 {
-    if (!damped_solve(w, p->first, p->last, damping))
+    if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
     for (ptrdiff_t i = 0; i < p->n; i++) {
