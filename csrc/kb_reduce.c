@@ -74,6 +74,7 @@
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_rot_memo memo;      /* chords.memo: the frames' unit keys and chords so far */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
@@ -92,8 +93,8 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t) + n
-                       + 8 + extra_bytes);
+    double *d = malloc(80 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t)
+                       + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
@@ -101,18 +102,31 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n, NULL};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
     s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 73 * n);
+    s->loc = (kb_loc *)(d + 80 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
-    s->kind = (unsigned char *)(s->between + n);
+    s->memo = (kb_rot_memo){NULL, d + 73 * n, s->between + n, d + 77 * n};
+    s->kind = (unsigned char *)(s->memo.to + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
     s->given = 0;
     return d;
+}
+
+/* Keeps the unit keys and chords of the rotations' windows by frame in s
+ * from here on (s->memo), for the many windows of one selection or fit,
+ * which share most of their keys. */
+static void remember_chords(space *s, ptrdiff_t F)
+{
+    for (ptrdiff_t f = 0; f < F; f++) {  /* none held */
+        s->memo.unit[4 * f] = NAN;
+        s->memo.to[f] = -1;
+    }
+    s->chords.memo = &s->memo;
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
@@ -204,6 +218,7 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
+    s->memo.frame = keys;
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
@@ -825,6 +840,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
+    remember_chords(&s, F);
     /* the ratios order the angles as the arctangents do (up to rounding,
      * which segment_worst minds near the floor) but for ratios below the
      * normal range: so not where they could matter, scores of angles below
@@ -1240,7 +1256,9 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
  * its tangents' derivatives against the residuals summed with the bases
- * as weights.  A fixed key's rows stay zero, so its step is zero. */
+ * as weights.  A fixed key's rows stay zero, so its step is zero.  Tangent
+ * keys' rows take their own component's product alone, the others' being
+ * zeros (at a residual not finite, NaN, where no step lowers the error). */
 static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
 {
     memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
@@ -1252,7 +1270,11 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
         const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        for (int a = 0; a < 6; a++)
+        for (int a = 0; w->tangent_keys && a < 3; a++) {  /* h I: see tangent_normal */
+            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
+            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+        }
+        for (int a = 0; !w->tangent_keys && a < 6; a++)
             w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
                                       + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
@@ -2226,6 +2248,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
+    remember_chords(&j.s, F);
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
