@@ -273,6 +273,14 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     return status;
 }
 
+/* fmax(a, b) inline, where the library's is a call: the larger, or the
+ * one not NaN; the same bits but for zeros of both signs, which none of
+ * its uses below has (errors, scores, their squares and sizes: +0 or more). */
+static inline double larger(double a, double b)
+{
+    return a > b || b != b ? a : b;
+}
+
 /* conj(f) p: its scalar part, and its vector part into v. */
 static inline double relative_rotation(const double *f, const double *p, double v[3])
 {
@@ -428,8 +436,8 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
                                    s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
-        s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
-                           translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
 }
 
@@ -1337,7 +1345,7 @@ static int damped_trial(const fit_problem *p, const double *tcb, double damping,
     for (ptrdiff_t i = 0; i < p->n; i++) {
         w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
                                       : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-        largest = fmax(largest, fabs(w->trial[i] - tcb[i]));
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
 }
@@ -1520,8 +1528,8 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             break;
     }
     for (ptrdiff_t i = 0; worst && i < p.m; i += 3)
-        *worst = fmax(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
-                                  + model[i + 2] * model[i + 2]);
+        *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
+                                   + model[i + 2] * model[i + 2]);
     if (worst)
         *worst = sqrt(*worst);
     if (stepped && verify)  /* the spline's own residual at the model's optimum */
@@ -1742,7 +1750,7 @@ static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, dou
         j->scored.valid = 0;
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
-        *worst = fmax(*worst, j->s.score[f]);
+        *worst = larger(*worst, j->s.score[f]);
     return status;
 }
 
