@@ -75,6 +75,7 @@
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_rot_memo memo;      /* chords.memo: the frames' unit keys and chords so far */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
@@ -93,8 +94,8 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t) + n
-                       + 8 + extra_bytes);
+    double *d = malloc(80 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t)
+                       + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
@@ -102,18 +103,31 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n, NULL};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
     s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 73 * n);
+    s->loc = (kb_loc *)(d + 80 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
-    s->kind = (unsigned char *)(s->between + n);
+    s->memo = (kb_rot_memo){NULL, d + 73 * n, s->between + n, d + 77 * n};
+    s->kind = (unsigned char *)(s->memo.to + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
     s->given = 0;
     return d;
+}
+
+/* Keeps the unit keys and chords of the rotations' windows by frame in s
+ * from here on (s->memo), for the many windows of one selection or fit,
+ * which share most of their keys. */
+static void remember_chords(space *s, ptrdiff_t F)
+{
+    for (ptrdiff_t f = 0; f < F; f++) {  /* none held */
+        s->memo.unit[4 * f] = NAN;
+        s->memo.to[f] = -1;
+    }
+    s->chords.memo = &s->memo;
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
@@ -205,6 +219,7 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
+    s->memo.frame = keys;
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
@@ -257,6 +272,14 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     if (status == KB_OK)
         status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
     return status;
+}
+
+/* fmax(a, b) inline, where the library's is a call: the larger, or the
+ * one not NaN; the same bits but for zeros of both signs, which none of
+ * its uses below has (errors, scores, their squares and sizes: +0 or more). */
+static inline double larger(double a, double b)
+{
+    return a > b || b != b ? a : b;
 }
 
 /* conj(f) p: its scalar part, and its vector part into v. */
@@ -414,8 +437,8 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
                                    s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
-        s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
-                           translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
 }
 
@@ -826,6 +849,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
+    remember_chords(&s, F);
     /* the ratios order the angles as the arctangents do (up to rounding,
      * which segment_worst minds near the floor) but for ratios below the
      * normal range: so not where they could matter, scores of angles below
@@ -1010,6 +1034,35 @@ static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, dou
     return 1;
 }
 
+/* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
+ * not zero only on its diagonal and between the like components of
+ * neighbouring keys (3 apart): three tridiagonal systems, a component's
+ * each, interleaved (so three chains of dependent operations, not one).
+ * The general solve's other terms are products with zeros: the same bits,
+ * but for a zero step's sign, which no tangent plus the step sees (none is
+ * -0: the fits' starts are not, nor is any sum with a +0 in it). */
+static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
+{
+    double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
+    const double *N = w->normal;
+    for (ptrdiff_t i = first; i < last; i++) {
+        double d = N[i * BAND] + damping * w->diagonal[i];
+        if (i - first >= 3) {
+            L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
+            d -= N[i * BAND + 3] * L[i * BAND + 3];
+        }
+        if (!(d > 0) || !isfinite(d))
+            return 0;
+        L[i * BAND] = 1.0 / d;
+    }
+    for (ptrdiff_t i = first; i < last; i++)  /* L y = -g */
+        x[i] = i - first >= 3 ? -w->gradient[i] - L[i * BAND + 3] * x[i - 3] : -w->gradient[i];
+    for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
+        x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
+                            : x[i] * L[i * BAND];
+    return 1;
+}
+
 static double sum_squares(const double *x, ptrdiff_t n)
 {
     double s = 0.0;
@@ -1119,6 +1172,23 @@ static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
     return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
 }
 
+/* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
+ * rows_from to rows_to (see there): their derivatives are h times the
+ * identity, so each component of a tangent pairs with its own alone, and
+ * only the diagonal and the two keys' like components (3 apart) are not
+ * zero.  The general products' sums without their zero terms: the same
+ * bits, as adding zeros (all +0 or -0 products of the bases' finite sums)
+ * to these changes none. */
+static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
+                           int rows_to, fit_space *w)
+{
+    const double hh = h * h;
+    for (int a = rows_from; a < rows_to; a++)
+        w->normal[(3 * seg + a) * BAND] += (a < 3 ? sum[0] : sum[2]) * hh;
+    for (int c = 0; rows_from == 0 && rows_to == 6 && c < 3; c++)
+        w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
+}
+
 /* The residual's derivatives in the free keys' TCB in closed form, and
  * from them the normal matrix J^T J (lower band).  The translation's
  * Hermite cubic is linear in its tangents (exact); the rotation's squad is
@@ -1175,6 +1245,10 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
         if (w->seg_start[seg] == w->seg_start[seg + 1])
             continue;
+        if (w->tangent_keys) {
+            tangent_normal(seg, sum, scale * dt[seg], rows_from, rows_to, w);
+            continue;
+        }
         for (int a = rows_from; a < rows_to; a++)
             for (int b = rows_from; b <= a; b++) {
                 double s00 = 0.0, s01 = 0.0, s11 = 0.0;
@@ -1191,7 +1265,9 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
  * its tangents' derivatives against the residuals summed with the bases
- * as weights.  A fixed key's rows stay zero, so its step is zero. */
+ * as weights.  A fixed key's rows stay zero, so its step is zero.  Tangent
+ * keys' rows take their own component's product alone, the others' being
+ * zeros (at a residual not finite, NaN, where no step lowers the error). */
 static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
 {
     memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
@@ -1203,7 +1279,11 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
         const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        for (int a = 0; a < 6; a++)
+        for (int a = 0; w->tangent_keys && a < 3; a++) {  /* h I: see tangent_normal */
+            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
+            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+        }
+        for (int a = 0; !w->tangent_keys && a < 6; a++)
             w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
                                       + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
@@ -1260,13 +1340,13 @@ static void damping_weights(const fit_problem *p, fit_space *w)
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
 {
-    if (!damped_solve(w, p->first, p->last, damping))
+    if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
     for (ptrdiff_t i = 0; i < p->n; i++) {
         w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
                                       : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-        largest = fmax(largest, fabs(w->trial[i] - tcb[i]));
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
 }
@@ -1417,8 +1497,10 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        closed_jacobian(K, at, scale, r, w);
-        damping_weights(&p, w);
+        if (it == 0 || !w->tangent_keys) {  /* tangent keys': the same at any tangents */
+            closed_jacobian(K, at, scale, r, w);
+            damping_weights(&p, w);
+        }
         gradient(K, model, w);
         int taken = 0, settled = 0;
         for (; damping < 1e9; damping *= 10) {
@@ -1447,8 +1529,8 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             break;
     }
     for (ptrdiff_t i = 0; worst && i < p.m; i += 3)
-        *worst = fmax(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
-                                  + model[i + 2] * model[i + 2]);
+        *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
+                                   + model[i + 2] * model[i + 2]);
     if (worst)
         *worst = sqrt(*worst);
     if (stepped && verify)  /* the spline's own residual at the model's optimum */
@@ -1669,7 +1751,7 @@ static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, dou
         j->scored.valid = 0;
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
-        *worst = fmax(*worst, j->s.score[f]);
+        *worst = larger(*worst, j->s.score[f]);
     return status;
 }
 
@@ -2223,6 +2305,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
+    remember_chords(&j.s, F);
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
