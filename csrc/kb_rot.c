@@ -199,8 +199,8 @@ static void track_chords(const kb_rot_keys *k, ptrdiff_t tr, const kb_rot_memo *
         if (k->chords) {
             for (int j = 0; j < 3; j++)
                 L[j] = k->chords[(tr * (K - 1) + n) * 3 + j];
-        } else {
-            chord_of(k, tr, q, n, memo, L);
+        } else {  /* (a closed track's last key is not its frame's: no memo) */
+            chord_of(k, tr, q, n, k->ends == KB_ENDS_CLOSED ? NULL : memo, L);
         }
         if (k->chords && k->timing == KB_TIMING_3DS)
             kb_compab_chord(L, C);
