@@ -1738,7 +1738,7 @@ static void keep_scores(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double
     for (ptrdiff_t i = 0; i + 1 < K; i++) {
         if (j->kept.keys.valid && segment_held(j, &j->kept.keys, keys, K, tcb, i))
             continue;
-        if (!segment_scored(j, keys, K, tcb, i)) {  /* cannot happen: nothing kept then */
+        if (!segment_scored(j, keys, K, tcb, i)) {  /* errors of neither: nothing kept */
             j->kept.keys.valid = 0;
             return;
         }
@@ -2094,6 +2094,9 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
             ptrdiff_t n = without(j, drop);
             double worst;
             status = fit_score(j, j->spare_keys, n, j->spare_tcb, &worst, err);
+            /* orthogonal neighbours take their relative sign from keys
+             * beyond the span: a refusal there is not remembered */
+            int remember = !orthogonal_neighbours(j->jt, j->spare_keys, n);
             int any = 0;
             for (ptrdiff_t i = first; status == KB_OK && i < K - 1; i += apart) {
                 ptrdiff_t a = j->keys[i >= beyond ? i - beyond : 0];
@@ -2101,7 +2104,9 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
                 for (ptrdiff_t f = a; f <= b && drop[i]; f++)
                     if (!(j->s.score[f] <= 1.0)) {
                         drop[i] = 0;
-                        j->refused[j->keys[i]] = without_hash(j, j->keys, j->tcb, K, i, span);
+                        if (remember)
+                            j->refused[j->keys[i]] = without_hash(j, j->keys, j->tcb, K, i,
+                                                                  span);
                     }
                 any |= drop[i];
             }
@@ -2202,11 +2207,11 @@ static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double 
  * a tolerance below the least it could hold under, or from any start
  * where it needed tolerances that the joint's now are more than
  * DROP_HOPELESS times too tight for (in every channel of finite
- * tolerance). */
+ * tolerance); a skip from the same start updates the needed tolerances. */
 static int hopeless(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
                     ptrdiff_t K, ptrdiff_t i)
 {
-    const kb_drop_memory *m = j->memory;
+    kb_drop_memory *m = j->memory;
     const double *needed = m->needed + 2 * keys[i], *least = m->least + 2 * keys[i];
     const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
     ptrdiff_t around[4];
@@ -2220,8 +2225,16 @@ static int hopeless(const joint_fit *j, const ptrdiff_t *keys, double *const tcb
             grown = fmax(grown, tolerance[c] / needed[c]);
     if (grown * DROP_HOPELESS < 1.0)
         return 1;
-    return (least[0] / tolerance[0] > 1.0 || least[1] / tolerance[1] > 1.0) &&
-           m->context[keys[i]] == drop_context(j, keys, tcb, K, i);
+    if (!((least[0] / tolerance[0] > 1.0 || least[1] / tolerance[1] > 1.0) &&
+          m->context[keys[i]] == drop_context(j, keys, tcb, K, i)))
+        return 0;
+    /* the needed tolerances as the failure it stands for would record them
+     * (its worst score is the larger of least / tolerance), so that later
+     * calls at other tolerances weigh the margin as they would have */
+    double worst = fmax(least[0] / tolerance[0], least[1] / tolerance[1]);
+    for (int c = 0; c < 2; c++)
+        m->needed[2 * keys[i] + c] = worst * tolerance[c];
+    return 1;
 }
 
 /* Records that dropping key i of these K (TCB tcb, as the refit started)
@@ -2236,7 +2249,11 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
     keys_around(keys, K, i, m->around + 4 * keys[i]);
-    memcpy(m->least + 2 * keys[i], least, 2 * sizeof(double));
+    /* orthogonal neighbours take their relative sign from keys beyond the
+     * context: there the least tolerances are unknown */
+    const double unknown[2] = {0.0, 0.0};
+    memcpy(m->least + 2 * keys[i], orthogonal_neighbours(j->jt, keys, K) ? unknown : least,
+           2 * sizeof(double));
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 

@@ -841,3 +841,52 @@ def test_drops_without_a_memory_keep_one_for_the_call(walk120, joint, degrees, s
     fresh = core.reduce_drop(*frames, empty_memory(walk120))
     for a, b in zip(alone[:3], fresh[:3]):
         assert a.tobytes() == b.tobytes()
+
+
+def test_a_refused_drop_is_not_skipped_where_orthogonal_keys_hang_on_far_ones():
+    """drop_keys does not try again a drop refused between the same keys
+    and rows, and the drop memory skips one that failed from the same
+    start; both only skip work.  Where two neighbouring keys' quaternions
+    are orthogonal, their relative sign comes from keys beyond those
+    hashed, so neither is remembered there: a review's 54 frames of
+    axis-aligned and near-identity keys (TCB, 1.436 rad) kept frame 51
+    where the search without these skips keeps 48, 52 (its keys below)."""
+    case = np.load(CMU.parent / "orthogonal_neighbours.npz")
+    keys, _, _, angle, _ = core.reduce_fit(
+        case["times"], case["q"], case["x"], float(case["a"]), float(case["d"]),
+        np.arange(len(case["times"]), dtype=np.intp), False, True)
+    assert keys.tolist() == [0, 1, 2, 5, 6, 7, 10, 11, 12, 13, 19, 20, 22, 23, 24, 29, 30, 37,
+                             38, 39, 41, 42, 44, 45, 48, 52, 53]
+    assert angle.max() <= float(case["a"])
+
+
+def test_a_drop_skipped_from_the_same_start_records_what_its_failure_would():
+    """A drop the memory skips because it failed from the same start under
+    tolerances it fails under for certain records the needed tolerances
+    as trying it would (at the tolerances of this call), so that a later
+    call at other tolerances weighs DROP_HOPELESS's margin alike (a
+    review found it kept the first call's and dropped a key the search
+    without the skip keeps)."""
+    rng = np.random.default_rng(47)
+    F = int(rng.integers(8, 30))
+    t = np.arange(F, dtype=float)
+    q = np.zeros((1, F, 4))
+    q[..., 0] = 1.0
+    x = np.zeros((1, F, 3))
+    x[0, :, 0] = np.sin(t * rng.uniform(0.2, 1.5)) * 10 + rng.normal(size=F) * rng.choice([0, 0.1, 1])
+    d = float(rng.uniform(0.05, 2))
+    k0, rt, tt = core.reduce_fit(t, q, x, 1.0, d, np.arange(F, dtype=np.intp), True, False)[:3]
+    K = len(k0)
+    rt, tt = rt[:K].copy(), tt[:K].copy()
+    spoiled = tt.copy()
+    i = int(rng.integers(0, K))
+    spoiled[i, 0] += rng.choice([-1, 1]) * rng.uniform(2, 40)
+    memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp), np.zeros((F, 2)),
+              np.zeros(F, dtype=np.intp))
+    for angle in (1e-3, 10.0):  # the second call skips what the first tried
+        core.reduce_drop(t, q, x, angle, d, k0, rt.copy(), spoiled.copy(), memory, True, True)
+    needed = memory[0][memory[0].any(axis=1)]
+    assert len(needed)
+    np.testing.assert_allclose(needed[:, 0] / needed[:, 1], 10.0 / d, rtol=1e-12)
+    keys = core.reduce_drop(t, q, x, 1.0, d, k0, rt.copy(), tt.copy(), memory, True, True)[0]
+    assert keys.tolist() == [0, 2, 4, 6, 9]
