@@ -873,7 +873,8 @@ def test_a_drop_skipped_from_the_same_start_records_what_its_failure_would():
     q = np.zeros((1, F, 4))
     q[..., 0] = 1.0
     x = np.zeros((1, F, 3))
-    x[0, :, 0] = np.sin(t * rng.uniform(0.2, 1.5)) * 10 + rng.normal(size=F) * rng.choice([0, 0.1, 1])
+    wave = np.sin(t * rng.uniform(0.2, 1.5)) * 10
+    x[0, :, 0] = wave + rng.normal(size=F) * rng.choice([0, 0.1, 1])
     d = float(rng.uniform(0.05, 2))
     k0, rt, tt = core.reduce_fit(t, q, x, 1.0, d, np.arange(F, dtype=np.intp), True, False)[:3]
     K = len(k0)
