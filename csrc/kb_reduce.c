@@ -2165,10 +2165,14 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
  * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
  * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
  * 65-72% and 0-1.2%).  Nor is one that failed from the same keys and TCB
- * (drop_context) under tolerances it fails under for certain: on 131_01
- * at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the margin and
- * 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in 13% less
- * time over every real clip at 0.1, 0.5 and 1 cm */
+ * (drop_context) under tolerances below the least it could hold under: on
+ * 131_01 at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the
+ * margin and 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in
+ * 13% less time over every real clip at 0.1, 0.5 and 1 cm.  The context
+ * is nearly all a refit starts from, not all: in a review's chains of
+ * kb_reduce_drop calls on random clips, 19 of 600 kept other memory than
+ * trying each drop would (a retry from the same context failed with other
+ * errors), none other keys; a skip only ever keeps a key */
 #define DROP_HOPELESS 1.5
 /* A drop whose refit leaves a frame the fit weighed out of tolerance by
  * the fit's own model (model_fit: the translation's spline itself, the
@@ -2193,9 +2197,8 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
 /* A hash of what the refit after dropping key i of these K starts from
  * (see drop_refitted): the keys from DROP_NEAR + 2 before it to as many
  * after (and one more each way for TCB keys: tangent_reach), the rows of
- * all but key i, and the channels scored (see without_hash); the refit,
- * and so its errors, are the same wherever these are, whatever the
- * tolerances. */
+ * all but key i, and the channels scored (see without_hash): nearly all
+ * that the refit, and so its errors, hang on (see DROP_HOPELESS). */
 static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
                               ptrdiff_t K, ptrdiff_t i)
 {
