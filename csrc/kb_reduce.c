@@ -2252,11 +2252,14 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
     keys_around(keys, K, i, m->around + 4 * keys[i]);
-    /* orthogonal neighbours take their relative sign from keys beyond the
-     * context: there the least tolerances are unknown */
+    /* orthogonal neighbours, with key i or without it (its two beside it),
+     * take their relative sign from keys beyond the context: there the
+     * least tolerances are unknown */
+    const ptrdiff_t beside[2] = {keys[i > 0 ? i - 1 : 0], keys[i + 1 < K ? i + 1 : K - 1]};
     const double unknown[2] = {0.0, 0.0};
-    memcpy(m->least + 2 * keys[i], orthogonal_neighbours(j->jt, keys, K) ? unknown : least,
-           2 * sizeof(double));
+    int orthogonal = orthogonal_neighbours(j->jt, keys, K) ||
+                     orthogonal_neighbours(j->jt, beside, 2);
+    memcpy(m->least + 2 * keys[i], orthogonal ? unknown : least, 2 * sizeof(double));
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
