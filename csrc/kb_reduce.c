@@ -2194,6 +2194,12 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
     }
 }
 
+/* The keys on each side of a dropped one that drop_context hashes. */
+static ptrdiff_t context_span(const joint_fit *j, double *const tcb[2])
+{
+    return DROP_NEAR + 2 + tangent_reach(j->jt, tcb[0]);
+}
+
 /* A hash of what the refit after dropping key i of these K starts from
  * (see drop_refitted): the keys from DROP_NEAR + 2 before it to as many
  * after (and one more each way for TCB keys: tangent_reach), the rows of
@@ -2202,7 +2208,7 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
 static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
                               ptrdiff_t K, ptrdiff_t i)
 {
-    return without_hash(j, keys, tcb, K, i, DROP_NEAR + 2 + tangent_reach(j->jt, tcb[0]));
+    return without_hash(j, keys, tcb, K, i, context_span(j, tcb));
 }
 
 /* Whether dropping key i of these K (TCB tcb) fails for certain or failed
@@ -2252,12 +2258,14 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
     keys_around(keys, K, i, m->around + 4 * keys[i]);
-    /* orthogonal neighbours, with key i or without it (its two beside it),
-     * take their relative sign from keys beyond the context: there the
-     * least tolerances are unknown */
+    /* orthogonal neighbours in the context, with key i or without it (its
+     * two beside it), take their relative sign from keys beyond it: there
+     * the least tolerances are unknown */
+    const ptrdiff_t span = context_span(j, tcb);
+    const ptrdiff_t lo = i > span ? i - span : 0, hi = i + span < K - 1 ? i + span : K - 1;
     const ptrdiff_t beside[2] = {keys[i > 0 ? i - 1 : 0], keys[i + 1 < K ? i + 1 : K - 1]};
     const double unknown[2] = {0.0, 0.0};
-    int orthogonal = orthogonal_neighbours(j->jt, keys, K) ||
+    int orthogonal = orthogonal_neighbours(j->jt, keys + lo, hi - lo + 1) ||
                      orthogonal_neighbours(j->jt, beside, 2);
     memcpy(m->least + 2 * keys[i], orthogonal ? unknown : least, 2 * sizeof(double));
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
