@@ -2170,7 +2170,7 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
  * margin and 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in
  * 13% less time over every real clip at 0.1, 0.5 and 1 cm.  The context
  * is nearly all a refit starts from, not all: in a review's chains of
- * kb_reduce_drop calls on random clips, 19 of 600 kept other memory than
+ * kb_reduce_drop calls on random clips, 24 of 600 kept other memory than
  * trying each drop would (a retry from the same context failed with other
  * errors), none other keys; a skip only ever keeps a key */
 #define DROP_HOPELESS 1.5
