@@ -10,6 +10,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,7 @@
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_rot_memo memo;      /* chords.memo: the frames' unit keys and chords so far */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
@@ -92,8 +94,8 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t) + n
-                       + 8 + extra_bytes);
+    double *d = malloc(80 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t)
+                       + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
     s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
@@ -101,18 +103,31 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n, NULL};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
     s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 73 * n);
+    s->loc = (kb_loc *)(d + 80 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
-    s->kind = (unsigned char *)(s->between + n);
+    s->memo = (kb_rot_memo){NULL, d + 73 * n, s->between + n, d + 77 * n};
+    s->kind = (unsigned char *)(s->memo.to + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
     s->given = 0;
     return d;
+}
+
+/* Keeps the unit keys and chords of the rotations' windows by frame in s
+ * from here on (s->memo), for the many windows of one selection or fit,
+ * which share most of their keys. */
+static void remember_chords(space *s, ptrdiff_t F)
+{
+    for (ptrdiff_t f = 0; f < F; f++) {  /* none held */
+        s->memo.unit[4 * f] = NAN;
+        s->memo.to[f] = -1;
+    }
+    s->chords.memo = &s->memo;
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
@@ -204,6 +219,7 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
+    s->memo.frame = keys;
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
@@ -256,6 +272,14 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     if (status == KB_OK)
         status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
     return status;
+}
+
+/* fmax(a, b) inline, where the library's is a call: the larger, or the
+ * one not NaN; the same bits but for zeros of both signs, which none of
+ * its uses below has (errors, scores, their squares and sizes: +0 or more). */
+static inline double larger(double a, double b)
+{
+    return a > b || b != b ? a : b;
 }
 
 /* conj(f) p: its scalar part, and its vector part into v. */
@@ -413,8 +437,8 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
                                    s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
-        s->score[f] = fmax(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
-                           translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
 }
 
@@ -825,6 +849,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
+    remember_chords(&s, F);
     /* the ratios order the angles as the arctangents do (up to rounding,
      * which segment_worst minds near the floor) but for ratios below the
      * normal range: so not where they could matter, scores of angles below
@@ -1009,6 +1034,35 @@ static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, dou
     return 1;
 }
 
+/* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
+ * not zero only on its diagonal and between the like components of
+ * neighbouring keys (3 apart): three tridiagonal systems, a component's
+ * each, interleaved (so three chains of dependent operations, not one).
+ * The general solve's other terms are products with zeros: the same bits,
+ * but for a zero step's sign, which no tangent plus the step sees (none is
+ * -0: the fits' starts are not, nor is any sum with a +0 in it). */
+static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
+{
+    double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
+    const double *N = w->normal;
+    for (ptrdiff_t i = first; i < last; i++) {
+        double d = N[i * BAND] + damping * w->diagonal[i];
+        if (i - first >= 3) {
+            L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
+            d -= N[i * BAND + 3] * L[i * BAND + 3];
+        }
+        if (!(d > 0) || !isfinite(d))
+            return 0;
+        L[i * BAND] = 1.0 / d;
+    }
+    for (ptrdiff_t i = first; i < last; i++)  /* L y = -g */
+        x[i] = i - first >= 3 ? -w->gradient[i] - L[i * BAND + 3] * x[i - 3] : -w->gradient[i];
+    for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
+        x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
+                            : x[i] * L[i * BAND];
+    return 1;
+}
+
 static double sum_squares(const double *x, ptrdiff_t n)
 {
     double s = 0.0;
@@ -1118,6 +1172,23 @@ static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
     return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
 }
 
+/* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
+ * rows_from to rows_to (see there): their derivatives are h times the
+ * identity, so each component of a tangent pairs with its own alone, and
+ * only the diagonal and the two keys' like components (3 apart) are not
+ * zero.  The general products' sums without their zero terms: the same
+ * bits, as adding zeros (all +0 or -0 products of the bases' finite sums)
+ * to these changes none. */
+static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
+                           int rows_to, fit_space *w)
+{
+    const double hh = h * h;
+    for (int a = rows_from; a < rows_to; a++)
+        w->normal[(3 * seg + a) * BAND] += (a < 3 ? sum[0] : sum[2]) * hh;
+    for (int c = 0; rows_from == 0 && rows_to == 6 && c < 3; c++)
+        w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
+}
+
 /* The residual's derivatives in the free keys' TCB in closed form, and
  * from them the normal matrix J^T J (lower band).  The translation's
  * Hermite cubic is linear in its tangents (exact); the rotation's squad is
@@ -1174,6 +1245,10 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
         if (w->seg_start[seg] == w->seg_start[seg + 1])
             continue;
+        if (w->tangent_keys) {
+            tangent_normal(seg, sum, scale * dt[seg], rows_from, rows_to, w);
+            continue;
+        }
         for (int a = rows_from; a < rows_to; a++)
             for (int b = rows_from; b <= a; b++) {
                 double s00 = 0.0, s01 = 0.0, s11 = 0.0;
@@ -1190,7 +1265,9 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
  * its tangents' derivatives against the residuals summed with the bases
- * as weights.  A fixed key's rows stay zero, so its step is zero. */
+ * as weights.  A fixed key's rows stay zero, so its step is zero.  Tangent
+ * keys' rows take their own component's product alone, the others' being
+ * zeros (at a residual not finite, NaN, where no step lowers the error). */
 static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
 {
     memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
@@ -1202,7 +1279,11 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
         const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        for (int a = 0; a < 6; a++)
+        for (int a = 0; w->tangent_keys && a < 3; a++) {  /* h I: see tangent_normal */
+            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
+            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+        }
+        for (int a = 0; !w->tangent_keys && a < 6; a++)
             w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
                                       + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
@@ -1259,13 +1340,13 @@ static void damping_weights(const fit_problem *p, fit_space *w)
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
 {
-    if (!damped_solve(w, p->first, p->last, damping))
+    if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
     for (ptrdiff_t i = 0; i < p->n; i++) {
         w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
                                       : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-        largest = fmax(largest, fabs(w->trial[i] - tcb[i]));
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
 }
@@ -1416,8 +1497,10 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        closed_jacobian(K, at, scale, r, w);
-        damping_weights(&p, w);
+        if (it == 0 || !w->tangent_keys) {  /* tangent keys': the same at any tangents */
+            closed_jacobian(K, at, scale, r, w);
+            damping_weights(&p, w);
+        }
         gradient(K, model, w);
         int taken = 0, settled = 0;
         for (; damping < 1e9; damping *= 10) {
@@ -1446,8 +1529,8 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             break;
     }
     for (ptrdiff_t i = 0; worst && i < p.m; i += 3)
-        *worst = fmax(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
-                                  + model[i + 2] * model[i + 2]);
+        *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
+                                   + model[i + 2] * model[i + 2]);
     if (worst)
         *worst = sqrt(*worst);
     if (stepped && verify)  /* the spline's own residual at the model's optimum */
@@ -1554,6 +1637,15 @@ typedef struct {
     double *tcb[2];
 } scored_keys;
 
+/* The keys and TCB of drop_keys' round (as phases keep drops) with their
+ * errors (F each: score, angle, distance), which a phase's candidate
+ * shares where the previous phase's does not: the segments of the drops
+ * it refused. */
+typedef struct {
+    scored_keys keys;
+    double *errors[3];
+} kept_scores;
+
 /* The fit of one joint: its keys, their TCB per channel, and the work. */
 typedef struct {
     const kb_reduce_joint *jt;
@@ -1568,8 +1660,10 @@ typedef struct {
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
     kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
-    double *model_score;    /* (F, 2): the drops' refits' (refit_near) */
+    double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
+    ptrdiff_t *refused;     /* (F): drop_keys' refused drops (without_hash), else 0 */
     scored_keys scored;
+    kept_scores kept;
     space s;
     fit_space w;
 } joint_fit;
@@ -1579,10 +1673,9 @@ typedef struct {
  * to the key after (its first and last by those of keys 1 and K - 2 too:
  * natural ends), so by keys i - 2 .. i + 3 and the TCB of i - 1 .. i + 2;
  * with tangent keys by keys i and i + 1 and their tangents alone. */
-static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                          double *const tcb[2], ptrdiff_t i)
+static int segment_held(const joint_fit *j, const scored_keys *held, const ptrdiff_t *keys,
+                        ptrdiff_t K, double *const tcb[2], ptrdiff_t i)
 {
-    const scored_keys *held = &j->scored;
     ptrdiff_t o = held->index[keys[i]], reach = tangent_reach(j->jt, j->tcb[0]);
     if (!held->valid || o < 0)
         return 0;
@@ -1597,10 +1690,16 @@ static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
     return 1;
 }
 
-/* Records these keys and TCB as the ones whose errors are held. */
-static void hold_scored(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
+static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                          double *const tcb[2], ptrdiff_t i)
 {
-    scored_keys *held = &j->scored;
+    return segment_held(j, &j->scored, keys, K, tcb, i);
+}
+
+/* Records these keys and TCB as the ones whose errors are held. */
+static void hold_keys(const joint_fit *j, scored_keys *held, const ptrdiff_t *keys, ptrdiff_t K,
+                      double *const tcb[2])
+{
     for (ptrdiff_t i = 0; held->valid && i < held->K; i++)
         held->index[held->keys[i]] = -1;
     memcpy(held->keys, keys, (size_t)K * sizeof(ptrdiff_t));
@@ -1610,6 +1709,42 @@ static void hold_scored(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double
         memcpy(held->tcb[c], tcb[c], (size_t)(3 * K) * sizeof(double));
     held->K = K;
     held->valid = 1;
+}
+
+/* The frames whose errors segment i of these K keys holds: its first key's
+ * to the frame before its last key (the last segment's included). */
+static ptrdiff_t segment_frames(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
+{
+    return keys[i + 1] - keys[i] + (i + 2 == K);
+}
+
+/* Copies the errors of segment i of these keys between s and the kept
+ * scores (to_kept: into them). */
+static void copy_segment(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
+                         int to_kept)
+{
+    double *held[3] = {j->s.score, j->s.angle, j->s.distance};
+    size_t bytes = (size_t)segment_frames(keys, K, i) * sizeof(double);
+    for (int e = 0; e < 3; e++)
+        memcpy((to_kept ? j->kept.errors[e] : held[e]) + keys[i],
+               (to_kept ? held[e] : j->kept.errors[e]) + keys[i], bytes);
+}
+
+/* Makes the kept scores these keys' (the state's, after fit_score of
+ * them or of a candidate that shares with them every segment the kept
+ * ones do not). */
+static void keep_scores(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
+{
+    for (ptrdiff_t i = 0; i + 1 < K; i++) {
+        if (j->kept.keys.valid && segment_held(j, &j->kept.keys, keys, K, tcb, i))
+            continue;
+        if (!segment_scored(j, keys, K, tcb, i)) {  /* errors of neither: nothing kept */
+            j->kept.keys.valid = 0;
+            return;
+        }
+        copy_segment(j, keys, K, i, 1);
+    }
+    hold_keys(j, &j->kept.keys, keys, K, tcb);
 }
 
 /* The errors of segments [a, b] of these keys, from the window of keys
@@ -1632,16 +1767,29 @@ static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
     return status;
 }
 
+/* Whether segment i of these keys needs evaluating: its errors neither
+ * held nor kept (those then copied from the kept scores). */
+static int segment_new(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
+                       ptrdiff_t i)
+{
+    if (segment_scored(j, keys, K, tcb, i))
+        return 0;
+    if (!segment_held(j, &j->kept.keys, keys, K, tcb, i))
+        return 1;
+    copy_segment(j, keys, K, i, 0);
+    return 0;
+}
+
 /* The errors of the segments of these keys whose errors are not held. */
 static kb_status score_changed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
                                double *const tcb[2], int *whole, kb_error *err)
 {
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; i + 1 < K && status == KB_OK && !*whole; i++) {
-        if (segment_scored(j, keys, K, tcb, i))
+        if (!segment_new(j, keys, K, tcb, i))
             continue;
         ptrdiff_t b = i;  /* runs of them from one window */
-        while (b + 2 < K && !segment_scored(j, keys, K, tcb, b + 1))
+        while (b + 2 < K && segment_new(j, keys, K, tcb, b + 1))
             b++;
         status = score_segments(j, keys, K, tcb, i, b, whole, err);
         i = b;
@@ -1657,18 +1805,18 @@ static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, dou
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    int whole = !j->scored.valid || orthogonal_neighbours(j->jt, keys, K);
+    int whole = (!j->scored.valid && !j->kept.keys.valid) || orthogonal_neighbours(j->jt, keys, K);
     kb_status status = score_changed(j, keys, K, tcb, &whole, err);
     if (status == KB_OK && whole)
         status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
                               &j->s, err);
     if (status == KB_OK)
-        hold_scored(j, keys, K, tcb);
+        hold_keys(j, &j->scored, keys, K, tcb);
     else
         j->scored.valid = 0;
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
-        *worst = fmax(*worst, j->s.score[f]);
+        *worst = larger(*worst, j->s.score[f]);
     return status;
 }
 
@@ -1701,11 +1849,11 @@ static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_
  * beyond the run (one for tangent keys): a key's tangent hangs on its
  * neighbours alone (tangent_reach), so the window's spline is the whole
  * one there (up to a sign of every key, which the residual does not see).
- * The other keys' TCB stay.  With model_score (NULL to skip), each refitted
- * key's run's worst score per channel (F, 2: rotation, translation) as the
+ * The other keys' TCB stay.  With model_worst (NULL to skip), each refitted
+ * key's run's worst error per channel (F, 2: rotation, translation) as the
  * fits' models give it at the frames they weigh (see DROP_MODEL_MARGIN). */
 static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
-                            ptrdiff_t near, int steps, double *model_score, kb_error *err)
+                            ptrdiff_t near, int steps, double *model_worst, kb_error *err)
 {
     const ptrdiff_t K = j->K, beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     kb_status status = KB_OK;
@@ -1726,11 +1874,9 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
                                FIT_MODEL_STEPS * steps, 0, FIT_MODEL_GAIN, &j->w, &j->s,
-                               model_score ? worst + c : NULL, err);
-        for (ptrdiff_t k = lo; model_score && k <= hi; k++) {
-            model_score[2 * k] = worst[0] / j->jt->angle_tolerance;
-            model_score[2 * k + 1] = worst[1] / j->jt->distance_tolerance;  /* 0 / inf: 0 */
-        }
+                               model_worst ? worst + c : NULL, err);
+        for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
+            memcpy(model_worst + 2 * k, worst, sizeof worst);
     }
     return status;
 }
@@ -1866,6 +2012,8 @@ static kb_status add_keys(joint_fit *j, kb_error *err)
         if (status == KB_OK)
             status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
     }
+    if (status == KB_OK)  /* for drop_keys */
+        keep_scores(j, j->keys, j->K, j->tcb);
     return status;
 }
 
@@ -1894,9 +2042,33 @@ static void take_spares(joint_fit *j, ptrdiff_t n)
     j->K = n;
 }
 
+/* A hash of the keys from `span` before key i of these K to as many after
+ * (-1 past an end), the rows of all but key i, and the channels scored:
+ * what a drop of key i hangs on.  Equal hashes of different keys (about
+ * 2^-64) would only skip a drop that could hold. */
+static ptrdiff_t without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                              ptrdiff_t K, ptrdiff_t i, ptrdiff_t span)
+{
+    uint64_t h = (uint64_t)(j->channels + 2 * isfinite(j->jt->angle_tolerance));
+    for (ptrdiff_t k = i - span; k <= i + span; k++) {
+        uint64_t words[7] = {k >= 0 && k < K ? (uint64_t)keys[k] : UINT64_MAX};
+        int n = 1;
+        for (int c = 0; k >= 0 && k < K && k != i && c < j->channels; c++, n += 3)
+            memcpy(words + n, tcb[c] + 3 * k, 3 * sizeof(double));
+        for (int w = 0; w < n; w++) {  /* a 64-bit multiply-xorshift mix */
+            h = (h ^ words[w]) * 0x9E3779B97F4A7C15u;
+            h ^= h >> 29;
+        }
+    }
+    return (ptrdiff_t)h;
+}
+
 /* Drops each key whose frames stay in tolerance without it, keys five
  * apart at once (they shape disjoint frames), then fits again where that
- * keeps every frame in tolerance; until no key can go. */
+ * keeps every frame in tolerance; until no key can go.  A drop refused
+ * is not tried again while the keys and rows its frames hang on are the
+ * same (j->refused): its frames would be the same (on 131_01 at 0.1 cm,
+ * 8 420 of the 16 210 drops considered, of which 505 hold). */
 static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
@@ -1905,26 +2077,37 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
      * apart would with tangent keys, but dropping those at once kept 0.35%
      * more keys over every clip and tolerance, in 8% less time) */
     const ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]), apart = 5;
+    /* the frames checked, and the keys their segments hang on */
+    const ptrdiff_t span = beyond + 2 * tangent_reach(j->jt, j->tcb[0]);
     int dropped = 1;
+    memset(j->refused, 0, (size_t)j->jt->n_frames * sizeof(ptrdiff_t));
     while (status == KB_OK && dropped && j->K > 2) {
         dropped = 0;
         for (int first = 1; first <= apart && status == KB_OK; first++) {
-            ptrdiff_t K = j->K;
-            if (first >= K - 1)
-                continue;
+            ptrdiff_t K = j->K, tried = 0;
             memset(drop, 0, (size_t)K);
             for (ptrdiff_t i = first; i < K - 1; i += apart)
-                drop[i] = 1;
+                if (j->refused[j->keys[i]] != without_hash(j, j->keys, j->tcb, K, i, span))
+                    tried += drop[i] = 1;
+            if (!tried)
+                continue;
             ptrdiff_t n = without(j, drop);
             double worst;
             status = fit_score(j, j->spare_keys, n, j->spare_tcb, &worst, err);
+            /* orthogonal neighbours take their relative sign from keys
+             * beyond the span: a refusal there is not remembered */
+            int remember = !orthogonal_neighbours(j->jt, j->spare_keys, n);
             int any = 0;
             for (ptrdiff_t i = first; status == KB_OK && i < K - 1; i += apart) {
                 ptrdiff_t a = j->keys[i >= beyond ? i - beyond : 0];
                 ptrdiff_t b = j->keys[i + beyond < K ? i + beyond : K - 1];
                 for (ptrdiff_t f = a; f <= b && drop[i]; f++)
-                    if (!(j->s.score[f] <= 1.0))
+                    if (!(j->s.score[f] <= 1.0)) {
                         drop[i] = 0;
+                        if (remember)
+                            j->refused[j->keys[i]] = without_hash(j, j->keys, j->tcb, K, i,
+                                                                  span);
+                    }
                 any |= drop[i];
             }
             ptrdiff_t left = status == KB_OK && any ? without(j, drop) : 0;
@@ -1935,6 +2118,7 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
                     if (drop[i])
                         j->near[j->keys[i - 1]] = j->near[j->keys[i + 1]] = 1;
                 take_spares(j, left);
+                keep_scores(j, j->keys, j->K, j->tcb);
                 dropped = 1;
             }
         }
@@ -1952,9 +2136,11 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
         double worst;
         if (status == KB_OK)
             status = fit_score(j, j->keys, j->K, j->spare_tcb, &worst, err);
-        if (status == KB_OK && worst <= 1.0)
+        if (status == KB_OK && worst <= 1.0) {
             for (int c = 0; c < j->channels; c++)
                 memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * j->K) * sizeof(double));
+            keep_scores(j, j->keys, j->K, j->tcb);
+        }
     }
     return status;
 }
@@ -1978,7 +2164,15 @@ static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
  * every channel of finite tolerance).  On 131_01 and the 30 Hz walk at 0.1
  * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
  * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
- * 65-72% and 0-1.2%) */
+ * 65-72% and 0-1.2%).  Nor is one that failed from the same keys and TCB
+ * (drop_context) under tolerances below the least it could hold under: on
+ * 131_01 at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the
+ * margin and 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in
+ * 13% less time over every real clip at 0.1, 0.5 and 1 cm.  The context
+ * is nearly all a refit starts from, not all: in a review's chains of
+ * kb_reduce_drop calls on random clips, 24 of 600 kept other memory than
+ * trying each drop would (a retry from the same context failed with other
+ * errors), none other keys; a skip only ever keeps a key */
 #define DROP_HOPELESS 1.5
 /* A drop whose refit leaves a frame the fit weighed out of tolerance by
  * the fit's own model (model_fit: the translation's spline itself, the
@@ -2000,13 +2194,34 @@ static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff
     }
 }
 
-/* Whether dropping key i of these K failed before between the same keys,
- * needing tolerances that the joint's now are more than DROP_HOPELESS
- * times too tight for (in every channel of finite tolerance). */
-static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
+/* The keys on each side of a dropped one that drop_context hashes. */
+static ptrdiff_t context_span(const joint_fit *j, double *const tcb[2])
 {
-    const kb_drop_memory *m = j->memory;
-    const double *needed = m->needed + 2 * keys[i];
+    return DROP_NEAR + 2 + tangent_reach(j->jt, tcb[0]);
+}
+
+/* A hash of what the refit after dropping key i of these K starts from
+ * (see drop_refitted): the keys from DROP_NEAR + 2 before it to as many
+ * after (and one more each way for TCB keys: tangent_reach), the rows of
+ * all but key i, and the channels scored (see without_hash): nearly all
+ * that the refit, and so its errors, hang on (see DROP_HOPELESS). */
+static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                              ptrdiff_t K, ptrdiff_t i)
+{
+    return without_hash(j, keys, tcb, K, i, context_span(j, tcb));
+}
+
+/* Whether dropping key i of these K (TCB tcb) fails for certain or failed
+ * before between the same keys: from the same start (drop_context) under
+ * a tolerance below the least it could hold under, or from any start
+ * where it needed tolerances that the joint's now are more than
+ * DROP_HOPELESS times too tight for (in every channel of finite
+ * tolerance); a skip from the same start updates the needed tolerances. */
+static int hopeless(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                    ptrdiff_t K, ptrdiff_t i)
+{
+    kb_drop_memory *m = j->memory;
+    const double *needed = m->needed + 2 * keys[i], *least = m->least + 2 * keys[i];
     const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
     ptrdiff_t around[4];
     keys_around(keys, K, i, around);
@@ -2017,12 +2232,25 @@ static int hopeless(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrd
     for (int c = 0; c < 2; c++)
         if (isfinite(tolerance[c]))
             grown = fmax(grown, tolerance[c] / needed[c]);
-    return grown * DROP_HOPELESS < 1.0;
+    if (grown * DROP_HOPELESS < 1.0)
+        return 1;
+    if (!((least[0] / tolerance[0] > 1.0 || least[1] / tolerance[1] > 1.0) &&
+          m->context[keys[i]] == drop_context(j, keys, tcb, K, i)))
+        return 0;
+    /* the needed tolerances as the failure it stands for would record them
+     * (its worst score is the larger of least / tolerance), so that later
+     * calls at other tolerances weigh the margin as they would have */
+    double worst = fmax(least[0] / tolerance[0], least[1] / tolerance[1]);
+    for (int c = 0; c < 2; c++)
+        m->needed[2 * keys[i] + c] = worst * tolerance[c];
+    return 1;
 }
 
-/* Records that dropping key i of these K failed with this worst score. */
-static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
-                            double worst)
+/* Records that dropping key i of these K (TCB tcb, as the refit started)
+ * failed with this worst score, and the least tolerances it could hold
+ * under from that start (0, 0: unknown). */
+static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                            ptrdiff_t K, ptrdiff_t i, double worst, const double least[2])
 {
     kb_drop_memory *m = j->memory;
     if (!(worst > 1.0 && worst < INFINITY))
@@ -2030,14 +2258,28 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, pt
     m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
     m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
     keys_around(keys, K, i, m->around + 4 * keys[i]);
+    /* orthogonal neighbours in the context, with key i or without it (its
+     * two beside it), take their relative sign from keys beyond it: there
+     * the least tolerances are unknown */
+    const ptrdiff_t span = context_span(j, tcb);
+    const ptrdiff_t lo = i > span ? i - span : 0, hi = i + span < K - 1 ? i + span : K - 1;
+    const ptrdiff_t beside[2] = {keys[i > 0 ? i - 1 : 0], keys[i + 1 < K ? i + 1 : K - 1]};
+    const double unknown[2] = {0.0, 0.0};
+    int orthogonal = orthogonal_neighbours(j->jt, keys + lo, hi - lo + 1) ||
+                     orthogonal_neighbours(j->jt, beside, 2);
+    memcpy(m->least + 2 * keys[i], orthogonal ? unknown : least, 2 * sizeof(double));
+    m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
  * window of keys two beyond them (one for tangent keys: see refit_near),
- * whose spline is the whole one there. */
-static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
+ * whose spline is the whole one there, and least[c] the worst error of
+ * each channel scored (0 for another, and for both where the window's
+ * rotation signs did not follow: then the whole spline's). */
+static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double least[2],
+                            kb_error *err)
 {
     ptrdiff_t K = j->K;
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
@@ -2050,13 +2292,19 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     kb_status status = joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                     j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
                                     &j->s, err);
-    if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
+    int window = j->s.signs_follow;
+    if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
                               first, last, &j->s, err);
-    *worst = 0.0;
+    *worst = least[0] = least[1] = 0.0;
     for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
         if (!(j->s.score[f] <= *worst))  /* larger, or NaN */
             *worst = j->s.score[f];
+    const double *errors[2] = {j->s.angle, j->s.distance};
+    for (int c = 0; c < 2 && window; c++)
+        for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
+                                                           : j->jt->angle_tolerance); f++)
+            least[c] = fmax(least[c], errors[c][f]);
     return status;
 }
 
@@ -2073,7 +2321,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
         for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING)
-            if (!hopeless(j, j->keys, K, i)) {
+            if (!hopeless(j, j->keys, j->tcb, K, i)) {
                 drop[i] = 1;
                 count++;
             }
@@ -2091,21 +2339,22 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                 j->mark[m] = j->mark[m + 1] = 1;
                 restart_far(j, m);
             }
-        status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS,
-                            j->jt->tangent_keys ? j->model_score : NULL, err);
+        status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
         for (ptrdiff_t o = 0, d = 0; o < K && status == KB_OK; o++) {
             if (!drop[o])
                 continue;
             ptrdiff_t m = o - 1 - d++;
+            const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
+            double least[2] = {model[0] / DROP_MODEL_MARGIN, model[1]};
             double worst = !j->jt->tangent_keys ? 0.0
-                           : fmax(j->model_score[2 * m] / DROP_MODEL_MARGIN,
-                                  j->model_score[2 * m + 1]);
+                           : fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
+                                  model[1] / j->jt->distance_tolerance);
             if (worst <= 1.0)  /* else failed by the model, remembered with its score */
-                status = drop_worst(j, m, &worst, err);
+                status = drop_worst(j, m, &worst, least, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
-                remember_failed(j, j->backup_keys, K, o, worst);
+                remember_failed(j, j->backup_keys, j->backup_tcb, K, o, worst, least);
                 drop[o] = 0;
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
@@ -2164,8 +2413,9 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
                    .channels = channels, .memory = memory};
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB; a memory of this call's failed drops alone;
-     * the drops' model scores */
-    size_t extra = (size_t)F * (8 * sizeof(ptrdiff_t) + 22 * sizeof(double) + 4) + 8;
+     * the drops' model errors; the kept scores' keys, index, TCB and errors;
+     * the refused drops */
+    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8;
     void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
     if (!block || !fit_block) {
@@ -2174,6 +2424,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
+    remember_chords(&j.s, F);
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
     j.spare_tcb[0] = (double *)(j.spare_keys + F);
     j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
@@ -2190,8 +2441,20 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
     j.backup_tcb[0] = (double *)(j.backup_keys + F);
     j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
-    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, (ptrdiff_t *)(j.backup_tcb[1] + 5 * F)};
-    j.model_score = (double *)(local.around + 4 * F);
+    ptrdiff_t *around = (ptrdiff_t *)(j.backup_tcb[1] + 5 * F);
+    j.model_worst = (double *)(around + 4 * F);
+    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, around, j.model_worst + 2 * F,
+                            (ptrdiff_t *)(j.model_worst + 4 * F)};
+    scored_keys *kept = &j.kept.keys;
+    *kept = (scored_keys){.valid = 0, .keys = local.context + F};
+    kept->index = kept->keys + F;
+    kept->tcb[0] = (double *)(kept->index + F);
+    kept->tcb[1] = kept->tcb[0] + 3 * F;
+    for (int e = 0; e < 3; e++)
+        j.kept.errors[e] = kept->tcb[1] + (3 + e) * F;
+    for (ptrdiff_t f = 0; f < F; f++)
+        kept->index[f] = -1;
+    j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;

@@ -65,6 +65,11 @@ int kb_squad_is_certified(const double *L, const double *T0, const double *T1,
      * so where it holds there it holds at every sample (the margins cover
      * the samples' rounding), and the sampling's 19 exps are not needed. */
     const double top = (norm3(ha) + rho * (1.0 + 0.5 / SAMPLES)) * (1.0 + 1e-12) + 1e-12;
+    /* the same test without a sine where top <= 1, as top / sin(top) <=
+     * 1.19 there (taken as 1.25, the sums rounding no lower): it holds
+     * here only where it holds below */
+    if (top <= 1.0 && (nL + 2.0 * top + 0.625 * rho) * (1.0 + 1e-12) <= limit)
+        return 1;
     if (top < 0.95 * KB_PI &&
         (nL + 2.0 * top + 0.5 * (top > 1e-8 ? top / sin(top) : 1.0) * rho) * (1.0 + 1e-12)
             <= limit)

@@ -635,7 +635,7 @@ kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptr
  * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
  * rows used, the rest zero) and the final angle and distance at every
  * frame (unless both are NULL: a whole spline's evaluation skipped).
- * Allocates about 203 n_frames doubles.
+ * Allocates about 206 n_frames doubles.
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
@@ -667,11 +667,17 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff
  * times that call's angle and distance tolerances (the least tolerances,
  * scaled alike, it could have held under; 0 for both where no drop of f
  * failed), and around (n_frames, 4), the two keys on each side of it then
- * (-1 past an end).  Start with needed all zero.
+ * (-1 past an end); least (n_frames, 2), the least angle and distance
+ * tolerances it could hold under, each alone (0 for both where unknown),
+ * and context (n_frames), a hash of the keys and TCB its refit started
+ * from, with which it fails again whatever else changed.  Start with
+ * needed all zero.
  */
 typedef struct {
     double *needed;
     ptrdiff_t *around;
+    double *least;
+    ptrdiff_t *context;
 } kb_drop_memory;
 
 /*
@@ -686,12 +692,14 @@ typedef struct {
  * failed before between the same four keys and needed tolerances that
  * this call's are too tight for, to a margin (the largest ratio of this
  * call's tolerances to those it needed, over the channels of finite
- * tolerance, is below 2/3; an infinite one adds nothing), and the drops
- * that fail are recorded there.  Whatever the memory holds, the result
+ * tolerance, is below 2/3; an infinite one adds nothing), nor where it
+ * failed from the same keys and TCB (context) under tolerances it fails
+ * under for certain (least: the refit from there is the same), and the
+ * drops that fail are recorded there.  Whatever the memory holds, the result
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
  * distance at every frame as kb_reduce_fit does (or neither).  Allocates
- * about 203 n_frames doubles.
+ * about 206 n_frames doubles.
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

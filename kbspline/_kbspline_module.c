@@ -1046,41 +1046,54 @@ PyDoc_STRVAR(reduce_drop_doc,
 "            errors=True)\n"
 "-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
 "Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
-"by kb_reduce_drop; memory = (needed, around), float64 (F, 2) and intp\n"
-"(F, 4), the drops that failed, read and written (see kb_drop_memory;\n"
-"None: a memory of this call alone); errors as reduce_fit's.  Private: see\n"
-"kbspline.motion.reduce.");
+"by kb_reduce_drop; memory = (needed, around, least, context), float64\n"
+"(F, 2), intp (F, 4), float64 (F, 2) and intp (F,), the drops that failed,\n"
+"read and written (see kb_drop_memory; None: a memory of this call\n"
+"alone); errors as reduce_fit's.  Private: see kbspline.motion.reduce.");
+
+/* One array of reduce_drop's memory: float64 (or intp) of shape (F, columns)
+ * ((F,) for columns 0), C-contiguous and writeable; its data, or NULL with
+ * an exception set. */
+static void *memory_array(PyObject *obj, const char *name, int intp, npy_intp F,
+                          npy_intp columns)
+{
+    PyArrayObject *a;
+    int ndim = columns ? 2 : 1;
+    if (!intp && !check_array(obj, name, ndim, 0, 1, 0, &a))
+        return NULL;
+    if (intp && (!PyArray_Check(obj) || PyArray_TYPE((PyArrayObject *)obj) != NPY_INTP)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an intp array", name);
+        return NULL;
+    }
+    if (intp && !check_layout(a = (PyArrayObject *)obj, name, ndim, 1))
+        return NULL;
+    if (!expect_dim(a, 0, F, name) || (columns && !expect_dim(a, 1, columns, name)))
+        return NULL;
+    return PyArray_DATA(a);
+}
 
 /* reduce_drop's memory: None (*memory NULL: the call keeps its own), or
- * (needed, around), float64 (F, 2) and intp (F, 4), C-contiguous and
- * writeable, into *store, and *memory then points to it. */
+ * (needed, around, least, context), float64 (F, 2), intp (F, 4), float64
+ * (F, 2) and intp (F,), into *store, and *memory then points to it. */
 static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
                        kb_drop_memory **memory)
 {
-    PyObject *items[2];
-    PyArrayObject *needed, *around;
     *memory = NULL;
     if (obj == Py_None)
         return 1;
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
-        PyErr_SetString(PyExc_TypeError, "memory must be None or a tuple (needed, around)");
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "memory must be None or a tuple (needed, around, least, context)");
         return 0;
     }
-    items[0] = PyTuple_GET_ITEM(obj, 0);
-    items[1] = PyTuple_GET_ITEM(obj, 1);
-    if (!check_array(items[0], "needed", 2, 0, 1, 0, &needed) ||
-        !expect_dim(needed, 0, F, "needed") || !expect_dim(needed, 1, 2, "needed"))
-        return 0;
-    if (!PyArray_Check(items[1]) || PyArray_TYPE((PyArrayObject *)items[1]) != NPY_INTP) {
-        PyErr_SetString(PyExc_TypeError, "around must be an intp array");
-        return 0;
-    }
-    around = (PyArrayObject *)items[1];
-    if (!check_layout(around, "around", 2, 1) || !expect_dim(around, 0, F, "around") ||
-        !expect_dim(around, 1, 4, "around"))
-        return 0;
-    *store = (kb_drop_memory){(double *)PyArray_DATA(needed),
-                              (ptrdiff_t *)PyArray_DATA(around)};
+    void *data[4];
+    const char *names[4] = {"needed", "around", "least", "context"};
+    const npy_intp columns[4] = {2, 4, 2, 0};
+    for (int i = 0; i < 4; i++)
+        if (!(data[i] = memory_array(PyTuple_GET_ITEM(obj, i), names[i], i % 2, F,
+                                     columns[i])))
+            return 0;
+    *store = (kb_drop_memory){data[0], data[1], data[2], data[3]};
     *memory = store;
     return 1;
 }

@@ -647,7 +647,9 @@ def drop_with_memory(clip, joint, keys, angle, memory):
 
 
 def empty_memory(clip):
-    return np.zeros((clip.num_frames, 2)), np.full((clip.num_frames, 4), -1, dtype=np.intp)
+    F = clip.num_frames
+    return (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp), np.zeros((F, 2)),
+            np.zeros(F, dtype=np.intp))
 
 
 def test_drops_record_the_failed_ones_and_skip_the_hopeless(walk120):
@@ -659,7 +661,7 @@ def test_drops_record_the_failed_ones_and_skip_the_hopeless(walk120):
     between the keys given."""
     joint = 3
     start = greedy_keys(walk120, joint, np.radians(0.3), np.inf)
-    needed, around = memory = empty_memory(walk120)
+    needed, around, _, _ = memory = empty_memory(walk120)
     kept = drop_with_memory(walk120, joint, start, np.radians(0.3), memory)
     failed = np.flatnonzero(needed[:, 0])
     assert len(failed) and set(failed) <= set(start) and len(kept) < len(start)
@@ -670,23 +672,36 @@ def test_drops_record_the_failed_ones_and_skip_the_hopeless(walk120):
                  if few[1] not in drop_with_memory(walk120, joint, few, a, None))
     its, others = [-1, few[0], few[2], few[3]], [-1, few[0], few[2], few[4]]
     for ratio, neighbours, stays in ((1.6, its, True), (1.4, its, False), (1e3, others, False)):
-        needed, around = memory = empty_memory(walk120)
+        needed, around, _, _ = memory = empty_memory(walk120)
         needed[few[1]] = ratio * angle, np.inf
         around[few[1]] = neighbours
         assert (few[1] in drop_with_memory(walk120, joint, few, angle, memory)) == stays
 
 
+def good_memory(**bad):
+    """A memory of 300 frames (see empty_memory) with the arrays named replaced."""
+    names = ("needed", "around", "least", "context")
+    return tuple(bad.get(name, array) for name, array in zip(names, (
+        np.zeros((300, 2)), np.zeros((300, 4), np.intp), np.zeros((300, 2)),
+        np.zeros(300, np.intp))))
+
+
 @pytest.mark.parametrize("memory, error, match", [
-    ([np.zeros((300, 2)), np.zeros((300, 4), np.intp)], TypeError, "tuple"),
-    ((np.zeros((300, 2)),), TypeError, "tuple"),
-    ((np.zeros((299, 2)), np.zeros((300, 4), np.intp)), ValueError, "needed"),
-    ((np.zeros((300, 2), np.float32), np.zeros((300, 4), np.intp)), TypeError, "needed"),
-    ((np.zeros((300, 2)), np.zeros((300, 4))), TypeError, "around"),
-    ((np.zeros((300, 2)), np.zeros((300, 3), np.intp)), ValueError, "around"),
-    ((np.zeros((300, 2)), np.zeros((4, 300), np.intp).T), ValueError, "around"),
-    ((np.zeros((300, 2)), np.zeros((300, 4), np.dtype(np.intp).newbyteorder())), ValueError,
+    (list(good_memory()), TypeError, "tuple"),
+    (good_memory()[:2], TypeError, "tuple"),
+    (good_memory(needed=np.zeros((299, 2))), ValueError, "needed"),
+    (good_memory(needed=np.zeros((300, 2), np.float32)), TypeError, "needed"),
+    (good_memory(around=np.zeros((300, 4))), TypeError, "around"),
+    (good_memory(around=np.zeros((300, 3), np.intp)), ValueError, "around"),
+    (good_memory(around=np.zeros((4, 300), np.intp).T), ValueError, "around"),
+    (good_memory(around=np.zeros((300, 4), np.dtype(np.intp).newbyteorder())), ValueError,
      "around"),
-    ((np.zeros((300, 2)), np.zeros(1200, np.intp)), ValueError, "around"),
+    (good_memory(around=np.zeros(1200, np.intp)), ValueError, "around"),
+    (good_memory(least=np.zeros((300, 3))), ValueError, "least"),
+    (good_memory(least=np.zeros((300, 2), np.intp)), TypeError, "least"),
+    (good_memory(context=np.zeros(300)), TypeError, "context"),
+    (good_memory(context=np.zeros((300, 1), np.intp)), ValueError, "context"),
+    (good_memory(context=np.zeros(299, np.intp)), ValueError, "context"),
 ])
 def test_drops_refuse_a_bad_memory(walk120, memory, error, match):
     start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
@@ -696,7 +711,7 @@ def test_drops_refuse_a_bad_memory(walk120, memory, error, match):
 
 def test_drops_refuse_a_read_only_memory(walk120):
     start = greedy_keys(walk120, 3, np.radians(1.0), np.inf)
-    for read_only in (0, 1):
+    for read_only in range(4):
         memory = empty_memory(walk120)
         memory[read_only].flags.writeable = False
         with pytest.raises(ValueError, match="writeable"):
@@ -713,12 +728,15 @@ def test_drops_hold_the_tolerance_whatever_the_memory_holds(walk120, data):
     joint = data.draw(st.sampled_from([3, 20]))
     angle = np.radians(data.draw(st.floats(0.1, 2.0)))
     start = greedy_keys(walk120, joint, angle, np.inf)
-    needed, around = memory = empty_memory(walk120)
+    needed, around, least, context = memory = empty_memory(walk120)
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
     values = np.array([np.nan, np.inf, -np.inf, -1.0, 0.0, 1e-300, 1e300])
     rows = rng.choice(start[1:-1], size=min(len(start) - 2, 40), replace=False)
-    needed[rows] = np.where(rng.random((len(rows), 2)) < 0.5, rng.choice(values, (len(rows), 2)),
-                            angle * rng.uniform(0.5, 3.0, (len(rows), 2)))
+    for record in (needed, least):
+        record[rows] = np.where(rng.random((len(rows), 2)) < 0.5,
+                                rng.choice(values, (len(rows), 2)),
+                                angle * rng.uniform(0.5, 3.0, (len(rows), 2)))
+    context[rows] = rng.integers(-2 ** 62, 2 ** 62, len(rows))
     for f in rows:  # the keys around it, or others
         i = int(np.searchsorted(start, f))
         true = [start[k] if 0 <= k < len(start) else -1 for k in (i - 2, i - 1, i + 1, i + 2)]
@@ -742,13 +760,13 @@ def test_a_failed_drop_is_recorded_at_its_frame_between_its_keys(walk120):
     joint, F = 3, walk120.num_frames
     few = np.linspace(0, F - 1, 9).round().astype(np.intp)
     tight = np.radians(0.01)
-    needed, around = memory = empty_memory(walk120)
+    needed, around, _, _ = memory = empty_memory(walk120)
     assert few[1] in drop_with_memory(walk120, joint, few, tight, memory)
     assert needed[few[1], 0] > tight and needed[few[1], 1] == np.inf
     assert list(around[few[1]]) == [-1, few[0], few[2], few[3]]
 
     def recorded(angle, third_around):
-        needed, around = memory = empty_memory(walk120)
+        needed, around, _, _ = memory = empty_memory(walk120)
         needed[few[1]], around[few[1]] = (1e3 * angle, np.inf), [-1, few[0], few[2], few[3]]
         if third_around is not None:
             needed[few[2]], around[few[2]] = (1e3 * angle, np.inf), third_around
@@ -758,6 +776,54 @@ def test_a_failed_drop_is_recorded_at_its_frame_between_its_keys(walk120):
     assert few[1] in recorded(angle, None)
     assert few[2] in recorded(angle, [few[0], few[1], few[3], few[4]])
     assert few[2] not in recorded(angle, [-1, few[1], few[3], few[4]])
+
+
+def test_a_failed_drop_is_not_tried_again_from_the_same_start(walk120):
+    """A failed drop records the least tolerance it could hold under and a
+    hash of the keys and TCB its refit started from: from the same start
+    it is not tried again under a smaller tolerance (however little
+    smaller, the fuzzy 1.5 of needed aside), and is under a larger one or
+    from another start.  Nine keys, as above: the second is tried first,
+    from the keys given."""
+    joint, F = 3, walk120.num_frames
+    few = np.linspace(0, F - 1, 9).round().astype(np.intp)
+    _, around, least, context = recorded = empty_memory(walk120)
+    assert few[1] in drop_with_memory(walk120, joint, few, np.radians(0.01), recorded)
+    assert least[few[1], 0] > np.radians(0.01) and least[few[1], 1] == 0.0
+    angle = next(a for a in np.radians([0.5, 1, 2, 5, 10, 20])
+                 if few[1] not in drop_with_memory(walk120, joint, few, a, None))
+
+    def kept(least_angle, context_change):
+        needed, *rest = memory = empty_memory(walk120)
+        needed[few[1]] = angle, np.inf  # by the fuzzy 1.5 alone, tried
+        for record, mine in zip((around, least, context), rest):
+            mine[few[1]] = record[few[1]]
+        memory[2][few[1], 0] = least_angle
+        memory[3][few[1]] += context_change
+        return few[1] in drop_with_memory(walk120, joint, few, angle, memory)
+
+    assert kept(angle * (1 + 1e-12), 0) and not kept(angle, 0) and not kept(2 * angle, 1)
+
+
+@pytest.mark.parametrize("tangent_keys", [False, True])
+def test_a_memory_of_the_same_drops_skips_only_failures(walk120, tangent_keys):
+    """A drop skipped from the same start fails for certain: the drops
+    again from the same keys under the same tolerances, with the memory
+    the first call left (each record from a failure of that call, exact
+    or fuzzy, which its own phases would have met or made), keep the same
+    keys and TCB to the bit."""
+    joint, angle, distance = 3, np.radians(0.3), 0.05
+    start = greedy_keys(walk120, joint, angle, distance)
+    frames = (walk120.times, walk120.rotations()[joint:joint + 1],
+              walk120.translations()[joint:joint + 1])
+    zero = np.zeros((len(start), 3))
+    memory = empty_memory(walk120)
+    core.reduce_drop(*frames, angle, distance, start, zero, zero, memory, tangent_keys)
+    assert np.count_nonzero(memory[2][:, 0]) > 0
+    fresh, again = (core.reduce_drop(*frames, angle, distance, start, zero, zero, m,
+                                     tangent_keys) for m in (None, memory))
+    for a, b in zip(fresh[:3], again[:3]):
+        assert a.tobytes() == b.tobytes()
 
 
 @settings(max_examples=30, deadline=None)
@@ -775,3 +841,53 @@ def test_drops_without_a_memory_keep_one_for_the_call(walk120, joint, degrees, s
     fresh = core.reduce_drop(*frames, empty_memory(walk120))
     for a, b in zip(alone[:3], fresh[:3]):
         assert a.tobytes() == b.tobytes()
+
+
+def test_a_refused_drop_is_not_skipped_where_orthogonal_keys_hang_on_far_ones():
+    """drop_keys does not try again a drop refused between the same keys
+    and rows, and the drop memory skips one that failed from the same
+    start; both only skip work.  Where two neighbouring keys' quaternions
+    are orthogonal, their relative sign comes from keys beyond those
+    hashed, so neither is remembered there: a review's 54 frames of
+    axis-aligned and near-identity keys (TCB, 1.436 rad) kept frame 51
+    where the search without these skips keeps 48, 52 (its keys below)."""
+    case = np.load(CMU.parent / "orthogonal_neighbours.npz")
+    keys, _, _, angle, _ = core.reduce_fit(
+        case["times"], case["q"], case["x"], float(case["a"]), float(case["d"]),
+        np.arange(len(case["times"]), dtype=np.intp), False, True)
+    assert keys.tolist() == [0, 1, 2, 5, 6, 7, 10, 11, 12, 13, 19, 20, 22, 23, 24, 29, 30, 37,
+                             38, 39, 41, 42, 44, 45, 48, 52, 53]
+    assert angle.max() <= float(case["a"])
+
+
+def test_a_drop_skipped_from_the_same_start_records_what_its_failure_would():
+    """A drop the memory skips because it failed from the same start under
+    tolerances it fails under for certain records the needed tolerances
+    as trying it would (at the tolerances of this call), so that a later
+    call at other tolerances weighs DROP_HOPELESS's margin alike (a
+    review found it kept the first call's and dropped a key the search
+    without the skip keeps)."""
+    rng = np.random.default_rng(47)
+    F = int(rng.integers(8, 30))
+    t = np.arange(F, dtype=float)
+    q = np.zeros((1, F, 4))
+    q[..., 0] = 1.0
+    x = np.zeros((1, F, 3))
+    wave = np.sin(t * rng.uniform(0.2, 1.5)) * 10
+    x[0, :, 0] = wave + rng.normal(size=F) * rng.choice([0, 0.1, 1])
+    d = float(rng.uniform(0.05, 2))
+    k0, rt, tt = core.reduce_fit(t, q, x, 1.0, d, np.arange(F, dtype=np.intp), True, False)[:3]
+    K = len(k0)
+    rt, tt = rt[:K].copy(), tt[:K].copy()
+    spoiled = tt.copy()
+    i = int(rng.integers(0, K))
+    spoiled[i, 0] += rng.choice([-1, 1]) * rng.uniform(2, 40)
+    memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp), np.zeros((F, 2)),
+              np.zeros(F, dtype=np.intp))
+    for angle in (1e-3, 10.0):  # the second call skips what the first tried
+        core.reduce_drop(t, q, x, angle, d, k0, rt.copy(), spoiled.copy(), memory, True, True)
+    needed = memory[0][memory[0].any(axis=1)]
+    assert len(needed)
+    np.testing.assert_allclose(needed[:, 0] / needed[:, 1], 10.0 / d, rtol=1e-12)
+    keys = core.reduce_drop(t, q, x, 1.0, d, k0, rt.copy(), tt.copy(), memory, True, True)[0]
+    assert keys.tolist() == [0, 2, 4, 6, 9]

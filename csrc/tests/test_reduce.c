@@ -262,7 +262,7 @@ static int keyed(const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t f)
 /* kb_reduce_drop from keys with a memory: kb_reduce_drop(start) into keys,
  * the memory zero but for frame f's entry (its needed tolerances ratio[0]
  * and ratio[1] times the joint's angle and distance ones, the keys around
- * it `around`); the key count, or -1 where it fails. */
+ * it `around`, no least tolerances); the key count, or -1 where it fails. */
 static ptrdiff_t drop_remembering(const kb_reduce_joint *jt, const ptrdiff_t *start,
                                   ptrdiff_t n, ptrdiff_t f, const double ratio[2],
                                   const ptrdiff_t around[4], ptrdiff_t *keys,
@@ -273,6 +273,7 @@ static ptrdiff_t drop_remembering(const kb_reduce_joint *jt, const ptrdiff_t *st
     memset(rtcb, 0, sizeof rtcb);
     memset(ttcb, 0, sizeof ttcb);
     memset(memory->needed, 0, 2 * F * sizeof(double));
+    memset(memory->least, 0, 2 * F * sizeof(double));
     memory->needed[2 * f] = ratio[0] * jt->angle_tolerance;
     memory->needed[2 * f + 1] = ratio[1] * jt->distance_tolerance;
     memcpy(memory->around + 4 * f, around, 4 * sizeof(ptrdiff_t));
@@ -296,15 +297,17 @@ static int kept(const kb_reduce_joint *jt, const ptrdiff_t *start, ptrdiff_t n, 
  * less in either channel, or that was between other keys, is tried as
  * without a memory; the drops that fail are recorded, each with the
  * ratio of the tolerances it needed to the joint's above 1 and alike in
- * both channels, and the keys around it (tests/test_reduce_fit.py checks
- * the frame and keys of one). */
+ * both channels, the keys around it, and the least tolerances it could
+ * hold under from its start, above the joint's in a channel
+ * (tests/test_reduce_fit.py checks the frame and keys of one, and the
+ * skips from the same start). */
 KB_TEST(test_reduce_drop_remembers_failed_drops)
 {
     wiggle(0.3);
     kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 0};
-    ptrdiff_t start[F], keys[F], around[4 * F], n = 0;
-    double needed[2 * F], angle[F], distance[F];
-    kb_drop_memory memory = {needed, around};
+    ptrdiff_t start[F], keys[F], around[4 * F], context[F], n = 0;
+    double needed[2 * F], least[2 * F], angle[F], distance[F];
+    kb_drop_memory memory = {needed, around, least, context};
     kb_error err;
     KB_ASSERT(kb_reduce_greedy(&jt, start, &n, angle, distance, &err) == KB_OK);
     const double zero[2] = {0.0, 0.0};
@@ -320,6 +323,8 @@ KB_TEST(test_reduce_drop_remembers_failed_drops)
         recorded++;
         KB_ASSERT(keyed(start, n, f) && needed[2 * f] > 5e-3 && needed[2 * f + 1] > 3e-3);
         KB_ASSERT(fabs(needed[2 * f] / 5e-3 - needed[2 * f + 1] / 3e-3) <= 1e-12 * needed[2 * f]);
+        /* from the start it failed from, it fails for certain in a channel */
+        KB_ASSERT(least[2 * f] > 5e-3 || least[2 * f + 1] > 3e-3);
         /* key frames, ascending, f between them; -1 past the first or last */
         for (int d = 0; d < 3; d++) {
             ptrdiff_t a = around[4 * f + d], b = around[4 * f + d + 1];

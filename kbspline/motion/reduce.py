@@ -435,7 +435,8 @@ def _dropped_joint(joint, choice_and_scale):
         return keys, rtcb, ttcb
     if joint.drop_memory is None:
         F = len(joint.frames[0])
-        joint.drop_memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp))
+        joint.drop_memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp),
+                             np.zeros((F, 2)), np.zeros(F, dtype=np.intp))
     return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb,
                              joint.drop_memory, joint.tangent_keys, False)[:3]
 
@@ -812,7 +813,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     its keys so under its final tolerances, kept where every point stays
     within `position_tolerance`.  A drop that failed is not tried again
     between the same keys while the joint's tolerances are below two
-    thirds of those it would have needed.
+    thirds of those it would have needed, nor from the same keys and
+    tangents (the same refit) under tolerances it fails under.
     The fitted tangents or TCB are in the Reduction, and
     `Reduction.rebuild` reproduces the fitted curves.  Tangent keys start
     from the frames' own tangents (central differences) and take every
