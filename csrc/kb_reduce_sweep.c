@@ -595,11 +595,16 @@ static void prepare(sweep *w)
     for (ptrdiff_t f = 0; f < F; f++)
         unit_quat(jt->rotations + 4 * f, w->q + 4 * f);
     int rot_varies = 0, tr_varies = 0;
+    double before[3] = {0.0, 0.0, 0.0};  /* log(q_(f-1)* q_f), the last step's b */
     for (ptrdiff_t f = 0; f < F; f++) {
         ptrdiff_t lo = f > 0 ? f - 1 : f, hi = f + 1 < F ? f + 1 : f;
         double a[3], b[3], span = t[hi] - t[lo];
-        short_log(w->q + 4 * f, w->q + 4 * lo, a);
+        /* one log per step: log(q_f* q_(f-1)) is -log(q_(f-1)* q_f) to the bit */
         short_log(w->q + 4 * f, w->q + 4 * hi, b);
+        for (int c = 0; c < 3; c++) {
+            a[c] = -before[c];
+            before[c] = b[c];
+        }
         for (int c = 0; c < 3; c++) {
             w->dq[3 * f + c] = (b[c] - a[c]) / span;
             w->dx[3 * f + c] = (x[3 * hi + c] - x[3 * lo + c]) / span;
