@@ -48,6 +48,7 @@
  * the 30 Hz Bandai Namco walk.
  */
 #include <float.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,16 +174,26 @@ static void unit_quat(const double *src, double *q)
         q[c] = s[c] / n;
 }
 
+/* Whether n doubles are the same bit for bit (b negated where `negate`):
+ * by their bits inline, as memcmp's library call cost prepare a tenth of
+ * the sweep's time on 131_01. */
+static int same_bits(const double *a, const double *b, int n, int negate)
+{
+    int same = 1;
+    for (int c = 0; c < n; c++) {
+        double v = negate ? -b[c] : b[c];
+        uint64_t x, y;
+        memcpy(&x, a + c, sizeof x);
+        memcpy(&y, &v, sizeof y);
+        same &= x == y;
+    }
+    return same;
+}
+
 /* Whether two frames' rotations are the same, bit for bit, up to sign. */
 static int same_rotation(const double *a, const double *b)
 {
-    int same = 1, negated = 1;
-    for (int c = 0; c < 4; c++) {
-        same &= !memcmp(a + c, b + c, sizeof(double));
-        double n = -b[c];
-        negated &= !memcmp(a + c, &n, sizeof(double));
-    }
-    return same || negated;
+    return same_bits(a, b, 4, 0) || same_bits(a, b, 4, 1);
 }
 
 /* The logs of the frames after the last key relative to it, up to frame f. */
@@ -665,12 +676,12 @@ static void prepare(sweep *w)
     w->run_q[0] = w->run_x[0] = 0;
     for (ptrdiff_t f = F - 1; f >= 1; f--) {
         int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
-        int hx = !memcmp(x + 3 * f, x + 3 * (f - 1), 3 * sizeof(double));
+        int hx = same_bits(x + 3 * f, x + 3 * (f - 1), 3, 0);
         if (f == F - 1) {
             w->run_q[f] = w->run_x[f] = f;
         } else {
             int nq = same_rotation(jt->rotations + 4 * (f + 1), jt->rotations + 4 * f);
-            int nx = !memcmp(x + 3 * (f + 1), x + 3 * f, 3 * sizeof(double));
+            int nx = same_bits(x + 3 * (f + 1), x + 3 * f, 3, 0);
             w->run_q[f] = nq == hq ? w->run_q[f + 1] : f;
             w->run_x[f] = nx == hx ? w->run_x[f + 1] : f;
         }
@@ -678,7 +689,7 @@ static void prepare(sweep *w)
     w->hs_q[0] = w->hs_x[0] = 0;
     for (ptrdiff_t f = 1; f < F; f++) {
         int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
-        int hx = !memcmp(x + 3 * f, x + 3 * (f - 1), 3 * sizeof(double));
+        int hx = same_bits(x + 3 * f, x + 3 * (f - 1), 3, 0);
         w->hs_q[f] = hq ? w->hs_q[f - 1] : f;
         w->hs_x[f] = hx ? w->hs_x[f - 1] : f;
     }
