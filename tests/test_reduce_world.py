@@ -124,24 +124,25 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
     assert len(virtual.key_frames[2]) > 2
 
 
-@pytest.mark.parametrize("fit, passes", [(False, 12), (True, 20)])
+@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 20)])
 def test_progress_counts_the_search_passes(fit, passes):
     """Eight greedy reductions, up to four fitted (those not needed counted
     at once), four loosening rounds (fitted: seven, and a round of drops).
-    Fitted, two fitted passes: the swept tangent keys (kb_reduce_sweep) at
-    the greedy search's scale fill the local tolerances and stray to 0.79
-    here (the old least-squares fit's keys, as many, to 0.15); at half that
-    scale they hold (0.33, one key more), then a jump past the two not
-    needed."""
+    TCB keys: the greedy search, then one fitted pass (it holds at the
+    greedy search's scale) and a jump past the three not needed.  Tangent
+    keys skip the greedy search: their swept keys hold at SWEPT_SCALE here,
+    a jump then past the eight greedy passes and three fitted not needed."""
     calls = []
     reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
                 progress=lambda *a: calls.append(a))
     done = [k for k, _ in calls]
     assert all(total == passes for _, total in calls)
     assert done == sorted(set(done)) and done[-1] == passes
-    assert done[:8] == list(range(1, 9))
-    # the fitted passes: one (greedy) or two (fitted), then a jump past those not needed
-    assert done[8:] == (list(range(9, 13)) if not fit else [9, 10, 12] + list(range(13, 21)))
+    if fit is True:
+        assert done == [1] + list(range(12, 21))
+    else:
+        assert done[:8] == list(range(1, 9))
+        assert done[8:] == (list(range(9, 13)) if not fit else [9] + list(range(12, 21)))
 
 
 @pytest.mark.parametrize("fit, passes", [(False, 12), (True, 20)])
@@ -474,6 +475,33 @@ def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, monke
         assert all(subsets) == (factor == 1.41)
 
 
+def test_tangent_keys_whose_swept_passes_all_stray_go_on_from_the_greedy_search(
+        walk, monkeypatch):
+    """Tangent keys skip the greedy search while a swept pass holds (at
+    SWEPT_SCALE, halved up to FIT_PASSES times); where none does, the
+    greedy search runs after them, counted on from them, and its keys are
+    loosened: within the bound, fewer than every frame, the progress
+    rising to its total."""
+    from kbspline.motion import reduce as reduce_module
+    monkeypatch.setattr(reduce_module, "SWEPT_SCALE", 1e6)
+    searched = []
+    search = reduce_module._greedy_search
+    monkeypatch.setattr(reduce_module, "_greedy_search",
+                        lambda *args: searched.append(1) or search(*args))
+    calls = []
+    result = reduce_keys(walk, position_tolerance=0.5, progress=lambda *a: calls.append(a))
+    done = [k for k, _ in calls]
+    assert searched == [1]
+    assert done[:12] == list(range(1, 13)) and done == sorted(set(done)) and done[-1] == 20
+    assert world_error(walk, result).max() <= 0.5
+    assert result.num_keys < len(walk.joints) * walk.num_frames / 2
+    assert result.rotation_tangents is None  # greedy keys, KB tangents
+    monkeypatch.undo()
+    searched.clear()
+    swept = reduce_keys(walk, position_tolerance=0.5)
+    assert searched == [] and swept.num_keys < result.num_keys
+
+
 def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
     """A fitted pass that fails is made again at half the scale, and the
     loosening by 2 then asks for the first joints' fits at the scale that
@@ -493,6 +521,8 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
 
     monkeypatch.setattr(reduce_module, "_fit", counted_fit)
     monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
+    # swept keys hold at SWEPT_SCALE on the walk: start where they stray
+    monkeypatch.setattr(reduce_module, "SWEPT_SCALE", 8.0)
     for tolerance in (0.5, 0.3, 0.15, 0.1):  # the first whose fitted pass fails
         asked.clear()
         fitted.clear()
