@@ -509,7 +509,7 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
     one fitting anew each time gives."""
     from kbspline.motion import reduce as reduce_module
     asked, fitted = collections.Counter(), collections.Counter()
-    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._fit
+    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._swept
 
     def counted_fit(joint, scale):
         fitted[id(joint), scale] += 1
@@ -519,7 +519,7 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
         asked[id(joint), scale] += 1
         return fitted_joint(joint, scale)
 
-    monkeypatch.setattr(reduce_module, "_fit", counted_fit)
+    monkeypatch.setattr(reduce_module, "_swept", counted_fit)
     monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
     # swept keys hold at SWEPT_SCALE on the walk: start where they stray
     monkeypatch.setattr(reduce_module, "SWEPT_SCALE", 8.0)
