@@ -75,6 +75,10 @@ typedef struct {
     ptrdiff_t logs_to;
     double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
     kb_loc *loc;               /* (F,) */
+    /* (F, 4) scratch, a model's residual before the fitted tangent's term
+     * and that term's coefficient per frame, so that its check after the
+     * fit takes no Hermite basis again: the segment's and the lookahead's */
+    double *res_seg, *res_look;
     ptrdiff_t *run_q, *run_x;  /* (F,) the last frame g >= f with held the same over f..g */
     ptrdiff_t *hs_q, *hs_x;    /* (F,) the first frame of the run of frames equal to frame f */
     /* the last key: its frame, tangents and the sign kb_reduce_rebuild's
@@ -224,6 +228,23 @@ static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int rotation)
     return m >= 2 ? m : 0;
 }
 
+/* Whether n frames' residuals (res: each a model's residual before the
+ * fitted tangent's term, and that term's coefficient), less the term with
+ * tangent v, are all within sqrt(lim) (none NaN). */
+static int residuals_within(const double *res, ptrdiff_t n, const double *v, double lim)
+{
+    for (ptrdiff_t i = 0; i < n; i++, res += 4) {
+        double d2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            double d = res[c] - res[3] * v[c];
+            d2 += d * d;
+        }
+        if (!(d2 <= lim))
+            return 0;
+    }
+    return 1;
+}
+
 /* The lookahead of m frames after e for one channel: its normal-equation
  * sums for the tangent at e (lr, *ln; the rotation's in log-space slope
  * terms relative to the last key, whose logs must reach e + m), and
@@ -254,30 +275,23 @@ static int look_sums(const sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, dou
     }
     lr[0] = lr[1] = lr[2] = 0.0;
     *ln = 0.0;
-    for (ptrdiff_t f = e + 1; f < b; f++) {
+    double *res = w->res_look;
+    for (ptrdiff_t f = e + 1; f < b; f++, res += 4) {
         double h[4];
         hermite((t[f] - t[e]) / dt2, h);
         double cf = h[1] * dt2;
-        for (int c = 0; c < 3; c++)
-            lr[c] += cf * (val[3 * f + c] - h[0] * ve[c] - h[2] * vb[c] - h[3] * dt2 * db[c]);
+        for (int c = 0; c < 3; c++) {
+            res[c] = val[3 * f + c] - h[0] * ve[c] - h[2] * vb[c] - h[3] * dt2 * db[c];
+            lr[c] += cf * res[c];
+        }
+        res[3] = cf;
         *ln += cf * cf;
     }
     double tol = rotation ? 0.5 * w->angle_tol : w->distance_tol;
     double lim = tol * tol, tl[3];
     for (int c = 0; c < 3; c++)
         tl[c] = lr[c] / *ln;
-    for (ptrdiff_t f = e + 1; f < b; f++) {
-        double h[4], d2 = 0.0;
-        hermite((t[f] - t[e]) / dt2, h);
-        for (int c = 0; c < 3; c++) {
-            double d = val[3 * f + c] - h[0] * ve[c] - h[2] * vb[c] - h[3] * dt2 * db[c] -
-                       h[1] * dt2 * tl[c];
-            d2 += d * d;
-        }
-        if (!(d2 <= lim))
-            return 0;
-    }
-    return 1;
+    return residuals_within(w->res_look, b - e - 1, tl, lim);
 }
 
 /* The lookahead's frames (0: none): m, else halved until a cubic fits
@@ -306,16 +320,18 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
     const ptrdiff_t s = w->s;
     const double *xs = x + 3 * s, *xe = x + 3 * e;
     const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
-    double n = lam, rhs[3];
+    double n = lam, rhs[3], *res = w->res_seg;
     for (int c = 0; c < 3; c++)
         rhs[c] = lam * w->dx[3 * e + c];
-    for (ptrdiff_t f = s + 1; f < e; f++) {
+    for (ptrdiff_t f = s + 1; f < e; f++, res += 4) {
         double h[4];
         hermite((t[f] - t[s]) / dt, h);
         double cf = h[3] * dt;
-        for (int c = 0; c < 3; c++)
-            rhs[c] += cf * (x[3 * f + c] - h[0] * xs[c] - h[2] * xe[c] -
-                            h[1] * dt * w->tx_s[c]);
+        for (int c = 0; c < 3; c++) {
+            res[c] = x[3 * f + c] - h[0] * xs[c] - h[2] * xe[c] - h[1] * dt * w->tx_s[c];
+            rhs[c] += cf * res[c];
+        }
+        res[3] = cf;
         n += cf * cf;
     }
     ptrdiff_t m = look_frames(w, e, 0);
@@ -332,19 +348,7 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
         r->tx[c] = rhs[c] / n;
     if (!isfinite(r->tx[0] + r->tx[1] + r->tx[2]))
         return 0;
-    const double limit = w->distance_tol * w->distance_tol;
-    for (ptrdiff_t f = s + 1; f < e; f++) {
-        double h[4], d2 = 0.0;
-        hermite((t[f] - t[s]) / dt, h);
-        for (int c = 0; c < 3; c++) {
-            double d = x[3 * f + c] - h[0] * xs[c] - h[2] * xe[c] -
-                       h[1] * dt * w->tx_s[c] - h[3] * dt * r->tx[c];
-            d2 += d * d;
-        }
-        if (d2 > limit)
-            return 0;
-    }
-    return 1;
+    return residuals_within(w->res_seg, e - s - 1, r->tx, w->distance_tol * w->distance_tol);
 }
 
 /* The rotation tangent at e by least squares on the log-space model; 0
@@ -365,12 +369,16 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
     jr_half(L, J);
     if (!inverse3(J, r->jinv))
         return 0;
-    for (ptrdiff_t f = s + 1; f < e; f++) {
+    double *res = w->res_seg;
+    for (ptrdiff_t f = s + 1; f < e; f++, res += 4) {
         double h[4];
         hermite((t[f] - t[s]) / dt, h);
         double cf = h[3] * dt;
-        for (int c = 0; c < 3; c++)
-            cr[c] += cf * (w->logs[3 * f + c] - h[2] * L[c] - h[1] * dt * w->tq_s[c]);
+        for (int c = 0; c < 3; c++) {
+            res[c] = w->logs[3 * f + c] - h[2] * L[c] - h[1] * dt * w->tq_s[c];
+            cr[c] += cf * res[c];
+        }
+        res[3] = cf;
         cc += cf * cf;
     }
     if (m) {
@@ -399,19 +407,7 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
     if (!isfinite(r->tq[0] + r->tq[1] + r->tq[2]))
         return 0;
     mat_vec(r->jinv, r->tq, slope);  /* the log-space slope at e, per time */
-    const double limit = 0.25 * w->angle_tol * w->angle_tol;
-    for (ptrdiff_t f = s + 1; f < e; f++) {
-        double h[4], d2 = 0.0;
-        hermite((t[f] - t[s]) / dt, h);
-        for (int c = 0; c < 3; c++) {
-            double d = w->logs[3 * f + c] - h[2] * L[c] - h[1] * dt * w->tq_s[c] -
-                       h[3] * dt * slope[c];
-            d2 += d * d;
-        }
-        if (d2 > limit)
-            return 0;
-    }
-    return 1;
+    return residuals_within(w->res_seg, e - s - 1, slope, 0.25 * w->angle_tol * w->angle_tol);
 }
 
 /* Both channels' fit of the segment from the last key to e, on the models. */
@@ -850,10 +846,10 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     if (!keys || !n_keys || !rotation_rows || !translation_rows)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     const ptrdiff_t F = jt->n_frames;
-    if (!kb_doubles_fit(F, 32, 1, 1))
+    if (!kb_doubles_fit(F, 40, 1, 1))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     size_t n = (size_t)F;
-    double *block = malloc(22 * n * sizeof(double) + n * sizeof(kb_loc));
+    double *block = malloc(30 * n * sizeof(double) + n * sizeof(kb_loc));
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     sweep w = {.jt = jt, .F = F, .angle_tol = jt->angle_tolerance,
@@ -866,7 +862,9 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.curve_x = block + 17 * n;
     w.angle = block + 20 * n;
     w.distance = block + 21 * n;
-    w.loc = (kb_loc *)(block + 22 * n);
+    w.res_seg = block + 22 * n;
+    w.res_look = block + 26 * n;
+    w.loc = (kb_loc *)(block + 30 * n);
     ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
     if (!runs) {
         free(block);
