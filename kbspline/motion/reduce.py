@@ -803,7 +803,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     within `position_tolerance`.  A drop that failed is not tried again
     between the same keys while the joint's tolerances are below two
     thirds of those it would have needed, nor from the same keys and
-    tangents (the same refit) under tolerances it fails under.
+    tangents under tolerances below the least it could hold under.
     The fitted tangents or TCB are in the Reduction, and
     `Reduction.rebuild` reproduces the fitted curves.  Tangent keys start
     from the frames' own tangents (central differences) and take every
