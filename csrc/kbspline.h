@@ -670,8 +670,8 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff
  * (-1 past an end); least (n_frames, 2), the least angle and distance
  * tolerances it could hold under, each alone (0 for both where unknown),
  * and context (n_frames), a hash of the keys and TCB its refit started
- * from, with which it fails again whatever else changed.  Start with
- * needed all zero.
+ * from (nearly all the refit hangs on: see DROP_HOPELESS in kb_reduce.c).
+ * Start with needed all zero.
  */
 typedef struct {
     double *needed;
@@ -693,8 +693,8 @@ typedef struct {
  * this call's are too tight for, to a margin (the largest ratio of this
  * call's tolerances to those it needed, over the channels of finite
  * tolerance, is below 2/3; an infinite one adds nothing), nor where it
- * failed from the same keys and TCB (context) under tolerances it fails
- * under for certain (least: the refit from there is the same), and the
+ * failed from the same keys and TCB (context) under tolerances below the
+ * least it could hold under, and the
  * drops that fail are recorded there.  Whatever the memory holds, the result
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
