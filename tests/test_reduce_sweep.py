@@ -191,3 +191,22 @@ def test_bad_input_is_refused_as_reduce_fit_refuses_it(change, error, match):
     if error is core.CoreError:  # the same refusal, the same words
         with pytest.raises(error, match=match):
             core.reduce_fit(*args, np.unique([0, len(args[0]) - 1]), True)
+
+
+def test_keys_between_adjacent_frames_take_finite_tangents_on_tiny_time_steps():
+    """Regression (review of sweep-int): frames 1e-250 s apart keep every
+    frame, the middle key between adjacent frames taking the
+    Fritsch-Butland tangent, whose weights over the slopes (3e-250 / 1e250)
+    underflowed to 0, so that its row came back infinite.  Now the finite
+    mean of slopes of 1e250, and a tangent that overflows a double
+    refused as reduce_fit refuses it."""
+    t = np.array([0.0, 1e-250, 2e-250])
+    q = np.array([[[1.0, 0, 0, 0], [np.cos(0.05), 0, 0, np.sin(0.05)],
+                   [np.cos(0.1), 0, 0, np.sin(0.1)]]])
+    x = np.array([[[0.0, 0, 0], [1, 0, 0], [2, 0, 0]]])
+    keys, rrows, trows = core.reduce_sweep(t, q, x, 0.01, 0.01)
+    np.testing.assert_array_equal(keys, [0, 1, 2])
+    np.testing.assert_allclose(rrows[:, 2], 5e248, rtol=1e-12)
+    np.testing.assert_allclose(trows[:, 0], 1e250, rtol=1e-12)
+    with pytest.raises(core.CoreError, match="out of range"):
+        core.reduce_sweep(t * 1e-60, q, x, 0.01, 0.01)  # slopes of 1e310
