@@ -210,3 +210,17 @@ def test_keys_between_adjacent_frames_take_finite_tangents_on_tiny_time_steps():
     np.testing.assert_allclose(trows[:, 0], 1e250, rtol=1e-12)
     with pytest.raises(core.CoreError, match="out of range"):
         core.reduce_sweep(t * 1e-60, q, x, 0.01, 0.01)  # slopes of 1e310
+
+
+@pytest.mark.parametrize("value, sweep", [("abc", 2), ("", 2), (" 1 ", 1), ("0", 0), ("7", 2)])
+def test_a_stray_kb_sweep_does_not_break_the_import(value, sweep):
+    """Regression (review of sweep-int): KB_SWEEP=abc (or empty) made
+    `import kbspline.motion` raise ValueError from int()."""
+    import os
+    import subprocess
+    import sys
+    code = "import kbspline.motion.reduce as r; print(r.SWEEP)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "KB_SWEEP": value}, cwd=HERE.parent)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == str(sweep)

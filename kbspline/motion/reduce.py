@@ -400,7 +400,10 @@ def _fit(joint, scale):
     return keys, zero, zero
 
 
-SWEEP = int(__import__("os").environ.get("KB_SWEEP", "2"))
+# tangent keys' fits (an experiment's switch, env KB_SWEEP): 2 the sweep and
+# a round of drops, 1 the sweep alone, 0 the fit from greedy keys; any
+# other value the default, so that a stray one cannot break the import
+SWEEP = {"0": 0, "1": 1}.get(__import__("os").environ.get("KB_SWEEP", "2").strip(), 2)
 
 
 def _looser_start(joint, scale):
