@@ -224,3 +224,42 @@ def test_a_stray_kb_sweep_does_not_break_the_import(value, sweep):
                          env={**os.environ, "KB_SWEEP": value}, cwd=HERE.parent)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(sweep)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-170, 1e160, 1e200])
+def test_frames_far_from_unit_length_are_measured_as_unit_ones(scale):
+    """Regression (review of sweep-int): the errors every reduction checks
+    (kb_reduce_errors) took sqrt(v . v) of the rotation's vector part,
+    which scales with the frame: at 1e-170 it underflowed to 0, every
+    candidate passed the real check and reduce_sweep's keys strayed 40
+    times past the tolerance (173 of 5000 random joints at 1e-200), the
+    greedy keys kept 2 frames of 20; at 1e160 it overflowed, every error
+    pi, every frame a key.  Frames are quaternions of any nonzero norm:
+    the same keys as at unit length, within the tolerance by the public
+    spline and by reduce_rebuild."""
+    t = np.arange(20) * 0.1
+    a = np.sin(3 * t)
+    q = np.stack([np.cos(a / 2), 0 * t, 0 * t, np.sin(a / 2)], axis=-1)[None]
+    x = np.zeros((1, 20, 3))
+    unit = core.reduce_sweep(t, q, x, 1e-3, 1e-3)
+    scaled = core.reduce_sweep(t, q * scale, x, 1e-3, 1e-3)
+    np.testing.assert_array_equal(scaled[0], unit[0])
+    assert len(unit[0]) < 20
+    keys, rrows, trows = scaled
+    rotation = RotationSpline(t[keys], (q[0] * scale)[keys], tangents=(rrows, rrows))(t)
+    assert _angle_between(rotation, q[0]).max() <= 1e-3
+    angles = core.reduce_rebuild(t, q * scale, x, keys, rrows, trows, True, True, None, True)[2]
+    assert angles.max() <= 1e-3
+    greedy = core.reduce_greedy(t, q * scale, x, np.array([1e-3]), np.array([1e-3]))[0][0]
+    np.testing.assert_array_equal(
+        greedy, core.reduce_greedy(t, q, x, np.array([1e-3]), np.array([1e-3]))[0][0])
+
+
+def test_translations_of_tiny_magnitude_are_measured():
+    """Regression (review of sweep-int): a distance below 1e-154 squared to
+    0 in kb_reduce_errors, so translations of 1e-170 passed any curve."""
+    t = np.arange(20) * 0.1
+    q = np.tile([1.0, 0, 0, 0], (1, 20, 1))
+    x = 1e-170 * np.stack([np.sin(3 * t), 0 * t, 0 * t], axis=-1)[None]
+    keys = assert_within(t, q, x, 1e-3, 1e-173)
+    assert len(keys) > 2
