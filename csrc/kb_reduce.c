@@ -291,6 +291,32 @@ static inline double relative_rotation(const double *f, const double *p, double 
     return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
 }
 
+/* The norm of v (3,) as sqrt(v . v) where that neither underflows nor
+ * overflows; else (frames far from unit length, 1e-200 or 1e200: the
+ * rotation's v and w scale with the frame) the norm of v and *w both
+ * divided by the largest of them, *w so divided too, so that their ratio,
+ * the error, is kept (rotation: w the dot; translation: w NULL).  Frames
+ * of unit length (or translations of ordinary size) keep the first form,
+ * bit for bit, whatever their error. */
+static inline double robust_norm(double v[3], double *w)
+{
+    double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (n2 >= 1e-280 && n2 <= 1e280)
+        return sqrt(n2);
+    double m = fmax(fmax(fabs(v[0]), fabs(v[1])), fmax(fabs(v[2]), w ? fabs(*w) : 0.0));
+    if (!(m > 0.0) || !isfinite(m) || (w && m >= 1e-100 && m <= 1e100) ||
+        (!w && n2 > 0.0 && n2 < 1e-280 && m >= 1e-140))
+        return sqrt(n2);
+    for (int c = 0; c < 3; c++)
+        v[c] /= m;
+    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (w) {
+        *w /= m;
+        return sqrt(n2);
+    }
+    return m * sqrt(n2);
+}
+
 /* The rotation errors and residuals (see errors_at) of the spline values
  * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves, the
  * sine and cosine of each error's half instead of the error, and their
@@ -302,7 +328,7 @@ static void rotation_errors(const kb_reduce_joint *jt, const double *values, con
     for (ptrdiff_t j = 0; s->halves && j < m; j++) {
         ptrdiff_t f = at ? at[j] : first + j;
         double v[3], w = relative_rotation(jt->rotations + 4 * f, values + 4 * j, v);
-        error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        error[j] = robust_norm(v, &w);
         s->cosine[f] = fabs(w);
         s->score[f] = error[j] / fabs(w);
     }
@@ -310,11 +336,13 @@ static void rotation_errors(const kb_reduce_joint *jt, const double *values, con
         double v[3];
         double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
                                      values + 4 * j, v);
-        if (error)
-            error[j] = kb_rotation_angle(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabs(w));
         double sign = w < 0 ? -2.0 : 2.0;
         for (int c = 0; residual && c < 3; c++)
             residual[3 * j + c] = v[c] * sign;
+        if (error) {
+            double n = robust_norm(v, &w);
+            error[j] = kb_rotation_angle(n, fabs(w));
+        }
     }
 }
 
@@ -326,10 +354,10 @@ static void translation_errors(const kb_reduce_joint *jt, const double *values,
     for (ptrdiff_t j = 0; j < m; j++) {
         const double *p = values + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
         double v[3] = {p[0] - f[0], p[1] - f[1], p[2] - f[2]};
-        if (error)
-            error[j] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
+        if (error)
+            error[j] = robust_norm(v, NULL);
     }
 }
 

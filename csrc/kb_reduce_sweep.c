@@ -695,6 +695,22 @@ static void prepare(sweep *w)
     w->tr_fit = w->tr_check && tr_varies;
 }
 
+/* The Fritsch-Butland tangent from the slopes s0, s1 either side, weighed
+ * w0, w1: their weighted harmonic mean, zero where they differ in sign.
+ * Where that form overflows or its denominator underflows (steps of
+ * 1e-250 s: w0 / s0 is 0), the same mean with the weights taken as
+ * fractions of their sum, so that a finite tangent is not made infinite. */
+static double fritsch_butland(double s0, double s1, double w0, double w1)
+{
+    if (!(s0 * s1 > 0.0))
+        return 0.0;
+    double v = (w0 + w1) / (w0 / s0 + w1 / s1);
+    if (isfinite(v))
+        return v;
+    const double sum = w0 + w1;
+    return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
+}
+
 /* The sweep itself (see the top of the file). */
 static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double *rrows,
                             double *trows, kb_error *err)
@@ -825,12 +841,17 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
         short_log(w->q + 4 * f, w->q + 4 * (f + 1), b);
         for (int c = 0; c < 3; c++) {
             double s0 = -a[c] / h0, s1 = b[c] / h1;
-            rrows[3 * i + c] = s0 * s1 > 0.0 ? (w0 + w1) / (w0 / s0 + w1 / s1) : 0.0;
+            rrows[3 * i + c] = fritsch_butland(s0, s1, w0, w1);
             s0 = (x[3 * f + c] - x[3 * (f - 1) + c]) / h0;
             s1 = (x[3 * (f + 1) + c] - x[3 * f + c]) / h1;
-            trows[3 * i + c] = s0 * s1 > 0.0 ? (w0 + w1) / (w0 / s0 + w1 / s1) : 0.0;
+            trows[3 * i + c] = fritsch_butland(s0, s1, w0, w1);
         }
     }
+    /* a tangent too large for a double (frames far closer in time than
+     * they are apart in value) is refused, as kb_reduce_fit refuses it */
+    for (ptrdiff_t i = 0; i < 3 * K; i++)
+        if (!isfinite(rrows[i]) || !isfinite(trows[i]))
+            return kb_fail(err, KB_ERANGE, KB_ARG_TANGENTS, 0, i / 3);
     *n_keys = K;
     return KB_OK;
 }

@@ -43,7 +43,8 @@ def assert_within(times, q, x, angle, distance):
     assert np.all(np.diff(keys) > 0)
     assert rrows.shape == trows.shape == (len(keys), 3)
     assert np.isfinite(rrows).all() and np.isfinite(trows).all()
-    unit = q[0] / np.linalg.norm(q[0], axis=-1, keepdims=True)
+    unit = q[0] / np.abs(q[0]).max(axis=-1, keepdims=True)  # no underflow at 1e-200
+    unit /= np.linalg.norm(unit, axis=-1, keepdims=True)
     rotation = RotationSpline(times[keys], q[0][keys], tangents=(rrows, rrows))(times)
     position = PositionSpline(times[keys], x[0][keys], tangents=(trows, trows))(times)
     if np.isfinite(angle):
@@ -191,3 +192,127 @@ def test_bad_input_is_refused_as_reduce_fit_refuses_it(change, error, match):
     if error is core.CoreError:  # the same refusal, the same words
         with pytest.raises(error, match=match):
             core.reduce_fit(*args, np.unique([0, len(args[0]) - 1]), True)
+
+
+def test_keys_between_adjacent_frames_take_finite_tangents_on_tiny_time_steps():
+    """Regression (review of sweep-int): frames 1e-250 s apart keep every
+    frame, the middle key between adjacent frames taking the
+    Fritsch-Butland tangent, whose weights over the slopes (3e-250 / 1e250)
+    underflowed to 0, so that its row came back infinite.  Now the finite
+    mean of slopes of 1e250, and a tangent that overflows a double
+    refused as reduce_fit refuses it."""
+    t = np.array([0.0, 1e-250, 2e-250])
+    q = np.array([[[1.0, 0, 0, 0], [np.cos(0.05), 0, 0, np.sin(0.05)],
+                   [np.cos(0.1), 0, 0, np.sin(0.1)]]])
+    x = np.array([[[0.0, 0, 0], [1, 0, 0], [2, 0, 0]]])
+    keys, rrows, trows = core.reduce_sweep(t, q, x, 0.01, 0.01)
+    np.testing.assert_array_equal(keys, [0, 1, 2])
+    np.testing.assert_allclose(rrows[:, 2], 5e248, rtol=1e-12)
+    np.testing.assert_allclose(trows[:, 0], 1e250, rtol=1e-12)
+    with pytest.raises(core.CoreError, match="out of range"):
+        core.reduce_sweep(t * 1e-60, q, x, 0.01, 0.01)  # slopes of 1e310
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-170, 1e160, 1e200])
+def test_frames_far_from_unit_length_are_measured_as_unit_ones(scale):
+    """Regression (review of sweep-int): the errors every reduction checks
+    (kb_reduce_errors) took sqrt(v . v) of the rotation's vector part,
+    which scales with the frame: at 1e-170 it underflowed to 0, every
+    candidate passed the real check and reduce_sweep's keys strayed 40
+    times past the tolerance (173 of 5000 random joints at 1e-200), the
+    greedy keys kept 2 frames of 20; at 1e160 it overflowed, every error
+    pi, every frame a key.  Frames are quaternions of any nonzero norm:
+    the same keys as at unit length, within the tolerance by the public
+    spline and by reduce_rebuild."""
+    t = np.arange(20) * 0.1
+    a = np.sin(3 * t)
+    q = np.stack([np.cos(a / 2), 0 * t, 0 * t, np.sin(a / 2)], axis=-1)[None]
+    x = np.zeros((1, 20, 3))
+    unit = core.reduce_sweep(t, q, x, 1e-3, 1e-3)
+    scaled = core.reduce_sweep(t, q * scale, x, 1e-3, 1e-3)
+    np.testing.assert_array_equal(scaled[0], unit[0])
+    assert len(unit[0]) < 20
+    keys, rrows, trows = scaled
+    rotation = RotationSpline(t[keys], (q[0] * scale)[keys], tangents=(rrows, rrows))(t)
+    assert _angle_between(rotation, q[0]).max() <= 1e-3
+    angles = core.reduce_rebuild(t, q * scale, x, keys, rrows, trows, True, True, None, True)[2]
+    assert angles.max() <= 1e-3
+    greedy = core.reduce_greedy(t, q * scale, x, np.array([1e-3]), np.array([1e-3]))[0][0]
+    np.testing.assert_array_equal(
+        greedy, core.reduce_greedy(t, q, x, np.array([1e-3]), np.array([1e-3]))[0][0])
+
+
+def test_translations_of_tiny_magnitude_are_measured():
+    """Regression (review of sweep-int): a distance below 1e-154 squared to
+    0 in kb_reduce_errors, so translations of 1e-170 passed any curve."""
+    t = np.arange(20) * 0.1
+    q = np.tile([1.0, 0, 0, 0], (1, 20, 1))
+    x = 1e-170 * np.stack([np.sin(3 * t), 0 * t, 0 * t], axis=-1)[None]
+    keys = assert_within(t, q, x, 1e-3, 1e-173)
+    assert len(keys) > 2
+
+
+def keyframed_channel(rng, F, scale):
+    """(F, 3) a keyframed channel: runs of holds, ramps, steps, one-frame
+    spikes, slow sines and jitter, each starting where the last ended."""
+    out, f, current = np.zeros((F, 3)), 0, rng.normal(size=3) * scale
+    while f < F:
+        n = int(rng.integers(1, max(2, F // 3)))
+        kind = rng.integers(6)
+        run = np.arange(n)[:, None]
+        if kind == 0:    # hold
+            values = np.repeat(current[None], n, 0)
+        elif kind == 1:  # ramp
+            values = current + run * rng.normal(size=3) * scale * 0.1
+        elif kind == 2:  # sine
+            values = current + scale * np.sin(run * rng.uniform(0.05, 0.8) + rng.uniform(0, 6, 3))
+        elif kind == 3:  # step, then hold
+            current = current + rng.normal(size=3) * scale
+            values = np.repeat(current[None], n, 0)
+        elif kind == 4:  # a one-frame spike in a hold
+            values = np.repeat(current[None], n, 0)
+            values[n // 2] += rng.normal(size=3) * scale
+        else:            # jitter
+            values = current + np.cumsum(rng.normal(size=(n, 3)) * scale * 0.05, 0)
+        out[f:f + n] = values[:F - f]
+        current = out[min(f + n, F) - 1].copy()
+        f += n
+    return out
+
+
+@st.composite
+def keyframed_joints(draw):
+    """One joint's keyframed frames (keyframed_channel) for both channels:
+    2 to 150 frames, evenly or unevenly spaced (some steps 1000 times
+    shorter), from 0 or 1e6 s; rotations of up to nearly a turn a run,
+    near a half turn or not, each quaternion's sign at random and scaled
+    by 1, 1e-200 or 1e200; translations at 1e-8 to 1e8; tolerances tiny
+    to huge, either infinite."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    F = draw(st.sampled_from([2, 3, 4, 5, 8, 20, 60, 150]))
+    dt = draw(st.sampled_from([1 / 120, 1 / 30, 1.0]))
+    steps = np.full(F, dt)
+    if draw(st.booleans()):
+        steps = steps * rng.uniform(0.01, 1, F) * np.where(rng.random(F) < 0.2, 1e-3, 1)
+    times = draw(st.sampled_from([0.0, 1e6])) + np.cumsum(steps)
+    v = keyframed_channel(rng, F, draw(st.sampled_from([1e-7, 1e-3, 0.05, 0.5, 3.1])))
+    if draw(st.booleans()):  # near a half turn
+        v = np.array([np.pi - 1e-4, 0, 0]) + v * 1e-3
+    angle = np.linalg.norm(v, axis=1, keepdims=True)
+    q = np.hstack([np.cos(angle / 2), np.sin(angle / 2) * v / np.maximum(angle, 1e-300)])
+    q *= rng.choice([-1.0, 1.0], size=(F, 1)) * draw(st.sampled_from([1.0, 1e-200, 1e200]))
+    scale = draw(st.sampled_from([1e-8, 1e-3, 1.0, 1e8]))
+    x = keyframed_channel(rng, F, scale)
+    angle = draw(st.sampled_from([1e-9, 1e-6, 1e-3, 0.01, 0.1, 1.0, 1e6, np.inf]))
+    distance = draw(st.sampled_from([1e-9, 1e-6, 1e-3, 0.1, 1.0, 1e6, np.inf])) * scale
+    return times, q[None], x[None], angle, distance
+
+
+@settings(max_examples=300, deadline=None)
+@given(joint=keyframed_joints())
+def test_keyframed_joints_within_the_tolerances(joint):
+    """Review of sweep-int: holds, steps, spikes, ramps and jitter, uneven
+    steps, large times, quaternions of any length (1e-200 strayed 40
+    times past the tolerance before kb_reduce_errors measured them
+    without underflow)."""
+    assert_within(*joint)

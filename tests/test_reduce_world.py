@@ -1009,7 +1009,7 @@ def test_fitted_passes_reach_the_first_order_scale():
     frame (601 keys at 1e-6 and 1.78e-6 against 297 at 5.6e-7 before, a
     review found)."""
     from kbspline.motion.reduce import FIRST_SCALE, _fitted_scales
-    assert _fitted_scales(76.0) == [76.0, 38.0, FIRST_SCALE, FIRST_SCALE / 2]
+    assert _fitted_scales(76.0) == [76.0, 38.0, FIRST_SCALE, 1.0]  # the last: first order
     assert _fitted_scales(4.0) == [4.0, 2.0, 1.0, 0.5]
     frames, t = 600, np.arange(600)
     turns = ["Zrotation", "Xrotation", "Yrotation"]
@@ -1025,3 +1025,34 @@ def test_fitted_passes_reach_the_first_order_scale():
         result = reduce_keys(clip, position_tolerance=tolerance)
         assert result.num_keys <= tight < 0.6 * 3 * frames
         assert world_error(clip, result).max() <= tolerance
+
+
+def test_a_fitted_search_does_not_fall_back_to_every_frame_where_the_first_order_scale_holds():
+    """Regression (review of sweep-int): seven frames of a moving root
+    that holds for five of them, a joint on it and a second root turning
+    by whole turns (the Euler angles' +-360 degrees).  Greedy keys keep
+    every frame at any scale; the swept tangent keys failed every fitted
+    pass down to FIRST_SCALE / 2 (1.34 times the tolerance there), so the
+    search fell back to the greedy keys: [7, 2, 7] keys, where fitted keys
+    at the first-order scale hold (main's fit passed at FIRST_SCALE / 2:
+    [4, 2, 4])."""
+    joints = [Joint("j0", -1, np.array([8.8, -10.7, 2.7]),
+                    ["Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation",
+                     "Zrotation"], np.array([-11.9, 13.3, 14.1])),
+              Joint("j1", 0, np.array([7.2, 1.3, 4.9]), ["Yrotation", "Xrotation", "Zrotation"]),
+              Joint("j2", -1, np.array([12.5, 3.0, -4.5]), ["Yrotation", "Zrotation", "Xrotation"],
+                    np.array([-3.0, -14.1, -7.1]))]
+    held = [-7.66, 1.12, -12.43, 45.02, -10.35, 7.46]
+    frames = np.array([
+        [-7.41, 0.6, -9.42, 44.07, -10.83, 7.04, 9.74, 17.32, 382.53, 0.07, 360.54, -0.56],
+        held + [9.74, 17.32, 22.53, -360.46, 358.86, 0.76],
+        held + [-5.95, 11.03, -329.55, 359.37, 360.65, 0.36],
+        held + [328.58, -356.22, 21.56, -2.06, -359.46, 362.48],
+        held + [-391.42, 363.78, -338.44, 357.95, -359.43, -357.52],
+        held + [-28.62, -357.23, -338.69, -1.75, -359.53, -358.79],
+        [1.14, 12.08, -20.81, 50.35, -16.34, -49.07, -374.25, -317.46, -341.21, -361.8,
+         -359.06, 360.09]])
+    clip = Motion(joints, 1 / 120, frames)
+    result = reduce_keys(clip, position_tolerance=0.001)
+    assert world_error(clip, result).max() <= 0.001
+    assert result.num_keys <= 11, [len(k) for k in result.key_frames]

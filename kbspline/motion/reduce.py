@@ -977,11 +977,18 @@ def _fitted_scales(good_scale):
     they hold at any scale (76 on a review's smooth clip), while fitted
     keys need about the first-order one (they held there from 2.9): halved
     four times from there, every pass failed and the search kept every
-    frame, twice the keys of a tolerance half as large."""
+    frame, twice the keys of a tolerance half as large.  The last is no
+    higher than 1, the first-order bound itself: swept tangent keys
+    (kb_reduce_sweep) fill the local tolerances more evenly than the old
+    fit's, and at FIRST_SCALE / 2 strayed past the world bound where they
+    held at 1 (a single joint of 250 frames kept all 250 against 130 at
+    1 and 121 on main's path, a review found)."""
     scales = [good_scale, good_scale / 2]
     while len(scales) < FIT_PASSES:
         scales.append(min(scales[-1] / 2, FIRST_SCALE))
-    return scales[:FIT_PASSES]
+    scales = scales[:FIT_PASSES]
+    scales[-1] = min(scales[-1], 1.0)
+    return scales
 
 
 def _greedy_search(joints, world, channels, position_tolerance, factors, progress):
