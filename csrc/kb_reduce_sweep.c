@@ -786,9 +786,11 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
-        if (w->rot_fit || w->tr_fit) {
+        if ((w->rot_fit || w->tr_fit) && lo < F - 1) {
             /* an end inside a hold of every channel fitted that began after
-             * the last key: the hold's first frame instead, where it holds */
+             * the last key: the hold's first frame instead, where it holds
+             * (not at the last frame: a key there ends the sweep, and one
+             * at the hold's first frame would only need it after) */
             ptrdiff_t a = s;
             int inside = 1;
             if (w->rot_fit) {

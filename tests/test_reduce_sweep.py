@@ -330,3 +330,22 @@ def test_keyframed_joints_within_the_tolerances(joint):
     times past the tolerance before kb_reduce_errors measured them
     without underflow)."""
     assert_within(*joint)
+
+
+def test_a_hold_to_the_last_frame_does_not_move_the_last_key():
+    """Regression (review of sweep-int): a ramp, then a hold to the end;
+    where one segment from the first frame to the last passes, the end
+    inside the hold moved back to the hold's first frame, so the sweep
+    kept [0, 20, 39] even at tolerances of 1e6 (a key more, always, where
+    that end is the last frame)."""
+    t = np.arange(40) / 30
+    a = np.clip(np.arange(40) / 20, 0, 1)
+    q = np.stack([np.cos(a / 2), 0 * a, 0 * a, np.sin(a / 2)], -1)[None]
+    x = np.stack([a, 0 * a, 0 * a], -1)[None]
+    still = np.tile([1.0, 0, 0, 0], (1, 40, 1))
+    for angle in (1.0, 1e6):
+        np.testing.assert_array_equal(assert_within(t, q, np.zeros((1, 40, 3)), angle, 1.0),
+                                      [0, 39])
+        np.testing.assert_array_equal(assert_within(t, still, x, 1.0, angle), [0, 39])
+    # where the segment to the last frame does not pass, the hold's edge is still keyed
+    assert 20 in assert_within(t, q, np.zeros((1, 40, 3)), 0.01, 1.0)
