@@ -375,3 +375,19 @@ def test_dense_swept_keys_are_checked_against_the_fit_from_greedy_keys():
         swept = core.reduce_sweep(*frames, 1e-4, np.inf)
         dropped = core.reduce_drop(*frames, 1e-4, np.inf, *swept, None, True, False)[0]
         assert len(dropped) > 75
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e-60, 1e60, 1e100])
+def test_the_keys_do_not_hang_on_the_unit_of_time(scale):
+    """Regression (review of sweep-int): the rotation's 3x3 normal
+    equations have entries of dt^2, so their determinant (dt^6)
+    overflowed for frames 1e60 s apart and underflowed at 1e-60; every
+    candidate then failed its fit and every frame was a key (60 against
+    8).  The same keys from 1e-140 to 1e140 now."""
+    t = np.arange(60) / 30
+    a = np.sin(3 * t)
+    q = np.stack([np.cos(a / 2), 0 * t, 0 * t, np.sin(a / 2)], axis=-1)[None]
+    x = np.stack([np.cos(t), t, 0 * t], axis=-1)[None]
+    unit = core.reduce_sweep(t, q, x, 1e-3, 1e-3)[0]
+    assert len(unit) < 10
+    np.testing.assert_array_equal(assert_within(t * scale, q, x, 1e-3, 1e-3), unit)
