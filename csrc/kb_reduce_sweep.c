@@ -105,8 +105,35 @@ static void hermite(double u, double h[4])
     h[3] = u3 - u2;
 }
 
-/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite. */
+static int inverse3_plain(const double *a, double *inv);
+
+/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.
+ * Where the determinant (cubic in the entries) overflows or underflows,
+ * as the normal matrices' entries of dt^2 do for frames 1e60 or 1e-60 s
+ * apart, the inverse of the matrix divided by its largest entry, so
+ * divided again; elsewhere the plain cofactors, bit for bit. */
 static int inverse3(const double *a, double *inv)
+{
+    if (inverse3_plain(a, inv))
+        return 1;
+    double m = 0.0, b[9];
+    for (int i = 0; i < 9; i++)
+        m = fmax(m, fabs(a[i]));
+    if (!(m > 0.0) || !isfinite(m))
+        return 0;
+    for (int i = 0; i < 9; i++)
+        b[i] = a[i] / m;
+    if (!inverse3_plain(b, inv))
+        return 0;
+    for (int i = 0; i < 9; i++)
+        inv[i] /= m;
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(inv[i]))
+            return 0;
+    return 1;
+}
+
+static int inverse3_plain(const double *a, double *inv)
 {
     double c[9] = {a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8],
                    a[3] * a[7] - a[4] * a[6], a[2] * a[7] - a[1] * a[8],
@@ -793,9 +820,11 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
-        if (w->rot_fit || w->tr_fit) {
+        if ((w->rot_fit || w->tr_fit) && lo < F - 1) {
             /* an end inside a hold of every channel fitted that began after
-             * the last key: the hold's first frame instead, where it holds */
+             * the last key: the hold's first frame instead, where it holds
+             * (not at the last frame: a key there ends the sweep, and one
+             * at the hold's first frame would only need it after) */
             ptrdiff_t a = s;
             int inside = 1;
             if (w->rot_fit) {
