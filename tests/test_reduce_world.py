@@ -174,6 +174,20 @@ def test_a_tolerance_below_rounding_is_refused(walk, fit):
         reduce_keys(walk, 1e-300, 1.0, fit=fit)
 
 
+
+@pytest.mark.parametrize("fit", [False, True, "tcb"])
+@pytest.mark.parametrize("cap", ["angle_tolerance", "distance_tolerance"])
+def test_a_cap_below_rounding_is_refused_beside_the_world_bound(fit, cap):
+    """Local tolerances given with position_tolerance are caps; one below
+    the rounding that every frame as a key leaves is refused, as in local
+    mode (the world reduction returned a max_angle of 1e-16 for a cap of
+    1e-300, unremarked, a review found); caps it holds are kept."""
+    with pytest.raises(ValueError, match=f"{cap}=1e-300 is below"):
+        reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit, **{cap: 1e-300})
+    result = reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit, **{cap: 1e-3})
+    worst = result.max_angle if cap == "angle_tolerance" else result.max_distance
+    assert worst.max() <= 1e-3 and result.max_position.max() <= 0.5
+
 def test_json_keeps_the_world_error(walk, tmp_path):
     result = reduce_keys(walk, position_tolerance=0.5, fit=False)
     path = tmp_path / "r.json"

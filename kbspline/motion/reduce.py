@@ -905,16 +905,23 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     with _joint_threads(J if (fit or position_tolerance is None)
                         and motion.num_frames >= threads_from else 1) as pool:
         if position_tolerance is not None:
-            return _world_reduction(motion, joints, world, (rotations, translations),
-                                    position_tolerance, fit, progress, pool)
-        choose, scales = _fitted_joint if fit else _greedy_joint, [1.0] * J
-        selected = _choose(choose, joints, scales, _pool_for(choose, joints, scales, pool),
-                           progress)
-    result = _reduction(motion, joints, selected, _measure(joints, selected, world))
+            result = _world_reduction(motion, joints, world, (rotations, translations),
+                                      position_tolerance, fit, progress, pool)
+        else:
+            choose, scales = _fitted_joint if fit else _greedy_joint, [1.0] * J
+            selected = _choose(choose, joints, scales,
+                               _pool_for(choose, joints, scales, pool), progress)
+            result = None
+    if result is None:
+        result = _reduction(motion, joints, selected, _measure(joints, selected, world))
+    # local tolerances given with position_tolerance are caps: below
+    # rounding's they are refused as in local mode (a world reduction
+    # returned keys past them, unremarked, a review found)
     for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
                                    ("distance_tolerance", distance_tolerance,
                                     result.max_distance)):
-        _check_reached(name, tolerance, worst.max())
+        if tolerance is not None:
+            _check_reached(name, tolerance, worst.max())
     return result
 
 
