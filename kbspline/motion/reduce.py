@@ -911,8 +911,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
             choose, scales = _fitted_joint if fit else _greedy_joint, [1.0] * J
             selected = _choose(choose, joints, scales,
                                _pool_for(choose, joints, scales, pool), progress)
-            result = None
-    if result is None:
+    if position_tolerance is None:
         result = _reduction(motion, joints, selected, _measure(joints, selected, world))
     # local tolerances given with position_tolerance are caps: below
     # rounding's they are refused as in local mode (a world reduction
