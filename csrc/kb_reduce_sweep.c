@@ -335,6 +335,19 @@ static ptrdiff_t look_search(const sweep *w, ptrdiff_t e, ptrdiff_t m, int rotat
     return ok < 0 ? 0 : m;
 }
 
+/* The lookahead's sums (look_search from m frames; none where m is 0 or
+ * no cubic fits) added to a channel's normal-equation sums rhs, *n. */
+static void add_lookahead(const sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *rhs,
+                          double *n)
+{
+    double lr[3], ln;
+    if (m && look_search(w, e, m, rotation, lr, &ln)) {
+        for (int c = 0; c < 3; c++)
+            rhs[c] += lr[c];
+        *n += ln;
+    }
+}
+
 /* The translation tangent at e by least squares; 0 where a frame of the
  * segment is then beyond the tolerance (or the fit is not finite). */
 static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
@@ -361,16 +374,7 @@ static int fit_translation(const sweep *w, ptrdiff_t e, fit *r)
         res[3] = cf;
         n += cf * cf;
     }
-    ptrdiff_t m = look_frames(w, e, 0);
-    if (m) {
-        double lr[3], ln;
-        m = look_search(w, e, m, 0, lr, &ln);
-        if (m) {
-            for (int c = 0; c < 3; c++)
-                rhs[c] += lr[c];
-            n += ln;
-        }
-    }
+    add_lookahead(w, e, look_frames(w, e, 0), 0, rhs, &n);
     for (int c = 0; c < 3; c++)
         r->tx[c] = rhs[c] / n;
     if (!isfinite(r->tx[0] + r->tx[1] + r->tx[2]))
@@ -408,15 +412,7 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
         res[3] = cf;
         cc += cf * cf;
     }
-    if (m) {
-        double lr[3], ln;
-        m = look_search(w, e, m, 1, lr, &ln);
-        if (m) {
-            for (int c = 0; c < 3; c++)
-                cr[c] += lr[c];
-            cc += ln;
-        }
-    }
+    add_lookahead(w, e, m, 1, cr, &cc);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             jtj[3 * i + j] = r->jinv[i] * r->jinv[j] + r->jinv[3 + i] * r->jinv[3 + j] +
