@@ -38,7 +38,7 @@ static inline int past(double worst, double screen, double limit)
 static void place_frame(ptrdiff_t f, const double *parent_rot, const double *parent_origin,
                         const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
                         const double *sites, const double *truth, double *world_rot,
-                        double *origin, double *points, double *worst)
+                        double *origin, double *points, double *worst, double *frame_worst)
 {
     double *m = world_rot + 9 * f, *o = origin + 3 * f;
     const double *v = offsets + offset_stride * f;
@@ -73,6 +73,8 @@ static void place_frame(ptrdiff_t f, const double *parent_rot, const double *par
             const double e = d0 * d0 + d1 * d1 + d2 * d2;
             if (e > *worst || isnan(e))
                 *worst = e;
+            if (frame_worst && !(e <= frame_worst[f]))  /* larger, or NaN */
+                frame_worst[f] = e;
         }
     }
 }
@@ -247,8 +249,8 @@ static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
                               const double *parent_origin, const double *rotations,
                               const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
                               const double *sites, const double *truth, double screen,
-                              double limit, double *world_rot, double *origin, double *points, double *worst,
-                              int *stopped_out)
+                              double limit, double *world_rot, double *origin, double *points,
+                              double *worst, double *frame_worst, int *stopped_out)
 {
     const ptrdiff_t per_frame = 3 * (1 + n_sites);
     double w = 0.0;
@@ -303,6 +305,9 @@ static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
                     break;
                 }
             }
+            for (int l = 0; frame_worst && l < done; l++)
+                if (!(worst4[l] <= frame_worst[f + l]))  /* larger, or NaN */
+                    frame_worst[f + l] = worst4[l];
         }
         store_matrices(m, world_rot + 9 * f, done);
         store_triples(o, origin + 3 * f, done);
@@ -330,11 +335,12 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
                          const double *sites, const double *truth, double limit,
                          double *world_rot, double *origin, double *points, double *max_error,
-                         kb_error *err)
+                         double *frame_worst, kb_error *err)
 {
     if (n_frames < 1 || n_sites < 0 || (offset_stride != 0 && offset_stride != 3) ||
         !rotations || !offsets || (n_sites && !sites) || !world_rot || !origin ||
-        (!parent_rot) != (!parent_origin) || (truth && !max_error))
+        (!parent_rot) != (!parent_origin) || (truth && !max_error) ||
+        (frame_worst && !truth))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     double worst = 0.0;  /* squared: one square root at the end */
     /* no limit: only a NaN stops; a negative limit stops at the first point */
@@ -346,11 +352,11 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
         int stopped = 0;
         ptrdiff_t f = place_blocks(n_frames, parent_rot, parent_origin, rotations, offsets,
                                    offset_stride, n_sites, sites, truth, screen, limit,
-                                   world_rot, origin, points, &worst, &stopped);
+                                   world_rot, origin, points, &worst, frame_worst, &stopped);
         for (; !stopped && f < n_frames; f++) {  /* the last few frames */
             local_matrix(rotations + 4 * f, world_rot + 9 * f);
             place_frame(f, parent_rot, parent_origin, offsets, offset_stride, n_sites, sites,
-                        truth, world_rot, origin, points, &worst);
+                        truth, world_rot, origin, points, &worst, frame_worst);
             stopped = past(worst, screen, limit);
         }
     } else
@@ -361,7 +367,7 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
             return status;
         for (ptrdiff_t f = 0; f < n_frames; f++) {
             place_frame(f, parent_rot, parent_origin, offsets, offset_stride, n_sites, sites,
-                        truth, world_rot, origin, points, &worst);
+                        truth, world_rot, origin, points, &worst, frame_worst);
             if (past(worst, screen, limit))
                 break;
         }

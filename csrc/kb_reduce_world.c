@@ -222,7 +222,7 @@ static kb_status place(search *s, ptrdiff_t j, const curves *c, const placed *pa
                           parent ? parent->origin : NULL, c->rotations,
                           moves ? c->translations : clip->offsets + 3 * j, moves ? 3 : 0,
                           clip->n_sites[j], s->sites[j], s->truth[j], limit, p->world_rot,
-                          p->origin, NULL, &p->error, err);
+                          p->origin, NULL, &p->error, NULL, err);
 }
 
 static void swap_curves(search *s, ptrdiff_t j)

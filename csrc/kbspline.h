@@ -705,6 +705,29 @@ kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_
                          double *rotation_tcb, double *translation_tcb, double *angle,
                          double *distance, kb_drop_memory *memory, kb_error *err);
 
+/*
+ * The pieces of a joint's new tangent keys (new_keys, n_new; rows: the
+ * rotation's and the translation's (n_new, 3)) whose frames all have
+ * frame_worst (n_frames, squared world errors under the new keys) at most
+ * limit squared, the old keys (which held) elsewhere: keys both share with
+ * the same rows cut the frames into pieces, and a segment of tangent keys
+ * hangs on its two keys alone, so each piece's curves are wholly the old
+ * or the new ones (reduce_keys' world search keeps the pieces of a
+ * joint's drops that hold).  Writes keys (n_frames capacity) and rows,
+ * *n_keys 0 where no piece that differs holds.  With memory (NULL to
+ * skip), each old key the new ones dropped in a piece that failed, where a
+ * frame from two keys before it to two after is past the limit, is
+ * recorded as a drop that fails between the same keys (needed infinite),
+ * so that kb_reduce_drop does not try it again there.  Keys ascending in
+ * [0, n_frames), at least two each.
+ */
+kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
+                          const double *const old_rows[2], const ptrdiff_t *new_keys,
+                          ptrdiff_t n_new, const double *const new_rows[2],
+                          const double *frame_worst, double limit, ptrdiff_t *keys,
+                          ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
+                          kb_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Forward kinematics (kbspline.motion's world-space error).          */
 /* ------------------------------------------------------------------ */
@@ -725,13 +748,17 @@ kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_
  * check that fails needs no more; with an infinite or NaN limit, only at a
  * NaN; with a negative one, at the first point): *max_error is then that
  * point's distance, above limit (or NaN), and the outputs are unfinished.
+ * frame_worst (n_frames; NULL to skip; only with truth) takes each frame's
+ * largest squared distance where it is larger (or NaN), so that calls for
+ * the joints below one fold in the frames where they stray (reduce_keys
+ * keeps the pieces of a joint's new keys that do not).
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
                          const double *sites, const double *truth, double limit,
                          double *world_rot, double *origin, double *points, double *max_error,
-                         kb_error *err);
+                         double *frame_worst, kb_error *err);
 
 /*
  * Each joint's reach: reach[j], the farthest any point it carries (its own

@@ -104,7 +104,8 @@ def reduce_errors(
 ) -> tuple[_F64, Optional[_F64]]: ...
 def joint_world(
     parent_rot: Optional[_F64], parent_origin: Optional[_F64], rotations: _F64,
-    offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ..., /,
+    offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ...,
+    frame_worst: Optional[_F64] = ..., /,
 ) -> tuple[_F64, _F64, Optional[_F64], Optional[float]]: ...
 def reduce_world_greedy(
     times: _F64, rotations: _F64, translations: _F64, parents: NDArray[np.intp],

@@ -1181,6 +1181,80 @@ static PyObject *reduce_drop(PyObject *self, PyObject *args)
     return reduce_joint(args, 2);
 }
 
+PyDoc_STRVAR(reduce_merge_doc,
+"reduce_merge(old_keys, old_rotation_rows, old_translation_rows, new_keys,\n"
+"             new_rotation_rows, new_translation_rows, frame_worst, limit,\n"
+"             memory=None) -> (keys, rotation_rows, translation_rows) or None\n\n"
+"The pieces of a joint's new tangent keys (K, rows (K, 3) each) where every\n"
+"frame's squared world error, frame_worst (F,), is at most limit squared,\n"
+"the old keys elsewhere (kb_reduce_merge); None where no piece that\n"
+"differs holds.  memory as reduce_drop's: the drops of pieces that failed\n"
+"are recorded there.  Private: see kbspline.motion.reduce.");
+
+static PyObject *reduce_merge(PyObject *self, PyObject *args)
+{
+    PyObject *o[6], *worst_obj, *memory_obj = Py_None, *out[3] = {NULL, NULL, NULL};
+    PyObject *result = NULL;
+    PyArrayObject *keys[2] = {NULL, NULL}, *rows[4], *worst;
+    double limit;
+    kb_drop_memory store, *memory;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOd|O", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &worst_obj, &limit, &memory_obj) ||
+        !check_array(worst_obj, "frame_worst", 1, 0, 0, 0, &worst) ||
+        !drop_memory(memory_obj, PyArray_DIM(worst, 0), &store, &memory))
+        return NULL;
+    npy_intp F = PyArray_DIM(worst, 0), dims[2] = {F, 3};
+    const char *names[4] = {"old_rotation_rows", "old_translation_rows", "new_rotation_rows",
+                            "new_translation_rows"};
+    for (int side = 0; side < 2; side++) {
+        if (!(keys[side] = key_frames(o[3 * side])))
+            goto done;
+        npy_intp K = PyArray_DIM(keys[side], 0);
+        const ptrdiff_t *k = (const ptrdiff_t *)PyArray_DATA(keys[side]);
+        int ascending = K >= 2;
+        for (npy_intp i = 0; i < K && ascending; i++)
+            ascending = k[i] >= 0 && k[i] < F && (!i || k[i] > k[i - 1]);
+        if (!ascending) {
+            PyErr_Format(PyExc_ValueError, "%s must be two or more ascending frames of the %zd",
+                         side ? "new_keys" : "old_keys", (Py_ssize_t)F);
+            goto done;
+        }
+        for (int c = 0; c < 2; c++)
+            if (!check_rows(o[3 * side + 1 + c], names[2 * side + c], K, 3, 0,
+                            &rows[2 * side + c]))
+                goto done;
+    }
+    for (int i = 0; i < 3; i++)
+        if (!(out[i] = i ? new_array(2, dims)
+                         : PyArray_SimpleNew(1, &F, NPY_INTP)))
+            goto done;
+    const double *old_rows[2] = {PyArray_DATA(rows[0]), PyArray_DATA(rows[1])};
+    const double *new_rows[2] = {PyArray_DATA(rows[2]), PyArray_DATA(rows[3])};
+    double *merged_rows[2] = {PyArray_DATA((PyArrayObject *)out[1]),
+                              PyArray_DATA((PyArrayObject *)out[2])};
+    ptrdiff_t n = 0;
+    kb_error err;
+    kb_status status = kb_reduce_merge(
+        F, PyArray_DATA(keys[0]), PyArray_DIM(keys[0], 0), old_rows, PyArray_DATA(keys[1]),
+        PyArray_DIM(keys[1], 0), new_rows, PyArray_DATA(worst), limit,
+        PyArray_DATA((PyArrayObject *)out[0]), &n, merged_rows, memory, &err);
+    if (status != KB_OK)
+        raise_core_error(status, &err);
+    else if (!n)
+        result = (Py_INCREF(Py_None), Py_None);
+    else
+        result = Py_BuildValue("(NNN)", PySequence_GetSlice(out[0], 0, n),
+                               PySequence_GetSlice(out[1], 0, n),
+                               PySequence_GetSlice(out[2], 0, n));
+done:
+    for (int side = 0; side < 2; side++)
+        Py_XDECREF(keys[side]);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
 PyDoc_STRVAR(reduce_sweep_doc,
 "reduce_sweep(times, rotations, translations, angle_tolerance, distance_tolerance)\n"
 "-> (keys, rotation_rows, translation_rows)\n\n"
@@ -1387,31 +1461,40 @@ done:
 
 PyDoc_STRVAR(joint_world_doc,
 "joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth,\n"
-"            limit=inf) -> (world_rot, origin, points, max_error)\n\n"
+"            limit=inf, frame_worst=None) -> (world_rot, origin, points, max_error)\n\n"
 "One joint in the world: parent_rot (F, 3, 3) and parent_origin (F, 3), or\n"
 "None for a root; rotations (F, 4); offsets (F, 3) or (3,); sites (n, 3);\n"
 "truth (F, 1 + n, 3) or None.  points is None and max_error the largest\n"
 "distance from truth where truth is given, else points (F, 1 + n, 3) and\n"
 "max_error None; with a limit, it stops at the first point farther than\n"
 "that from truth, or a NaN (max_error its distance, above the limit; the\n"
-"rest left undone).\n"
+"rest left undone).  frame_worst, float64 (F,), with truth: each frame's\n"
+"largest squared distance is written in where larger (or NaN).\n"
 "Private: see kbspline.motion.world_error.");
 
 static PyObject *joint_world(PyObject *self, PyObject *args)
 {
-    PyObject *o[6], *out[3] = {NULL, NULL, NULL}, *result = NULL;
-    PyArrayObject *a[6];
+    PyObject *o[7] = {NULL, NULL, NULL, NULL, NULL, NULL, Py_None};
+    PyObject *out[3] = {NULL, NULL, NULL}, *result = NULL;
+    PyArrayObject *a[7];
     double limit = INFINITY;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO|d", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &limit) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|dO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &limit,
+                          &o[6]) ||
         !check_array(o[2], "rotations", 2, 0, 0, 0, &a[2]) ||
         !expect_dim(a[2], 1, 4, "rotations") ||
         !check_array(o[0], "parent_rot", 3, 1, 0, 0, &a[0]) ||
         !check_array(o[1], "parent_origin", 2, 1, 0, 0, &a[1]) ||
         !check_array(o[4], "sites", 2, 0, 0, 0, &a[4]) || !expect_dim(a[4], 1, 3, "sites") ||
-        !check_array(o[5], "truth", 3, 1, 0, 0, &a[5]))
+        !check_array(o[5], "truth", 3, 1, 0, 0, &a[5]) ||
+        !check_array(o[6], "frame_worst", 1, 1, 1, 0, &a[6]))
         return NULL;
     npy_intp F = PyArray_DIM(a[2], 0), n = PyArray_DIM(a[4], 0);
+    if (a[6] && (!a[5] || !expect_dim(a[6], 0, F, "frame_worst"))) {
+        if (!a[5])
+            PyErr_SetString(PyExc_ValueError, "frame_worst needs truth");
+        return NULL;
+    }
     if (!PyArray_Check(o[3])) {
         PyErr_SetString(PyExc_TypeError, "offsets must be a NumPy array");
         return NULL;
@@ -1451,7 +1534,7 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
                             shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]), limit,
                             KB_DATA((PyArrayObject *)out[0]), KB_DATA((PyArrayObject *)out[1]),
                             a[5] ? NULL : KB_DATA((PyArrayObject *)out[2]),
-                            a[5] ? &max_error : NULL, &err);
+                            a[5] ? &max_error : NULL, KB_DATA(a[6]), &err);
     Py_END_ALLOW_THREADS
 #undef KB_DATA
     if (status != KB_OK)
@@ -1855,6 +1938,7 @@ static PyMethodDef methods[] = {
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"reduce_sweep", reduce_sweep, METH_VARARGS, reduce_sweep_doc},
+    {"reduce_merge", reduce_merge, METH_VARARGS, reduce_merge_doc},
     {"joint_reach", joint_reach, METH_VARARGS, joint_reach_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},

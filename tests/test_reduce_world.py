@@ -124,14 +124,15 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
     assert len(virtual.key_frames[2]) > 2
 
 
-@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 20)])
+@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 15)])
 def test_progress_counts_the_search_passes(fit, passes):
     """Eight greedy reductions, up to four fitted (those not needed counted
-    at once), four loosening rounds (fitted: seven, and a round of drops).
-    TCB keys: the greedy search, then one fitted pass (it holds at the
-    greedy search's scale) and a jump past the three not needed.  Tangent
-    keys skip the greedy search: their swept keys hold at SWEPT_SCALE here,
-    a jump then past the eight greedy passes and three fitted not needed."""
+    at once), four loosening rounds (TCB keys: seven, tangent keys: two,
+    and a round of drops).  TCB keys: the greedy search, then one fitted
+    pass (it holds at the greedy search's scale) and a jump past the three
+    not needed.  Tangent keys skip the greedy search: their swept keys hold
+    at SWEPT_SCALE here, a jump then past the eight greedy passes and three
+    fitted not needed."""
     calls = []
     reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
                 progress=lambda *a: calls.append(a))
@@ -139,13 +140,13 @@ def test_progress_counts_the_search_passes(fit, passes):
     assert all(total == passes for _, total in calls)
     assert done == sorted(set(done)) and done[-1] == passes
     if fit is True:
-        assert done == [1] + list(range(12, 21))
+        assert done == [1] + list(range(12, 16))
     else:
         assert done[:8] == list(range(1, 9))
         assert done[8:] == (list(range(9, 13)) if not fit else [9] + list(range(12, 21)))
 
 
-@pytest.mark.parametrize("fit, passes", [(False, 12), (True, 20)])
+@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 15)])
 def test_progress_reaches_its_total_where_nothing_moves(fit, passes):
     """A clip that keeps only its first and last frames: the fitted pass
     keeps no fewer keys than the greedy one, yet the progress still ends at
@@ -454,23 +455,27 @@ def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypa
     assert reductions[0] == reductions[1]
 
 
-@pytest.mark.parametrize("fit", [False, True])
+@pytest.mark.parametrize("fit", [False, "tcb", True])
 def test_loosening_joints_keeps_fewer_keys_within_the_bound(walk, fit, monkeypatch):
     from kbspline.motion import reduce as reduce_module
     loosened = reduce_keys(walk, position_tolerance=0.5, fit=fit)
     monkeypatch.setattr(reduce_module, "LOOSEN_FACTORS", ())
     monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", ())
+    monkeypatch.setattr(reduce_module, "TANGENT_LOOSEN_FACTORS", ())
     searched = reduce_keys(walk, position_tolerance=0.5, fit=fit)
     assert loosened.num_keys < searched.num_keys
     assert world_error(walk, loosened).max() <= 0.5
 
 
-def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, monkeypatch):
+@pytest.mark.parametrize("fit", ["tcb", True])
+def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, fit, monkeypatch):
     """Loosened by a factor below REFIT_BELOW, a joint's fitted keys come
     from dropping some of its keys so far (their neighbours refitted), so
     each joint keeps a subset of the keys the search found before the
-    loosening, fewer in all, within the bound; by a larger factor they are
-    fitted anew, and some joint keeps a frame that was not a key."""
+    loosening, fewer in all, within the bound; by a larger factor TCB keys
+    are fitted anew, and some joint keeps a frame that was not a key, while
+    tangent keys drop by every factor (the world check keeping the pieces
+    that hold)."""
     from kbspline.motion import reduce as reduce_module
     loosen, found = reduce_module._loosen_joints, []
 
@@ -482,11 +487,12 @@ def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, monke
     assert 1.41 < reduce_module.REFIT_BELOW <= 2.0
     for factor in (1.41, 2.0):
         monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", (factor,))
-        kept = reduce_keys(walk, position_tolerance=0.5)
+        monkeypatch.setattr(reduce_module, "TANGENT_LOOSEN_FACTORS", (factor,))
+        kept = reduce_keys(walk, position_tolerance=0.5, fit=fit)
         assert kept.num_keys < sum(map(len, found[-1]))
         assert world_error(walk, kept).max() <= 0.5
         subsets = [set(after) <= set(before) for before, after in zip(found[-1], kept.key_frames)]
-        assert all(subsets) == (factor == 1.41)
+        assert all(subsets) == (factor == 1.41 or fit is True)
 
 
 def test_tangent_keys_whose_swept_passes_all_stray_go_on_from_the_greedy_search(
@@ -506,7 +512,8 @@ def test_tangent_keys_whose_swept_passes_all_stray_go_on_from_the_greedy_search(
     result = reduce_keys(walk, position_tolerance=0.5, progress=lambda *a: calls.append(a))
     done = [k for k, _ in calls]
     assert searched == [1]
-    assert done[:12] == list(range(1, 13)) and done == sorted(set(done)) and done[-1] == 20
+    total = 8 + 5 + len(reduce_module.TANGENT_LOOSEN_FACTORS)
+    assert done[:12] == list(range(1, 13)) and done == sorted(set(done)) and done[-1] == total
     assert world_error(walk, result).max() <= 0.5
     assert result.num_keys < len(walk.joints) * walk.num_frames / 2
     assert result.rotation_tangents is None  # greedy keys, KB tangents
@@ -518,12 +525,12 @@ def test_tangent_keys_whose_swept_passes_all_stray_go_on_from_the_greedy_search(
 
 def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
     """A fitted pass that fails is made again at half the scale, and the
-    loosening by 2 then asks for the first joints' fits at the scale that
-    failed: each joint is fitted once at a scale, and the reduction is the
-    one fitting anew each time gives."""
+    loosening of TCB keys by 2 then asks for the dense joints' fits at the
+    scale that failed: each joint is fitted once at a scale, and the
+    reduction is the one fitting anew each time gives."""
     from kbspline.motion import reduce as reduce_module
     asked, fitted = collections.Counter(), collections.Counter()
-    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._swept
+    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._fit
 
     def counted_fit(joint, scale):
         fitted[id(joint), scale] += 1
@@ -533,19 +540,20 @@ def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
         asked[id(joint), scale] += 1
         return fitted_joint(joint, scale)
 
-    monkeypatch.setattr(reduce_module, "_swept", counted_fit)
+    monkeypatch.setattr(reduce_module, "_fit", counted_fit)
     monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
-    # swept keys hold at SWEPT_SCALE on the walk: start where they stray
-    monkeypatch.setattr(reduce_module, "SWEPT_SCALE", 8.0)
+    # TCB keys hold at the greedy search's scale on the walk: start where they stray
+    monkeypatch.setattr(reduce_module, "_fitted_scales",
+                        lambda good: [4.0 * good / 2 ** i for i in range(4)])
     for tolerance in (0.5, 0.3, 0.15, 0.1):  # the first whose fitted pass fails
         asked.clear()
         fitted.clear()
-        kept = reduce_keys(walk, position_tolerance=tolerance)
+        kept = reduce_keys(walk, position_tolerance=tolerance, fit="tcb")
         if max(asked.values()) > 1:
             break
     assert max(asked.values()) > 1 and max(fitted.values()) == 1
     monkeypatch.setattr(reduce_module, "_fitted_joint", fit)  # anew each time
-    anew = reduce_keys(walk, position_tolerance=tolerance)
+    anew = reduce_keys(walk, position_tolerance=tolerance, fit="tcb")
     assert kept.to_json() == anew.to_json()
 
 

@@ -108,7 +108,7 @@ static int same_as_reference(const double *parent_rot, const double *parent_orig
         return 0;
     if (kb_joint_world(LONG_F, parent_rot, parent_origin, q, offsets, stride, LONG_SITES,
                        sites, truth, limit, rot[1], origin[1], points[1], &error,
-                       &err) != KB_OK)
+                       NULL, &err) != KB_OK)
         return 0;
     const double want = sqrt(worst);
     return memcmp(rot[0], rot[1], (size_t)placed * 9 * sizeof(double)) == 0 &&
@@ -127,9 +127,9 @@ KB_TEST(test_joint_world_of_a_two_joint_chain)
     double rot[2][18], origin[2][6], points[12], error = -1.0;
     kb_error err;
     KB_ASSERT(kb_joint_world(2, NULL, NULL, root_q, root_offset, 3, 0, NULL, NULL, INFINITY,
-                             rot[0], origin[0], NULL, NULL, &err) == KB_OK);
+                             rot[0], origin[0], NULL, NULL, NULL, &err) == KB_OK);
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, NULL,
-                             INFINITY, rot[1], origin[1], points, NULL, &err) == KB_OK);
+                             INFINITY, rot[1], origin[1], points, NULL, NULL, &err) == KB_OK);
     /* frame 0: origin (1,2,3) + Rz (1,0,0) = (1,3,3); site + Rz Rx (0,1,0) = Rz (0,0,1) */
     const double want[12] = {1, 3, 3, 1, 3, 4, 2, 2, 3, 2, 2, 4};
     for (int i = 0; i < 12; i++)
@@ -140,18 +140,18 @@ KB_TEST(test_joint_world_of_a_two_joint_chain)
     truth[7] += 0.25;  /* frame 1's origin, y */
     truth[3] -= 0.5;   /* frame 0's site, x */
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, truth,
-                             INFINITY, rot[1], origin[1], NULL, &error, &err) == KB_OK);
+                             INFINITY, rot[1], origin[1], NULL, &error, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(error, 0.5, 1e-15);
     /* a limit stops at the first frame past it: frame 1's larger error unseen */
     truth[9] += 2.0;  /* frame 1's site, x */
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, truth,
-                             INFINITY, rot[1], origin[1], NULL, &error, &err) == KB_OK);
+                             INFINITY, rot[1], origin[1], NULL, &error, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(error, 2.0, 1e-15);
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, truth,
-                             0.1, rot[1], origin[1], NULL, &error, &err) == KB_OK);
+                             0.1, rot[1], origin[1], NULL, &error, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(error, 0.5, 1e-15);
     KB_ASSERT(kb_joint_world(2, rot[0], origin[0], child_q, child_offset, 0, 1, site, truth,
-                             2.5, rot[1], origin[1], NULL, &error, &err) == KB_OK);
+                             2.5, rot[1], origin[1], NULL, &error, NULL, &err) == KB_OK);
     KB_ASSERT_NEAR(error, 2.0, 1e-15);
 
     /* longer: whole, and stopped at frames 1, 3, 6 (in the blocks of four) and 9 (after them) */
@@ -193,17 +193,17 @@ KB_TEST(test_joint_world_bad_input)
     double rot[9], origin[3], error;
     kb_error err;
     KB_ASSERT(kb_joint_world(0, NULL, NULL, q, offset, 0, 0, NULL, NULL, INFINITY, rot, origin,
-                             NULL, NULL, &err) == KB_EBADSHAPE);
+                             NULL, NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, rot, NULL, q, offset, 0, 0, NULL, NULL, INFINITY, rot, origin,
-                             NULL, NULL, &err) == KB_EBADSHAPE);
+                             NULL, NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, NULL, NULL, q, offset, 1, 0, NULL, NULL, INFINITY, rot, origin,
-                             NULL, NULL, &err) == KB_EBADSHAPE);
+                             NULL, NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, NULL, NULL, q, offset, 0, 1, NULL, NULL, INFINITY, rot, origin,
-                             NULL, NULL, &err) == KB_EBADSHAPE);
+                             NULL, NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, NULL, NULL, q, offset, 0, 0, NULL, origin, INFINITY, rot, origin,
-                             NULL, NULL, &err) == KB_EBADSHAPE);
+                             NULL, NULL, NULL, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_joint_world(1, NULL, NULL, zero_q, offset, 0, 0, NULL, NULL, INFINITY, rot,
-                             origin, NULL, &error, &err) != KB_OK);
+                             origin, NULL, &error, NULL, &err) != KB_OK);
 
     /* refused at a late frame, zero or not finite (in a block of four, or
      * after them): kb_quat_to_matrix's error, its rotations before that
@@ -228,7 +228,7 @@ KB_TEST(test_joint_world_bad_input)
         KB_ASSERT(want == (k < 2 ? KB_EZERONORM : KB_ENONFINITE) && want_err.index == at[k]);
         KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
                                  sites, truth, INFINITY, rots[1], origins, NULL, &error,
-                                 &err) == want);
+                                 NULL, &err) == want);
         KB_ASSERT(err.status == want_err.status && err.arg == want_err.arg &&
                   err.track == want_err.track && err.index == want_err.index);
         KB_ASSERT(memcmp(rots[0], rots[1], sizeof rots[0]) == 0);

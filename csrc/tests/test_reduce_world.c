@@ -52,7 +52,7 @@ static int chain(void)
         if (kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL,
                            rot + 4 * j * F, moves[j] ? tr + 3 * j * F : offsets + 3 * j,
                            moves[j] ? 3 : 0, n_sites[j], n_sites[j] ? sites : NULL, NULL,
-                           INFINITY, world_rot[j], origin[j], points, NULL, &err) != KB_OK)
+                           INFINITY, world_rot[j], origin[j], points, NULL, NULL, &err) != KB_OK)
             return 0;
         points += 3 * F * (1 + n_sites[j]);
     }
@@ -100,7 +100,7 @@ static int placed_whole(const result *r, double *worst)
             kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
                            moves[j] ? x[j] : offsets + 3 * j, moves[j] ? 3 : 0, n_sites[j],
                            n_sites[j] ? sites : NULL, t, INFINITY, world_rot[j], origin[j],
-                           NULL, &worst[j], &err) != KB_OK)
+                           NULL, &worst[j], NULL, &err) != KB_OK)
             return 0;
         t += 3 * F * (1 + n_sites[j]);
     }

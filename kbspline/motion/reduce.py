@@ -287,10 +287,11 @@ class _JointFrames:
     exactly whatever the keys, so its cap never binds."""
 
     def __init__(self, times, rotations, translations, base, caps, j, moves,
-                 tangent_keys=False):
+                 tangent_keys=False, world=False):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves  # has position channels
         self.tangent_keys = tangent_keys  # fitted keys carry tangents, not TCB
+        self.world = world  # reduced in world space (see _swept)
         self.base = (float(base[0][j]), float(base[1][j]))
         distance_cap = float(caps[1][j])
         if distance_cap < math.inf and not np.ptp(translations[j], axis=0).any():
@@ -368,19 +369,22 @@ def _fitted_joint(joint, scale):
 
 def _swept(joint, scale):
     """A joint's tangent keys at `scale` in one forward sweep (in C: see
-    kb_reduce_sweep), then one round of drops (kb_reduce_drop) with a
-    memory of this call's alone, not the joint's: a fit is then the same
-    whichever fits the joint made before, as threads make some that one
-    thread would not (a pass closed early).  Where those keep more than
-    DENSE_SWEEP of its frames, the fit from greedy keys (_fit) too, the
-    fewer kept.  Over every real clip reduce_keys keeps 3.4% fewer keys
+    kb_reduce_sweep), then in local mode one round of drops
+    (kb_reduce_drop) with a memory of this call's alone, not the joint's:
+    a fit is then the same whichever fits the joint made before, as
+    threads make some that one thread would not (a pass closed early).
+    Where those keep more than DENSE_SWEEP of its frames, the fit from
+    greedy keys (_fit) too, the fewer kept.  The world search keeps the
+    swept keys as they are: its loosening drops them at twice the scale
+    and keeps the pieces that hold (_world_held), which over every real
+    clip at 0.1, 0.5 and 1 cm keeps ... keys against ... in ... less time.  Over every real clip reduce_keys keeps 3.4% fewer keys
     with it than with the fit from greedy keys at eight world tolerances
     (37 840 against 39 162, in 3.8 s against 5.8 with the world search
     that starts from swept keys), 11% fewer at four local ones (23 710
     against 26 752, in 0.8 s against 1.5)."""
     tolerances = joint.tolerances(scale)
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
-    if _nothing_to_fit(swept[0], tolerances):
+    if joint.world or _nothing_to_fit(swept[0], tolerances):
         return swept
     dropped = _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
     if len(dropped[0]) <= DENSE_SWEEP * len(joint.frames[0]):
@@ -642,13 +646,14 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
     J = len(joints)
     selected = list(found)
     scales = [scale] * J
+    tcb = choose_joint is _fitted_joint and not joints[0].tangent_keys
     for factor in factors:
         # a joint's keys hang on its own tolerances only: choose them all at
         # once, but for the joints down to their first and last frames
         fewer = [j for j in range(J) if len(selected[j][0]) > 2]
         anew, drop = fewer, []
-        if choose_joint is _fitted_joint:
-            anew = [j for j in fewer if factor >= REFIT_BELOW
+        if choose_joint is _fitted_joint:  # tangent keys always drop
+            anew = [j for j in fewer if tcb and factor >= REFIT_BELOW
                     and len(selected[j][0]) > REFIT_DENSE * len(joints[j].frames[0])]
             drop = [j for j in fewer if j not in anew]
         candidates = {}
@@ -663,8 +668,8 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
                 continue
-            if world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance:
-                world.accept()
+            new = _world_held(joints[j], j, selected[j], new, world, tolerance)
+            if new is not None:
                 scales[j] *= factor
                 selected[j] = new
         yield
@@ -672,12 +677,35 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
         dropped = _choose(_dropped_joint, joints, list(zip(selected, scales)), pool)
         for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
             new = dropped[j]
-            if (len(new[0]) < len(selected[j][0])
-                    and world.trial(j, *_rebuild(joints[j], new), tolerance) <= tolerance):
-                world.accept()
-                selected[j] = new
+            if len(new[0]) < len(selected[j][0]):
+                new = _world_held(joints[j], j, selected[j], new, world, tolerance)
+                selected[j] = selected[j] if new is None else new
     yield  # a pass of the count either way
     return _reduction(motion, joints, selected, world)
+
+
+def _world_held(joint, j, old, new, world, tolerance):
+    """Joint j's `new` keys (a choice, as _rebuild takes) where every point
+    stays within `tolerance` under them (`world`, a WorldError under the
+    curves of `old`, then under theirs); else for tangent keys the pieces
+    of them that do, the old keys elsewhere (kb_reduce_merge: the frames
+    where the new keys stray, found in the same check, and the drops there
+    remembered as failed, so that later rounds do not try them again);
+    None where nothing holds.  A frame's world error hangs on the curves
+    at that frame alone, and a segment of tangent keys on its own two
+    keys: over every real clip at 0.1, 0.5 and 1 cm, ..."""
+    pieces = joint.tangent_keys and len(old) == len(new) == 3
+    worst = np.zeros(len(joint.frames[0])) if pieces else None
+    if world.trial(j, *_rebuild(joint, new), tolerance, worst) <= tolerance:
+        world.accept()
+        return new
+    if pieces:
+        new = _core.reduce_merge(*old, *new, worst, tolerance, joint.drop_memory)
+        if (new is not None and len(new[0]) < len(old[0])
+                and world.trial(j, *_rebuild(joint, new), tolerance) <= tolerance):
+            world.accept()
+            return new
+    return None
 
 
 def _check_reached(name, tolerance, worst):
@@ -720,7 +748,7 @@ SWEPT_SCALE = 2.0
 # and where it passes takes slack that smaller steps share better: without
 # it 1.4% fewer greedy keys (32 701 -> 32 245) in one round fewer
 LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
-# with fit, keys loosen by 1.68, 1.04 and 1.02 too: fitted keys loosened
+# with TCB keys, keys loosen by 1.68, 1.04 and 1.02 too: fitted keys loosened
 # by 4, 2, 1.41, 1.19, 1.09 and 1.04 were 1.0% more (18 851 against
 # 18 669) in about the same time; without 1.68, 0.7% more in 13% less time.
 # Since drops remember those that failed (kb_drop_memory), a round of
@@ -728,6 +756,9 @@ LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
 # 18 660) in 11% less time than without it and 1.68 fitted anew; also 1.3
 # or 1.01, 0.2% or 0.1% fewer for 5-7% more time
 FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04, 1.02)
+# tangent keys, whose world check keeps the pieces that hold (_world_held),
+# loosen in two rounds: ...
+TANGENT_LOOSEN_FACTORS = (2.0, 1.68)
 # fitted keys loosened by a smaller factor come from dropping the joint's
 # keys so far, their neighbours refitted, not from a fit anew: with the
 # factors of 4 to 1.04, over every clip and tolerance 1.1% fewer keys in
@@ -897,7 +928,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         motion, translations, world, position_tolerance)
     times = motion.times
     joints = [_JointFrames(times, rotations, translations, base, caps, j, moves(joint),
-                           tangent_keys) for j, joint in enumerate(motion.joints)]
+                           tangent_keys, position_tolerance is not None)
+              for j, joint in enumerate(motion.joints)]
     fit = bool(fit)
     # the world search with greedy keys runs its threads in C (_greedy_search);
     # a pool's hand-over costs more than short clips' work
@@ -929,7 +961,8 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
     `pool` (see _joint_threads) where the choices run the core at length;
     channels = the clip's (rotations, translations), C-contiguous."""
     J = len(joints)
-    factors = FIT_LOOSEN_FACTORS if fit else LOOSEN_FACTORS
+    factors = (TANGENT_LOOSEN_FACTORS if joints[0].tangent_keys else FIT_LOOSEN_FACTORS) \
+        if fit else LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
     passes = 0
 

@@ -88,19 +88,21 @@ class WorldError:
         return True
 
     def _place(self, j, rotation, translation, world_rot, origin, truth=None,
-               limit=math.inf):
+               limit=math.inf, frame_worst=None):
         """Joint j in the world from its parent's entries in the lists
         world_rot and origin, its own written there (in C: see
         kb_joint_world), by its rotations (F, 4) and translations (F, 3),
         C-contiguous: returns its points (F, 1 + n, 3), origin then its
         sites, or with `truth` their largest distance from it (or, past
         `limit`, the first distance past it, the joint's entries then
-        unfinished)."""
+        unfinished; with `frame_worst`, (F,), no limit, and each frame's
+        largest squared distance written in where larger)."""
         p = self.parents[j]
         offset = translation if self.offsets[j] is None else self.offsets[j]
         world_rot[j], origin[j], points, error = _core.joint_world(
             world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-            rotation, offset, self.sites[j], truth, limit)
+            rotation, offset, self.sites[j], truth,
+            limit if frame_worst is None else math.inf, frame_worst)
         return points if truth is None else error
 
     def with_curves(self, curves, limit=math.inf):
@@ -111,11 +113,13 @@ class WorldError:
         other = copy.copy(self)
         return other if other._rebuild(curves, limit) else None
 
-    def trial(self, j, rotation, translation, limit=math.inf):
+    def trial(self, j, rotation, translation, limit=math.inf, frame_worst=None):
         """The worst error with joint j's curves (F, 4) and (F, 3)
         (C-contiguous) instead, or as soon as a point is farther than
         `limit`, that point's distance; `accept` keeps the curves of a trial
-        within the limit."""
+        within the limit.  With `frame_worst` (F,) zeros, the trial runs to
+        the end whatever the limit and writes there each frame's worst
+        squared error of the points joint j moves."""
         moved = self.below[j]
         rotations, translations = list(self.rotations), list(self.translations)
         rotations[j], translations[j] = rotation, translation
@@ -124,11 +128,13 @@ class WorldError:
         self.pending = None
         for m in moved:
             errors[m] = self._place(m, rotations[m], translations[m], world_rot, origin,
-                                    self.truth[m], limit)
-            if not errors[m] <= limit:  # past it, or NaN
+                                    self.truth[m], limit, frame_worst)
+            if not errors[m] <= limit and frame_worst is None:  # past it, or NaN
                 return float(errors[m])
-        self.pending = (rotations, translations, world_rot, origin, errors)
-        return float(errors.max())
+        worst = float(errors.max())
+        if worst <= limit:
+            self.pending = (rotations, translations, world_rot, origin, errors)
+        return worst
 
     def accept(self):
         """Keeps the curves of the last trial (which was within its limit)."""
