@@ -187,6 +187,62 @@ KB_TEST(test_joint_world_of_a_two_joint_chain)
     }
 }
 
+/* frame_worst: each frame's largest squared distance of the joint's
+ * points, written in where larger than what it holds (or NaN), up to a
+ * NaN, which stops it as without it, else every frame (in the blocks of
+ * four and in the frames after them); refused without truth. */
+KB_TEST(test_joint_world_frame_worst_folds_each_frames_largest)
+{
+    double parent_rot[9 * LONG_F], parent_origin[3 * LONG_F], qs[4 * LONG_F];
+    double offsets[3 * LONG_F], sites[3 * LONG_SITES], truth[LONG_POINTS * LONG_F];
+    long_clip(parent_rot, parent_origin, qs, offsets, sites, truth);
+    truth[LONG_POINTS * 5 + 1] = NAN;  /* frame 5's origin, in the second block */
+    double rot[9 * LONG_F], origin[3 * LONG_F], points[LONG_POINTS * LONG_F], error;
+    double frame_worst[LONG_F], held[LONG_F];
+    kb_error err;
+    KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
+                             sites, NULL, INFINITY, rot, origin, points, NULL, NULL,
+                             &err) == KB_OK);
+    for (int f = 0; f < LONG_F; f++)  /* a value to keep in the even frames */
+        frame_worst[f] = held[f] = f % 2 ? 0.0 : 4.0;
+    KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
+                             sites, truth, INFINITY, rot, origin, NULL, &error, frame_worst,
+                             &err) == KB_OK);
+    for (int f = 0; f < LONG_F; f++) {
+        double largest = 0.0;
+        for (int p = 0; p <= LONG_SITES; p++) {
+            double e = 0.0;
+            for (int i = 0; i < 3; i++) {
+                const double d = points[LONG_POINTS * f + 3 * p + i] -
+                                 truth[LONG_POINTS * f + 3 * p + i];
+                e += d * d;
+            }
+            largest = e > largest || isnan(e) ? e : largest;
+        }
+        if (f == 5)
+            KB_ASSERT(isnan(frame_worst[f]));
+        else if (f > 5)  /* a NaN stops it, as without frame_worst */
+            KB_ASSERT(frame_worst[f] == held[f]);
+        else
+            KB_ASSERT_NEAR(frame_worst[f], fmax(largest, held[f]), 1e-12 * fmax(largest, 1.0));
+    }
+    KB_ASSERT(isnan(error));
+    /* no limit stops it: every frame folded in */
+    for (int f = 0; f < LONG_F; f++)
+        frame_worst[f] = 0.0;
+    truth[LONG_POINTS * 5 + 1] = 0.0;
+    KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
+                             sites, truth, INFINITY, rot, origin, NULL, &error, frame_worst,
+                             &err) == KB_OK);
+    double largest = 0.0;
+    for (int f = 0; f < LONG_F; f++)
+        largest = fmax(largest, frame_worst[f]);
+    KB_ASSERT(frame_worst[LONG_F - 1] > 0.0 && sqrt(largest) == error);
+    KB_ASSERT(kb_joint_world(LONG_F, parent_rot, parent_origin, qs, offsets, 3, LONG_SITES,
+                             sites, NULL, INFINITY, rot, origin, points, NULL, frame_worst,
+                             &err) == KB_EBADSHAPE);
+}
+
 KB_TEST(test_joint_world_bad_input)
 {
     const double q[4] = {1, 0, 0, 0}, zero_q[4] = {0, 0, 0, 0}, offset[3] = {0, 0, 0};
