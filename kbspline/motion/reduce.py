@@ -861,10 +861,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     segment after it (up to three times as long, shorter where a cubic
     cannot follow it, never across the edge of a hold), the chosen end
     checked once on the splines themselves; a hold's edges become keys with
-    zero tangents.  Then each key is dropped whose frames stay within
-    tolerance once the keys beside it are refitted; where the keys still
-    keep more than half the joint's frames, the fit from greedy keys
-    below (fitting tangents) runs too, and the fewer are kept.  TCB keys
+    zero tangents.  In local mode, each key is then dropped whose frames
+    stay within tolerance once the keys beside it are refitted; where the
+    keys still keep more than half the joint's frames, the fit from greedy
+    keys below (fitting tangents) runs too, and the fewer are kept.  TCB keys
     start from the greedy keys at five times the joint's tolerances (and
     where those keep more than half the frames, from greedy keys at ten to
     a thousand times that too, keeping the fewer fitted keys), fit the TCB of every
@@ -880,18 +880,28 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     fewer.  World mode with tangent keys skips the greedy search: it
     sweeps every joint at twice its first-order tolerances, halved until
     the keys pass (at most four; where none does, the greedy search runs
-    as without `fit`); with TCB keys it runs the greedy search first, then
-    a fitted reduction at the scale found (halved until it passes, at most
-    four).  Either then loosens joints with fitted keys, by 2, 1.68, 1.41,
-    1.19, 1.09, 1.04 and 1.02 (by 2 fitted anew where a joint's keys keep
-    more than a fifth of its frames, else and by the smaller factors
-    dropping keys from the joint's keys so far with the keys beside them
-    refitted), and last tries, per joint, to drop more of its keys under
-    its final tolerances, kept where every point stays within
-    `position_tolerance`.  A drop that failed is not tried again between
-    the same keys while the joint's tolerances are below two thirds of
-    those it would have needed, nor from the same keys and tangents under
-    tolerances below the least it could hold under.
+    as without `fit`), then loosens each joint by 2 and by 1.68, dropping
+    keys from its keys so far with the keys beside them refitted, and
+    last tries to drop more under its final tolerances.  Where a joint's
+    new keys take some point past `position_tolerance`, it keeps the
+    pieces of them that keep every point within it, and its old keys
+    elsewhere: keys that the old and the new share with the same tangents
+    cut the frames into pieces, and a piece's curves are wholly the old or
+    the new ones, as a segment of tangent keys hangs on its two keys alone
+    and a point's error at a frame on the curves at that frame alone; the
+    drops of the pieces it kept old are not tried again between the same
+    keys.  With TCB keys it runs the greedy search first, then a fitted
+    reduction at the scale found (halved until it passes, at most four),
+    then loosens joints by 2, 1.68, 1.41, 1.19, 1.09, 1.04 and 1.02 (by 2
+    fitted anew where a joint's keys keep more than a fifth of its frames,
+    else and by the smaller factors dropping keys from the joint's keys
+    so far with the keys beside them refitted), and last tries, per
+    joint, to drop more of its keys under its final tolerances, each kept
+    where every point stays within `position_tolerance`.  A drop that
+    failed is not tried again between the same keys while the joint's
+    tolerances are below two thirds of those it would have needed, nor
+    from the same keys and tangents under tolerances below the least it
+    could hold under.
     The fitted tangents or TCB are in the Reduction, and
     `Reduction.rebuild` reproduces the fitted curves.  Tangent keys take
     every direction; TCB only move a key's tangent in the plane of its two
