@@ -73,8 +73,8 @@ static void place_frame(ptrdiff_t f, const double *parent_rot, const double *par
             const double e = d0 * d0 + d1 * d1 + d2 * d2;
             if (e > *worst || isnan(e))
                 *worst = e;
-            if (frame_worst && !(e <= frame_worst[f]))  /* larger, or NaN */
-                frame_worst[f] = e;
+            if (frame_worst && !isnan(frame_worst[f]) && !(e <= frame_worst[f]))
+                frame_worst[f] = e;  /* larger, or NaN: a NaN stays */
         }
     }
 }
@@ -306,8 +306,8 @@ static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
                 }
             }
             for (int l = 0; frame_worst && l < done; l++)
-                if (!(worst4[l] <= frame_worst[f + l]))  /* larger, or NaN */
-                    frame_worst[f + l] = worst4[l];
+                if (!isnan(frame_worst[f + l]) && !(worst4[l] <= frame_worst[f + l]))
+                    frame_worst[f + l] = worst4[l];  /* larger, or NaN: a NaN stays */
         }
         store_matrices(m, world_rot + 9 * f, done);
         store_triples(o, origin + 3 * f, done);

@@ -749,10 +749,11 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
  * NaN; with a negative one, at the first point): *max_error is then that
  * point's distance, above limit (or NaN), and the outputs are unfinished.
  * frame_worst (n_frames; NULL to skip; only with truth) takes each frame's
- * largest squared distance where it is larger (or NaN) up to where it
- * stops, so that calls for the joints below one fold in the frames where
- * they stray (reduce_keys keeps the pieces of a joint's new keys that do
- * not; it passes no limit).
+ * largest squared distance where it is larger (or NaN; a NaN there stays,
+ * from any point of the frame or an earlier call) up to where it stops,
+ * so that calls for the joints below one fold in the frames where they
+ * stray (reduce_keys keeps the pieces of a joint's new keys that do not;
+ * it passes no limit).
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,

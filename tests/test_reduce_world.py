@@ -748,6 +748,30 @@ def test_joint_world_refuses_bad_arrays():
         core.joint_world(None, None, np.zeros((5, 4)), offset, sites, None)
 
 
+@pytest.mark.parametrize("F", [3, 9])  # the scalar frames alone; blocks of four, then two
+def test_joint_world_frame_worst_keeps_a_nan(F):
+    """frame_worst folds each frame's largest squared distance in as a max
+    that keeps a NaN (as max_error does): one from an earlier call (the
+    joint above) or from an earlier point of the same frame is not
+    overwritten by a finite distance, so reduce_merge never takes such a
+    frame as within the tolerance."""
+    from kbspline import _kbspline as core
+    q, sites = np.tile([1.0, 0, 0, 0], (F, 1)), np.array([[0.0, 1.0, 0.0]])
+    truth = np.zeros((F, 2, 3))
+    truth[:, 1, 1], truth[:, 0, 0] = 1.0, 0.5  # every origin 0.5 off
+    frame_worst = np.zeros(F)
+    frame_worst[[1, F - 1]] = np.nan
+    core.joint_world(None, None, q, np.zeros(3), sites, truth, math.inf, frame_worst)
+    assert np.isnan(frame_worst[[1, F - 1]]).all()
+    assert (np.delete(frame_worst, [1, F - 1]) == 0.25).all()
+    # the origin's distance NaN (inf - inf), the site's after it inf
+    truth[0, 0, 0] = math.inf
+    frame_worst = np.zeros(F)
+    error = core.joint_world(None, None, q, np.array([math.inf, 0.0, 0.0]), sites, truth,
+                             math.inf, frame_worst)[3]
+    assert math.isnan(error) and math.isnan(frame_worst[0])
+
+
 def world_greedy_arguments(clip, monkeypatch):
     """The arguments reduce_keys gives the core's world greedy search on
     this clip at 0.5 units."""
