@@ -77,7 +77,8 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
         if (*k < 0 || *k >= n_frames || (i != 0 && i != n_old && k[0] <= k[-1]))
             return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
     }
-    const double limit2 = limit * limit;
+    /* squared; a negative limit (as kb_joint_world's) or NaN holds no frame */
+    const double limit2 = limit >= 0.0 ? limit * limit : NAN;
     ptrdiff_t n = 0, o = 0, w = 0;  /* keys written; the next old and new key */
     ptrdiff_t o0 = 0, w0 = 0, first = 0;  /* the piece's first old and new key and frame */
     int held = 0;  /* a piece that differs kept its new keys */

@@ -709,7 +709,8 @@ kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_
  * The pieces of a joint's new tangent keys (new_keys, n_new; rows: the
  * rotation's and the translation's (n_new, 3)) whose frames all have
  * frame_worst (n_frames, squared world errors under the new keys) at most
- * limit squared, the old keys (which held) elsewhere: keys both share with
+ * limit squared (none where limit is negative or NaN), the old keys
+ * (which held) elsewhere: keys both share with
  * the same rows cut the frames into pieces, and a segment of tangent keys
  * hangs on its two keys alone, so each piece's curves are wholly the old
  * or the new ones (reduce_keys' world search keeps the pieces of a

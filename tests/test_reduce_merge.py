@@ -1,121 +1,154 @@
 """The world search's piecewise check (csrc/kb_reduce_merge.c,
 _core.reduce_merge, and kb_joint_world's frame_worst): the merge of a
-joint's old and new tangent keys against an oracle written here from its
-definition, on random legal input, with the drops it remembers; bad input
-refused; and on a real clip, the world search keeping pieces of joints'
-new keys, within the bound, fewer keys than keeping each joint's new keys
-whole or not at all."""
+joint's old and new tangent keys against a plain Python oracle written
+from its description, on random legal input, with the drops it remembers;
+its refusals of bad input; and on a real clip, the world search keeping
+pieces of joints' new keys, within the bound, fewer keys than keeping
+each joint's new keys whole or not at all."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kbspline import _kbspline as core
+from kbspline import _kbspline as _core
 from kbspline.motion import reduce_keys
 from test_reduce_world import walk, world_error  # noqa: F401 (a fixture)
 
 
-def merge_oracle(old, new, worst, limit):
-    """The pieces between keys both share with the same rows; a piece in
-    which a key differs takes the new keys where every frame in it, its
-    ends included, has worst <= limit**2, else the old.  Returns the merged
-    keys and rows (None where no piece that differs held) and the frames
-    of old keys whose drop failed: dropped in a piece kept old, a frame
-    from two old keys before to two after past the limit."""
-    old_rows = {k: np.concatenate([old[1][i], old[2][i]]) for i, k in enumerate(old[0])}
-    new_rows = {k: np.concatenate([new[1][i], new[2][i]]) for i, k in enumerate(new[0])}
-    shared = [k for k in new[0] if k in old_rows and np.array_equal(old_rows[k], new_rows[k])]
-    bounds = [0, *shared, len(worst) - 1]
-    merged, held, failed = {k: new_rows[k] for k in shared}, False, []
-    for a, b in zip(bounds, bounds[1:]):
-        inner_old = [k for k in old[0] if a <= k <= b and k not in shared]
-        inner_new = [k for k in new[0] if a <= k <= b and k not in shared]
-        if not inner_old and not inner_new:
-            continue
-        ok = all(e <= limit * limit for e in worst[a:b + 1])  # NaN is not
-        held |= ok
-        merged.update({k: new_rows[k] for k in inner_new} if ok
-                      else {k: old_rows[k] for k in inner_old})
-        keys = list(old[0])
-        for k in [] if ok else inner_old:
-            i = keys.index(k)
-            span = worst[keys[max(i - 2, 0)]:keys[min(i + 2, len(keys) - 1)] + 1]
-            if k not in new_rows and not all(e <= limit * limit for e in span):
-                failed.append(k)
-    if not held:
-        return None, failed
-    frames = sorted(merged)
-    rows = np.array([merged[k] for k in frames]).reshape(-1, 6)
-    return (np.array(frames), rows[:, :3], rows[:, 3:]), failed
-
-
-@st.composite
-def old_and_new(draw):
-    """Old keys, new keys (some dropped, a few added, rows of some kept),
-    and squared errors per frame, some past 1, a few NaN."""
-    F = draw(st.integers(2, 40))
-    inner = draw(st.sets(st.integers(1, F - 2), max_size=F - 2)) if F > 2 else set()
-    old = np.array(sorted({0, F - 1} | inner))
-    kept = [k for k in old if k in (0, F - 1) or draw(st.booleans())]
-    added = draw(st.sets(st.integers(0, F - 1), max_size=2))
-    new = np.array(sorted(set(kept) | added))
-    value = st.sampled_from([-1.0, 0.0, 0.5, 2.0])
-    old_rows = [np.array(draw(st.lists(value, min_size=3 * len(old), max_size=3 * len(old))))
-                .reshape(-1, 3) for _ in range(2)]
-    new_rows = [np.array(draw(st.lists(value, min_size=3 * len(new), max_size=3 * len(new))))
-                .reshape(-1, 3) for _ in range(2)]
-    for i, k in enumerate(new):  # most shared keys keep their rows
-        if k in old and draw(st.integers(0, 4)):
-            for c in range(2):
-                new_rows[c][i] = old_rows[c][list(old).index(k)]
-    worst = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, np.nan]),
-                                   min_size=F, max_size=F)))
-    return (old, *old_rows), (new, *new_rows), worst
-
-
-def empty_memory(F):
+def memory(F):
     return (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp), np.zeros((F, 2)),
             np.zeros(F, dtype=np.intp))
 
 
+def oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit, needed, around):
+    """Keys both share with equal rows cut [0, F) into pieces (each with the
+    frames from the cut before it to the cut after, both included); a piece
+    with keys between its cuts takes the new ones where every frame has
+    worst <= limit ** 2 (NaN not; nothing for a negative limit), else the
+    old, whose keys the new ones lack are remembered as failed where a
+    frame from two old keys before to two after does not hold."""
+    old, new = [int(k) for k in old], [int(k) for k in new]
+    at_old, at_new = {k: i for i, k in enumerate(old)}, {k: i for i, k in enumerate(new)}
+
+    def holds(a, b):
+        return limit >= 0 and all(worst[f] <= limit * limit for f in range(a, b + 1))
+
+    cuts = [k for k in old if k in at_new
+            and list(old_r[at_old[k]]) + list(old_t[at_old[k]])
+            == list(new_r[at_new[k]]) + list(new_t[at_new[k]])]
+    out, held = [], False
+    for a, b in zip([None] + cuts, cuts + [None]):
+        def between(keys):
+            return [k for k in keys if (a is None or k > a) and (b is None or k < b)]
+        old_in, new_in = between(old), between(new)
+        ok = bool(old_in or new_in) and holds(0 if a is None else a, F - 1 if b is None else b)
+        held |= ok
+        out += [("new", k) for k in new_in] if ok else [("old", k) for k in old_in]
+        for k in old_in if (old_in or new_in) and not ok else []:
+            i = at_old[k]
+            if k not in at_new and not holds(old[max(i - 2, 0)], old[min(i + 2, len(old) - 1)]):
+                needed[k] = np.inf
+                around[k] = [old[m] if 0 <= m < len(old) else -1 for m in (i - 2, i - 1, i + 1, i + 2)]
+        if b is not None:
+            out.append(("new", b))
+    if not held:
+        return None
+    rows = {"old": (at_old, old_r, old_t), "new": (at_new, new_r, new_t)}
+    return (np.array([k for _, k in out], dtype=np.intp),
+            np.array([rows[s][1][rows[s][0][k]] for s, k in out]),
+            np.array([rows[s][2][rows[s][0][k]] for s, k in out]))
+
+
+@st.composite
+def merges(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    F = int(rng.integers(2, 40))
+
+    def keys():
+        ks = set(rng.choice(F, int(rng.integers(2, F + 1)), replace=False).tolist())
+        if rng.random() < 0.8:
+            ks |= {0, F - 1}
+        return np.array(sorted(ks), dtype=np.intp)
+
+    old = keys()
+    new = (np.array(sorted({0, F - 1} | {k for k in old.tolist() if rng.random() < 0.6}),
+                    dtype=np.intp) if rng.random() < 0.6 else keys())
+    if len(new) < 2:
+        new = old[[0, -1]]
+    values = [0.0, 1.0, -0.0, np.nan] if rng.random() < 0.2 else [0.0, 1.0]
+    rows = [rng.choice(values, (len(k), 3)) for k in (old, old, new, new)]
+    for w, k in enumerate(new):  # shared keys mostly keep their rows
+        i = np.searchsorted(old, k)
+        if i < len(old) and old[i] == k and rng.random() < 0.7:
+            rows[2][w], rows[3][w] = rows[0][i], rows[1][i]
+    worst = rng.choice([0.0, 0.5, 1.0, 2.0, np.nan, np.inf], F, p=[.5, .2, .1, .1, .05, .05])
+    limit = float(rng.choice([1.0, 0.0, -1.0, -0.5, np.inf, np.nan, np.sqrt(0.5)]))
+    return F, old, rows[0], rows[1], new, rows[2], rows[3], worst, limit
+
+
 @settings(max_examples=400, deadline=None)
-@given(old_and_new())
+@given(case=merges())
 def test_merge_is_the_oracles(case):
-    old, new, worst = case
-    memory = empty_memory(len(worst))
-    got = core.reduce_merge(*old, *new, worst, 1.0, memory)
-    want, failed = merge_oracle(old, new, worst, 1.0)
-    if want is None:
-        assert got is None
-    else:
-        assert got is not None and all(np.array_equal(g, w) for g, w in zip(got, want))
-    remembered = np.flatnonzero(memory[0][:, 0])
-    assert list(remembered) == sorted(failed)
-    assert np.isinf(memory[0][remembered]).all()
-    keys = list(old[0])
-    for k in remembered:  # the keys around it, as kb_reduce_drop's memory holds them
-        i = keys.index(k)
-        around = [keys[i + d] if 0 <= i + d < len(keys) else -1 for d in (-2, -1, 1, 2)]
-        assert list(memory[1][k]) == around
+    F, old, old_r, old_t, new, new_r, new_t, worst, limit = case
+    mem = memory(F)
+    got = _core.reduce_merge(old, old_r, old_t, new, new_r, new_t, worst, limit, mem)
+    needed, around = np.zeros(F), np.full((F, 4), -1, dtype=np.intp)
+    want = oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit, needed, around)
+    assert (got is None) == (want is None)
+    if got is not None:
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    assert np.array_equal(mem[0], np.stack([needed, needed], axis=1))
+    assert np.array_equal(mem[1], around)
+    assert not mem[2].any() and not mem[3].any()  # least and context untouched
 
 
-def test_merge_refuses_bad_input():
-    keys, rows, worst = np.array([0, 4]), np.zeros((2, 3)), np.zeros(5)
-    good = (keys, rows, rows, keys, rows, rows, worst, 1.0)
-    assert core.reduce_merge(*good) is None  # nothing differs
-    for at, bad, error in ((0, np.array([0]), ValueError), (0, np.array([0, 5]), ValueError),
-                           (3, np.array([0, 3, 2]), ValueError),
-                           (1, np.zeros((3, 3)), ValueError),
-                           (5, np.zeros((2, 4)), ValueError),
-                           (6, np.zeros(5, dtype=np.float32), TypeError),
-                           (6, [0.0] * 5, TypeError)):
+def test_a_negative_limit_holds_no_frame():
+    """As kb_joint_world's, a negative limit is one that every point is past:
+    no piece holds, however small its errors (its square is positive)."""
+    F = 10
+    args = (np.array([0, 3, 6, 9]), np.zeros((4, 3)), np.zeros((4, 3)),
+            np.array([0, 6, 9]), np.ones((3, 3)), np.zeros((3, 3)), np.full(F, 0.25))
+    assert _core.reduce_merge(*args, 0.5) is not None
+    assert _core.reduce_merge(*args, -0.5) is None
+    mem = memory(F)
+    assert _core.reduce_merge(*args, -0.5, mem) is None
+    assert mem[0][3].tolist() == [np.inf, np.inf]  # the drop of frame 3 failed
+
+
+def bad_merges():
+    F = 10
+    good = [np.array([0, 3, 6, 9]), np.zeros((4, 3)), np.zeros((4, 3)), np.array([0, 6, 9]),
+            np.ones((3, 3)), np.zeros((3, 3)), np.zeros(F), 1.0]
+
+    def variant(i, value):
         args = list(good)
-        args[at] = bad
-        with pytest.raises(error):
-            core.reduce_merge(*args)
-    with pytest.raises(ValueError):  # a memory of another clip's length
-        core.reduce_merge(*good, empty_memory(4))
-    with pytest.raises(TypeError):
-        core.reduce_merge(*good, (np.zeros((5, 2)),))
+        args[i] = value
+        return args
+
+    readonly = memory(F)
+    readonly[0].flags.writeable = False
+    return [
+        variant(0, np.array([0])), variant(0, np.array([], dtype=np.intp)),
+        variant(0, np.array([0, 6, 3, 9])), variant(0, np.array([0, 3, 3, 9])),
+        variant(0, np.array([-1, 3, 6, 9])), variant(0, np.array([0, 3, 6, 10])),
+        variant(0, np.array([0.0, 3, 6, 9])), variant(0, np.array([[0, 3, 6, 9]])),
+        variant(0, None), variant(3, np.array([0])), variant(3, np.array([0, 2**62])),
+        variant(1, np.zeros((3, 3))), variant(1, np.zeros((4, 4))),
+        variant(1, np.zeros((4, 3), np.float32)), variant(1, np.zeros(12)),
+        variant(1, np.zeros((4, 6))[:, ::2]), variant(2, [[0.0] * 3] * 4),
+        variant(4, np.zeros((2, 3))), variant(6, np.zeros(F, int)),
+        variant(6, np.zeros((F, 1))), variant(6, np.zeros(5)), variant(6, None),
+        variant(7, "x"), good + [list(memory(F))], good + [memory(F)[:3]],
+        good + [memory(F + 1)], good + [(np.zeros((F, 1)),) + memory(F)[1:]],
+        good + [(np.zeros((F, 2)), np.zeros((F, 4), np.int32)) + memory(F)[2:]],
+        good + [readonly], good + [(None,) * 4], good[:7], good + [None, 1],
+    ]
+
+
+@pytest.mark.parametrize("args", bad_merges())
+def test_bad_input_is_refused(args):
+    with pytest.raises((TypeError, ValueError)):
+        _core.reduce_merge(*args)
 
 
 def test_joint_world_writes_each_frames_worst():
@@ -125,18 +158,18 @@ def test_joint_world_writes_each_frames_worst():
     F = 13
     q = rng.normal(size=(F, 4))
     offsets, sites = rng.normal(size=(F, 3)), rng.normal(size=(2, 3))
-    _, _, points, _ = core.joint_world(None, None, q, offsets, sites, None)
+    _, _, points, _ = _core.joint_world(None, None, q, offsets, sites, None)
     truth = points + rng.normal(scale=1e-3, size=points.shape)
     held = np.where(np.arange(F) % 2, 0.0, 1e-6)
     worst = held.copy()
-    _, _, _, error = core.joint_world(None, None, q, offsets, sites, truth, np.inf, worst)
+    _, _, _, error = _core.joint_world(None, None, q, offsets, sites, truth, np.inf, worst)
     want = np.maximum(((points - truth) ** 2).sum(axis=-1).max(axis=-1), held)
     np.testing.assert_allclose(worst, want, rtol=1e-12)
     assert error == pytest.approx(np.sqrt(((points - truth) ** 2).sum(axis=-1).max()))
     with pytest.raises(ValueError, match="frame_worst needs truth"):
-        core.joint_world(None, None, q, offsets, sites, None, np.inf, worst)
+        _core.joint_world(None, None, q, offsets, sites, None, np.inf, worst)
     with pytest.raises(ValueError):
-        core.joint_world(None, None, q, offsets, sites, truth, np.inf, np.zeros(F - 1))
+        _core.joint_world(None, None, q, offsets, sites, truth, np.inf, np.zeros(F - 1))
 
 
 def test_the_world_search_keeps_pieces_of_new_keys(walk, monkeypatch):
@@ -144,7 +177,7 @@ def test_the_world_search_keeps_pieces_of_new_keys(walk, monkeypatch):
     loosening keeps the pieces of them that hold: within the bound, fewer
     keys than keeping each joint's new keys whole or not at all."""
     from kbspline.motion import reduce as reduce_module
-    merge, merged = core.reduce_merge, []
+    merge, merged = _core.reduce_merge, []
 
     def counted(*args):
         result = merge(*args)
