@@ -127,6 +127,12 @@ def reduce_drop(
     memory: Optional[tuple[NDArray[np.float64], NDArray[np.intp]]] = None,
     tangent_keys: bool = False, errors: bool = True, /,
 ) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
+def reduce_merge(
+    old_keys: NDArray[np.intp], old_rotation_rows: _F64, old_translation_rows: _F64,
+    new_keys: NDArray[np.intp], new_rotation_rows: _F64, new_translation_rows: _F64,
+    frame_worst: _F64, limit: float,
+    memory: Optional[tuple[_F64, NDArray[np.intp], _F64, NDArray[np.intp]]] = None, /,
+) -> Optional[tuple[NDArray[np.intp], _F64, _F64]]: ...
 def reduce_sweep(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, /,
