@@ -776,6 +776,71 @@ kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t
                          const ptrdiff_t *n_sites, const double *points, double *reach,
                          kb_error *err);
 
+/*
+ * A clip's joints and the points they carry, for kb_world_trial: parents
+ * (n_joints; each in [-1, j), parents before children), n_sites
+ * (n_joints), sites (sum of n_sites, 3) and truth (each joint's
+ * (n_frames, 1 + n_sites, 3), origin first, joint after joint) as in
+ * kb_world_clip.
+ */
+typedef struct {
+    ptrdiff_t n_joints, n_frames;   /* >= 1 each */
+    const ptrdiff_t *parents;
+    const ptrdiff_t *n_sites;
+    const double *sites;
+    const double *truth;
+} kb_world_points;
+
+/*
+ * Every joint of a clip placed in the world under some curves, frame by
+ * frame: from its rotations (n_joints, n_frames, 4) and offsets (n_joints,
+ * n_frames, 3: its translations, or where they do not place it its OFFSET
+ * at every frame), its world_rot (n_joints, n_frames, 9) and origin
+ * (n_joints, n_frames, 3) as kb_joint_world gives them, frame_error
+ * (n_joints, n_frames) each frame's largest squared distance of its points
+ * from the truth (kb_joint_world's frame_worst from zeros) and error
+ * (n_joints) the largest distance over every frame.
+ */
+typedef struct {
+    double *rotations, *offsets, *world_rot, *origin, *frame_error, *error;
+} kb_world_placed;
+
+/*
+ * New curves for joint j, checked against those `held` places (read only)
+ * at only the frames where they differ: a frame's places hang on the
+ * curves at that frame alone, so the other frames keep held's.  Its new
+ * rotations (n_frames, 4) and offsets (n_frames, 3; NULL: held's, as for
+ * a joint its OFFSET places) are placed again in the blocks of four frames
+ * (from frame 0) where a row differs from held's, bit for bit (placing a
+ * frame again gives the same bits, and whole blocks run four frames at a
+ * time): runs takes those frames as [first, end) pairs (capacity
+ * n_frames + 1), *n_runs of them.  There j's new rows and the places of j
+ * and every joint below it go to `trial` (nothing else of it written),
+ * each such joint's error to trial->error, and *worst is every joint's
+ * largest error: bit for bit those of placing every frame again
+ * (kb_joint_world), where no point is NaN.  Past limit (an infinite or NaN
+ * one: none) a joint stops the trial (as kb_joint_world), *worst then an
+ * error past it (or NaN) and trial unfinished.  With frame_worst
+ * (n_frames; NULL to skip) there is no stop, and at every frame, in joint
+ * order, each moved joint's squared error there (trial's in the runs,
+ * held's elsewhere) is written in where larger (or NaN), as
+ * kb_joint_world's frame_worst: the frames where the new curves stray.
+ * kb_world_accept then installs a trial in held.
+ */
+kb_status kb_world_trial(const kb_world_points *points, const kb_world_placed *held,
+                         ptrdiff_t j, const double *rotations, const double *offsets,
+                         double limit, kb_world_placed *trial, ptrdiff_t *runs,
+                         ptrdiff_t *n_runs, double *worst, double *frame_worst, kb_error *err);
+
+/*
+ * Installs in held what kb_world_trial of joint j left in trial at its
+ * runs (n_runs [first, end) pairs): j's rows, and the places and errors of
+ * j and every joint below it.  A trial that stopped must not be installed.
+ */
+kb_status kb_world_accept(const kb_world_points *points, ptrdiff_t j,
+                          const kb_world_placed *trial, const ptrdiff_t *runs, ptrdiff_t n_runs,
+                          kb_world_placed *held, kb_error *err);
+
 /* ------------------------------------------------------------------ */
 /* The world-space search with greedy keys (reduce_keys with           */
 /* position_tolerance: all of it with fit=False, with fit=True its     */

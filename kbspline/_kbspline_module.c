@@ -102,6 +102,20 @@ static int expect_dim(PyArrayObject *a, int axis, npy_intp n, const char *name)
     return 1;
 }
 
+/* A float64 array of shape dims[0 .. ndim) (C-contiguous; writeable if
+ * asked); its data, or NULL with an exception set. */
+static double *shaped(PyObject *obj, const char *name, int ndim, const npy_intp *dims,
+                      int writeable)
+{
+    PyArrayObject *a;
+    if (!check_array(obj, name, ndim, 0, writeable, 0, &a))
+        return NULL;
+    for (int axis = 0; axis < ndim; axis++)
+        if (!expect_dim(a, axis, dims[axis], name))
+            return NULL;
+    return PyArray_DATA(a);
+}
+
 /* A per-key or per-track row parameter: shape (n,) shared or (n_tracks, n). */
 static int as_param(PyObject *obj, const char *name, npy_intp n_tracks, npy_intp n,
                     int allow_none, kb_param *p)
@@ -1461,7 +1475,8 @@ done:
 
 PyDoc_STRVAR(joint_world_doc,
 "joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth,\n"
-"            limit=inf, frame_worst=None) -> (world_rot, origin, points, max_error)\n\n"
+"            limit=inf, frame_worst=None, out=None)\n"
+"-> (world_rot, origin, points, max_error)\n\n"
 "One joint in the world: parent_rot (F, 3, 3) and parent_origin (F, 3), or\n"
 "None for a root; rotations (F, 4); offsets (F, 3) or (3,); sites (n, 3);\n"
 "truth (F, 1 + n, 3) or None.  points is None and max_error the largest\n"
@@ -1469,18 +1484,19 @@ PyDoc_STRVAR(joint_world_doc,
 "max_error None; with a limit, it stops at the first point farther than\n"
 "that from truth, or a NaN (max_error its distance, above the limit; the\n"
 "rest left undone).  frame_worst, float64 (F,), with truth: each frame's\n"
-"largest squared distance is written in where larger (or NaN).\n"
-"Private: see kbspline.motion.world_error.");
+"largest squared distance is written in where larger (or NaN).  out:\n"
+"(world_rot, origin), float64, writeable, to write them into instead of\n"
+"new arrays.  Private: see kbspline.motion.world_error.");
 
 static PyObject *joint_world(PyObject *self, PyObject *args)
 {
-    PyObject *o[7] = {NULL, NULL, NULL, NULL, NULL, NULL, Py_None};
+    PyObject *o[7] = {NULL, NULL, NULL, NULL, NULL, NULL, Py_None}, *o_out = Py_None;
     PyObject *out[3] = {NULL, NULL, NULL}, *result = NULL;
     PyArrayObject *a[7];
     double limit = INFINITY;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOO|dO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &limit,
-                          &o[6]) ||
+    if (!PyArg_ParseTuple(args, "OOOOOO|dOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &limit,
+                          &o[6], &o_out) ||
         !check_array(o[2], "rotations", 2, 0, 0, 0, &a[2]) ||
         !expect_dim(a[2], 1, 4, "rotations") ||
         !check_array(o[0], "parent_rot", 3, 1, 0, 0, &a[0]) ||
@@ -1520,8 +1536,22 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
                   !expect_dim(a[5], 2, 3, "truth"))))
         return NULL;
     npy_intp rot_dims[3] = {F, 3, 3}, origin_dims[2] = {F, 3}, point_dims[3] = {F, 1 + n, 3};
-    out[0] = new_array(3, rot_dims);
-    out[1] = new_array(2, origin_dims);
+    if (o_out != Py_None) {  /* the caller's arrays */
+        if (!PyTuple_Check(o_out) || PyTuple_GET_SIZE(o_out) != 2) {
+            PyErr_SetString(PyExc_TypeError, "out must be (world_rot, origin) or None");
+            return NULL;
+        }
+        for (int i = 0; i < 2; i++) {
+            out[i] = PyTuple_GET_ITEM(o_out, i);
+            if (!shaped(out[i], i ? "origin" : "world_rot", 3 - i, i ? origin_dims : rot_dims,
+                        1))
+                return NULL;
+            Py_INCREF(out[i]);
+        }
+    } else {
+        out[0] = new_array(3, rot_dims);
+        out[1] = new_array(2, origin_dims);
+    }
     out[2] = a[5] ? (Py_INCREF(Py_None), Py_None) : new_array(3, point_dims);
     if (!out[0] || !out[1] || !out[2])
         goto done;
@@ -1835,6 +1865,192 @@ done:
     return result;
 }
 
+/* An intp array of shape (n,) (any length where n is negative),
+ * C-contiguous and, if asked, writeable (a WorldError's own, not copied);
+ * its data, or NULL with an exception set. */
+static ptrdiff_t *index_array(PyObject *obj, const char *name, npy_intp n, int writeable)
+{
+    if (!PyArray_Check(obj) || PyArray_TYPE((PyArrayObject *)obj) != NPY_INTP) {
+        PyErr_Format(PyExc_TypeError, "%s must be an intp array", name);
+        return NULL;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (!check_layout(a, name, 1, writeable) || (n >= 0 && !expect_dim(a, 0, n, name)))
+        return NULL;
+    return PyArray_DATA(a);
+}
+
+/* world_trial's and world_accept's held or trial state, the tuple
+ * (rotations (J, F, 4), offsets (J, F, 3), world_rot (J, F, 3, 3), origin
+ * (J, F, 3), frame_error (J, F), error (J,)), into *placed; J and F
+ * (size[0], size[1]) taken from rotations where negative. */
+static int parse_placed(PyObject *obj, const char *name, npy_intp size[2], int writeable,
+                        kb_world_placed *placed)
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 6) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of 6 arrays", name);
+        return 0;
+    }
+    PyObject *rotations = PyTuple_GET_ITEM(obj, 0);
+    if (size[0] < 0) {
+        if (!PyArray_Check(rotations) || PyArray_NDIM((PyArrayObject *)rotations) != 3) {
+            PyErr_Format(PyExc_ValueError, "%s's rotations must be a (J, F, 4) array", name);
+            return 0;
+        }
+        size[0] = PyArray_DIM((PyArrayObject *)rotations, 0);
+        size[1] = PyArray_DIM((PyArrayObject *)rotations, 1);
+    }
+    const npy_intp J = size[0], F = size[1];
+    const npy_intp rows4[3] = {J, F, 4}, rows3[3] = {J, F, 3}, matrices[4] = {J, F, 3, 3};
+    return (placed->rotations = shaped(rotations, name, 3, rows4, writeable)) &&
+           (placed->offsets = shaped(PyTuple_GET_ITEM(obj, 1), name, 3, rows3, writeable)) &&
+           (placed->world_rot = shaped(PyTuple_GET_ITEM(obj, 2), name, 4, matrices, writeable)) &&
+           (placed->origin = shaped(PyTuple_GET_ITEM(obj, 3), name, 3, rows3, writeable)) &&
+           (placed->frame_error = shaped(PyTuple_GET_ITEM(obj, 4), name, 2, size, writeable)) &&
+           (placed->error = shaped(PyTuple_GET_ITEM(obj, 5), name, 1, size, writeable));
+}
+
+/* The tuple (parents, n_sites, sites, truth) into *points, for J joints
+ * and F frames: parents and n_sites intp (J,), each parent in [-1, j);
+ * sites (S, 3), S the sum of n_sites; truth every joint's (F, 1 +
+ * n_sites, 3), flat. */
+static int parse_world_points(PyObject *obj, npy_intp J, npy_intp F, kb_world_points *points)
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 4) {
+        PyErr_SetString(PyExc_TypeError, "points must be (parents, n_sites, sites, truth)");
+        return 0;
+    }
+    PyObject *o[4];
+    for (int i = 0; i < 4; i++)
+        o[i] = PyTuple_GET_ITEM(obj, i);
+    if (J < 1 || F < 1) {
+        PyErr_SetString(PyExc_ValueError, "the state needs a joint and a frame at least");
+        return 0;
+    }
+    if (!(points->parents = index_array(o[0], "parents", J, 0)) ||
+        !(points->n_sites = index_array(o[1], "n_sites", J, 0)))
+        return 0;
+    npy_intp n_sites = 0, size = 0;
+    for (npy_intp j = 0; j < J; j++) {
+        const ptrdiff_t p = points->parents[j], n = points->n_sites[j];
+        if (p < -1 || p >= j) {
+            PyErr_Format(PyExc_ValueError, "parents[%zd] must be in [-1, %zd), not %zd",
+                         (Py_ssize_t)j, (Py_ssize_t)j, (Py_ssize_t)p);
+            return 0;
+        }
+        if (n < 0 || n > (PY_SSIZE_T_MAX / 8 - size) / 3 / F - 1) {
+            PyErr_Format(PyExc_ValueError, "n_sites[%zd] must be a count of sites, not %zd",
+                         (Py_ssize_t)j, (Py_ssize_t)n);
+            return 0;
+        }
+        n_sites += n;
+        size += 3 * F * (1 + n);
+    }
+    const npy_intp site_dims[2] = {n_sites, 3};
+    points->n_joints = J;
+    points->n_frames = F;
+    return (points->sites = shaped(o[2], "sites", 2, site_dims, 0)) &&
+           (points->truth = shaped(o[3], "truth", 1, &size, 0));
+}
+
+/* Joint j of J, or 0 with a ValueError. */
+static int check_joint(Py_ssize_t j, npy_intp J)
+{
+    if (j >= 0 && j < J)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "j must be a joint, in [0, %zd), not %zd", (Py_ssize_t)J, j);
+    return 0;
+}
+
+PyDoc_STRVAR(world_trial_doc,
+"world_trial(points, held, trial, runs, j, rotations, offsets, limit=inf,\n"
+"            frame_worst=None) -> (worst, n_runs)\n\n"
+"Joint j's new curves, rotations (F, 4) and offsets (F, 3) or None (held's:\n"
+"a joint its OFFSET places), placed in the world with the joints below it\n"
+"at only the frames where they differ from held's (kb_world_trial): points\n"
+"(parents, n_sites, sites, truth); held and trial (rotations (J, F, 4),\n"
+"offsets (J, F, 3), world_rot (J, F, 3, 3), origin (J, F, 3), frame_error\n"
+"(J, F), error (J,)), trial written at those frames only; runs intp\n"
+"(F + 1,) takes them as n_runs [first, end) pairs.  worst: every joint's\n"
+"largest error, or past limit an error past it.  With frame_worst (F,),\n"
+"no stop, and each frame's worst squared error of the moved joints\n"
+"written in where larger.  world_accept installs a trial in held.\n"
+"Private: see kbspline.motion.world_error.");
+
+static PyObject *world_trial(PyObject *self, PyObject *args)
+{
+    PyObject *o[5], *o_offsets, *o_frame_worst = Py_None;
+    Py_ssize_t j;
+    double limit = INFINITY;
+    npy_intp size[2] = {-1, -1};
+    kb_world_points points;
+    kb_world_placed held, trial;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOnOO|dO", &o[0], &o[1], &o[2], &o[3], &j, &o[4],
+                          &o_offsets, &limit, &o_frame_worst) ||
+        !parse_placed(o[1], "held", size, 0, &held) ||
+        !parse_placed(o[2], "trial", size, 1, &trial) ||
+        !parse_world_points(o[0], size[0], size[1], &points) || !check_joint(j, size[0]))
+        return NULL;
+    const npy_intp F = size[1], rows4[2] = {F, 4}, rows3[2] = {F, 3};
+    ptrdiff_t *runs = index_array(o[3], "runs", F + 1, 1);
+    const double *rotations = shaped(o[4], "rotations", 2, rows4, 0), *offsets = NULL;
+    double *frame_worst = NULL;
+    if (!runs || !rotations ||
+        (o_offsets != Py_None && !(offsets = shaped(o_offsets, "offsets", 2, rows3, 0))) ||
+        (o_frame_worst != Py_None &&
+         !(frame_worst = shaped(o_frame_worst, "frame_worst", 1, &F, 1))))
+        return NULL;
+    ptrdiff_t n_runs = 0;
+    double worst = 0.0;
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_world_trial(&points, &held, j, rotations, offsets, limit, &trial, runs, &n_runs,
+                            &worst, frame_worst, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    return Py_BuildValue("(dn)", worst, (Py_ssize_t)n_runs);
+}
+
+PyDoc_STRVAR(world_accept_doc,
+"world_accept(points, held, trial, runs, n_runs, j) -> None\n\n"
+"Installs in held what world_trial of joint j left in trial at its n_runs\n"
+"runs (kb_world_accept): j's rows, and the places and errors of j and the\n"
+"joints below it.  Private: see kbspline.motion.world_error.");
+
+static PyObject *world_accept(PyObject *self, PyObject *args)
+{
+    PyObject *o[4];
+    Py_ssize_t n_runs, j;
+    npy_intp size[2] = {-1, -1};
+    kb_world_points points;
+    kb_world_placed held, trial;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOnn", &o[0], &o[1], &o[2], &o[3], &n_runs, &j) ||
+        !parse_placed(o[1], "held", size, 1, &held) ||
+        !parse_placed(o[2], "trial", size, 0, &trial) ||
+        !parse_world_points(o[0], size[0], size[1], &points) || !check_joint(j, size[0]))
+        return NULL;
+    const ptrdiff_t *runs = index_array(o[3], "runs", size[1] + 1, 0);
+    if (!runs)
+        return NULL;
+    if (n_runs < 0 || 2 * n_runs > size[1] + 1) {
+        PyErr_Format(PyExc_ValueError, "n_runs must be in [0, %zd], not %zd",
+                     (Py_ssize_t)(size[1] + 1) / 2, n_runs);
+        return NULL;
+    }
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_world_accept(&points, j, &trial, runs, n_runs, &held, &err);
+    Py_END_ALLOW_THREADS
+    if (status != KB_OK)
+        return raise_core_error(status, &err);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(fit_tcb_doc,
 "fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
 "        jacobian_every, per_segment=None) -> tcb\n\n"
@@ -1940,6 +2156,8 @@ static PyMethodDef methods[] = {
     {"reduce_sweep", reduce_sweep, METH_VARARGS, reduce_sweep_doc},
     {"reduce_merge", reduce_merge, METH_VARARGS, reduce_merge_doc},
     {"joint_reach", joint_reach, METH_VARARGS, joint_reach_doc},
+    {"world_trial", world_trial, METH_VARARGS, world_trial_doc},
+    {"world_accept", world_accept, METH_VARARGS, world_accept_doc},
     {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
     {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},
     {NULL, NULL, 0, NULL},

@@ -906,6 +906,88 @@ def test_world_error_refuses_curves_past_the_limit_at_its_root():
     assert world.with_curves(zip(rot, [bad]), LIMIT) is None
 
 
+def windowed_world(walk):
+    """A WorldError of the walk (virtual vertices) under a reduction's
+    curves, and those curves."""
+    from kbspline.motion.world_error import WorldError
+    rotations, translations = reduce_keys(walk, position_tolerance=1.0, fit=False).rebuild(
+        walk.times)
+    world = WorldError(walk, walk.rotations(), walk.translations(), 3.0)
+    return world.with_curves(zip(rotations, translations)), rotations, translations
+
+
+@pytest.mark.parametrize("j", [0, 1, 7, 20])
+def test_a_trial_placing_only_the_frames_that_differ_is_the_full_one(walk, j):
+    """WorldError.trial places joint j and those below it again only where
+    its new curves differ (kb_world_trial): its worst, frame_worst and,
+    once accepted, every array it keeps are those of placing every frame
+    again (with_curves), bit for bit; a failed trial leaves them alone."""
+    world, rotations, translations = windowed_world(walk)
+    rotations, translations = rotations.copy(), translations.copy()
+    rotations[j, 5:9] = rotations[j, 5:9][:, [1, 0, 3, 2]]  # other turns in a few windows
+    rotations[j, 40] *= -1.0  # the same turn, other bits
+    translations[j, 60:75] += 0.3
+    full = world.with_curves(zip(rotations, translations))
+    held = [a.copy() for a in world.held]
+    frame_worst = np.zeros(walk.num_frames)
+    worst = world.trial(j, rotations[j], translations[j], full.errors.max() / 2, frame_worst)
+    assert worst == full.errors.max() and world.pending is None
+    want = full.held[4][world.below[j]].max(axis=0)  # each frame's worst over the moved joints
+    assert np.array_equal(frame_worst, want)
+    assert all(np.array_equal(a, b) for a, b in zip(world.held, held))  # nothing kept
+    assert world.trial(j, rotations[j], translations[j]) == full.errors.max()
+    _, n_runs = world.pending  # the blocks of four frames around 5-8, 40 and 60-74
+    runs = world.scratch[1][:2 * n_runs]
+    assert (runs[1::2] - runs[::2]).sum() == 28
+    world.accept()
+    for got, whole in zip(world.held, full.held):
+        assert np.array_equal(got, whole)
+    assert [t is None for t in world.translations] == [t is None for t in full.translations]
+
+
+def test_world_trial_refuses_bad_arguments(walk):
+    """world_trial and world_accept name the argument they refuse."""
+    world, rotations, _ = windowed_world(walk)
+    F = walk.num_frames
+    scratch = tuple(np.zeros_like(a) for a in world.held)
+    runs = np.zeros(F + 1, dtype=np.intp)
+    good = (world.points, world.held, scratch, runs, 1, rotations[1], None)
+
+    def refused(error, match, **changes):
+        names = ["points", "held", "trial", "runs", "j", "rotations", "offsets"]
+        args = [changes.get(name, value) for name, value in zip(names, good)]
+        with pytest.raises(error, match=match):
+            _core.world_trial(*args, *changes.get("rest", ()))
+
+    parents, n_sites, sites, truth = world.points
+    refused(ValueError, "j must be a joint", j=len(walk.joints))
+    refused(ValueError, "j must be a joint", j=-1)
+    refused(ValueError, "rotations", rotations=rotations[1, :-1])
+    refused(ValueError, "offsets", offsets=np.zeros((F, 4)))
+    refused(TypeError, "runs must be an intp array", runs=runs.astype(np.int32))
+    refused(ValueError, "runs", runs=runs[:-1])
+    refused(TypeError, "held must be a tuple of 6", held=world.held[:5])
+    refused(ValueError, "trial", trial=scratch[:4] + (scratch[4][:, :-1], scratch[5]))
+    read_only = tuple(a.copy() for a in scratch)
+    read_only[2].flags.writeable = False
+    refused(ValueError, "trial must be writeable", trial=read_only)
+    bad_parents = parents.copy()
+    bad_parents[3] = 3
+    refused(ValueError, r"parents\[3\] must be in \[-1, 3\)",
+            points=(bad_parents, n_sites, sites, truth))
+    refused(ValueError, "sites", points=(parents, n_sites, sites[:-1], truth))
+    refused(ValueError, "truth", points=(parents, n_sites, sites, truth[:-1]))
+    refused(TypeError, "points must be", points=(parents, n_sites, sites))
+    refused(ValueError, "frame_worst", rest=(math.inf, np.zeros(F - 1)))
+    with pytest.raises(ValueError, match="n_runs must be in"):
+        _core.world_accept(world.points, world.held, scratch, runs, F, 1)
+    with pytest.raises(_core.CoreError):  # runs not ascending
+        _core.world_accept(world.points, world.held, scratch, np.full(F + 1, 2, np.intp), 1, 1)
+    with pytest.raises(ValueError, match="world_rot"):
+        _core.joint_world(None, None, rotations[0], np.zeros(3), np.zeros((0, 3)), None,
+                          math.inf, None, (np.zeros((F - 1, 3, 3)), np.zeros((F, 3))))
+
+
 def per_joint_reach(world):
     """Each joint's farthest carried point, as local_tolerances found it
     before it took all (joint, point) pairs at once: joint by joint."""

@@ -70,76 +70,95 @@ class WorldError:
                 self.below[self.parents[j]].extend(self.below[j])
         for moved in self.below:
             moved.sort()
+        # the joints and their points as the core reads them (world_trial)
+        self.points = (np.array(self.parents, dtype=np.intp),
+                       np.array([len(s) for s in self.sites], dtype=np.intp),
+                       np.concatenate(self.sites), self.flat_truth)
 
     def _rebuild(self, curves, limit=math.inf):
         """Places every joint under `curves`, its (rotation, translation)
         curves in joint order (read only as far as needed); False where a
         point is farther than `limit` from where the clip puts it."""
-        J = len(self.truth)
-        self.rotations, self.translations = [None] * J, [None] * J
-        self.world_rot, self.origin = [None] * J, [None] * J
-        self.errors, self.pending = np.zeros(J), None
+        J, F = len(self.truth), len(self.truth[0])
+        self.held = _placed(J, F)
+        self.rotations, offsets, _, _, _, self.errors = self.held
+        # views: an accepted trial writes its rows into them
+        self.translations = [offsets[j] if self.offsets[j] is None else None for j in range(J)]
+        self.scratch, self.pending = None, None  # a trial's (see trial), not shared by copies
         for j, (rotation, translation) in enumerate(curves):
-            self.rotations[j], self.translations[j] = rotation, translation
-            self.errors[j] = error = self._place(j, rotation, translation, self.world_rot,
-                                                 self.origin, self.truth[j], limit)
-            if limit < math.inf and not error <= limit:  # past it, or NaN
+            if not self._place_held(j, rotation, translation, limit) <= limit:  # or NaN
                 return False
         return True
 
-    def _place(self, j, rotation, translation, world_rot, origin, truth=None,
-               limit=math.inf, frame_worst=None):
+    def _place_held(self, j, rotation, translation, limit):
+        """Joint j under its curves (F, 4) and (F, 3), after its parent,
+        into the held state (see _placed); returns its error, or past
+        `limit` a point's distance past it (the joint then unfinished)."""
+        rotations, offsets, world_rot, origin, frame_error, errors = self.held
+        rotations[j] = rotation
+        offsets[j] = translation if self.offsets[j] is None else self.offsets[j]
+        p = self.parents[j]
+        errors[j] = _core.joint_world(
+            world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None, rotations[j],
+            offsets[j], self.sites[j], self.truth[j], limit, frame_error[j],
+            (world_rot[j], origin[j]))[3]
+        return errors[j]
+
+    def _place(self, j, rotation, translation, world_rot, origin):
         """Joint j in the world from its parent's entries in the lists
         world_rot and origin, its own written there (in C: see
         kb_joint_world), by its rotations (F, 4) and translations (F, 3),
         C-contiguous: returns its points (F, 1 + n, 3), origin then its
-        sites, or with `truth` their largest distance from it (or, past
-        `limit`, the first distance past it, the joint's entries then
-        unfinished; with `frame_worst`, (F,), no limit, and each frame's
-        largest squared distance written in where larger)."""
+        sites."""
         p = self.parents[j]
         offset = translation if self.offsets[j] is None else self.offsets[j]
-        world_rot[j], origin[j], points, error = _core.joint_world(
+        world_rot[j], origin[j], points, _ = _core.joint_world(
             world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None,
-            rotation, offset, self.sites[j], truth,
-            limit if frame_worst is None else math.inf, frame_worst)
-        return points if truth is None else error
+            rotation, offset, self.sites[j], None)
+        return points
 
     def with_curves(self, curves, limit=math.inf):
         """A WorldError of the same clip (its points computed once) under
-        other curves: (rotation (F, 4), translation (F, 3)), C-contiguous,
-        per joint, in joint order, taken as they are needed; None as soon as
-        a point is farther than `limit` (the joints after it are not read)."""
+        other curves: (rotation (F, 4), translation (F, 3)), per joint, in
+        joint order, taken as they are needed; None as soon as a point is
+        farther than `limit` (the joints after it are not read)."""
         other = copy.copy(self)
         return other if other._rebuild(curves, limit) else None
 
     def trial(self, j, rotation, translation, limit=math.inf, frame_worst=None):
         """The worst error with joint j's curves (F, 4) and (F, 3)
         (C-contiguous) instead, or as soon as a point is farther than
-        `limit`, that point's distance; `accept` keeps the curves of a trial
-        within the limit.  With `frame_worst` (F,) zeros, the trial runs to
-        the end whatever the limit and writes there each frame's worst
-        squared error of the points joint j moves."""
-        moved = self.below[j]
-        rotations, translations = list(self.rotations), list(self.translations)
-        rotations[j], translations[j] = rotation, translation
-        world_rot, origin = list(self.world_rot), list(self.origin)  # moved entries replaced
-        errors = self.errors.copy()
-        self.pending = None
-        for m in moved:
-            errors[m] = self._place(m, rotations[m], translations[m], world_rot, origin,
-                                    self.truth[m], limit, frame_worst)
-            if not errors[m] <= limit and frame_worst is None:  # past it, or NaN
-                return float(errors[m])
-        worst = float(errors.max())
-        if worst <= limit:
-            self.pending = (rotations, translations, world_rot, origin, errors)
+        `limit`, an error past it; `accept` keeps the curves of a trial
+        within the limit.  Only the frames where they differ from the held
+        ones are placed again, with the joints below j (in C:
+        kb_world_trial): a frame's places hang on the curves at that frame
+        alone.  With `frame_worst` (F,) zeros, the trial runs to the end
+        whatever the limit and writes there each frame's worst squared
+        error of the points joint j moves."""
+        if self.scratch is None:  # the trial's state and its runs of frames
+            J, F = self.held[4].shape
+            self.scratch = _placed(J, F), np.empty(F + 1, dtype=np.intp)
+        offsets = translation if self.offsets[j] is None else None  # else its OFFSET's
+        worst, n_runs = _core.world_trial(self.points, self.held, *self.scratch, j, rotation,
+                                          offsets, limit, frame_worst)
+        self.pending = (j, n_runs) if worst <= limit else None
         return worst
 
     def accept(self):
         """Keeps the curves of the last trial (which was within its limit)."""
-        (self.rotations, self.translations, self.world_rot, self.origin,
-         self.errors) = self.pending
+        j, n_runs = self.pending
+        _core.world_accept(self.points, self.held, *self.scratch, n_runs, j)
+
+
+def _placed(J, F):
+    """J joints placed in the world at F frames, as the core keeps them
+    (kb_world_placed): rotations (J, F, 4) and offsets (J, F, 3), the
+    curves that place them (translations, or OFFSET at every frame), their
+    world_rot (J, F, 3, 3) and origin (J, F, 3), frame_error (J, F) each
+    frame's largest squared distance from the truth, and error (J,) each
+    joint's largest distance."""
+    return (np.empty((J, F, 4)), np.empty((J, F, 3)), np.empty((J, F, 3, 3)),
+            np.empty((J, F, 3)), np.zeros((J, F)), np.zeros(J))
 
 
 def local_tolerances(motion, translations, world, position_tolerance):
