@@ -360,8 +360,8 @@ def _fitted_joint(joint, scale):
     """A joint's fitted keys at `scale`: tangent keys swept (_swept), TCB
     keys fitted from greedy ones (_fit); keys and the rows of both
     channels.  Kept per scale: a fitted pass that fails is made again at
-    half the scale, and the loosening by 2 then asks for the first joints'
-    fits at the scale that failed."""
+    half the scale, and the loosening of TCB keys by 2 then asks for the
+    first joints' fits at the scale that failed."""
     if scale not in joint.fitted:
         joint.fitted[scale] = (_swept if joint.tangent_keys else _fit)(joint, scale)
     return joint.fitted[scale]
@@ -376,8 +376,9 @@ def _swept(joint, scale):
     Where those keep more than DENSE_SWEEP of its frames, the fit from
     greedy keys (_fit) too, the fewer kept.  The world search keeps the
     swept keys as they are: its loosening drops them at twice the scale
-    and keeps the pieces that hold (_world_held), which over every real
-    clip at 0.1, 0.5 and 1 cm keeps ... keys against ... in ... less time.  Over every real clip reduce_keys keeps 3.4% fewer keys
+    and keeps the pieces that hold (_world_held); with the drops here too,
+    over every real clip at 0.1, 0.5 and 1 cm, 14 571 keys against 14 613
+    in 14% more time.  Over every real clip reduce_keys keeps 3.4% fewer keys
     with it than with the fit from greedy keys at eight world tolerances
     (37 840 against 39 162, in 3.8 s against 5.8 with the world search
     that starts from swept keys), 11% fewer at four local ones (23 710
@@ -693,7 +694,8 @@ def _world_held(joint, j, old, new, world, tolerance):
     remembered as failed, so that later rounds do not try them again);
     None where nothing holds.  A frame's world error hangs on the curves
     at that frame alone, and a segment of tangent keys on its own two
-    keys: over every real clip at 0.1, 0.5 and 1 cm, ..."""
+    keys.  Over every real clip at 0.1, 0.5 and 1 cm, 14 613 keys against
+    15 323 keeping each joint's new keys whole or not at all."""
     pieces = joint.tangent_keys and len(old) == len(new) == 3
     worst = np.zeros(len(joint.frames[0])) if pieces else None
     if world.trial(j, *_rebuild(joint, new), tolerance, worst) <= tolerance:
@@ -757,9 +759,15 @@ LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
 # or 1.01, 0.2% or 0.1% fewer for 5-7% more time
 FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04, 1.02)
 # tangent keys, whose world check keeps the pieces that hold (_world_held),
-# loosen in two rounds: ...
+# loosen by two factors, each joint dropping from its keys so far: over
+# every real clip at eight world tolerances 38 333 keys against 37 840 by
+# the seven above with each joint's keys whole or not at all, and at 0.1,
+# 0.5 and 1 cm 1.58x faster (one thread, best of three in the same run);
+# by 2, 1.41 and 1.19, 37 624 keys for 8% more instructions on 131_01 at
+# 0.1 cm (635M against 589M, callgrind); by 2, 1.41 and 1.41, 36 974 for
+# 18% more; by 2 and 1.41, 39 166 for 6% fewer
 TANGENT_LOOSEN_FACTORS = (2.0, 1.68)
-# fitted keys loosened by a smaller factor come from dropping the joint's
+# fitted TCB keys loosened by a smaller factor come from dropping the joint's
 # keys so far, their neighbours refitted, not from a fit anew: with the
 # factors of 4 to 1.04, over every clip and tolerance 1.1% fewer keys in
 # 24% less time (by every factor: 1.4% more keys, 31% less time; below
@@ -775,7 +783,8 @@ REFIT_BELOW = 1.7
 # search 7% faster over every clip at 0.1, 0.5 and 1 cm; by dropping at 2
 # on every joint (REFIT_BELOW 2.5), 39 256 keys, 14% fewer, but the
 # 20-frame dash at 0.1 cm 195 keys against 187 (0.15 to 0.3: 39 134 to
-# 39 244, measured before the restarts of restart_far in C)
+# 39 244, measured before the restarts of restart_far in C; both measured
+# with tangent keys, which now always drop: see TANGENT_LOOSEN_FACTORS)
 REFIT_DENSE = 0.2
 
 
@@ -906,8 +915,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     `Reduction.rebuild` reproduces the fitted curves.  Tangent keys take
     every direction; TCB only move a key's tangent in the plane of its two
     chords: over every clip of ../shared and tests/data/cmu at 0.1, 0.5
-    and 1 cm, tangent keys keep 21% fewer keys (14 481 against 18 307) in
-    69% less time (1.01 against 3.23 s on one thread, best of three).
+    and 1 cm, tangent keys keep 20% fewer keys (14 613 against 18 307) in
+    80% less time (0.86 against 4.33 s on one thread, best of three).
     """
     check_motion(motion, "motion")
     angle_tolerance = _check_positive("angle_tolerance", angle_tolerance)
