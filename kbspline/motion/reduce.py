@@ -378,11 +378,11 @@ def _swept(joint, scale):
     swept keys as they are: its loosening drops them at twice the scale
     and keeps the pieces that hold (_world_held); with the drops here too,
     over every real clip at 0.1, 0.5 and 1 cm, 14 571 keys against 14 613
-    in 14% more time.  Over every real clip reduce_keys keeps 3.4% fewer keys
-    with it than with the fit from greedy keys at eight world tolerances
-    (37 840 against 39 162, in 3.8 s against 5.8 with the world search
-    that starts from swept keys), 11% fewer at four local ones (23 710
-    against 26 752, in 0.8 s against 1.5)."""
+    in 14% more time.  Swept and dropped in both modes, reduce_keys kept
+    3.4% fewer keys than with the fit from greedy keys at eight world
+    tolerances (37 840 against 39 162, in 3.8 s against 5.8 with the world
+    search that starts from swept keys), 11% fewer at four local ones
+    (23 710 against 26 752, in 0.8 s against 1.5)."""
     tolerances = joint.tolerances(scale)
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
     if joint.world or _nothing_to_fit(swept[0], tolerances):
@@ -980,8 +980,9 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
     `pool` (see _joint_threads) where the choices run the core at length;
     channels = the clip's (rotations, translations), C-contiguous."""
     J = len(joints)
-    factors = (TANGENT_LOOSEN_FACTORS if joints[0].tangent_keys else FIT_LOOSEN_FACTORS) \
-        if fit else LOOSEN_FACTORS
+    factors = LOOSEN_FACTORS
+    if fit:
+        factors = TANGENT_LOOSEN_FACTORS if joints[0].tangent_keys else FIT_LOOSEN_FACTORS
     total = SEARCH_PASSES + (FIT_PASSES + 1 if fit else 0) + len(factors)
     passes = 0
 
