@@ -1000,6 +1000,16 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *jt, double floor, ptrdif
 /* Fitted keys                                                       */
 /* ---------------------------------------------------------------- */
 
+/* The residuals of one channel's segments of tangent keys at the frames
+ * a fit weighs (weigh_frames, FIT_PER_SEGMENT per segment at most), held
+ * by each segment's first key frame for later fits (see start_residual). */
+typedef struct {
+    ptrdiff_t *end;     /* (F): the held segment's last key frame (0: none held) */
+    ptrdiff_t *count;   /* (F): its frames weighed */
+    double *tangents;   /* (F, 6): its keys' tangents */
+    double *residual;   /* (F, FIT_PER_SEGMENT, 3): its residuals at them */
+} segment_residuals;
+
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
     double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
@@ -1016,6 +1026,11 @@ typedef struct {
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
     double *model_tcb;     /* (3F): model_fit's TCB */
     int tangent_keys;      /* the parameters are the keys' tangents (kb_reduce_joint's) */
+    /* per channel (translation, rotation) residuals held from fit to fit
+     * (drop_refitted's), NULL where none are; and the first key frame of
+     * the segment a drop joined, which is not held (-1: none) */
+    segment_residuals *held[2];
+    ptrdiff_t joined;
 } fit_space;
 
 /* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
@@ -1325,6 +1340,71 @@ typedef struct {
     double error;
 } fit_problem;
 
+/* Whether the residuals of segment seg of these keys (tangents tcb, n
+ * frames weighed) are held. */
+static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t *keys,
+                                  const double *tcb, ptrdiff_t seg, ptrdiff_t n)
+{
+    ptrdiff_t f = keys[seg];
+    return held->end[f] == keys[seg + 1] && held->count[f] == n &&
+           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+}
+
+/* The spline's residual at the m frames a fit weighs, into s->residual.
+ * With residuals held (w->held), a segment's are taken from there where
+ * held, else evaluated and held (but for the segment a drop joined,
+ * w->joined: its drop mostly fails, and its key is back).  A segment of
+ * tangent keys hangs on its own two keys and their tangents alone (a
+ * rotation's up to its sign, which the residual does not see, where the
+ * keys' signs follow their first one's: see signs_follow), so of a drop's
+ * window of five segments refitted (drop_refitted), the four it shares
+ * with the spline before it were mostly evaluated already, for a drop
+ * beside it tried in an earlier phase that failed. */
+static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                                ptrdiff_t K, const double *tcb, ptrdiff_t m, fit_space *w,
+                                space *s, kb_error *err)
+{
+    segment_residuals *held = w->held[rotation];
+    if (!held || (rotation && !signs_follow(K, s)))
+        return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
+                             s->residual, s, err);
+    ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
+        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, seg, n);
+             j++) {
+            s->between[missing] = w->at[j];
+            s->between_times[missing] = w->at_times[j];
+            s->loc[missing++] = s->loc[j];  /* prepare_keys' */
+        }
+    }
+    kb_status status = !missing ? KB_OK
+                                : spline_errors(jt, rotation, K, tcb, s->between,
+                                                s->between_times, 0, missing, NULL, s->moved, s,
+                                                err);
+    const double *evaluated = s->moved;
+    for (ptrdiff_t seg = 0; status == KB_OK && seg + 1 < K; seg++) {
+        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first, f = keys[seg];
+        double *slot = held->residual + 3 * FIT_PER_SEGMENT * f;
+        size_t bytes = (size_t)(3 * n) * sizeof(double);
+        if (!n)
+            continue;
+        if (segment_residuals_held(held, keys, tcb, seg, n)) {
+            memcpy(s->residual + 3 * first, slot, bytes);
+            continue;
+        }
+        memcpy(s->residual + 3 * first, evaluated, bytes);
+        if (f != w->joined) {
+            held->end[f] = keys[seg + 1];
+            held->count[f] = n;
+            memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+            memcpy(slot, evaluated, bytes);
+        }
+        evaluated += 3 * n;
+    }
+    return status;
+}
+
 /* A fit's start (for fit_channel and model_fit): the frames it weighs,
  * the keys prepared, the residual at tcb, each segment's chord and the
  * frames' bases; 0 where there is nothing to fit (no key that moves, no
@@ -1339,8 +1419,7 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     /* the keys stay: their chords and the frames' places are taken once */
     *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
     if (*status == KB_OK)
-        *status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
-                                s->residual, s, err);
+        *status = start_residual(jt, rotation, keys, K, tcb, frames, w, s, err);
     p->error = sum_squares(s->residual, p->m);
     chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
@@ -1579,6 +1658,8 @@ static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_se
 {
     w->per_segment = per_segment;
     w->tangent_keys = jt->tangent_keys;
+    w->held[0] = w->held[1] = NULL;
+    w->joined = -1;
     size_t n = (size_t)jt->n_frames;
     double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
                        + 2 * n * sizeof(ptrdiff_t));
@@ -1690,6 +1771,7 @@ typedef struct {
     kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
     ptrdiff_t *refused;     /* (F): drop_keys' refused drops (without_hash), else 0 */
+    segment_residuals held[2]; /* tangent keys': drop_refitted's fits' (translation, rotation) */
     scored_keys scored;
     kept_scores kept;
     space s;
@@ -1893,6 +1975,7 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
             if (mark[k])
                 hi = k + near;
         hi = hi < K - 1 ? hi : K - 1;
+        j->w.joined = i + 1 < K && mark[i + 1] ? j->keys[i] : -1;  /* a drop's (drop_refitted) */
         i = hi;
         ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
         ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
@@ -2345,6 +2428,8 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
+    for (int rotation = 0; rotation < 2 && j->jt->tangent_keys; rotation++)
+        j->w.held[rotation] = &j->held[rotation];
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
@@ -2415,7 +2500,24 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             j->K = K;
         }
     }
+    j->w.held[0] = j->w.held[1] = NULL;
     return status;
+}
+
+/* The residuals drop_refitted holds, none yet (tangent keys'): a block to
+ * free. */
+static void *held_alloc(segment_residuals held[2], ptrdiff_t F)
+{
+    size_t n = (size_t)F, per = 2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double);
+    char *block = malloc(2 * n * per);
+    for (int c = 0; block && c < 2; c++) {
+        held[c].end = (ptrdiff_t *)(block + c * n * per);
+        held[c].count = held[c].end + n;
+        held[c].tangents = (double *)(held[c].count + n);
+        held[c].residual = held[c].tangents + 6 * n;
+        memset(held[c].end, 0, n * sizeof(ptrdiff_t));
+    }
+    return block;
 }
 
 /* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
@@ -2446,9 +2548,11 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8;
     void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
-    if (!block || !fit_block) {
+    void *held_block = jt->tangent_keys ? held_alloc(j.held, F) : NULL;
+    if (!block || !fit_block || (jt->tangent_keys && !held_block)) {
         free(block);
         free(fit_block);
+        free(held_block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
@@ -2526,6 +2630,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     }
     free(block);
     free(fit_block);
+    free(held_block);
     return status == KB_OK ? kb_ok(err) : status;
 }
 
