@@ -1394,7 +1394,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
             continue;
         }
         memcpy(s->residual + 3 * first, evaluated, bytes);
-        if (f != w->joined) {
+        if (f != w->joined && n <= FIT_PER_SEGMENT) {  /* the slot's size */
             held->end[f] = keys[seg + 1];
             held->count[f] = n;
             memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
