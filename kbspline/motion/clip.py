@@ -164,13 +164,18 @@ class Motion:
         self._check_columns()
         out = np.zeros((len(self.joints), self.num_frames, 3))
         joints, axes, cols, start = [], [], [], 0  # one gather for every position channel
+        # channel lists -> their position channels' (column, axis): joints mostly share one
+        layouts: dict[tuple[str, ...], list[tuple[int, int]]] = {}
         for j, joint in enumerate(self.joints):
-            for k, c in enumerate(joint.channels):
-                if c in POSITION_CHANNELS:
-                    joints.append(j)
-                    axes.append(POSITION_CHANNELS.index(c))
-                    cols.append(start + k)
-            start += len(joint.channels)
+            channels = tuple(joint.channels)
+            if channels not in layouts:
+                layouts[channels] = [(k, POSITION_CHANNELS.index(c))
+                                     for k, c in enumerate(channels) if c in POSITION_CHANNELS]
+            for k, axis in layouts[channels]:
+                joints.append(j)
+                axes.append(axis)
+                cols.append(start + k)
+            start += len(channels)
         out[joints, :, axes] = self.frames[:, cols].T
         return out
 

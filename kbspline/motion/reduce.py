@@ -352,8 +352,8 @@ def _greedy_joint(joint, scale):
 
 def _nothing_to_fit(keys, tolerances):
     """Whether no fit could drop a key: only the first and last frames are
-    keys, or no tolerance is finite."""
-    return len(keys) == 2 or not any(map(math.isfinite, tolerances))
+    keys, or no tolerance is finite (they are positive: the least is infinite)."""
+    return len(keys) == 2 or min(tolerances) == math.inf
 
 
 def _fitted_joint(joint, scale):
@@ -1008,7 +1008,8 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
 
     swept = fit and joints[0].tangent_keys
     if swept:  # swept keys from SWEPT_SCALE, halved until they pass
-        for scale in SWEPT_SCALE / 2.0 ** np.arange(FIT_PASSES):
+        # Python floats: cheaper than NumPy scalars in every tolerance worked out from them
+        for scale in [SWEPT_SCALE / 2.0 ** k for k in range(FIT_PASSES)]:
             result = _fitted_pass(joints, scale, world, position_tolerance, pool)
             passed(passes + 1)
             if result is not None:

@@ -64,7 +64,7 @@ class WorldError:
         # every joint's points one after another, flat (as the core reads
         # them), `truth` a view of each joint's
         self.flat_truth = np.concatenate([points.ravel() for points in truth])
-        ends = np.cumsum([0] + [points.size for points in truth])
+        ends = np.cumsum([0] + [points.size for points in truth]).tolist()  # ints slice faster
         self.truth = [self.flat_truth[a:b].reshape(points.shape)
                       for a, b, points in zip(ends[:-1], ends[1:], truth)]
         # the joints and their points as the core reads them (world_trial)
