@@ -578,8 +578,9 @@ def _rebuild(joint, choice):
     again as the very arrays (greedy() and _fitted_joint keep theirs), and
     evaluates again only the frames of segments the keys or TCB change
     from it (each rotation then up to sign, which forward kinematics does
-    not see): keys equal to the last but not the same arrays change no
-    segment, so comparing their bytes would only save a copy."""
+    not see).  Keys equal to the last but other arrays (TCB fits, now and
+    then) are not compared by their bytes, which cost every call: the
+    rebuild gives them the last curves again, up to sign."""
     last = joint.last_rebuild
     if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
         return last[1]
