@@ -574,8 +574,7 @@ def _rebuild(joint, choice):
     and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB) (in
     C: see kb_reduce_rebuild); the translation None where the joint has no
     position channels, as forward kinematics then takes its OFFSET.  The
-    joint keeps its last, which later passes of the search often ask for
-    again as the very arrays (greedy() and _fitted_joint keep theirs), and
+    joint keeps its last (returned again for the very same arrays), and
     evaluates again only the frames of segments the keys or TCB change
     from it (each rotation then up to sign, which forward kinematics does
     not see).  Keys equal to the last but other arrays (TCB fits, now and
