@@ -932,7 +932,7 @@ def test_a_trial_placing_only_the_frames_that_differ_is_the_full_one(walk, j):
     frame_worst = np.zeros(walk.num_frames)
     worst = world.trial(j, rotations[j], translations[j], full.errors.max() / 2, frame_worst)
     assert worst == full.errors.max() and world.pending is None
-    want = full.held[4][world.below[j]].max(axis=0)  # each frame's worst over the moved joints
+    want = full.held[4][below(world)[j]].max(axis=0)  # each frame's worst over the moved joints
     assert np.array_equal(frame_worst, want)
     assert all(np.array_equal(a, b) for a, b in zip(world.held, held))  # nothing kept
     assert world.trial(j, rotations[j], translations[j]) == full.errors.max()
@@ -988,14 +988,23 @@ def test_world_trial_refuses_bad_arguments(walk):
                           math.inf, None, (np.zeros((F - 1, 3, 3)), np.zeros((F, 3))))
 
 
+def below(world):
+    """Each joint of `world` and its descendants, ascending."""
+    moved = [[j] for j in range(len(world.parents))]
+    for j in reversed(range(len(world.parents))):
+        if world.parents[j] >= 0:
+            moved[world.parents[j]].extend(moved[j])
+    return [sorted(m) for m in moved]
+
+
 def per_joint_reach(world):
     """Each joint's farthest carried point, as local_tolerances found it
     before it took all (joint, point) pairs at once: joint by joint."""
     first = np.cumsum([0] + [p.shape[1] for p in world.truth])
     x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
-    reach = np.empty(len(world.truth))
+    reach, moved = np.empty(len(world.truth)), below(world)
     for a in range(len(world.truth)):
-        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in world.below[a]])
+        carried = np.concatenate([np.arange(first[b], first[b + 1]) for b in moved[a]])
         dx, dy, dz = x[carried] - x[first[a]], y[carried] - y[first[a]], z[carried] - z[first[a]]
         reach[a] = np.sqrt((dx * dx + dy * dy + dz * dz).max())
     return reach

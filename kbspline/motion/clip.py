@@ -140,14 +140,19 @@ class Motion:
         frames = np.concatenate([self.frames, np.zeros((self.num_frames, 1))], axis=1)
         zero, start = frames.shape[1] - 1, 0
         groups: dict[str, tuple[list[int], list[list[int]]]] = {}  # order -> joints, columns
+        # channel lists -> their rotation columns and order: joints mostly share one
+        layouts: dict[tuple[str, ...], tuple[list[int], str]] = {}
         for j, joint in enumerate(self.joints):
-            cols = [start + k for k, c in enumerate(joint.channels) if c in ROTATION_CHANNELS]
-            start += len(joint.channels)
-            if cols:
-                members, columns = groups.setdefault(_three_axes(self.rotation_order(j)),
-                                                     ([], []))
+            channels = tuple(joint.channels)
+            if channels not in layouts:
+                axes = [k for k, c in enumerate(channels) if c in ROTATION_CHANNELS]
+                layouts[channels] = axes, _three_axes("".join(channels[k][0] for k in axes))
+            axes, order = layouts[channels]
+            if axes:
+                members, columns = groups.setdefault(order, ([], []))
                 members.append(j)
-                columns.append(cols + [zero] * (3 - len(cols)))
+                columns.append([start + k for k in axes] + [zero] * (3 - len(axes)))
+            start += len(channels)
         for order, (members, columns) in groups.items():
             angles = frames[:, columns].transpose(1, 0, 2)  # (joints, F, 3)
             out[members] = quat_from_euler(angles, order, degrees=True)
@@ -159,13 +164,18 @@ class Motion:
         self._check_columns()
         out = np.zeros((len(self.joints), self.num_frames, 3))
         joints, axes, cols, start = [], [], [], 0  # one gather for every position channel
+        # channel lists -> their position channels' (column, axis): joints mostly share one
+        layouts: dict[tuple[str, ...], list[tuple[int, int]]] = {}
         for j, joint in enumerate(self.joints):
-            for k, c in enumerate(joint.channels):
-                if c in POSITION_CHANNELS:
-                    joints.append(j)
-                    axes.append(POSITION_CHANNELS.index(c))
-                    cols.append(start + k)
-            start += len(joint.channels)
+            channels = tuple(joint.channels)
+            if channels not in layouts:
+                layouts[channels] = [(k, POSITION_CHANNELS.index(c))
+                                     for k, c in enumerate(channels) if c in POSITION_CHANNELS]
+            for k, axis in layouts[channels]:
+                joints.append(j)
+                axes.append(axis)
+                cols.append(start + k)
+            start += len(channels)
         out[joints, :, axes] = self.frames[:, cols].T
         return out
 

@@ -302,7 +302,7 @@ class _JointFrames:
         self.floor, self.order, self.falling = math.inf, np.empty(0, np.intp), []
         self.prefixes = {}  # count of keyed frames -> greedy keys
         self.capped = {}  # (angle, distance) tolerances -> keys, where a cap binds
-        self.last_rebuild = None  # (choice, its bytes, _rebuild's result)
+        self.last_rebuild = None  # (choice, _rebuild's result)
         self.fitted = {}  # scale -> _fitted_joint's keys and TCB there
         self.drop_memory = None  # the drops that failed, per frame (see kb_drop_memory)
 
@@ -352,8 +352,8 @@ def _greedy_joint(joint, scale):
 
 def _nothing_to_fit(keys, tolerances):
     """Whether no fit could drop a key: only the first and last frames are
-    keys, or no tolerance is finite."""
-    return len(keys) == 2 or not any(map(math.isfinite, tolerances))
+    keys, or no tolerance is finite (they are positive: the least is infinite)."""
+    return len(keys) == 2 or min(tolerances) == math.inf
 
 
 def _fitted_joint(joint, scale):
@@ -511,6 +511,8 @@ def _choose(choose_joint, joints, scales, pool=None, progress=None):
     """Every joint's keys by choose_joint (_greedy_joint or _fitted_joint)
     at its scale (see _in_joint_order for the pool): a list of (keys,) or
     (keys, rotation TCB, translation TCB)."""
+    if pool is None and progress is None:  # nothing to hand over or report per joint
+        return list(map(choose_joint, joints, scales))
     return _each_joint(lambda j: choose_joint(joints[j], scales[j]), len(joints), pool,
                        progress)
 
@@ -572,22 +574,19 @@ def _rebuild(joint, choice):
     and TCB, choice = (keys,) or (keys, rotation TCB, translation TCB) (in
     C: see kb_reduce_rebuild); the translation None where the joint has no
     position channels, as forward kinematics then takes its OFFSET.  The
-    joint keeps its last, which later passes of the search often ask for
-    again, mostly as the very arrays greedy() keeps (then no bytes to
-    compare), and evaluates again only the frames of segments the keys or
-    TCB change from it (each rotation then up to sign, which forward
-    kinematics does not see)."""
+    joint keeps its last (returned again for the very same arrays), and
+    evaluates again only the frames of segments the keys or TCB change
+    from it (each rotation then up to sign, which forward kinematics does
+    not see).  Keys equal to the last but other arrays (TCB fits, now and
+    then) are not compared by their bytes, which cost every call: the
+    rebuild gives them the last curves again, up to sign."""
     last = joint.last_rebuild
     if last is not None and len(last[0]) == len(choice) and all(map(is_, last[0], choice)):
-        return last[2]
-    key = b"".join(np.ascontiguousarray(c).tobytes() for c in choice)
-    if last is not None and last[1] == key:
-        curves = last[2]
-    else:
-        since = None if last is None else (*_with_tcb(last[0]), *last[2])
-        curves = _core.reduce_rebuild(*joint.frames, *_with_tcb(choice), False, joint.moves,
-                                      since, joint.tangent_keys)[:2]
-    joint.last_rebuild = choice, key, curves
+        return last[1]
+    since = None if last is None else (*_with_tcb(last[0]), *last[1])
+    curves = _core.reduce_rebuild(*joint.frames, *_with_tcb(choice), False, joint.moves, since,
+                                  joint.tangent_keys)[:2]
+    joint.last_rebuild = choice, curves
     return curves
 
 
@@ -612,8 +611,10 @@ def _reduction(motion, joints, selected, world):
     # translations, a constant the splines give exactly: no distance)
     errors = [_core.reduce_errors(*joint.frames, world.rotations[j], world.translations[j])
               for j, joint in enumerate(joints)]
-    angle = np.array([a.max() for a, _ in errors])
-    distance = np.array([0.0 if d is None else d.max() for _, d in errors])
+    angles, distances = zip(*errors)
+    zero = np.zeros_like(angles[0])
+    # every joint's worst of both in one reduction, not two per joint
+    angle, distance = np.max([angles, [zero if d is None else d for d in distances]], axis=2)
     return _keyed(motion, joints, keys, angle, distance, world.errors, *fitted)
 
 
@@ -930,9 +931,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError("virtual_distance needs position_tolerance")
     if motion.num_frames < 2:
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
-    bad = np.argwhere(~np.isfinite(motion.frames))
-    if len(bad):
-        frame, column = bad[0]
+    if not np.isfinite(motion.frames).all():
+        frame, column = np.argwhere(~np.isfinite(motion.frames))[0]
         raise ValueError(f"motion.frames[{frame}, {column}] is {motion.frames[frame, column]}: "
                          f"reducing needs finite frames")
     rotations = np.ascontiguousarray(motion.rotations())
@@ -945,8 +945,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     world = WorldError(motion, rotations, translations, virtual_distance)
     base = caps if position_tolerance is None else local_tolerances(
         motion, translations, world, position_tolerance)
+    # as lists, which each joint reads its own floats off
+    base_lists, cap_lists = [t.tolist() for t in base], [t.tolist() for t in caps]
     times = motion.times
-    joints = [_JointFrames(times, rotations, translations, base, caps, j, moves(joint),
+    joints = [_JointFrames(times, rotations, translations, base_lists, cap_lists, j, moves(joint),
                            tangent_keys, position_tolerance is not None)
               for j, joint in enumerate(motion.joints)]
     fit = bool(fit)
@@ -1006,7 +1008,8 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
 
     swept = fit and joints[0].tangent_keys
     if swept:  # swept keys from SWEPT_SCALE, halved until they pass
-        for scale in SWEPT_SCALE / 2.0 ** np.arange(FIT_PASSES):
+        # Python floats: cheaper than NumPy scalars in every tolerance worked out from them
+        for scale in [SWEPT_SCALE / 2.0 ** k for k in range(FIT_PASSES)]:
             result = _fitted_pass(joints, scale, world, position_tolerance, pool)
             passed(passes + 1)
             if result is not None:

@@ -12,18 +12,21 @@ from .. import _kbspline as _core
 from .clip import POSITION_CHANNELS
 
 
+_POSITIONS = frozenset(POSITION_CHANNELS)
+
+
 def moves(joint):
     """Whether the joint has position channels (else its OFFSET places it)."""
-    return any(c in POSITION_CHANNELS for c in joint.channels)
+    return not _POSITIONS.isdisjoint(joint.channels)
 
 
 def _sites(joint, virtual_distance):
     """(n, 3) the points a joint's frame carries besides its origin: its End
     Site and, with `virtual_distance`, three virtual vertices."""
-    local = [] if joint.end_site is None else [np.asarray(joint.end_site, dtype=np.float64)]
+    local = [] if joint.end_site is None else [joint.end_site]
     if virtual_distance is not None:
         local.extend(virtual_distance * np.eye(3))
-    return np.reshape(local, (-1, 3))
+    return np.array(local, dtype=np.float64).reshape(-1, 3)
 
 
 def vertex_positions(motion, rotations, translations, virtual_distance=None):
@@ -61,15 +64,9 @@ class WorldError:
         # every joint's points one after another, flat (as the core reads
         # them), `truth` a view of each joint's
         self.flat_truth = np.concatenate([points.ravel() for points in truth])
-        ends = np.cumsum([0] + [points.size for points in truth])
+        ends = np.cumsum([0] + [points.size for points in truth]).tolist()  # ints slice faster
         self.truth = [self.flat_truth[a:b].reshape(points.shape)
                       for a, b, points in zip(ends[:-1], ends[1:], truth)]
-        self.below = [[j] for j in range(J)]  # each joint and its descendants, parents first
-        for j in reversed(range(J)):
-            if self.parents[j] >= 0:
-                self.below[self.parents[j]].extend(self.below[j])
-        for moved in self.below:
-            moved.sort()
         # the joints and their points as the core reads them (world_trial)
         self.points = (np.array(self.parents, dtype=np.intp),
                        np.array([len(s) for s in self.sites], dtype=np.intp),
@@ -188,11 +185,11 @@ def local_tolerances(motion, translations, world, position_tolerance):
     reach = _reach(world)
     share = position_tolerance / longest
     # only the joints with position channels: the others' are their OFFSET
-    moving = np.array([moves(joint) for joint in joints])
+    moving = np.array([offset is None for offset in world.offsets])
     moving[moving] = ~(np.ptp(translations[moving], axis=1).max(axis=-1) <= 1e-6 * share[moving])
     distance = np.where(moving, share / 2, np.inf)
-    with np.errstate(divide="ignore"):
-        angle = np.where(reach > 0, np.where(moving, share / 2, share) / reach, np.inf)
+    angle = np.divide(np.where(moving, share / 2, share), reach, out=np.full(J, np.inf),
+                      where=reach > 0)
     return angle, distance
 
 
@@ -200,6 +197,5 @@ def _reach(world):
     """(J,) the farthest any point a joint carries (its own or a
     descendant's) gets from the joint's origin in any frame of `world`'s
     clip (in C: see kb_joint_reach)."""
-    return _core.joint_reach(np.array(world.parents, dtype=np.intp),
-                             np.array([len(s) for s in world.sites], dtype=np.intp),
-                             world.flat_truth)
+    parents, n_sites, _, truth = world.points
+    return _core.joint_reach(parents, n_sites, truth)
