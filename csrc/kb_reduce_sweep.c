@@ -197,8 +197,8 @@ static void short_log(const double *a, const double *b, double *v)
 static void unit_quat(const double *src, double *q)
 {
     double m = 0.0;
-    for (int c = 0; c < 4; c++)
-        m = fmax(m, fabs(src[c]));
+    for (int c = 0; c < 4; c++)  /* fmax's, not its library call */
+        m = fabs(src[c]) > m ? fabs(src[c]) : m;
     double s[4] = {src[0] / m, src[1] / m, src[2] / m, src[3] / m};
     double n = sqrt(kb_qdot(s, s));
     for (int c = 0; c < 4; c++)
@@ -272,18 +272,15 @@ static int apart(const double *ri, const double *rj, double r, double gj)
 }
 
 /* Row i of model_residuals (frame a + 1 + i's), dt the model's span. */
-static void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, double *row)
+KB_INLINE void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, double *row)
 {
     const double *t = w->jt->times, *v = value_at(w, md->a + 1 + i, md->rotation);
+    const double *va = md->va, *vb = md->vb, *d = md->d;
     double h[4];
     hermite((t[md->a + 1 + i] - t[md->a]) / dt, h);
-    for (int c = 0; c < 3; c++) {
-        if (md->fit_at_b)
-            row[c] = (md->va ? v[c] - h[0] * md->va[c] : v[c]) - h[2] * md->vb[c] -
-                     h[1] * dt * md->d[c];
-        else
-            row[c] = v[c] - h[0] * md->va[c] - h[2] * md->vb[c] - h[3] * dt * md->d[c];
-    }
+    const double hd = (md->fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
+    for (int c = 0; c < 3; c++)
+        row[c] = (va ? v[c] - h[0] * va[c] : v[c]) - h[2] * vb[c] - hd * d[c];
     row[3] = md->fit_at_b ? h[3] : h[1];
 }
 
@@ -753,26 +750,22 @@ static void prepare(sweep *w)
         kb_qmul_conj_left(w->q, w->q + 4 * f, r);
         rot_varies |= r[1] != 0.0 || r[2] != 0.0 || r[3] != 0.0;
     }
-    /* the runs of held (bit-identical) and moving steps */
-    w->run_q[0] = w->run_x[0] = 0;
-    for (ptrdiff_t f = F - 1; f >= 1; f--) {
-        int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
-        int hx = same_bits(x + 3 * f, x + 3 * (f - 1), 3, 0);
-        if (f == F - 1) {
-            w->run_q[f] = w->run_x[f] = f;
-        } else {
-            int nq = same_rotation(jt->rotations + 4 * (f + 1), jt->rotations + 4 * f);
-            int nx = same_bits(x + 3 * (f + 1), x + 3 * f, 3, 0);
-            w->run_q[f] = nq == hq ? w->run_q[f + 1] : f;
-            w->run_x[f] = nx == hx ? w->run_x[f + 1] : f;
-        }
-    }
+    /* the holds, and the runs of held (bit-identical) and moving steps:
+     * the step to frame f >= 1 is held where hs[f] < f */
     w->hs_q[0] = w->hs_x[0] = 0;
     for (ptrdiff_t f = 1; f < F; f++) {
         int hq = same_rotation(jt->rotations + 4 * f, jt->rotations + 4 * (f - 1));
         int hx = same_bits(x + 3 * f, x + 3 * (f - 1), 3, 0);
         w->hs_q[f] = hq ? w->hs_q[f - 1] : f;
         w->hs_x[f] = hx ? w->hs_x[f - 1] : f;
+    }
+    w->run_q[0] = w->run_x[0] = 0;
+    w->run_q[F - 1] = w->run_x[F - 1] = F - 1;
+    for (ptrdiff_t f = F - 2; f >= 1; f--) {
+        int same_q = (w->hs_q[f + 1] < f + 1) == (w->hs_q[f] < f);
+        int same_x = (w->hs_x[f + 1] < f + 1) == (w->hs_x[f] < f);
+        w->run_q[f] = same_q ? w->run_q[f + 1] : f;
+        w->run_x[f] = same_x ? w->run_x[f + 1] : f;
     }
     w->rot_check = isfinite(jt->angle_tolerance);
     w->tr_check = isfinite(jt->distance_tolerance);
