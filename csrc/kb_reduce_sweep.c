@@ -267,8 +267,8 @@ static int apart(const double *ri, const double *rj, double r, double gj)
         d2 += d * d;
     }
     double reach = gi * fabs(rj[3]) + gj * fabs(ri[3]);
-    /* d2 well above underflow and finite, so that its rounding is relative */
-    return d2 > 1e-290 && d2 <= DBL_MAX && d2 > reach * reach * (1.0 + 1e-6);
+    /* and d2 well above underflow and finite, so that its rounding is relative */
+    return d2 > reach * reach * (1.0 + 1e-6) && d2 > 1e-290 && d2 <= DBL_MAX;
 }
 
 /* Row i of model_residuals (frame a + 1 + i's), dt the model's span. */
