@@ -270,12 +270,13 @@ typedef struct {
     const double *d;           /* the fixed tangent, per time */
 } model;
 
-/* Whether no tangent brings both frames i and j (model_residuals' rows;
- * r, the tolerance; gj, j's radius as below) within the tolerance: for
- * frame i the tangents (times dt) that do form a ball about res_i / h_i of
- * radius gi / |h_i|, and the two balls do not meet.  The radii are grown
- * by far more than residuals_within's rounding (relative 1e-15 of the
- * residual's terms), so that no frames it would pass are apart. */
+/* Whether no tangent v brings both frames i and j (model_residuals' rows;
+ * r, the tolerance; gj, j's radius as below) within the tolerance: those
+ * that bring frame i, |res_i - c_i v| <= gi, form a ball about res_i / c_i
+ * of radius gi / |c_i|, and the two balls do not meet.  The radii are
+ * grown by far more than residuals_within's rounding (relative 1e-16 of
+ * the residual's terms, and its d2's underflow where r >= 1e-100), so
+ * that no frames it would pass are apart. */
 static int apart(const double *ri, const double *rj, double r, double gj)
 {
     double gi = r + 1e-9 * (fabs(ri[0]) + fabs(ri[1]) + fabs(ri[2]) + r);
@@ -285,7 +286,7 @@ static int apart(const double *ri, const double *rj, double r, double gj)
         d2 += d * d;
     }
     double reach = gi * fabs(rj[3]) + gj * fabs(ri[3]);
-    /* and d2 well above underflow and finite, so that its rounding is relative */
+    /* and d2 well above underflow and finite, so that its own rounding is relative */
     return d2 > reach * reach * (1.0 + 1e-6) && d2 > 1e-290 && d2 <= DBL_MAX;
 }
 
@@ -299,14 +300,14 @@ KB_INLINE void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, doub
     const double hd = (md->fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
     for (int c = 0; c < 3; c++)
         row[c] = (va ? v[c] - h[0] * va[c] : v[c]) - h[2] * vb[c] - hd * d[c];
-    row[3] = md->fit_at_b ? h[3] : h[1];
+    row[3] = (md->fit_at_b ? h[3] : h[1]) * dt;
 }
 
 /* The model's residuals at its frames into res (row i, frame a + 1 + i's:
- * the residual before the fitted tangent's term, and that term's Hermite
- * basis), so that the check after the fit takes no basis again; 0, some
- * rows left out, where two frames are apart (no tangent fits both within
- * r, so the fit would fail).  The frame where the fitted term's basis
+ * the residual before the fitted tangent's term, and that term's
+ * coefficient), so that the check after the fit takes no basis again; 0,
+ * some rows left out, where two frames are apart (no tangent fits both
+ * within r, so the fit would fail; not looked for where r < 1e-100).  The frame where the fitted term's basis
  * peaks (u 1/3 or 2/3) first and each other against it, the even rows
  * before the odd: on CMU 131_01 at 0.1 cm that found 94% of the failing
  * lookaheads, in 3 of their 18 frames, and 53% of the failing segments. */
@@ -326,22 +327,20 @@ static int model_residuals(sweep *w, const model *md, double r, double *res)
             if (i == ia)
                 continue;
             model_row(w, md, dt, i, res + 4 * i);
-            if (apart(res + 4 * i, anchor, r, ga))
+            if (r >= 1e-100 && apart(res + 4 * i, anchor, r, ga))
                 return 0;
         }
     return 1;
 }
 
 /* The normal-equation sums (rhs, *nn) of n residuals (model_residuals')
- * for the fitted tangent, each basis turned into its term's coefficient. */
-static void tangent_sums(double *res, ptrdiff_t n, double dt, double *rhs, double *nn)
+ * for the fitted tangent. */
+static void tangent_sums(const double *res, ptrdiff_t n, double *rhs, double *nn)
 {
     for (ptrdiff_t i = 0; i < n; i++, res += 4) {
-        double cf = res[3] * dt;
         for (int c = 0; c < 3; c++)
-            rhs[c] += cf * res[c];
-        res[3] = cf;
-        *nn += cf * cf;
+            rhs[c] += res[3] * res[c];
+        *nn += res[3] * res[3];
     }
 }
 
@@ -389,7 +388,6 @@ static int residuals_within(const double *res, ptrdiff_t n, const double *v, dou
 static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *lr, double *ln)
 {
     const ptrdiff_t b = e + m;
-    const double dt2 = w->jt->times[b] - w->jt->times[e];
     double db[3];
     model md = {e, b, rotation, 0, value_at(w, e, rotation), value_at(w, b, rotation), db};
     if (rotation) {
@@ -406,7 +404,7 @@ static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *l
         return 0;
     lr[0] = lr[1] = lr[2] = 0.0;
     *ln = 0.0;
-    tangent_sums(w->res_look, m - 1, dt2, lr, ln);
+    tangent_sums(w->res_look, m - 1, lr, ln);
     for (int c = 0; c < 3; c++)
         tl[c] = lr[c] / *ln;
     return residuals_within(w->res_look, m - 1, tl, lim);
@@ -457,7 +455,7 @@ static int fit_translation(sweep *w, ptrdiff_t e, fit *r)
     double n = lam, rhs[3];
     for (int c = 0; c < 3; c++)
         rhs[c] = lam * w->dx[3 * e + c];
-    tangent_sums(w->res_seg, e - s - 1, dt, rhs, &n);
+    tangent_sums(w->res_seg, e - s - 1, rhs, &n);
     add_lookahead(w, e, look_frames(w, e, 0), 0, rhs, &n);
     for (int c = 0; c < 3; c++)
         r->tx[c] = rhs[c] / n;
@@ -487,7 +485,7 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
         return 0;
     memcpy(r->jinv, jinv, sizeof r->jinv);
     double jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
-    tangent_sums(w->res_seg, e - s - 1, dt, cr, &cc);
+    tangent_sums(w->res_seg, e - s - 1, cr, &cc);
     add_lookahead(w, e, look_frames(w, e, 1), 1, cr, &cc);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
