@@ -22,7 +22,9 @@
  *     (weight SWEEP_ALPHA dt^2) towards the frames' own tangent at e;
  *   - the candidate passes where every frame of the segment is within the
  *     tolerances on these models (for the rotation twice the log-space
- *     residual, about the angle);
+ *     residual, about the angle); a model two of whose frames no tangent
+ *     fits together fails without its fit, most after a few frames
+ *     (model_residuals), as the fit would;
  *   - the search starts at the previous segment's length, doubles until a
  *     candidate fails, then bisects, on the models alone;
  *   - the chosen end is then checked once on the real splines, as
