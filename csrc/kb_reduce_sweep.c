@@ -272,6 +272,12 @@ typedef struct {
     const double *d;           /* the fixed tangent, per time */
 } model;
 
+/* A row's radius in apart: the tolerance r, grown (see there). */
+static double radius(const double *row, double r)
+{
+    return r + 1e-9 * (fabs(row[0]) + fabs(row[1]) + fabs(row[2]) + r);
+}
+
 /* Whether no tangent v brings both frames i and j (model_residuals' rows;
  * r, the tolerance; gj, j's radius as below) within the tolerance: those
  * that bring frame i, |res_i - c_i v| <= gi, form a ball about res_i / c_i
@@ -281,8 +287,7 @@ typedef struct {
  * that no frames it would pass are apart. */
 static int apart(const double *ri, const double *rj, double r, double gj)
 {
-    double gi = r + 1e-9 * (fabs(ri[0]) + fabs(ri[1]) + fabs(ri[2]) + r);
-    double d2 = 0.0;
+    double gi = radius(ri, r), d2 = 0.0;
     for (int c = 0; c < 3; c++) {
         double d = rj[3] * ri[c] - ri[3] * rj[c];
         d2 += d * d;
@@ -323,7 +328,7 @@ static int model_residuals(sweep *w, const model *md, double r, double *res)
     ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
     const double *anchor = res + 4 * ia;
     model_row(w, md, dt, ia, res + 4 * ia);
-    double ga = r + 1e-9 * (fabs(anchor[0]) + fabs(anchor[1]) + fabs(anchor[2]) + r);
+    double ga = radius(anchor, r);
     for (ptrdiff_t odd = 0; odd < 2; odd++)
         for (ptrdiff_t i = odd; i < n; i += 2) {
             if (i == ia)
