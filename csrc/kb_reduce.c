@@ -2504,20 +2504,23 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
     return status;
 }
 
-/* The residuals drop_refitted holds, none yet (tangent keys'): a block to
- * free. */
-static void *held_alloc(segment_residuals held[2], ptrdiff_t F)
+/* The bytes of the residuals drop_refitted holds (tangent keys'). */
+static size_t held_bytes(ptrdiff_t F)
 {
-    size_t n = (size_t)F, per = 2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double);
-    char *block = malloc(2 * n * per);
-    for (int c = 0; block && c < 2; c++) {
-        held[c].end = (ptrdiff_t *)(block + c * n * per);
+    return 2 * (size_t)F * (2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double));
+}
+
+/* The residuals drop_refitted holds, in held_bytes(F) at area, none yet. */
+static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
+{
+    size_t n = (size_t)F;
+    for (int c = 0; c < 2; c++) {
+        held[c].end = (ptrdiff_t *)(area + (size_t)c * held_bytes(F) / 2);
         held[c].count = held[c].end + n;
         held[c].tangents = (double *)(held[c].count + n);
         held[c].residual = held[c].tangents + 6 * n;
         memset(held[c].end, 0, n * sizeof(ptrdiff_t));
     }
-    return block;
 }
 
 /* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
@@ -2544,15 +2547,14 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB; a memory of this call's failed drops alone;
      * the drops' model errors; the kept scores' keys, index, TCB and errors;
-     * the refused drops */
-    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8;
+     * the refused drops; with tangent keys, the held residuals */
+    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 +
+                   (jt->tangent_keys ? held_bytes(F) : 0);
     void *block = space_alloc(&j.s, F, extra);
     void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
-    void *held_block = jt->tangent_keys ? held_alloc(j.held, F) : NULL;
-    if (!block || !fit_block || (jt->tangent_keys && !held_block)) {
+    if (!block || !fit_block) {
         free(block);
         free(fit_block);
-        free(held_block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
@@ -2587,6 +2589,8 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     for (ptrdiff_t f = 0; f < F; f++)
         kept->index[f] = -1;
     j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
+    if (jt->tangent_keys)
+        held_place(j.held, F, (char *)(j.refused + F));
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
@@ -2630,7 +2634,6 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     }
     free(block);
     free(fit_block);
-    free(held_block);
     return status == KB_OK ? kb_ok(err) : status;
 }
 
