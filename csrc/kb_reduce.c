@@ -1008,6 +1008,9 @@ typedef struct {
     ptrdiff_t *count;   /* (F): its frames weighed */
     double *tangents;   /* (F, 6): its keys' tangents */
     double *residual;   /* (F, FIT_PER_SEGMENT, 3): its residuals at them */
+    double *unit;       /* (F, 8): the rotation's: its keys as its spline took them
+                         * (s->chords.q, of the sign their window gave them); NULL
+                         * for the translation */
 } segment_residuals;
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
@@ -1341,13 +1344,18 @@ typedef struct {
 } fit_problem;
 
 /* Whether the residuals of segment seg of these keys (tangents tcb, n
- * frames weighed) are held. */
+ * frames weighed; for the rotation, unit keys s->chords.q) are held.  A
+ * rotation's keys must have the very signs they had (not only up to a
+ * common one): where a frame is exactly half a turn from the spline, the
+ * relative rotation's w is +0 or -0 by the spline's sign, and the residual
+ * (rotation_errors' side w >= 0) flips with it. */
 static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t *keys,
-                                  const double *tcb, ptrdiff_t seg, ptrdiff_t n)
+                                  const double *tcb, const space *s, ptrdiff_t seg, ptrdiff_t n)
 {
     ptrdiff_t f = keys[seg];
     return held->end[f] == keys[seg + 1] && held->count[f] == n &&
-           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double)) &&
+           (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
 }
 
 /* The spline's residual at the m frames a fit weighs, into s->residual.
@@ -1355,8 +1363,9 @@ static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t
  * held, else evaluated and held (but for the segment a drop joined,
  * w->joined: its drop mostly fails, and its key is back).  A segment of
  * tangent keys hangs on its own two keys and their tangents alone (a
- * rotation's up to its sign, which the residual does not see, where the
- * keys' signs follow their first one's: see signs_follow), so of a drop's
+ * rotation's on its keys as its window's signs give them: held only for
+ * those very keys, see segment_residuals_held, and where the keys' signs
+ * follow their first one's: see signs_follow), so of a drop's
  * window of five segments refitted (drop_refitted), the four it shares
  * with the spline before it were mostly evaluated already, for a drop
  * beside it tried in an earlier phase that failed. */
@@ -1371,7 +1380,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, seg, n);
+        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, s, seg, n);
              j++) {
             s->between[missing] = w->at[j];
             s->between_times[missing] = w->at_times[j];
@@ -1389,7 +1398,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
         size_t bytes = (size_t)(3 * n) * sizeof(double);
         if (!n)
             continue;
-        if (segment_residuals_held(held, keys, tcb, seg, n)) {
+        if (segment_residuals_held(held, keys, tcb, s, seg, n)) {
             memcpy(s->residual + 3 * first, slot, bytes);
             continue;
         }
@@ -1398,6 +1407,8 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
             held->end[f] = keys[seg + 1];
             held->count[f] = n;
             memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+            if (held->unit)
+                memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
             memcpy(slot, evaluated, bytes);
         }
         evaluated += 3 * n;
@@ -2509,12 +2520,13 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 static void *held_alloc(segment_residuals held[2], ptrdiff_t F)
 {
     size_t n = (size_t)F, per = 2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double);
-    char *block = malloc(2 * n * per);
+    char *block = malloc(2 * n * per + 8 * n * sizeof(double));
     for (int c = 0; block && c < 2; c++) {
         held[c].end = (ptrdiff_t *)(block + c * n * per);
         held[c].count = held[c].end + n;
         held[c].tangents = (double *)(held[c].count + n);
         held[c].residual = held[c].tangents + 6 * n;
+        held[c].unit = c ? (double *)(block + 2 * n * per) : NULL;  /* the rotation's */
         memset(held[c].end, 0, n * sizeof(ptrdiff_t));
     }
     return block;
