@@ -28,9 +28,10 @@ three ways to reduce a clip's keys:
 The clips: ../shared/data/mocap (30 Hz, centimetres) and tests/data/cmu
 (120 Hz CMU mocap, units of 5.644 cm). The ratio is joint-frames per key
 kept; MB/s is the clip's float32 channel data over the method's seconds
-(one reduction, the best of three for world greedy, which takes a tenth
-of a second or less and so shows a busy machine most; the whole search
-for local and uniform), on one thread unless --threads says otherwise.
+(one reduction, the best of three for world greedy and world fitted,
+which take a tenth of a second or less and so show a busy machine most;
+the whole search for local and uniform), on one thread unless --threads
+says otherwise.
 """
 import argparse
 import json
@@ -49,7 +50,7 @@ from kbspline.motion.world_error import vertex_positions
 HERE = pathlib.Path(__file__).resolve().parent
 CLIPS = ([(p, 1.0) for p in sorted((HERE.parents[1] / "shared" / "data" / "mocap").glob("*.bvh"))]
          + [(p, 5.644) for p in sorted((HERE.parent / "tests" / "data" / "cmu").glob("*.bvh"))])
-GREEDY_REPEATS = 3  # world greedy timed the best of this many runs
+REPEATS = 3  # world greedy and world fitted timed the best of this many runs
 
 
 def world_error(clip, reduction, truth):
@@ -189,7 +190,7 @@ def run(args):
                            clip, position_tolerance=tolerance, fit="tcb")}
             for name, method in methods.items():
                 seconds = math.inf
-                for _ in range(GREEDY_REPEATS if name == "world greedy" else 1):
+                for _ in range(REPEATS if name in ("world greedy", "world fitted") else 1):
                     start = time.perf_counter()
                     result = method()
                     seconds = min(seconds, time.perf_counter() - start)

@@ -1008,6 +1008,9 @@ typedef struct {
     ptrdiff_t *count;   /* (F): its frames weighed */
     double *tangents;   /* (F, 6): its keys' tangents */
     double *residual;   /* (F, FIT_PER_SEGMENT, 3): its residuals at them */
+    double *unit;       /* (F, 8): the rotation's: its keys as its spline took them
+                         * (s->chords.q, of the sign their window gave them); NULL
+                         * for the translation */
 } segment_residuals;
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
@@ -1341,13 +1344,18 @@ typedef struct {
 } fit_problem;
 
 /* Whether the residuals of segment seg of these keys (tangents tcb, n
- * frames weighed) are held. */
+ * frames weighed; for the rotation, unit keys s->chords.q) are held.  A
+ * rotation's keys must have the very signs they had (not only up to a
+ * common one): where a frame is exactly half a turn from the spline, the
+ * relative rotation's w is +0 or -0 by the spline's sign, and the residual
+ * (rotation_errors' side w >= 0) flips with it. */
 static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t *keys,
-                                  const double *tcb, ptrdiff_t seg, ptrdiff_t n)
+                                  const double *tcb, const space *s, ptrdiff_t seg, ptrdiff_t n)
 {
     ptrdiff_t f = keys[seg];
     return held->end[f] == keys[seg + 1] && held->count[f] == n &&
-           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double)) &&
+           (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
 }
 
 /* The spline's residual at the m frames a fit weighs, into s->residual.
@@ -1355,8 +1363,9 @@ static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t
  * held, else evaluated and held (but for the segment a drop joined,
  * w->joined: its drop mostly fails, and its key is back).  A segment of
  * tangent keys hangs on its own two keys and their tangents alone (a
- * rotation's up to its sign, which the residual does not see, where the
- * keys' signs follow their first one's: see signs_follow), so of a drop's
+ * rotation's on its keys as its window's signs give them: held only for
+ * those very keys, see segment_residuals_held, and where the keys' signs
+ * follow their first one's: see signs_follow), so of a drop's
  * window of five segments refitted (drop_refitted), the four it shares
  * with the spline before it were mostly evaluated already, for a drop
  * beside it tried in an earlier phase that failed. */
@@ -1371,11 +1380,13 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, seg, n);
+        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, s, seg, n);
              j++) {
             s->between[missing] = w->at[j];
             s->between_times[missing] = w->at_times[j];
-            s->loc[missing++] = s->loc[j];  /* prepare_keys' */
+            /* prepare_keys' places, gathered: the fits that hold residuals
+             * (drop_refitted's model_fit, unverified) take no other */
+            s->loc[missing++] = s->loc[j];
         }
     }
     kb_status status = !missing ? KB_OK
@@ -1389,7 +1400,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
         size_t bytes = (size_t)(3 * n) * sizeof(double);
         if (!n)
             continue;
-        if (segment_residuals_held(held, keys, tcb, seg, n)) {
+        if (segment_residuals_held(held, keys, tcb, s, seg, n)) {
             memcpy(s->residual + 3 * first, slot, bytes);
             continue;
         }
@@ -1398,6 +1409,8 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
             held->end[f] = keys[seg + 1];
             held->count[f] = n;
             memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+            if (held->unit)
+                memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
             memcpy(slot, evaluated, bytes);
         }
         evaluated += 3 * n;
@@ -2504,10 +2517,18 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
     return status;
 }
 
-/* The bytes of the residuals drop_refitted holds (tangent keys'). */
+/* The bytes of one channel's residuals drop_refitted holds (tangent keys'),
+ * but the rotation's unit keys. */
+static size_t held_channel_bytes(ptrdiff_t F)
+{
+    return (size_t)F * (2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double));
+}
+
+/* The bytes of the residuals drop_refitted holds: both channels', and the
+ * rotation's unit keys. */
 static size_t held_bytes(ptrdiff_t F)
 {
-    return 2 * (size_t)F * (2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double));
+    return 2 * held_channel_bytes(F) + 8 * (size_t)F * sizeof(double);
 }
 
 /* The residuals drop_refitted holds, in held_bytes(F) at area, none yet. */
@@ -2515,10 +2536,11 @@ static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
 {
     size_t n = (size_t)F;
     for (int c = 0; c < 2; c++) {
-        held[c].end = (ptrdiff_t *)(area + (size_t)c * held_bytes(F) / 2);
+        held[c].end = (ptrdiff_t *)(area + (size_t)c * held_channel_bytes(F));
         held[c].count = held[c].end + n;
         held[c].tangents = (double *)(held[c].count + n);
         held[c].residual = held[c].tangents + 6 * n;
+        held[c].unit = c ? (double *)(area + 2 * held_channel_bytes(F)) : NULL;  /* the rotation's */
         memset(held[c].end, 0, n * sizeof(ptrdiff_t));
     }
 }

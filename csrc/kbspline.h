@@ -635,7 +635,7 @@ kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptr
  * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
  * rows used, the rest zero) and the final angle and distance at every
  * frame (unless both are NULL: a whole spline's evaluation skipped).
- * Allocates about 206 n_frames doubles (246 with tangent keys).
+ * Allocates about 206 n_frames doubles (254 with tangent keys).
  */
 kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                         double *rotation_tcb, double *translation_tcb, double *angle,
@@ -699,7 +699,7 @@ typedef struct {
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
  * distance at every frame as kb_reduce_fit does (or neither).  Allocates
- * about 206 n_frames doubles (246 with tangent keys).
+ * about 206 n_frames doubles (254 with tangent keys).
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

@@ -891,3 +891,28 @@ def test_a_drop_skipped_from_the_same_start_records_what_its_failure_would():
     np.testing.assert_allclose(needed[:, 0] / needed[:, 1], 10.0 / d, rtol=1e-12)
     keys = core.reduce_drop(t, q, x, 1.0, d, k0, rt.copy(), tt.copy(), memory, True, True)[0]
     assert keys.tolist() == [0, 2, 4, 6, 9]
+
+
+def test_held_residuals_keep_their_keys_signs():
+    """kb_reduce_drop's refits with tangent keys take the residuals of the
+    segments they share with earlier refits from those held: only for the
+    very unit keys (signs included) those were taken with.  Frames half a
+    turn from the spline (identity keys, frames turned by pi about y) have
+    a relative rotation whose w is +0 or -0 by the keys' signs, and the
+    residual (on the side w >= 0) flips with it: held across windows that
+    gave the keys opposite signs (the raw keys' signs alternate here), the
+    refit's tangent came out negated (+120 where it is -120)."""
+    q = np.array([[1, 0, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0], [0, 0, -1, 0], [0, 0, -1, 0],
+                  [1, 0, 0, 0], [-1, 0, 0, 0], [0, 0, -1, 0], [-1, 0, 0, 0], [0, 0, 1, 0],
+                  [-1, 0, 0, 0], [1, 0, 0, 0], [-1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
+    x = np.array([[1, -2, -1], [1, 0, -2], [1, -1, -4], [2, 0, -3], [1, -1, -3], [3, -1, -2],
+                  [3, -2, -2], [4, -3, -4], [4, -3, -3], [5, -4, -3], [4, -5, -4], [5, -5, -5],
+                  [4, -4, -4], [4, -3, -5]], dtype=float)
+    t = np.arange(14) / 30.0
+    keys = np.array([0, 1, 6, 8, 10, 11, 12, 13], dtype=np.intp)
+    zero = np.zeros((len(keys), 3))
+    out, rtcb = core.reduce_drop(t, q[None], x[None], 3.2, 1.0, keys, zero, zero.copy(), None,
+                                 True, True)[:2]
+    assert out.tolist() == [0, 1, 6, 8, 10, 12, 13]
+    np.testing.assert_allclose(rtcb[:, [0, 2]], 0.0)
+    np.testing.assert_allclose(rtcb[:, 1], [0, 0, 0, -120.0, 0, 0, 0], atol=1e-6)
