@@ -1380,8 +1380,9 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        for (ptrdiff_t j = first; j < first + n && !segment_residuals_held(held, keys, tcb, s, seg, n);
-             j++) {
+        if (segment_residuals_held(held, keys, tcb, s, seg, n))
+            continue;
+        for (ptrdiff_t j = first; j < first + n; j++) {
             s->between[missing] = w->at[j];
             s->between_times[missing] = w->at_times[j];
             /* prepare_keys' places, gathered: the fits that hold residuals
@@ -2540,7 +2541,8 @@ static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
         held[c].count = held[c].end + n;
         held[c].tangents = (double *)(held[c].count + n);
         held[c].residual = held[c].tangents + 6 * n;
-        held[c].unit = c ? (double *)(area + 2 * held_channel_bytes(F)) : NULL;  /* the rotation's */
+        /* the rotation's unit keys, after both channels' */
+        held[c].unit = c ? (double *)(area + 2 * held_channel_bytes(F)) : NULL;
         memset(held[c].end, 0, n * sizeof(ptrdiff_t));
     }
 }

@@ -314,10 +314,11 @@ KB_INLINE void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, doub
  * the residual before the fitted tangent's term, and that term's
  * coefficient), so that the check after the fit takes no basis again; 0,
  * some rows left out, where two frames are apart (no tangent fits both
- * within r, so the fit would fail; not looked for where r < 1e-100).  The frame where the fitted term's basis
- * peaks (u 1/3 or 2/3) first and each other against it, the even rows
- * before the odd: on CMU 131_01 at 0.1 cm that found 94% of the failing
- * lookaheads, in 3 of their 18 frames, and 53% of the failing segments. */
+ * within r, so the fit would fail; not looked for where r < 1e-100).  The
+ * frame where the fitted term's basis peaks (u 1/3 or 2/3) first and each
+ * other against it, the even rows before the odd: on CMU 131_01 at 0.1 cm
+ * that found 94% of the failing lookaheads, in 3 of their 18 frames, and
+ * 53% of the failing segments. */
 static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
     const ptrdiff_t m = md->b - md->a, n = m - 1;
