@@ -1363,10 +1363,9 @@ static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t
  * held, else evaluated and held (but for the segment a drop joined,
  * w->joined: its drop mostly fails, and its key is back).  A segment of
  * tangent keys hangs on its own two keys and their tangents alone (a
- * rotation's on its keys as its window's signs give them: held only for
- * those very keys, see segment_residuals_held, and where the keys' signs
- * follow their first one's: see signs_follow), so of a drop's
- * window of five segments refitted (drop_refitted), the four it shares
+ * rotation's on its unit keys as its window signs them: held only for
+ * those very keys, see segment_residuals_held), so of a drop's window of
+ * five segments refitted (drop_refitted), the four it shares
  * with the spline before it were mostly evaluated already, for a drop
  * beside it tried in an earlier phase that failed. */
 static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
@@ -1374,7 +1373,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
                                 space *s, kb_error *err)
 {
     segment_residuals *held = w->held[rotation];
-    if (!held || (rotation && !signs_follow(K, s)))
+    if (!held)
         return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
                              s->residual, s, err);
     ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */

@@ -654,7 +654,7 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * last frames always.  Writes keys (n_frames capacity, ascending) and
  * their count, and rotation_rows and translation_rows (n_frames, 3; the
  * first n_keys rows used, the rest zero).  Frames are checked as
- * kb_reduce_fit checks them.  Allocates about 39 n_frames doubles.
+ * kb_reduce_fit checks them.  Allocates about 50 n_frames doubles.
  */
 kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                           double *rotation_rows, double *translation_rows, kb_error *err);
