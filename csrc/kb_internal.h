@@ -160,4 +160,11 @@ typedef struct {
 /* Track 0 of validated keys k (kb_rot_validate) into c. */
 void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c);
 
+/* kb_reduce_errors of a joint whose frames a validated joint holds (as
+ * kb_reduce_sweep's checks take its frames between two keys, again and
+ * again): the same errors without validate's pass over the frames; any
+ * n_frames >= 0. */
+void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
+                                const double *translations, double *angle, double *distance);
+
 #endif /* KB_INTERNAL_H */

@@ -573,6 +573,16 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
     return kb_ok(err);
 }
 
+void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
+                                const double *translations, double *angle, double *distance)
+{
+    const space plain = {.halves = 0};
+    if (angle)
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+    if (translations && distance)
+        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+}
+
 /* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
  * a TCB outside [-FIT_LIMIT, FIT_LIMIT] named by its parameter, a tangent
  * key's that is not finite as a tangent. */

@@ -109,7 +109,22 @@ static void hermite(double u, double h[4])
     h[3] = u3 - u2;
 }
 
-static int inverse3_plain(const double *a, double *inv);
+/* inverse3's plain cofactors (see there), inlined into it. */
+KB_INLINE int inverse3_plain(const double *a, double *inv)
+{
+    double c[9] = {a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8],
+                   a[3] * a[7] - a[4] * a[6], a[2] * a[7] - a[1] * a[8],
+                   a[0] * a[8] - a[2] * a[6], a[1] * a[6] - a[0] * a[7],
+                   a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5],
+                   a[0] * a[4] - a[1] * a[3]};
+    double det = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+    if (!(fabs(det) > 0.0) || !isfinite(det))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            inv[3 * i + j] = c[3 * j + i] / det;
+    return 1;
+}
 
 /* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.
  * Where the determinant (cubic in the entries) overflows or underflows,
@@ -134,22 +149,6 @@ static int inverse3(const double *a, double *inv)
     for (int i = 0; i < 9; i++)
         if (!isfinite(inv[i]))
             return 0;
-    return 1;
-}
-
-static int inverse3_plain(const double *a, double *inv)
-{
-    double c[9] = {a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8],
-                   a[3] * a[7] - a[4] * a[6], a[2] * a[7] - a[1] * a[8],
-                   a[0] * a[8] - a[2] * a[6], a[1] * a[6] - a[0] * a[7],
-                   a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5],
-                   a[0] * a[4] - a[1] * a[3]};
-    double det = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
-    if (!(fabs(det) > 0.0) || !isfinite(det))
-        return 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            inv[3 * i + j] = c[3 * j + i] / det;
     return 1;
 }
 
@@ -273,7 +272,7 @@ typedef struct {
 } model;
 
 /* A row's radius in apart: the tolerance r, grown (see there). */
-static double radius(const double *row, double r)
+KB_INLINE double radius(const double *row, double r)
 {
     return r + 1e-9 * (fabs(row[0]) + fabs(row[1]) + fabs(row[2]) + r);
 }
@@ -285,7 +284,7 @@ static double radius(const double *row, double r)
  * grown by far more than residuals_within's rounding (relative 1e-16 of
  * the residual's terms, and its d2's underflow where r >= 1e-100), so
  * that no frames it would pass are apart. */
-static int apart(const double *ri, const double *rj, double r, double gj)
+KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 {
     double gi = radius(ri, r), d2 = 0.0;
     for (int c = 0; c < 3; c++) {
@@ -297,17 +296,53 @@ static int apart(const double *ri, const double *rj, double r, double gj)
     return d2 > reach * reach * (1.0 + 1e-6) && d2 > 1e-290 && d2 <= DBL_MAX;
 }
 
-/* Row i of model_residuals (frame a + 1 + i's), dt the model's span. */
-KB_INLINE void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, double *row)
+/* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
+ * the model's span, k its values at a and b and its fixed tangent (copies,
+ * which the rows' stores cannot alias); fit_at_b and has_va (va not NULL)
+ * constants where inlined. */
+KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
+                         ptrdiff_t i, int fit_at_b, int has_va, double *row)
 {
-    const double *t = w->jt->times, *v = value_at(w, md->a + 1 + i, md->rotation);
-    const double *va = md->va, *vb = md->vb, *d = md->d;
+    const double *v = value_at(w, md->a + 1 + i, md->rotation);
     double h[4];
-    hermite((t[md->a + 1 + i] - t[md->a]) / dt, h);
-    const double hd = (md->fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
+    hermite((w->jt->times[md->a + 1 + i] - ta) / dt, h);
+    const double hd = (fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
     for (int c = 0; c < 3; c++)
-        row[c] = (va ? v[c] - h[0] * va[c] : v[c]) - h[2] * vb[c] - hd * d[c];
-    row[3] = (md->fit_at_b ? h[3] : h[1]) * dt;
+        row[c] = (has_va ? v[c] - h[0] * k[c] : v[c]) - h[2] * k[3 + c] - hd * k[6 + c];
+    row[3] = (fit_at_b ? h[3] : h[1]) * dt;
+}
+
+/* model_residuals for a model whose fit_at_b and has_va (va not NULL) are
+ * constants where inlined: no row tests them, nor reloads what its stores
+ * could alias. */
+KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int fit_at_b,
+                           int has_va)
+{
+    const ptrdiff_t m = md->b - md->a, n = m - 1;
+    if (n < 1)
+        return 1;
+    const double ta = w->jt->times[md->a], dt = w->jt->times[md->b] - ta;
+    double k[9], anchor[4];
+    for (int c = 0; c < 3; c++) {
+        k[c] = has_va ? md->va[c] : 0.0;
+        k[3 + c] = md->vb[c];
+        k[6 + c] = md->d[c];
+    }
+    ptrdiff_t ia = (fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
+    ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
+    model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
+    memcpy(res + 4 * ia, anchor, sizeof anchor);
+    const double ga = radius(anchor, r);
+    const int look = r >= 1e-100;
+    for (ptrdiff_t odd = 0; odd < 2; odd++)
+        for (ptrdiff_t i = odd; i < n; i += 2) {
+            if (i == ia)
+                continue;
+            model_row(w, md, ta, dt, k, i, fit_at_b, has_va, res + 4 * i);
+            if (look && apart(res + 4 * i, anchor, r, ga))
+                return 0;
+        }
+    return 1;
 }
 
 /* The model's residuals at its frames into res (row i, frame a + 1 + i's:
@@ -321,24 +356,9 @@ KB_INLINE void model_row(sweep *w, const model *md, double dt, ptrdiff_t i, doub
  * 53% of the failing segments. */
 static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
-    const ptrdiff_t m = md->b - md->a, n = m - 1;
-    if (n < 1)
-        return 1;
-    const double dt = w->jt->times[md->b] - w->jt->times[md->a];
-    ptrdiff_t ia = (md->fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
-    ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
-    const double *anchor = res + 4 * ia;
-    model_row(w, md, dt, ia, res + 4 * ia);
-    double ga = radius(anchor, r);
-    for (ptrdiff_t odd = 0; odd < 2; odd++)
-        for (ptrdiff_t i = odd; i < n; i += 2) {
-            if (i == ia)
-                continue;
-            model_row(w, md, dt, i, res + 4 * i);
-            if (r >= 1e-100 && apart(res + 4 * i, anchor, r, ga))
-                return 0;
-        }
-    return 1;
+    if (md->fit_at_b)
+        return md->va ? residuals_as(w, md, r, res, 1, 1) : residuals_as(w, md, r, res, 1, 0);
+    return md->va ? residuals_as(w, md, r, res, 0, 1) : residuals_as(w, md, r, res, 0, 0);
 }
 
 /* The normal-equation sums (rhs, *nn) of n residuals (model_residuals')
@@ -521,19 +541,23 @@ static int fit_model(sweep *w, ptrdiff_t e, fit *r)
     return fit_translation(w, e, r) && fit_rotation(w, e, r);
 }
 
-/* The joint's frames s .. e as a joint of their own (for kb_reduce_errors). */
-static kb_reduce_joint frames_of(const sweep *w, ptrdiff_t s, ptrdiff_t e)
+/* The joint's frames strictly between s and e as a joint of their own,
+ * for kb_reduce_errors_unchecked: kb_reduce_errors' errors, whose check
+ * of the frames s .. e always passed (frames of the joint checked at
+ * entry), and only those the check scores (not the keys'). */
+static kb_reduce_joint inner_frames(const sweep *w, ptrdiff_t s, ptrdiff_t e)
 {
     const kb_reduce_joint *jt = w->jt;
-    return (kb_reduce_joint){e - s + 1, jt->times + s, jt->rotations + 4 * s,
-                             jt->translations + 3 * s, jt->angle_tolerance,
+    return (kb_reduce_joint){e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
+                             jt->translations + 3 * (s + 1), jt->angle_tolerance,
                              jt->distance_tolerance, 1};
 }
 
 /* The translation spline's segment from the last key to e with tangents
- * tx_s and tx, as kb_reduce_rebuild builds and evaluates it, at frames s
- * .. e (into w->curve_x), and their distances (w->distance); 0 where it
- * cannot be built. */
+ * tx_s and tx, as kb_reduce_rebuild builds and evaluates it, at frames
+ * strictly between s and e (into w->curve_x, row j frame s + j's; each
+ * query's value is its own, whatever the others), and their distances
+ * (w->distance likewise); 0 where it cannot be built. */
 static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
 {
     const kb_reduce_joint *jt = w->jt;
@@ -555,13 +579,16 @@ static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
         return 0;
     kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
                   .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
-    if (kb_curve_eval(&c, 0, jt->times + s, m, m, 0, 1, w->curve_x, NULL, &err) != KB_OK)
+    if (kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
+                      &err) != KB_OK)
         return 0;
-    kb_reduce_joint view = frames_of(w, s, e);
-    return kb_reduce_errors(&view, NULL, w->curve_x, NULL, w->distance, &err) == KB_OK;
+    kb_reduce_joint view = inner_frames(w, s, e);
+    kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
+    return 1;
 }
 
-/* The rotation spline's segment likewise (into w->curve_q, w->angle), its
+/* The rotation spline's segment likewise (into w->curve_q, w->angle; its
+ * segment built as the keys' locations ask, frames s .. e), its
  * keys the last key with the sign the whole spline gives it and frame e
  * (on its side, as the whole spline puts it): the same unit keys, chord,
  * segment and values as kb_reduce_rebuild's to the bit, up to one sign for
@@ -595,7 +622,7 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
         return 0;
     kb_rot_curve c = {.n_tracks = 1, .n_seg = 1, .knots = kt, .knots_stride = 2, .seg = seg,
                       .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = kind};
-    kb_rot_values_at(&c, jt->times + s, w->loc, m, w->curve_q);
+    kb_rot_values_at(&c, jt->times + s + 1, w->loc + 1, m - 2, w->curve_q + 4);
     /* the unit key e is frame e divided by its norm, negated or not:
      * compare the signs of their largest component */
     const double *src = jt->rotations + 4 * e;
@@ -604,8 +631,9 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
         if (fabs(src[c]) > fabs(src[big]))
             big = c;
     *sign_e = (uq[4 + big] < 0.0) == (src[big] < 0.0) ? 1.0 : -1.0;
-    kb_reduce_joint view = frames_of(w, s, e);
-    return kb_reduce_errors(&view, w->curve_q, NULL, w->angle, NULL, &err) == KB_OK;
+    kb_reduce_joint view = inner_frames(w, s, e);
+    kb_reduce_errors_unchecked(&view, w->curve_q + 4, NULL, w->angle + 1, NULL);
+    return 1;
 }
 
 /* The worst of errors over the frames strictly between the keys. */

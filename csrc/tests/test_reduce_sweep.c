@@ -4,11 +4,13 @@
  * and by kb_reduce_rebuild; a uniform turn on a line needs its end keys
  * alone; two frames, constant channels and infinite tolerances; frames
  * negated every other one give the same keys and tangents to the bit;
- * bad input refused as kb_reduce_fit refuses it. */
+ * bad input refused as kb_reduce_fit refuses it; the unchecked errors its
+ * real check takes are kb_reduce_errors' to the bit, on any run of frames. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kb_internal.h"
 #include "kb_test.h"
 #include "kbspline.h"
 
@@ -171,6 +173,31 @@ KB_TEST(test_reduce_sweep_ignores_the_frames_signs)
     KB_ASSERT(m == n);
     KB_ASSERT(!memcmp(keys, flipped_keys, (size_t)n * sizeof(ptrdiff_t)));
     KB_ASSERT(!memcmp(rrows, rrows2, sizeof rrows) && !memcmp(trows, trows2, sizeof trows));
+}
+
+KB_TEST(test_reduce_sweep_unchecked_errors_are_kb_reduce_errors)
+{
+    track(0.3, 1);
+    double q[N * 4], x[N * 3], angle[N], distance[N], angle2[N], distance2[N];
+    for (int f = 0; f < N; f++) {  /* curves a little off the frames */
+        for (int k = 0; k < 4; k++)
+            q[4 * f + k] = rot[4 * f + (k + f % 2) % 4] + 1e-3 * k;
+        for (int k = 0; k < 3; k++)
+            x[3 * f + k] = tr[3 * f + k] + 1e-3 * sin(f + k);
+    }
+    kb_error err;
+    kb_reduce_joint jt = {N, times, rot, tr, 1e-3, 1e-3, 1};
+    KB_ASSERT(kb_reduce_errors(&jt, q, x, angle, distance, &err) == KB_OK);
+    const ptrdiff_t runs[][2] = {{0, N}, {17, 5}, {40, 1}, {90, 0}};
+    for (int i = 0; i < 4; i++) {
+        const ptrdiff_t a = runs[i][0], n = runs[i][1];
+        kb_reduce_joint part = {n, times + a, rot + 4 * a, tr + 3 * a, 1e-3, 1e-3, 1};
+        memset(angle2, 0, sizeof angle2);
+        memset(distance2, 0, sizeof distance2);
+        kb_reduce_errors_unchecked(&part, q + 4 * a, x + 3 * a, angle2, distance2);
+        KB_ASSERT(!memcmp(angle + a, angle2, (size_t)n * sizeof(double)));
+        KB_ASSERT(!memcmp(distance + a, distance2, (size_t)n * sizeof(double)));
+    }
 }
 
 KB_TEST(test_reduce_sweep_bad_input)
