@@ -2447,12 +2447,14 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
 }
 
 /* Whether the keys of a phase of drop_refitted (j->keys: the K backup
- * keys without those where drop[o]) have orthogonal neighbours, where the
- * backup keys have none: the keys beside each drop kept are the only new
- * neighbours (drops are never next to one another, nor at an end). */
-static int joined_orthogonal(const joint_fit *j, const unsigned char *drop, ptrdiff_t K)
+ * keys without those where drop[o], which is set only from `first` on,
+ * DROP_SPACING apart) have orthogonal neighbours, where the backup keys
+ * have none: the keys beside each drop kept are the only new neighbours
+ * (drops are never next to one another, nor at an end). */
+static int joined_orthogonal(const joint_fit *j, const unsigned char *drop, ptrdiff_t first,
+                             ptrdiff_t K)
 {
-    for (ptrdiff_t o = 1; o + 1 < K; o++) {
+    for (ptrdiff_t o = first; o + 1 < K; o += DROP_SPACING) {
         const ptrdiff_t beside[2] = {j->backup_keys[o - 1], j->backup_keys[o + 1]};
         if (drop[o] && orthogonal_neighbours(j->jt, beside, 2))
             return 1;
@@ -2488,7 +2490,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         ptrdiff_t n = without(j, drop);
         take_spares(j, n);
         memset(j->mark, 0, (size_t)n);
-        for (ptrdiff_t o = 0, d = 0; o < K; o++)
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K; o += DROP_SPACING)  /* drop is set there alone */
             if (drop[o]) {
                 ptrdiff_t m = o - 1 - d++;  /* the left neighbour's index now */
                 j->mark[m] = j->mark[m + 1] = 1;
@@ -2497,7 +2499,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
-        for (ptrdiff_t o = 0, d = 0; o < K && status == KB_OK; o++) {
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K && status == KB_OK; o += DROP_SPACING) {
             if (!drop[o])
                 continue;
             ptrdiff_t m = o - 1 - d++;
@@ -2534,7 +2536,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             }
             take_spares(j, out);
         }
-        int orthogonal = status == KB_OK && (clear ? joined_orthogonal(j, drop, K)
+        int orthogonal = status == KB_OK && (clear ? joined_orthogonal(j, drop, 1 + phase, K)
                                                    : orthogonal_neighbours(j->jt, j->keys, j->K));
         if (orthogonal && worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
             memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
