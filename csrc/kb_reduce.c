@@ -198,13 +198,12 @@ static int signs_follow(ptrdiff_t n, const space *s)
 static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                         ptrdiff_t n, space *s)
 {
-    ptrdiff_t width = rotation ? 4 : 3;
-    const double *frames = rotation ? jt->rotations : jt->translations;
-    double *values = rotation ? s->q : s->x;
-    for (ptrdiff_t i = 0; i < n; i++) {
+    for (ptrdiff_t i = 0; i < n; i++)
         s->t[i] = jt->times[keys[i]];
-        memcpy(values + width * i, frames + width * keys[i], (size_t)width * sizeof(double));
-    }
+    for (ptrdiff_t i = 0; rotation && i < n; i++)  /* copies of constant size: no calls */
+        memcpy(s->q + 4 * i, jt->rotations + 4 * keys[i], 4 * sizeof(double));
+    for (ptrdiff_t i = 0; !rotation && i < n; i++)
+        memcpy(s->x + 3 * i, jt->translations + 3 * keys[i], 3 * sizeof(double));
 }
 
 static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
@@ -1044,6 +1043,7 @@ typedef struct {
      * the segment a drop joined, which is not held (-1: none) */
     segment_residuals *held[2];
     ptrdiff_t joined;
+    unsigned char *from_held;  /* (K): start_residual's segments whose residuals are held */
 } fit_space;
 
 /* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
@@ -1245,6 +1245,23 @@ static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_
         w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
 }
 
+/* Segment seg's share of closed_jacobian with tangent keys: its slopes, h
+ * times the identity for a key that moves (else zero), of which gradient
+ * reads the diagonals alone (d0[a][a], d1[3 + a][a]: h as h * 1.0 is, or
+ * the general path's zero; the others are not written), and its share of
+ * J^T J (tangent_normal; none where no frame of it is weighed). */
+static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fit_space *w)
+{
+    double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+    int from = key_moves(seg, K, r, w), to = key_moves(seg + 1, K, r, w);
+    for (int a = 0; a < 3; a++) {
+        d0[a][a] = from ? h : 0.0;
+        d1[3 + a][a] = to ? h : 0.0;
+    }
+    if (w->seg_start[seg] != w->seg_start[seg + 1])
+        tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
+}
+
 /* The residual's derivatives in the free keys' TCB in closed form, and
  * from them the normal matrix J^T J (lower band).  The translation's
  * Hermite cubic is linear in its tangents (exact); the rotation's squad is
@@ -1268,28 +1285,27 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
     memset(w->normal, 0, (size_t)(n * BAND) * sizeof(double));
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+        if (w->tangent_keys) {
+            tangent_slopes(seg, K, scale * dt[seg], r, w);
+            continue;
+        }
         memset(d0, 0, 36 * sizeof(double));
         for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
             ptrdiff_t k = seg + slot;
             if (!key_moves(k, K, r, w))
                 continue;
             double dout[3][3], din[3][3], h = scale * dt[seg];
-            if (w->tangent_keys)  /* the tangents are the parameters */
-                for (int p = 0; p < 3; p++)
-                    for (int c = 0; c < 3; c++)
-                        dout[p][c] = din[p][c] = p == c;
-            else
-                tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
-                                    dt[k - 1] + dt[k], dout, din);
+            tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
+                                dt[k - 1] + dt[k], dout, din);
             for (int p = 0; p < 3; p++)
                 for (int c = 0; c < 3; c++) {
                     if (slot == 1) {  /* the end: T1 = in tangent */
                         d1[3 + p][c] = h * din[p][c];
-                        if (seg == 0 && !w->tangent_keys)  /* natural start */
+                        if (seg == 0)  /* natural start */
                             d0[3 + p][c] = -0.5 * h * din[p][c];
                     } else {          /* the start: T0 = out tangent */
                         d0[p][c] = h * dout[p][c];
-                        if (seg + 1 == K - 1 && !w->tangent_keys)  /* natural end */
+                        if (seg + 1 == K - 1)  /* natural end */
                             d1[p][c] = -0.5 * h * dout[p][c];
                     }
                 }
@@ -1301,10 +1317,6 @@ static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_ra
         int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
         if (w->seg_start[seg] == w->seg_start[seg + 1])
             continue;
-        if (w->tangent_keys) {
-            tangent_normal(seg, sum, scale * dt[seg], rows_from, rows_to, w);
-            continue;
-        }
         for (int a = rows_from; a < rows_to; a++)
             for (int b = rows_from; b <= a; b++) {
                 double s00 = 0.0, s01 = 0.0, s11 = 0.0;
@@ -1389,7 +1401,8 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        if (segment_residuals_held(held, keys, tcb, s, seg, n))
+        w->from_held[seg] = (unsigned char)segment_residuals_held(held, keys, tcb, s, seg, n);
+        if (w->from_held[seg])
             continue;
         for (ptrdiff_t j = first; j < first + n; j++) {
             s->between[missing] = w->at[j];
@@ -1410,7 +1423,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
         size_t bytes = (size_t)(3 * n) * sizeof(double);
         if (!n)
             continue;
-        if (segment_residuals_held(held, keys, tcb, s, seg, n)) {
+        if (w->from_held[seg]) {
             memcpy(s->residual + 3 * first, slot, bytes);
             continue;
         }
@@ -1685,7 +1698,7 @@ static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_se
     w->joined = -1;
     size_t n = (size_t)jt->n_frames;
     double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-                       + 2 * n * sizeof(ptrdiff_t));
+                       + 2 * n * sizeof(ptrdiff_t) + n);
     if (!d)
         return NULL;
     w->slope = d;
@@ -1703,6 +1716,7 @@ static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_se
     w->model_tcb = w->dt_store + n;
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
+    w->from_held = (unsigned char *)(w->seg_start + n);
     return d;
 }
 
@@ -2442,6 +2456,22 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     return status;
 }
 
+/* Whether the keys of a phase of drop_refitted (j->keys: the K backup
+ * keys without those where drop[o], which is set only from `first` on,
+ * DROP_SPACING apart) have orthogonal neighbours, where the backup keys
+ * have none: the keys beside each drop kept are the only new neighbours
+ * (drops are never next to one another, nor at an end). */
+static int joined_orthogonal(const joint_fit *j, const unsigned char *drop, ptrdiff_t first,
+                             ptrdiff_t K)
+{
+    for (ptrdiff_t o = first; o + 1 < K; o += DROP_SPACING) {
+        const ptrdiff_t beside[2] = {j->backup_keys[o - 1], j->backup_keys[o + 1]};
+        if (drop[o] && orthogonal_neighbours(j->jt, beside, 2))
+            return 1;
+    }
+    return 0;
+}
+
 /* Drops keys DROP_SPACING apart at once (but the hopeless ones) and
  * refits the DROP_NEAR keys on each side of each, keeping each drop whose
  * changed frames all stay within tolerance (drop_worst); a failed one
@@ -2451,6 +2481,7 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
+    int clear = 0;  /* j->keys known to have no orthogonal neighbours */
     for (int rotation = 0; rotation < 2 && j->jt->tangent_keys; rotation++)
         j->w.held[rotation] = &j->held[rotation];
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
@@ -2469,7 +2500,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         ptrdiff_t n = without(j, drop);
         take_spares(j, n);
         memset(j->mark, 0, (size_t)n);
-        for (ptrdiff_t o = 0, d = 0; o < K; o++)
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K; o += DROP_SPACING)  /* drop is set there alone */
             if (drop[o]) {
                 ptrdiff_t m = o - 1 - d++;  /* the left neighbour's index now */
                 j->mark[m] = j->mark[m + 1] = 1;
@@ -2478,7 +2509,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
         status = refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
-        for (ptrdiff_t o = 0, d = 0; o < K && status == KB_OK; o++) {
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K && status == KB_OK; o += DROP_SPACING) {
             if (!drop[o])
                 continue;
             ptrdiff_t m = o - 1 - d++;
@@ -2515,12 +2546,15 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             }
             take_spares(j, out);
         }
-        if (status == KB_OK && orthogonal_neighbours(j->jt, j->keys, j->K) &&
-            worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
+        int orthogonal = status == KB_OK && (clear ? joined_orthogonal(j, drop, 1 + phase, K)
+                                                   : orthogonal_neighbours(j->jt, j->keys, j->K));
+        if (orthogonal && worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
             memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
             for (int c = 0; c < j->channels; c++)
                 memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));
             j->K = K;
+        } else {
+            clear = !orthogonal;
         }
     }
     j->w.held[0] = j->w.held[1] = NULL;
@@ -2658,7 +2692,9 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
         status = key_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;
-        for (int c = 0; c < 2; c++)  /* the rows of keys dropped */
+        /* the rows of keys dropped; a channel not scored (c >= channels)
+         * was zeroed whole above and never written since */
+        for (int c = 0; c < j.channels; c++)
             memset(j.tcb[c] + 3 * j.K, 0, (size_t)(3 * (F - j.K)) * sizeof(double));
         if (angle)
             memcpy(angle, j.s.angle, (size_t)F * sizeof(double));
