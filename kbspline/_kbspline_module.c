@@ -172,6 +172,19 @@ static PyObject *new_array(int ndim, npy_intp *dims)
     return PyArray_SimpleNew(ndim, dims, NPY_DOUBLE);
 }
 
+/* Cuts out, a new array this call made and shares with nothing, down to
+ * its first n rows in place (realloc'd: a slice's view of them cost each
+ * call about as much as parsing its arguments); 0 with an exception. */
+static int cut_rows(PyObject *out, npy_intp n)
+{
+    PyArrayObject *a = (PyArrayObject *)out;
+    npy_intp dims[2] = {n, PyArray_NDIM(a) > 1 ? PyArray_DIM(a, 1) : 0};
+    PyArray_Dims shape = {dims, PyArray_NDIM(a)};
+    PyObject *none = PyArray_Resize(a, &shape, 0, NPY_CORDER);
+    Py_XDECREF(none);
+    return none != NULL;
+}
+
 PyDoc_STRVAR(tcb_build_doc,
 "tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"
 "          start_tangent, end_tangent, timing, ends, with_ease, with_tangents,\n"
@@ -981,12 +994,15 @@ done:
     return result;
 }
 
-/* A 1-D intp copy of an array of frame indices, or NULL with an exception. */
+/* An array of frame indices as a 1-D C-contiguous intp array (a new
+ * reference: the very array where it is one already, else a copy), or
+ * NULL with an exception.  The core only reads keys (those it writes go
+ * to a new array), so a copy of an array that is already one bought
+ * nothing: the reduction's ~200 calls a pass each copied theirs. */
 static PyArrayObject *key_frames(PyObject *obj)
 {
     return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
-                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                            NPY_ARRAY_ENSURECOPY);
+                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
 }
 
 PyDoc_STRVAR(reduce_greedy_order_doc,
@@ -1173,9 +1189,8 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
         raise_core_error(status, &err);
         goto done;
     }
-    result = Py_BuildValue("(NNNOO)", PySequence_GetSlice((PyObject *)keys, 0, n),
-                           PySequence_GetSlice(out[0], 0, n),
-                           PySequence_GetSlice(out[1], 0, n), out[2], out[3]);
+    if (cut_rows((PyObject *)keys, n) && cut_rows(out[0], n) && cut_rows(out[1], n))
+        result = Py_BuildValue("(OOOOO)", keys, out[0], out[1], out[2], out[3]);
 done:
     Py_XDECREF(keys);
     for (int i = 0; i < 4; i++)
@@ -1257,10 +1272,8 @@ static PyObject *reduce_merge(PyObject *self, PyObject *args)
         raise_core_error(status, &err);
     else if (!n)
         result = (Py_INCREF(Py_None), Py_None);
-    else
-        result = Py_BuildValue("(NNN)", PySequence_GetSlice(out[0], 0, n),
-                               PySequence_GetSlice(out[1], 0, n),
-                               PySequence_GetSlice(out[2], 0, n));
+    else if (cut_rows(out[0], n) && cut_rows(out[1], n) && cut_rows(out[2], n))
+        result = Py_BuildValue("(OOO)", out[0], out[1], out[2]);
 done:
     for (int side = 0; side < 2; side++)
         Py_XDECREF(keys[side]);
@@ -1308,8 +1321,8 @@ static PyObject *reduce_sweep(PyObject *self, PyObject *args)
         raise_core_error(status, &err);
         goto done;
     }
-    result = Py_BuildValue("(NNN)", PySequence_GetSlice(keys, 0, n),
-                           PySequence_GetSlice(out[0], 0, n), PySequence_GetSlice(out[1], 0, n));
+    if (cut_rows(keys, n) && cut_rows(out[0], n) && cut_rows(out[1], n))
+        result = Py_BuildValue("(OOO)", keys, out[0], out[1]);
 done:
     Py_XDECREF(keys);
     Py_XDECREF(out[0]);
@@ -1352,7 +1365,14 @@ static int check_tcb(PyObject *obj, const char *name, npy_intp K, PyArrayObject 
 static PyObject *copy_of_curve(PyObject *obj, const char *name, npy_intp F, npy_intp width)
 {
     PyArrayObject *a;
-    return check_rows(obj, name, F, width, 0, &a) ? PyArray_NewCopy(a, NPY_CORDER) : NULL;
+    if (!check_rows(obj, name, F, width, 0, &a))
+        return NULL;
+    npy_intp dims[2] = {F, width};
+    PyObject *copy = new_array(2, dims);  /* a memcpy: NewCopy's machinery cost more */
+    if (copy)
+        memcpy(PyArray_DATA((PyArrayObject *)copy), PyArray_DATA(a),
+               (size_t)(F * width) * sizeof(double));
+    return copy;
 }
 
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)

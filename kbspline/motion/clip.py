@@ -133,7 +133,8 @@ class Motion:
         """(J, F, 4) local joint rotations, (w, x, y, z); identity for
         joints without rotation channels."""
         self._check_columns()
-        out = np.tile([1.0, 0.0, 0.0, 0.0], (len(self.joints), self.num_frames, 1))
+        out = np.zeros((len(self.joints), self.num_frames, 4))  # identity (np.tile cost more)
+        out[..., 0] = 1.0
         # one conversion per Euler order for all its joints (the core converts
         # each frame alone, so this is bit for bit the per-joint result);
         # missing axes read a column of zeros appended to the frames
@@ -154,8 +155,7 @@ class Motion:
                 columns.append([start + k for k in axes] + [zero] * (3 - len(axes)))
             start += len(channels)
         for order, (members, columns) in groups.items():
-            angles = frames[:, columns].transpose(1, 0, 2)  # (joints, F, 3)
-            out[members] = quat_from_euler(angles, order, degrees=True)
+            out[members] = _from_euler(frames[:, columns], order)
         return out
 
     def translations(self) -> NDArray[np.float64]:
@@ -238,6 +238,17 @@ def _euler_angles(q, order):
     a = np.where(w * w + qa * qa >= qb * qb + qc * qc, np.arctan2(qa, w), np.arctan2(qc, qb))
     b = np.arctan2(np.cos(a) * qb + np.sin(a) * qc, np.cos(a) * w + np.sin(a) * qa)
     return 2.0 * np.column_stack([a, b])
+
+
+def _from_euler(angles, order):
+    """(joints, F, 4) rotations of angles (F, joints, 3) in degrees: converted
+    as gathered, as transposed first the conversion copied them row by row
+    (31 000 copies of three angles on 131_01); on an error, again transposed
+    first, so that the message names the angle as (joint, frame)."""
+    try:
+        return quat_from_euler(angles, order, degrees=True).transpose(1, 0, 2)
+    except ValueError:
+        return quat_from_euler(angles.transpose(1, 0, 2), order, degrees=True)
 
 
 def check_motion(value: object, name: str = "motion") -> None:

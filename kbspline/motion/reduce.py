@@ -466,8 +466,10 @@ def _dropped_joint(joint, choice_and_scale):
         return keys, rtcb, ttcb
     if joint.drop_memory is None:
         F = len(joint.frames[0])
-        joint.drop_memory = (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp),
-                             np.zeros((F, 2)), np.zeros(F, dtype=np.intp))
+        around = np.empty((F, 4), dtype=np.intp)
+        around.fill(-1)  # np.full's Python wrapper cost several times the fill
+        joint.drop_memory = (np.zeros((F, 2)), around, np.zeros((F, 2)),
+                             np.zeros(F, dtype=np.intp))
     return _core.reduce_drop(*joint.frames, *tolerances, keys, rtcb, ttcb,
                              joint.drop_memory, joint.tangent_keys, False)[:3]
 
