@@ -995,14 +995,28 @@ done:
 }
 
 /* An array of frame indices as a 1-D C-contiguous intp array (a new
- * reference: the very array where it is one already, else a copy), or
- * NULL with an exception.  The core only reads keys (those it writes go
- * to a new array), so a copy of an array that is already one bought
- * nothing: the reduction's ~200 calls a pass each copied theirs. */
-static PyArrayObject *key_frames(PyObject *obj)
+ * reference), or NULL with an exception.  With `private`, an array no one
+ * else holds (the conversion's own, else a copy of it): the core reads it
+ * with the GIL released (another thread could change the caller's array
+ * between the core's check of the keys and its reads of them), or after
+ * later arguments' conversions ran Python code (__array__) that could, or
+ * beside outputs a view of the caller's could alias.  Without, the very
+ * array where it is one already: for callers that copy the keys at once,
+ * holding the GIL (a copy bought nothing: the reduction's ~200 calls a
+ * pass each copied theirs). */
+static PyArrayObject *key_frames(PyObject *obj, int private)
 {
-    return (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
-                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_INTP, 1, 1,
+                                                        NPY_ARRAY_C_CONTIGUOUS |
+                                                        NPY_ARRAY_ALIGNED);
+    if (!a || !private || (Py_REFCNT(a) == 1 && PyArray_CHKFLAGS(a, NPY_ARRAY_OWNDATA)))
+        return a;  /* (a conversion's new array: no one else holds it) */
+    npy_intp n = PyArray_DIM(a, 0);
+    PyArrayObject *copy = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_INTP);
+    if (copy)
+        memcpy(PyArray_DATA(copy), PyArray_DATA(a), (size_t)n * sizeof(npy_intp));
+    Py_DECREF(a);
+    return copy;
 }
 
 PyDoc_STRVAR(reduce_greedy_order_doc,
@@ -1024,7 +1038,7 @@ static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
                           &distance_tolerance, &floor, &keyed_obj) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations"))
         return NULL;
-    if (keyed_obj != Py_None && !(keyed = key_frames(keyed_obj)))
+    if (keyed_obj != Py_None && !(keyed = key_frames(keyed_obj, 0)))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), capacity = F > 2 ? F - 2 : 0;
     ptrdiff_t n = keyed ? PyArray_DIM(keyed, 0) : 0, first = n;
@@ -1144,7 +1158,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
                                       &distance_tolerance, &o[3], &tangent_keys, &errors)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
-        !(keys = key_frames(o[3])))
+        !(keys = key_frames(o[3], 0)))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
     ptrdiff_t n = PyArray_DIM(keys, 0);
@@ -1237,7 +1251,7 @@ static PyObject *reduce_merge(PyObject *self, PyObject *args)
     const char *names[4] = {"old_rotation_rows", "old_translation_rows", "new_rotation_rows",
                             "new_translation_rows"};
     for (int side = 0; side < 2; side++) {
-        if (!(keys[side] = key_frames(o[3 * side])))
+        if (!(keys[side] = key_frames(o[3 * side], 1)))
             goto done;
         npy_intp K = PyArray_DIM(keys[side], 0);
         const ptrdiff_t *k = (const ptrdiff_t *)PyArray_DATA(keys[side]);
@@ -1385,7 +1399,8 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO|ppOp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
                           &errors, &translation, &since, &tangent_keys) ||
-        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") || !(keys = key_frames(o[3])))
+        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
+        !(keys = key_frames(o[3], 1)))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), K = PyArray_DIM(keys, 0);
     if (!check_tcb(o[4], "rotation_tcb", K, &tcb[0]) ||
@@ -1405,7 +1420,7 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         }
         for (int i = 0; i < 5; i++)
             from[i] = PyTuple_GET_ITEM(since, i);
-        if (!(from_keys = key_frames(from[0])))
+        if (!(from_keys = key_frames(from[0], 1)))
             goto done;
         npy_intp n_from = PyArray_DIM(from_keys, 0);
         if (!check_tcb(from[1], "since's rotation_tcb", n_from, &from_tcb[0]) ||
@@ -2099,7 +2114,7 @@ static PyObject *fit_tcb_call(PyObject *args, int model)
                 : PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3],
                                    &o[4], &steps, &jacobian_every, &every)) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
-        !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3])))
+        !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3], 1)))
         return NULL;
     if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
         goto done;

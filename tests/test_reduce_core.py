@@ -445,3 +445,86 @@ def test_greedy_order_refuses_bad_times_with_every_frame_a_key(times, keyed):
     x = np.zeros((1, len(times), 3))
     with pytest.raises(core.CoreError, match="out of range"):
         core.reduce_greedy_order(times, q, x, 0.1, 0.1, 1.0, np.array(keyed, dtype=np.intp))
+
+
+class _Meddler:
+    """Key frames whose conversion (__array__) changes another argument's
+    keys, already converted, as any Python code the conversion runs could."""
+
+    def __init__(self, keys, victim, value):
+        self.keys, self.victim, self.value = keys, victim, value
+
+    def __array__(self, dtype=None, copy=None):
+        self.victim[1] = self.value
+        return self.keys
+
+
+def test_rebuild_takes_the_keys_as_converted():
+    """The keys the core reads are those the call was given, not what later
+    arguments' conversions made of the caller's array after."""
+    t, q, x = frames()
+    keys, since = np.array([0, 5, 19], np.intp), np.array([0, 10, 19], np.intp)
+    rot, trans = core.reduce_rebuild(t, q, x, since, None, None, False)[:2]
+    want = core.reduce_rebuild(t, q, x, keys, None, None, False, True,
+                               (since, None, None, rot, trans))
+    for value in (7, 1 << 40):
+        given = keys.copy()
+        got = core.reduce_rebuild(t, q, x, given, None, None, False, True,
+                                  (_Meddler(since, given, value), None, None, rot, trans))
+        assert given[1] == value
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_merge_takes_the_old_keys_as_converted():
+    F = 12
+    old, new = np.array([0, 2, 4, 6, 8, 10, 11], np.intp), np.array([0, 4, 8, 11], np.intp)
+    new_rotation = np.zeros((4, 3))
+    new_rotation[1] = 1.0  # two pieces differ, 0 .. 8 and 8 .. 11
+    rows = (np.zeros((7, 3)), np.zeros((7, 3)), new_rotation, np.zeros((4, 3)))
+    worst = np.full(F, 0.25)
+    worst[2] = 1.0  # the first fails: the old keys there
+    want = core.reduce_merge(old, *rows[:2], new, *rows[2:], worst, 0.5)
+    assert want is not None and want[0].tolist() == [0, 2, 4, 6, 8, 11]
+    given = old.copy()
+    got = core.reduce_merge(given, *rows[:2], _Meddler(new, given, 3), *rows[2:], worst, 0.5)
+    assert given[1] == 3
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_rebuild_reads_its_own_keys_while_another_thread_changes_the_callers():
+    """The core reads the keys with the GIL released: another thread that
+    changes the caller's array then (to a frame past the clip, here) must
+    not reach the core between its check of the keys and its reads."""
+    import threading
+    import time
+    F = 100_000
+    t = np.arange(F) / 30.0
+    q = np.zeros((1, F, 4))
+    q[..., 0] = 1.0
+    x = np.zeros((1, F, 3))
+    keys = np.arange(0, F, 2, dtype=np.intp)
+    keys[-1] = F - 1
+    i = len(keys) // 2
+    good, done = keys[i], threading.Event()
+
+    def meddle():
+        while not done.is_set():
+            keys[i] = 1 << 40
+            time.sleep(0.0002)
+            keys[i] = good
+            time.sleep(0.0002)
+
+    thread = threading.Thread(target=meddle)
+    thread.start()
+    try:
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            try:
+                core.reduce_rebuild(t, q, x, keys, None, None, True, True)
+            except core.CoreError:
+                pass  # the keys as converted were past the clip: refused
+    finally:
+        done.set()
+        thread.join()
