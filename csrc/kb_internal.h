@@ -101,6 +101,34 @@ void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                     ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32);
 
+/* Joint j of a world search's clip under these tolerances. */
+static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
+                                            double distance, int tangent_keys)
+{
+    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
+                          c->translations + 3 * c->n_frames * j, angle, distance,
+                          tangent_keys};
+    return jt;
+}
+
+/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
+static inline double kb_nan_max(const double *v, ptrdiff_t n)
+{
+    double m = v[0];
+    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
+        if (v[i] > m || isnan(v[i]))
+            m = v[i];
+    return m;
+}
+
+/* Joint j's worst local errors under curves, rotations (n_frames, 4) and
+ * translations (n_frames, 3; NULL: none, *max_distance 0), as
+ * kb_reduce_errors measures them into angle and distance (n_frames each),
+ * NaN where one is (kb_reduce_world.c). */
+kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
+                               const double *translations, double *angle, double *distance,
+                               double *max_angle, double *max_distance, kb_error *err);
+
 /* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread
  * but none under min_chunk items unless there are fewer than n_threads,
  * which up to n_threads threads (the calling one among them) take in turn;

@@ -59,10 +59,7 @@ typedef struct {
 
 static kb_reduce_joint joint_at(const search *s, ptrdiff_t j, double angle, double distance)
 {
-    const kb_world_clip *c = s->clip;
-    kb_reduce_joint jt = {s->F, c->times, c->rotations + 4 * s->F * j,
-                          c->translations + 3 * s->F * j, angle, distance, 0};
-    return jt;
+    return kb_clip_joint(s->clip, j, angle, distance, 0);
 }
 
 /* Whether a cap binds joint j's tolerances at `scale`. */
@@ -402,16 +399,6 @@ static kb_status run(search *s, double first_scale, int search_passes, const dou
     return kb_ok(err);
 }
 
-/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
-static double largest(const double *v, ptrdiff_t n)
-{
-    double m = v[0];
-    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
-        if (v[i] > m || isnan(v[i]))
-            m = v[i];
-    return m;
-}
-
 /* The held curves' keys and errors (where no pass held, no keys, scale 0
  * and NaN errors), and every joint's greedy order, into out. */
 static kb_status write_out(search *s, kb_world_keys *out, kb_error *err)
@@ -434,16 +421,29 @@ static kb_status write_out(search *s, kb_world_keys *out, kb_error *err)
         memcpy(out->keys + j * F, c->keys, (size_t)c->n_keys * sizeof *c->keys);
         out->n_keys[j] = c->n_keys;
         out->max_position[j] = s->held[j].error;
-        kb_reduce_joint jt = joint_at(s, j, 1.0, 1.0);
-        kb_status status = kb_reduce_errors(&jt, c->rotations, moves ? c->translations : NULL,
-                                            s->angle, moves ? s->distance : NULL, err);
-        if (status != KB_OK) {
-            err->track = j;
+        kb_status status = kb_clip_worst_errors(s->clip, j, c->rotations,
+                                                moves ? c->translations : NULL, s->angle,
+                                                s->distance, &out->max_angle[j],
+                                                &out->max_distance[j], err);
+        if (status != KB_OK)
             return status;
-        }
-        out->max_angle[j] = largest(s->angle, F);
-        out->max_distance[j] = moves ? largest(s->distance, F) : 0.0;
     }
+    return kb_ok(err);
+}
+
+kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
+                               const double *translations, double *angle, double *distance,
+                               double *max_angle, double *max_distance, kb_error *err)
+{
+    kb_reduce_joint jt = kb_clip_joint(clip, j, 1.0, 1.0, 0);
+    kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
+                                        translations ? distance : NULL, err);
+    if (status != KB_OK) {
+        err->track = j;
+        return status;
+    }
+    *max_angle = kb_nan_max(angle, clip->n_frames);
+    *max_distance = translations ? kb_nan_max(distance, clip->n_frames) : 0.0;
     return kb_ok(err);
 }
 

@@ -915,6 +915,52 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
                                  kb_progress_fn progress, void *progress_ctx, int n_threads,
                                  kb_world_keys *out, kb_error *err);
 
+/* ------------------------------------------------------------------ */
+/* The world-space search with tangent keys (reduce_keys with          */
+/* position_tolerance and fit=True; see kbspline.motion.reduce).       */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    ptrdiff_t *keys;          /* (n_joints, n_frames): joint j's from j * n_frames */
+    ptrdiff_t *n_keys;        /* (n_joints,) */
+    double *rotation_rows;    /* (n_joints, n_frames, 3) each key's rotation tangent */
+    double *translation_rows; /* (n_joints, n_frames, 3) and translation tangent */
+    double *max_position;     /* (n_joints,) worst distance of the joint's points */
+    double *max_angle;        /* (n_joints,) worst local rotation error */
+    double *max_distance;     /* (n_joints,) worst local translation error (0 unless moves) */
+    double scale;             /* the scale of the pass that held; 0 where none did */
+} kb_swept_keys;
+
+/*
+ * The world-space search with tangent keys: every joint's swept keys
+ * (kb_reduce_sweep) at its tolerances times scales[0], then scales[1]...
+ * until a pass keeps every point of every frame within position_tolerance
+ * (forward kinematics, each joint's curves rebuilt from those it built
+ * last); then for each of factors in turn, and last once more at no
+ * factor, every joint with more than two keys, most keys first (ties:
+ * joint order), has its keys dropped under its own scale times the factor
+ * (kb_reduce_drop, with a memory per joint kept through the search), and
+ * its fewer keys are kept where every point stays within the tolerance
+ * (only it and the joints below it placed again: kb_world_trial), else
+ * the pieces of them that hold (kb_reduce_merge) where those are fewer
+ * and hold; a joint whose keys are kept has its scale times the factor.
+ * With n_threads > 1, a pass's sweeps and a round's drops run on that
+ * many threads, the checks in order after them: the same keys, bit for
+ * bit.  progress (NULL: none) is called after pass k with k (k <=
+ * n_scales), after the pass that held with n_scales + 1, and after each
+ * round with one more.  Writes every output; where no pass held, only
+ * scale (0).  KB_EBADSHAPE for counts or parents out of range (track: the
+ * joint), KB_ERANGE for a position_tolerance that is negative or not
+ * finite, a scale or factor that is not positive and finite, or a
+ * tolerance or cap that is not positive (NaN included; track: the joint).
+ * Allocates about 75 n_frames doubles and 9 n_frames indices a joint,
+ * besides what each sweep, drop and rebuild allocates.
+ */
+kb_status kb_reduce_world_swept(const kb_world_clip *clip, double position_tolerance,
+                                const double *scales, int n_scales, const double *factors,
+                                int n_factors, kb_progress_fn progress, void *progress_ctx,
+                                int n_threads, kb_swept_keys *out, kb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,6 +128,13 @@ def reduce_world_greedy(
     progress: Optional[Callable[[int], object]], n_threads: int, /,
 ) -> tuple[Optional[list[NDArray[np.intp]]], _F64, _F64, _F64, _F64,
            list[NDArray[np.intp]], list[_F64], _F64, float, float]: ...
+def reduce_world_swept(
+    times: _F64, rotations: _F64, translations: _F64, parents: NDArray[np.intp],
+    moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,
+    truth: _F64, tolerances: _F64, caps: _F64, position_tolerance: float, scales: _F64,
+    factors: _F64, progress: Optional[Callable[[int], object]], n_threads: int, /,
+) -> Optional[tuple[list[NDArray[np.intp]], list[_F64], list[_F64], _F64, _F64, _F64,
+                    float]]: ...
 def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], tangent_keys: bool = False,

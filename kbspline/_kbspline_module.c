@@ -1683,6 +1683,25 @@ static PyObject *rows_of(npy_intp J, const void *data, npy_intp stride, const pt
     return list;
 }
 
+/* A list of J arrays (counts[j], 3): joint j's rows from data + j * F * 3. */
+static PyObject *table_rows_of(npy_intp J, const double *data, npy_intp F,
+                               const ptrdiff_t *counts)
+{
+    PyObject *list = PyList_New(J);
+    for (npy_intp j = 0; list && j < J; j++) {
+        npy_intp dims[2] = {counts[j], 3};
+        PyObject *rows = new_array(2, dims);
+        if (!rows) {
+            Py_CLEAR(list);
+            break;
+        }
+        memcpy(PyArray_DATA((PyArrayObject *)rows), data + j * F * 3,
+               (size_t)(3 * counts[j]) * sizeof(double));
+        PyList_SET_ITEM(list, j, rows);
+    }
+    return list;
+}
+
 /* reduce_world_greedy's outputs and its call of the core on a checked clip. */
 static PyObject *world_greedy_call(const kb_world_clip *clip, double position_tolerance,
                                    double first_scale, int search_passes,
@@ -1737,25 +1756,107 @@ static PyObject *world_greedy_call(const kb_world_clip *clip, double position_to
     return result;
 }
 
+/* The clip of a world search's first arguments, o = (times, rotations,
+ * translations, parents, moves, offsets, n_sites, sites, truth, tolerances,
+ * caps), checked, into *clip; copies[3] the copies it reads parents, moves
+ * and n_sites from (the caller's to release, NULL where not made). */
+static int parse_world_clip(PyObject *const o[11], PyArrayObject *copies[3],
+                            kb_world_clip *clip)
+{
+    PyArrayObject *a[3], *sites, *truth, *tolerances, *caps, *offsets;
+    copies[0] = copies[1] = copies[2] = NULL;
+    if (!check_clip(o, a))
+        return 0;
+    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0);
+    if (J < 1 || F < 2) {
+        PyErr_SetString(PyExc_ValueError, "need at least one joint and two frames");
+        return 0;
+    }
+    if (!(copies[0] = vector_of(o[3], NPY_INTP, J, "parents")) ||
+        !(copies[1] = vector_of(o[4], NPY_UINT8, J, "moves")) ||
+        !(copies[2] = vector_of(o[6], NPY_INTP, J, "n_sites")) ||
+        !check_rows(o[5], "offsets", J, 3, 0, &offsets) ||
+        !check_array(o[7], "sites", 2, 0, 0, 0, &sites) || !expect_dim(sites, 1, 3, "sites") ||
+        !check_array(o[8], "truth", 1, 0, 0, 0, &truth) ||
+        !check_rows(o[9], "tolerances", J, 2, 0, &tolerances) ||
+        !check_rows(o[10], "caps", J, 2, 0, &caps))
+        return 0;
+    for (npy_intp i = 0; i < 2 * J; i++)
+        if (!(((const double *)PyArray_DATA(tolerances))[i] > 0.0) ||
+            !(((const double *)PyArray_DATA(caps))[i] > 0.0)) {
+            PyErr_SetString(PyExc_ValueError, "tolerances and caps must be positive "
+                                              "(infinite for none)");
+            return 0;
+        }
+    const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(copies[2]);
+    npy_intp total_sites = 0, points = 0;
+    for (npy_intp j = 0; j < J; j++) {
+        if (site_counts[j] < 0 || site_counts[j] > PyArray_DIM(sites, 0) - total_sites) {
+            PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
+            return 0;
+        }
+        total_sites += site_counts[j];
+    }
+    points = J + total_sites;  /* each joint's origin and its sites */
+    if (points > PY_SSIZE_T_MAX / 3 / F) {
+        PyErr_SetString(PyExc_ValueError, "truth: too many points");
+        return 0;
+    }
+    if (!expect_dim(sites, 0, total_sites, "sites") ||
+        !expect_dim(truth, 0, 3 * F * points, "truth"))
+        return 0;
+    *clip = (kb_world_clip){J, F, (const double *)PyArray_DATA(a[0]),
+                            (const double *)PyArray_DATA(a[1]),
+                            (const double *)PyArray_DATA(a[2]),
+                            (const ptrdiff_t *)PyArray_DATA(copies[0]),
+                            (const unsigned char *)PyArray_DATA(copies[1]),
+                            (const double *)PyArray_DATA(offsets), site_counts,
+                            (const double *)PyArray_DATA(sites),
+                            (const double *)PyArray_DATA(truth),
+                            (const double *)PyArray_DATA(tolerances),
+                            (const double *)PyArray_DATA(caps)};
+    return 1;
+}
+
+/* Checks a world search's progress (a callable or None). */
+static int check_progress(PyObject *progress)
+{
+    if (progress == Py_None || PyCallable_Check(progress))
+        return 1;
+    PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+    return 0;
+}
+
+/* Checks a world search's scales or factors: a 1-D float64 array of at
+ * most INT_MAX entries, each positive and finite (min_n of them at least). */
+static int check_scales(PyObject *obj, const char *name, npy_intp min_n, PyArrayObject **a)
+{
+    if (!check_array(obj, name, 1, 0, 0, 0, a))
+        return 0;
+    npy_intp n = PyArray_DIM(*a, 0);
+    const double *v = (const double *)PyArray_DATA(*a);
+    int good = n >= min_n && n <= INT_MAX;
+    for (npy_intp i = 0; i < n && good; i++)
+        good = v[i] > 0.0 && v[i] < INFINITY;
+    if (!good)
+        PyErr_Format(PyExc_ValueError, "%s must be %s of positive finite numbers", name,
+                     min_n ? "a non-empty array" : "an array");
+    return good;
+}
+
 static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
 {
     PyObject *o[12], *progress = Py_None, *result = NULL;
-    PyArrayObject *a[3], *sites, *truth, *tolerances, *caps, *factors;
-    PyArrayObject *parents = NULL, *moves = NULL, *n_sites = NULL, *offsets;
+    PyArrayObject *copies[3], *factors;
     double position_tolerance, first_scale;
     int search_passes, n_threads;
+    kb_world_clip clip;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOddiOOi", &o[0], &o[1], &o[2], &o[3], &o[4],
                           &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &position_tolerance,
                           &first_scale, &search_passes, &o[11], &progress, &n_threads) ||
-        !check_clip(o, a))
+        !check_progress(progress))
         return NULL;
-    PyObject *factors_obj = o[11];
-    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0);
-    if (progress != Py_None && !PyCallable_Check(progress)) {
-        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
-        return NULL;
-    }
     if (n_threads < 1 || search_passes < 1) {
         PyErr_SetString(PyExc_ValueError, "n_threads and search_passes must be at least 1");
         return NULL;
@@ -1766,63 +1867,113 @@ static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
                                           "first_scale finite and positive");
         return NULL;
     }
-    if (J < 1 || F < 2) {
-        PyErr_SetString(PyExc_ValueError, "need at least one joint and two frames");
+    if (parse_world_clip(o, copies, &clip) &&
+        check_array(o[11], "factors", 1, 0, 0, 0, &factors)) {
+        if (PyArray_DIM(factors, 0) > INT_MAX)
+            PyErr_SetString(PyExc_ValueError, "factors: too many");
+        else
+            result = world_greedy_call(&clip, position_tolerance, first_scale, search_passes,
+                                       factors, progress, n_threads);
+    }
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(copies[i]);
+    return result;
+}
+
+PyDoc_STRVAR(reduce_world_swept_doc,
+"reduce_world_swept(times, rotations, translations, parents, moves, offsets,\n"
+"                   n_sites, sites, truth, tolerances, caps, position_tolerance,\n"
+"                   scales, factors, progress, n_threads)\n"
+"-> (keys, rotation_rows, translation_rows, max_position, max_angle,\n"
+"    max_distance, scale) or None\n\n"
+"The world-space search with tangent keys (kb_reduce_world_swept) on the\n"
+"clip as reduce_world_greedy takes it; scales (S,) the passes' scales in\n"
+"turn, factors (N,) the loosening rounds'.  progress(passes) is called as\n"
+"kb_reduce_world_swept says (None: none), and an exception from it, or a\n"
+"signal's (Ctrl-C), stops the search and propagates; n_threads sweep and\n"
+"drop the joints.  Returns per joint its keys and each key's tangent rows\n"
+"(lists of J arrays), worst world-space error, angle and distance, and the\n"
+"scale of the pass that held; None where none did.  Private: see\n"
+"kbspline.motion.reduce.");
+
+/* reduce_world_swept's outputs and its call of the core on a checked clip. */
+static PyObject *world_swept_call(const kb_world_clip *clip, double position_tolerance,
+                                  PyArrayObject *scales, PyArrayObject *factors,
+                                  PyObject *progress, int n_threads)
+{
+    npy_intp J = clip->n_joints, F = clip->n_frames, JF[2] = {J, F}, JF3[3] = {J, F, 3};
+    PyObject *result = NULL, *out[7] = {
+        PyArray_SimpleNew(2, JF, NPY_INTP), PyArray_SimpleNew(1, &J, NPY_INTP),
+        new_array(3, JF3), new_array(3, JF3), new_array(1, &J), new_array(1, &J),
+        new_array(1, &J)};
+    int made = 1;
+    for (int i = 0; i < 7; i++)
+        made = made && out[i];
+    if (made) {
+        void *data[7];
+        for (int i = 0; i < 7; i++)
+            data[i] = PyArray_DATA((PyArrayObject *)out[i]);
+        kb_swept_keys keys = {data[0], data[1], data[2], data[3], data[4], data[5], data[6],
+                              0.0};
+        kb_error err;
+        kb_status status;
+        Py_BEGIN_ALLOW_THREADS
+        status = kb_reduce_world_swept(clip, position_tolerance,
+                                       (const double *)PyArray_DATA(scales),
+                                       (int)PyArray_DIM(scales, 0),
+                                       (const double *)PyArray_DATA(factors),
+                                       (int)PyArray_DIM(factors, 0), call_progress,
+                                       progress == Py_None ? NULL : progress, n_threads,
+                                       &keys, &err);
+        Py_END_ALLOW_THREADS
+        if (status == KB_OK && keys.scale == 0.0) {
+            result = (Py_INCREF(Py_None), Py_None);
+        } else if (status == KB_OK) {
+            PyObject *rows[3] = {
+                rows_of(J, keys.keys, F, keys.n_keys, NPY_INTP, sizeof(ptrdiff_t)),
+                table_rows_of(J, keys.rotation_rows, F, keys.n_keys),
+                table_rows_of(J, keys.translation_rows, F, keys.n_keys)};
+            if (rows[0] && rows[1] && rows[2])
+                result = Py_BuildValue("(OOOOOOd)", rows[0], rows[1], rows[2], out[4],
+                                       out[5], out[6], keys.scale);
+            for (int i = 0; i < 3; i++)
+                Py_XDECREF(rows[i]);
+        } else if (status != KB_ESTOPPED)  /* stopped: progress's exception is set */
+            raise_core_error(status, &err);
+    } else if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    for (int i = 0; i < 7; i++)
+        Py_XDECREF(out[i]);
+    return result;
+}
+
+static PyObject *reduce_world_swept(PyObject *self, PyObject *args)
+{
+    PyObject *o[13], *progress = Py_None, *result = NULL;
+    PyArrayObject *copies[3], *scales, *factors;
+    double position_tolerance;
+    int n_threads;
+    kb_world_clip clip;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOdOOOi", &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &position_tolerance,
+                          &o[11], &o[12], &progress, &n_threads) ||
+        !check_progress(progress))
+        return NULL;
+    if (n_threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "n_threads must be at least 1");
         return NULL;
     }
-    if (!(parents = vector_of(o[3], NPY_INTP, J, "parents")) ||
-        !(moves = vector_of(o[4], NPY_UINT8, J, "moves")) ||
-        !(n_sites = vector_of(o[6], NPY_INTP, J, "n_sites")) ||
-        !check_rows(o[5], "offsets", J, 3, 0, &offsets) ||
-        !check_array(o[7], "sites", 2, 0, 0, 0, &sites) || !expect_dim(sites, 1, 3, "sites") ||
-        !check_array(o[8], "truth", 1, 0, 0, 0, &truth) ||
-        !check_rows(o[9], "tolerances", J, 2, 0, &tolerances) ||
-        !check_rows(o[10], "caps", J, 2, 0, &caps) ||
-        !check_array(factors_obj, "factors", 1, 0, 0, 0, &factors))
-        goto done;
-    if (PyArray_DIM(factors, 0) > INT_MAX) {
-        PyErr_SetString(PyExc_ValueError, "factors: too many");
-        goto done;
+    if (!(position_tolerance >= 0.0 && position_tolerance < INFINITY)) {
+        PyErr_SetString(PyExc_ValueError, "position_tolerance must be finite and not negative");
+        return NULL;
     }
-    for (npy_intp i = 0; i < 2 * J; i++)
-        if (!(((const double *)PyArray_DATA(tolerances))[i] > 0.0) ||
-            !(((const double *)PyArray_DATA(caps))[i] > 0.0)) {
-            PyErr_SetString(PyExc_ValueError, "tolerances and caps must be positive "
-                                              "(infinite for none)");
-            goto done;
-        }
-    const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(n_sites);
-    npy_intp total_sites = 0, points = 0;
-    for (npy_intp j = 0; j < J; j++) {
-        if (site_counts[j] < 0 || site_counts[j] > PyArray_DIM(sites, 0) - total_sites) {
-            PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
-            goto done;
-        }
-        total_sites += site_counts[j];
-    }
-    points = J + total_sites;  /* each joint's origin and its sites */
-    if (points > PY_SSIZE_T_MAX / 3 / F) {
-        PyErr_SetString(PyExc_ValueError, "truth: too many points");
-        goto done;
-    }
-    if (!expect_dim(sites, 0, total_sites, "sites") ||
-        !expect_dim(truth, 0, 3 * F * points, "truth"))
-        goto done;
-    kb_world_clip clip = {J, F, (const double *)PyArray_DATA(a[0]),
-                          (const double *)PyArray_DATA(a[1]),
-                          (const double *)PyArray_DATA(a[2]),
-                          (const ptrdiff_t *)PyArray_DATA(parents),
-                          (const unsigned char *)PyArray_DATA(moves),
-                          (const double *)PyArray_DATA(offsets), site_counts,
-                          (const double *)PyArray_DATA(sites), (const double *)PyArray_DATA(truth),
-                          (const double *)PyArray_DATA(tolerances),
-                          (const double *)PyArray_DATA(caps)};
-    result = world_greedy_call(&clip, position_tolerance, first_scale, search_passes,
-                               factors, progress, n_threads);
-done:
-    Py_XDECREF(parents);
-    Py_XDECREF(moves);
-    Py_XDECREF(n_sites);
+    if (parse_world_clip(o, copies, &clip) && check_scales(o[11], "scales", 1, &scales) &&
+        check_scales(o[12], "factors", 0, &factors))
+        result = world_swept_call(&clip, position_tolerance, scales, factors, progress,
+                                  n_threads);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(copies[i]);
     return result;
 }
 
@@ -2186,6 +2337,7 @@ static PyMethodDef methods[] = {
     {"reduce_errors", reduce_errors, METH_VARARGS, reduce_errors_doc},
     {"joint_world", joint_world, METH_VARARGS, joint_world_doc},
     {"reduce_world_greedy", reduce_world_greedy, METH_VARARGS, reduce_world_greedy_doc},
+    {"reduce_world_swept", reduce_world_swept, METH_VARARGS, reduce_world_swept_doc},
     {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"reduce_sweep", reduce_sweep, METH_VARARGS, reduce_sweep_doc},

@@ -2,9 +2,8 @@
 _core.reduce_merge, and kb_joint_world's frame_worst): the merge of a
 joint's old and new tangent keys against a plain Python oracle written
 from its description, on random legal input, with the drops it remembers;
-its refusals of bad input; and on a real clip, the world search keeping
-pieces of joints' new keys, within the bound, fewer keys than keeping
-each joint's new keys whole or not at all."""
+and its refusals of bad input (the world search keeping the pieces that
+hold: tests/test_world_swept.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -170,24 +169,3 @@ def test_joint_world_writes_each_frames_worst():
         _core.joint_world(None, None, q, offsets, sites, None, np.inf, worst)
     with pytest.raises(ValueError):
         _core.joint_world(None, None, q, offsets, sites, truth, np.inf, np.zeros(F - 1))
-
-
-def test_the_world_search_keeps_pieces_of_new_keys(walk, monkeypatch):
-    """Where a joint's new tangent keys take some frame past the bound, the
-    loosening keeps the pieces of them that hold: within the bound, fewer
-    keys than keeping each joint's new keys whole or not at all."""
-    from kbspline.motion import reduce as reduce_module
-    merge, merged = _core.reduce_merge, []
-
-    def counted(*args):
-        result = merge(*args)
-        merged.append(result is not None)
-        return result
-
-    monkeypatch.setattr(reduce_module._core, "reduce_merge", counted)
-    pieces = reduce_keys(walk, position_tolerance=0.3)
-    assert any(merged) and world_error(walk, pieces).max() <= 0.3
-    monkeypatch.setattr(reduce_module._core, "reduce_merge", lambda *args: None)
-    whole = reduce_keys(walk, position_tolerance=0.3)
-    assert world_error(walk, whole).max() <= 0.3
-    assert pieces.num_keys < whole.num_keys

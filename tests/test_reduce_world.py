@@ -15,6 +15,7 @@ from kbspline import _kbspline as _core
 from kbspline.motion import Joint, Motion, Reduction, read_bvh, reduce_keys
 from kbspline.motion.clip import POSITION_CHANNELS
 from mocap import CLIPS, MISSING
+from world_swept_oracle import same as _same, world_swept
 
 
 def oracle_points(motion, matrices, translations, virtual_distance=None):
@@ -403,14 +404,16 @@ def test_a_greedy_pass_past_the_tolerance_carries_on_no_joint_after_it(
         assert floor == [64.0] * J
 
 
-@pytest.mark.parametrize("fit", [False, True])
+@pytest.mark.parametrize("fit", [False, "tcb"])
 def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypatch):
-    """A fitted pass chooses each joint's keys as the world check reaches
-    it, so on one thread a pass that strays past the tolerance at a joint
-    leaves the joints after it unchosen (here every fitted pass is made to
-    stray; the greedy passes, in C, start too loose: the test above); on two
-    threads the joints run ahead, and the reduction is the same, bit for
-    bit, greedy or fitted."""
+    """A fitted pass of TCB keys chooses each joint's keys as the world
+    check reaches it, so on one thread a pass that strays past the
+    tolerance at a joint leaves the joints after it unchosen (here every
+    fitted pass is made to stray; the greedy passes, and the whole search
+    with tangent keys, run in C: the test above, and
+    test_swept_search_is_the_same_on_any_threads); on two threads the joints
+    run ahead, and the reduction is the same, bit for bit, greedy or
+    fitted."""
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
@@ -489,6 +492,10 @@ def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, fit, 
         monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", (factor,))
         monkeypatch.setattr(reduce_module, "TANGENT_LOOSEN_FACTORS", (factor,))
         kept = reduce_keys(walk, position_tolerance=0.5, fit=fit)
+        if fit is True:  # the search in C: its swept keys as the oracle has them
+            oracle, swept = world_swept(walk, 0.5)
+            assert _same(kept, oracle)
+            found.append(swept)
         assert kept.num_keys < sum(map(len, found[-1]))
         assert world_error(walk, kept).max() <= 0.5
         subsets = [set(after) <= set(before) for before, after in zip(found[-1], kept.key_frames)]
@@ -614,9 +621,7 @@ def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
     J = len(clip.joints)
     if frames:  # nothing on threads
         assert handed == []
-    elif fit:  # fitted passes, loosening and drops; the local selection
-        assert 3 * J < world_handed < 100 * J and len(handed) == world_handed + J
-    else:  # the local selections
+    else:  # the local selections (the world searches run their threads in C)
         assert world_handed == 0 and len(handed) == J
 
 

@@ -87,16 +87,20 @@ static int counting(void *ctx, int passes)
 static const double factors[4] = {2.0, 1.41, 1.19, 1.09};
 
 /* The worst distance of each joint's points from the truth under the
- * curves through r's keys, each built whole (not from other keys). */
-static int placed_whole(const result *r, double *worst)
+ * curves through these keys (joint j's n_keys[j] from j * F), with each
+ * key's tangent rows (rows[c] + 3 * F * j; NULL: KB keys), each built
+ * whole (not from other keys). */
+static int placed_whole(const ptrdiff_t *keys, const ptrdiff_t *n_keys,
+                        const double *const rows[2], double *worst)
 {
     static double q[J][F * 4], x[J][F * 3], world_rot[J][F * 9], origin[J][F * 3];
     const double *t = truth;
     kb_error err;
     for (int j = 0; j < J; j++) {
-        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0, 0};
-        if (kb_reduce_rebuild(&jt, r->keys + j * F, r->n_keys[j], NULL, NULL, q[j], x[j],
-                              NULL, NULL, &err) != KB_OK ||
+        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0, rows != NULL};
+        if (kb_reduce_rebuild(&jt, keys + j * F, n_keys[j], rows ? rows[0] + 3 * F * j : NULL,
+                              rows ? rows[1] + 3 * F * j : NULL, q[j], x[j], NULL, NULL,
+                              &err) != KB_OK ||
             kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
                            moves[j] ? x[j] : offsets + 3 * j, moves[j] ? 3 : 0, n_sites[j],
                            n_sites[j] ? sites : NULL, t, INFINITY, world_rot[j], origin[j],
@@ -125,7 +129,7 @@ KB_TEST(test_reduce_world_keeps_every_point_within_the_tolerance)
     for (int k = 0; k < 2; k++) {
         const result *r = k ? &searched : &loosened;
         double worst[J];
-        KB_ASSERT(placed_whole(r, worst));
+        KB_ASSERT(placed_whole(r->keys, r->n_keys, NULL, worst));
         for (int j = 0; j < J; j++) {
             const ptrdiff_t *keys = r->keys + j * F;
             KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
@@ -286,4 +290,156 @@ KB_TEST(test_reduce_world_keys_are_the_greedy_keys_at_each_joints_scale)
         KB_ASSERT(!k || (r.scales[0] * tolerances[0] > capped[0] &&
                          r.scales[1] * tolerances[2] > capped[2]));  /* the caps bind */
     }
+}
+
+/* Outputs of one search with tangent keys. */
+typedef struct {
+    ptrdiff_t keys[J * F], n_keys[J];
+    double rows[2][J * F * 3], position[J], angle[J], distance[J];
+    kb_swept_keys out;
+} swept;
+
+static void wire_swept(swept *r)
+{
+    r->out = (kb_swept_keys){r->keys, r->n_keys, r->rows[0], r->rows[1], r->position, r->angle,
+                             r->distance, 0.0};
+}
+
+static const double sweep_scales[4] = {2.0, 1.0, 0.5, 0.25}, tangent_factors[2] = {2.0, 1.68};
+
+KB_TEST(test_reduce_world_swept_keeps_every_point_within_the_tolerance)
+{
+    KB_ASSERT(chain());
+    static swept loosened, unloosened, threaded;
+    static result greedy;
+    kb_error err;
+    wire_swept(&loosened);
+    wire_swept(&unloosened);
+    wire_swept(&threaded);
+    wire(&greedy);
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, tangent_factors, 2, NULL, NULL,
+                                    1, &loosened.out, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
+                                     &greedy.out, &err) == KB_OK);
+    /* passes from higher scales, without the rounds */
+    const double from_high[4] = {64.0, 32.0, 0.5, 0.25};
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, NULL, 0, NULL, NULL, 1,
+                                    &unloosened.out, &err) == KB_OK);
+    KB_ASSERT(loosened.out.scale == 0.5 && unloosened.out.scale == 0.5);
+    ptrdiff_t total[3] = {0, 0, 0};
+    for (int k = 0; k < 2; k++) {
+        swept *r = k ? &unloosened : &loosened;
+        const double *rows[2] = {r->rows[0], r->rows[1]};
+        double worst[J];
+        KB_ASSERT(placed_whole(r->keys, r->n_keys, rows, worst));
+        for (int j = 0; j < J; j++) {
+            const ptrdiff_t *keys = r->keys + j * F;
+            KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
+            for (ptrdiff_t i = 1; i < r->n_keys[j]; i++)
+                KB_ASSERT(keys[i] > keys[i - 1]);
+            KB_ASSERT(worst[j] <= 1.0);
+            KB_ASSERT(r->position[j] == worst[j]);  /* the same curves, bit for bit */
+            KB_ASSERT(r->angle[j] > 0.0 && (moves[j] ? r->distance[j] > 0.0
+                                                      : r->distance[j] == 0.0));
+            total[k] += r->n_keys[j];
+        }
+    }
+    for (int j = 0; j < J; j++)
+        total[2] += greedy.n_keys[j];
+    /* the drops keep fewer than the sweep alone, which keeps fewer than greedy keys */
+    KB_ASSERT(total[0] < total[1] && total[1] < total[2]);
+    /* threads sweep and drop ahead of the checks: the same result */
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, tangent_factors, 2, NULL, NULL,
+                                    2, &threaded.out, &err) == KB_OK);
+    KB_ASSERT(!memcmp(threaded.keys, loosened.keys, sizeof loosened.keys) &&
+              !memcmp(threaded.n_keys, loosened.n_keys, sizeof loosened.n_keys) &&
+              !memcmp(threaded.position, loosened.position, sizeof loosened.position) &&
+              !memcmp(threaded.angle, loosened.angle, sizeof loosened.angle));
+    for (int j = 0; j < J; j++)
+        for (int c = 0; c < 2; c++)
+            KB_ASSERT(!memcmp(threaded.rows[c] + 3 * F * j, loosened.rows[c] + 3 * F * j,
+                              (size_t)(3 * loosened.n_keys[j]) * sizeof(double)));
+}
+
+static int reported[16], n_reported;
+
+static int recording(void *ctx, int passes)
+{
+    (void)ctx;
+    if (n_reported < 16)
+        reported[n_reported++] = passes;
+    return passes == stop_at;
+}
+
+KB_TEST(test_reduce_world_swept_progress_and_no_pass_held)
+{
+    KB_ASSERT(chain());
+    static swept r;
+    kb_error err;
+    wire_swept(&r);
+    /* passes 1 and 2 fail, 3 holds: reported 1, 2, 3, then 5 on the way to the rounds */
+    const double from_high[4] = {64.0, 32.0, 0.5, 0.25};
+    n_reported = 0;
+    stop_at = -1;
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, tangent_factors, 2, recording,
+                                    NULL, 1, &r.out, &err) == KB_OK);
+    const int want[7] = {1, 2, 3, 5, 6, 7, 8};
+    KB_ASSERT(n_reported == 7 && !memcmp(reported, want, sizeof want));
+    n_reported = 0;
+    stop_at = 6;
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, tangent_factors, 2, recording,
+                                    NULL, 1, &r.out, &err) == KB_ESTOPPED);
+    KB_ASSERT(n_reported == 5);
+    /* a tolerance of zero: no pass holds, every scale tried */
+    n_reported = 0;
+    stop_at = -1;
+    KB_ASSERT(kb_reduce_world_swept(&clip, 0.0, sweep_scales, 4, tangent_factors, 2, recording,
+                                    NULL, 1, &r.out, &err) == KB_OK);
+    KB_ASSERT(r.out.scale == 0.0 && n_reported == 4 && reported[3] == 4);
+}
+
+KB_TEST(test_reduce_world_swept_bad_input)
+{
+    KB_ASSERT(chain());
+    static swept r;
+    kb_error err;
+    wire_swept(&r);
+    kb_world_clip bad = clip;
+    ptrdiff_t loop[J] = {-1, 1, 1};
+    bad.parents = loop;  /* a joint its own parent */
+    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_EBADSHAPE && err.track == 1);
+    bad = clip;
+    bad.n_frames = 1;
+    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 0, &r.out,
+                                    &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 0, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_EBADSHAPE);
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, NULL, 2, NULL, NULL, 1, &r.out,
+                                    &err) == KB_EBADSHAPE);
+    const double nan_scale[2] = {2.0, NAN}, zero_factor[1] = {0.0};
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, nan_scale, 2, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_ERANGE);
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, zero_factor, 1, NULL, NULL, 1,
+                                    &r.out, &err) == KB_ERANGE);
+    KB_ASSERT(kb_reduce_world_swept(&clip, INFINITY, sweep_scales, 4, NULL, 0, NULL, NULL, 1,
+                                    &r.out, &err) == KB_ERANGE);
+    double bad_tolerances[J * 2];
+    memcpy(bad_tolerances, tolerances, sizeof bad_tolerances);
+    bad_tolerances[5] = -1.0;  /* joint 2's distance tolerance */
+    bad = clip;
+    bad.tolerances = bad_tolerances;
+    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_ERANGE && err.track == 2);
+    double zero[F * 4 * J];  /* a zero rotation, refused by the sweep */
+    memcpy(zero, rot, sizeof zero);
+    memset(zero + 4 * F, 0, 4 * sizeof(double));
+    bad = clip;
+    bad.rotations = zero;
+    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
+                                    &err) == KB_EZERONORM && err.track == 1);
+    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 2, &r.out,
+                                    &err) == KB_EZERONORM && err.track == 1);
 }

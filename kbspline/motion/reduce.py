@@ -369,23 +369,20 @@ def _fitted_joint(joint, scale):
 
 def _swept(joint, scale):
     """A joint's tangent keys at `scale` in one forward sweep (in C: see
-    kb_reduce_sweep), then in local mode one round of drops
-    (kb_reduce_drop) with a memory of this call's alone, not the joint's:
-    a fit is then the same whichever fits the joint made before, as
-    threads make some that one thread would not (a pass closed early).
-    Where those keep more than DENSE_SWEEP of its frames, the fit from
-    greedy keys (_fit) too, the fewer kept.  The world search keeps the
-    swept keys as they are: its loosening drops them at twice the scale
-    and keeps the pieces that hold (_world_held); with the drops here too,
-    over every real clip at 0.1, 0.5 and 1 cm, 14 571 keys against 14 613
-    in 14% more time.  Swept and dropped in both modes, reduce_keys kept
+    kb_reduce_sweep), then one round of drops (kb_reduce_drop) with a
+    memory of this call's alone, not the joint's: a fit is then the same
+    whichever fits the joint made before, as threads make some that one
+    thread would not (a pass closed early).  Where those keep more than
+    DENSE_SWEEP of its frames, the fit from greedy keys (_fit) too, the
+    fewer kept.  (The world search with tangent keys sweeps and drops in C:
+    see _swept_search.)  Swept and dropped in both modes, reduce_keys kept
     3.4% fewer keys than with the fit from greedy keys at eight world
     tolerances (37 840 against 39 162, in 3.8 s against 5.8 with the world
     search that starts from swept keys), 11% fewer at four local ones
     (23 710 against 26 752, in 0.8 s against 1.5)."""
     tolerances = joint.tolerances(scale)
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
-    if joint.world or _nothing_to_fit(swept[0], tolerances):
+    if _nothing_to_fit(swept[0], tolerances):
         return swept
     dropped = _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
     if len(dropped[0]) <= DENSE_SWEEP * len(joint.frames[0]):
@@ -636,7 +633,8 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
                    pool=None):
     """The fitted world-space search scales every joint's tolerances
     alike; this gives each joint the slack the others leave (the greedy
-    search loosens in C: kb_reduce_world_greedy).  Per joint, most keys
+    search loosens in C: kb_reduce_world_greedy, and the whole search with
+    tangent keys runs there: kb_reduce_world_swept).  Per joint, most keys
     first, its tolerances are loosened by each of `factors` in turn, and
     its new keys (by `choose_joint`; fitted ones, by a factor below
     REFIT_BELOW or where they keep at most REFIT_DENSE of its frames, by
@@ -672,7 +670,7 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
             new = candidates[j]
             if len(new[0]) >= len(selected[j][0]):
                 continue
-            new = _world_held(joints[j], j, selected[j], new, world, tolerance)
+            new = _world_held(joints[j], j, new, world, tolerance)
             if new is not None:
                 scales[j] *= factor
                 selected[j] = new
@@ -682,34 +680,21 @@ def _loosen_joints(motion, joints, found, world, choose_joint, scale, tolerance,
         for j in sorted(range(J), key=lambda j: -len(selected[j][0])):
             new = dropped[j]
             if len(new[0]) < len(selected[j][0]):
-                new = _world_held(joints[j], j, selected[j], new, world, tolerance)
+                new = _world_held(joints[j], j, new, world, tolerance)
                 selected[j] = selected[j] if new is None else new
     yield  # a pass of the count either way
     return _reduction(motion, joints, selected, world)
 
 
-def _world_held(joint, j, old, new, world, tolerance):
+def _world_held(joint, j, new, world, tolerance):
     """Joint j's `new` keys (a choice, as _rebuild takes) where every point
     stays within `tolerance` under them (`world`, a WorldError under the
-    curves of `old`, then under theirs); else for tangent keys the pieces
-    of them that do, the old keys elsewhere (kb_reduce_merge: the frames
-    where the new keys stray, found in the same check, and the drops there
-    remembered as failed, so that later rounds do not try them again);
-    None where nothing holds.  A frame's world error hangs on the curves
-    at that frame alone, and a segment of tangent keys on its own two
-    keys.  Over every real clip at 0.1, 0.5 and 1 cm, 14 613 keys against
-    15 323 keeping each joint's new keys whole or not at all."""
-    pieces = joint.tangent_keys and len(old) == len(new) == 3
-    worst = np.zeros(len(joint.frames[0])) if pieces else None
-    if world.trial(j, *_rebuild(joint, new), tolerance, worst) <= tolerance:
+    curves of its keys so far, then under theirs); else None.  (The world
+    search with tangent keys keeps the pieces of new keys that hold: see
+    kb_reduce_world_swept.)"""
+    if world.trial(j, *_rebuild(joint, new), tolerance) <= tolerance:
         world.accept()
         return new
-    if pieces:
-        new = _core.reduce_merge(*old, *new, worst, tolerance, joint.drop_memory)
-        if (new is not None and len(new[0]) < len(old[0])
-                and world.trial(j, *_rebuild(joint, new), tolerance) <= tolerance):
-            world.accept()
-            return new
     return None
 
 
@@ -761,7 +746,8 @@ LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)
 # 18 660) in 11% less time than without it and 1.68 fitted anew; also 1.3
 # or 1.01, 0.2% or 0.1% fewer for 5-7% more time
 FIT_LOOSEN_FACTORS = (2.0, 1.68, 1.41, 1.19, 1.09, 1.04, 1.02)
-# tangent keys, whose world check keeps the pieces that hold (_world_held),
+# tangent keys, whose world check keeps the pieces that hold (in C:
+# kb_reduce_world_swept),
 # loosen by two factors, each joint dropping from its keys so far: over
 # every real clip at eight world tolerances 38 333 keys against 37 840 by
 # the seven above with each joint's keys whole or not at all, and at 0.1,
@@ -1009,14 +995,15 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
                 return done.value
 
     swept = fit and joints[0].tangent_keys
-    if swept:  # swept keys from SWEPT_SCALE, halved until they pass
-        # Python floats: cheaper than NumPy scalars in every tolerance worked out from them
-        for scale in [SWEPT_SCALE / 2.0 ** k for k in range(FIT_PASSES)]:
-            result = _fitted_pass(joints, scale, world, position_tolerance, pool)
-            passed(passes + 1)
-            if result is not None:
-                return loosened(*result, _fitted_joint, scale)
-        # none held (a tolerance near rounding's): greedy keys, as below
+    if swept:  # swept keys from SWEPT_SCALE, halved until they pass, then loosened
+        # the core's numbering of the passes: the sweeps', then the loosening's from
+        # FIT_PASSES + 1, which the greedy search's passes come before
+        report = progress and (lambda done: passed(
+            done if done <= FIT_PASSES else SEARCH_PASSES + done - 1))
+        result = _swept_search(motion, joints, world, channels, position_tolerance, report)
+        if result is not None:
+            return result
+        passes = FIT_PASSES  # none held (a tolerance near rounding's): greedy keys, as below
     skipped = passes
     keys, position, angle, distance, good_scale, best_scale, orders = _greedy_search(
         joints, world, channels, position_tolerance, () if fit else factors,
@@ -1081,6 +1068,45 @@ def _fitted_scales(good_scale):
     return scales
 
 
+def _world_clip(joints, world, channels):
+    """The clip as the core's world searches take it (see kb_world_clip):
+    times, rotations, translations, parents, moves, offsets, n_sites,
+    sites, truth, tolerances and caps."""
+    return (joints[0].frames[0], *channels, np.array(world.parents, dtype=np.intp),
+            np.array([o is None for o in world.offsets]),
+            np.array([np.zeros(3) if o is None else o for o in world.offsets]),
+            np.array([len(s) for s in world.sites], dtype=np.intp), np.concatenate(world.sites),
+            world.flat_truth,
+            np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]))
+
+
+def _search_threads(joints, threads_from):
+    """The threads a world search in C runs on: reduce_keys's (see
+    _joint_threads) on clips of threads_from frames or more, else one."""
+    F = len(joints[0].frames[0])
+    return min(get_num_threads(), len(joints)) if F >= threads_from else 1
+
+
+def _swept_search(motion, joints, world, channels, position_tolerance, progress):
+    """The world-space search with tangent keys, in C (see
+    kb_reduce_world_swept): every joint swept at SWEPT_SCALE times its
+    tolerances, halved until every point stays within position_tolerance
+    (at most FIT_PASSES passes), then each joint's keys dropped under its
+    tolerances loosened by each of TANGENT_LOOSEN_FACTORS in turn, and last
+    at its final ones, each kept (or the pieces of them that hold) where
+    every point stays within it; progress(passes) as the core numbers them.
+    The Reduction, or None where no pass held."""
+    found = _core.reduce_world_swept(
+        *_world_clip(joints, world, channels), position_tolerance,
+        np.array([SWEPT_SCALE / 2.0 ** k for k in range(FIT_PASSES)]),
+        np.array(TANGENT_LOOSEN_FACTORS), progress, _search_threads(joints, FIT_THREADS_FROM))
+    if found is None:
+        return None
+    keys, rotation_rows, translation_rows, position, angle, distance, _ = found
+    return _keyed(motion, joints, keys, angle, distance, position, rotation_rows,
+                  translation_rows)
+
+
 def _greedy_search(joints, world, channels, position_tolerance, factors, progress):
     """The world-space search with greedy keys, in C (see
     kb_reduce_world_greedy): every joint's tolerances scaled alike (from
@@ -1091,16 +1117,9 @@ def _greedy_search(joints, world, channels, position_tolerance, factors, progres
     the pass the keys came from (before the loosening), and per joint the
     greedy order the search ran (see _JointFrames.take_order)."""
     # the greedy orders a pass carries on run on threads as _pool_for's do
-    F = len(joints[0].frames[0])
-    threads = min(get_num_threads(), len(joints)) if F >= GREEDY_THREADS_FROM else 1
     keys, _, position, angle, distance, orders, scores, floors, good, best = (
         _core.reduce_world_greedy(
-            joints[0].frames[0], *channels, np.array(world.parents, dtype=np.intp),
-            np.array([o is None for o in world.offsets]),
-            np.array([np.zeros(3) if o is None else o for o in world.offsets]),
-            np.array([len(s) for s in world.sites], dtype=np.intp), np.concatenate(world.sites),
-            world.flat_truth,
-            np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]),
-            position_tolerance, FIRST_SCALE, SEARCH_PASSES, np.array(factors, dtype=np.float64),
-            progress, threads))
+            *_world_clip(joints, world, channels), position_tolerance, FIRST_SCALE,
+            SEARCH_PASSES, np.array(factors, dtype=np.float64), progress,
+            _search_threads(joints, GREEDY_THREADS_FROM)))
     return keys, position, angle, distance, good, best, list(zip(orders, scores, floors))
