@@ -875,9 +875,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     whose frames stay within tolerance without it, refitting the keys near
     it, and then each key whose frames stay within tolerance once the keys
     beside it are refitted; they keep the greedy keys where those are
-    fewer.  World mode with tangent keys skips the greedy search: it
-    sweeps every joint at twice its first-order tolerances, halved until
-    the keys pass (at most four; where none does, the greedy search runs
+    fewer.  World mode with tangent keys skips the greedy search (and runs
+    in C, pass after pass): it sweeps every joint at twice its first-order
+    tolerances, halved until the keys pass (at most four; where none does,
+    the greedy search runs
     as without `fit`), then loosens each joint by 2 and by 1.68, dropping
     keys from its keys so far with the keys beside them refitted, and
     last tries to drop more under its final tolerances.  Where a joint's
