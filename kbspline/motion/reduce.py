@@ -878,10 +878,9 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     fewer.  World mode with tangent keys skips the greedy search (and runs
     in C, pass after pass): it sweeps every joint at twice its first-order
     tolerances, halved until the keys pass (at most four; where none does,
-    the greedy search runs
-    as without `fit`), then loosens each joint by 2 and by 1.68, dropping
-    keys from its keys so far with the keys beside them refitted, and
-    last tries to drop more under its final tolerances.  Where a joint's
+    the greedy search runs as without `fit`), then loosens each joint by 2
+    and by 1.68, dropping keys from its keys so far with the keys beside
+    them refitted, and last tries to drop more under its final tolerances.  Where a joint's
     new keys take some point past `position_tolerance`, it keeps the
     pieces of them that keep every point within it, and its old keys
     elsewhere: keys that the old and the new share with the same tangents
