@@ -411,10 +411,12 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
 
 /* The errors of each channel of finite tolerance at the m ascending frames
  * at (their times in s->between_times) into s->angle and s->distance at
- * those frames. */
+ * those frames, and with residual (NULL: none) each one's residuals at
+ * them into residual[c] (c: 0 translation, 1 rotation; see errors_at). */
 static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             const ptrdiff_t *at, ptrdiff_t m, space *s, kb_error *err)
+                             const ptrdiff_t *at, ptrdiff_t m, double *const *residual,
+                             space *s, kb_error *err)
 {
     const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
     kb_status status = KB_OK;
@@ -424,7 +426,8 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
         if (!isfinite(tolerance[c]))
             continue;
         status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
-                           s->between_times, 0, m, s->between_error, NULL, s, err);
+                           s->between_times, 0, m, s->between_error,
+                           residual ? residual[c] : NULL, s, err);
         for (ptrdiff_t j = 0; j < m; j++)
             error[at[j]] = s->between_error[j];
     }
@@ -439,10 +442,13 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
  * [first, last]): where nearly every frame is a key, as on short clips, a
  * window then builds few of its segments.  A channel of infinite tolerance
  * cannot raise a score, so it is skipped here (its errors are left as they
- * were) and evaluated once at the end by skipped_errors. */
-static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                              const double *rotation_tcb, const double *translation_tcb,
-                              ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+ * were) and evaluated once at the end by skipped_errors.  With residual
+ * (NULL: none), each such channel's residuals at the frames between keys
+ * too (see errors_into; in s->between's order). */
+static kb_status window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                               const double *rotation_tcb, const double *translation_tcb,
+                               ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                               space *s, kb_error *err)
 {
     int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
     ptrdiff_t m = 0;
@@ -462,11 +468,18 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
         }
     }
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
-                                   s, err);
+                                   residual, s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
         s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                              translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
+}
+
+static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                              const double *rotation_tcb, const double *translation_tcb,
+                              ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+{
+    return window_errors(jt, keys, n, rotation_tcb, translation_tcb, first, last, NULL, s, err);
 }
 
 /* The errors joint_errors takes as zero, at the key frames, as the splines
@@ -477,7 +490,7 @@ static kb_status key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
 {
     for (ptrdiff_t j = 0; j < n; j++)
         s->between_times[j] = jt->times[keys[j]];
-    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, s, err);
+    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
 }
 
 /* The errors joint_errors skipped, at every frame, for the final keys. */
@@ -1133,6 +1146,18 @@ typedef struct {
     ptrdiff_t lo, hi, first, last;
 } fit_range;
 
+/* How many of a segment's `inner` frames between its keys a fit weighs,
+ * per_segment at most, and the i-th's offset among them (see weigh_frames). */
+static ptrdiff_t weighed_count(ptrdiff_t inner, ptrdiff_t per_segment)
+{
+    return inner > per_segment ? per_segment : inner;
+}
+
+static ptrdiff_t weighed_offset(ptrdiff_t inner, ptrdiff_t count, ptrdiff_t i)
+{
+    return inner == count ? i : (2 * i + 1) * inner / (2 * count);
+}
+
 /* The frames of range r a fit weighs, into w->at (and their times,
  * segments and each segment's first, w->seg_start): of each segment up to
  * w->per_segment frames between its keys, evenly spaced (every one where
@@ -1147,9 +1172,9 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     for (ptrdiff_t s = 0; s + 1 < K; s++) {
         w->seg_start[s] = m;
         ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
-        ptrdiff_t count = inner > w->per_segment ? w->per_segment : inner;
+        ptrdiff_t count = weighed_count(inner, w->per_segment);
         for (ptrdiff_t i = 0; i < count; i++) {
-            ptrdiff_t f = start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
+            ptrdiff_t f = start + 1 + weighed_offset(inner, count, i);
             if (f < r.first || f > r.last)
                 continue;
             w->at[m] = f;
@@ -1380,6 +1405,22 @@ static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t
            (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
 }
 
+/* Holds the residuals (n, 3) of segment seg of these keys (tangents tcb;
+ * for the rotation, unit keys s->chords.q) where its slot has room. */
+static void hold_segment(segment_residuals *held, const ptrdiff_t *keys, const double *tcb,
+                         const space *s, ptrdiff_t seg, ptrdiff_t n, const double *residual)
+{
+    ptrdiff_t f = keys[seg];
+    if (n > FIT_PER_SEGMENT)  /* the slot's size */
+        return;
+    held->end[f] = keys[seg + 1];
+    held->count[f] = n;
+    memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+    if (held->unit)
+        memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
+    memcpy(held->residual + 3 * FIT_PER_SEGMENT * f, residual, (size_t)(3 * n) * sizeof(double));
+}
+
 /* The spline's residual at the m frames a fit weighs, into s->residual.
  * With residuals held (w->held), a segment's are taken from there where
  * held, else evaluated and held (but for the segment a drop joined,
@@ -1428,14 +1469,8 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
             continue;
         }
         memcpy(s->residual + 3 * first, evaluated, bytes);
-        if (f != w->joined && n <= FIT_PER_SEGMENT) {  /* the slot's size */
-            held->end[f] = keys[seg + 1];
-            held->count[f] = n;
-            memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
-            if (held->unit)
-                memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
-            memcpy(slot, evaluated, bytes);
-        }
+        if (f != w->joined)
+            hold_segment(held, keys, tcb, s, seg, n, evaluated);
         evaluated += 3 * n;
     }
     return status;
@@ -2419,6 +2454,40 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
+/* Holds, for later fits' start_residual, the residuals that drop_worst's
+ * window_errors took of the window keys[0..n) of j->keys (their TCB
+ * j->tcb's, unit keys s.chords.q): those of each channel of finite
+ * tolerance with residuals held (residual[c], c: 0 translation, 1
+ * rotation), at the frames between keys in [first, last] in s.between's
+ * order, of which each segment there gives those a fit weighs.  A kept
+ * drop's refitted segments are where the next phase's fits start. */
+static void hold_window(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t first,
+                        ptrdiff_t last, double *const residual[2])
+{
+    const ptrdiff_t o = keys - j->keys;  /* the window's first key */
+    const double tolerance[2] = {j->jt->distance_tolerance, j->jt->angle_tolerance};
+    for (int c = 0; c < 2; c++) {
+        segment_residuals *held = j->w.held[c];
+        const double *tcb = c ? j->tcb[0] : j->channels > 1 ? j->tcb[1] : NULL;
+        if (!held || !tcb || !isfinite(tolerance[c]))
+            continue;
+        ptrdiff_t at = 0;  /* the segment's first frame in s.between */
+        for (ptrdiff_t seg = 0; seg + 1 < n; seg++) {
+            if (keys[seg] < first || keys[seg + 1] > last)
+                continue;
+            ptrdiff_t inner = keys[seg + 1] - keys[seg] - 1;
+            ptrdiff_t count = weighed_count(inner, j->w.per_segment);
+            double picked[3 * FIT_PER_SEGMENT];
+            for (ptrdiff_t i = 0; i < count && count <= FIT_PER_SEGMENT; i++)
+                memcpy(picked + 3 * i, residual[c] + 3 * (at + weighed_offset(inner, count, i)),
+                       3 * sizeof(double));
+            if (count)
+                hold_segment(held, keys, tcb + 3 * o, &j->s, seg, count, picked);
+            at += inner;
+        }
+    }
+}
+
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
@@ -2437,9 +2506,12 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
     j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
     j->s.signs_follow = 1;
-    kb_status status = joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
-                                    j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
-                                    &j->s, err);
+    /* with residuals held (tangent keys), the window's residuals too */
+    double *const residual[2] = {j->s.moved, j->s.residual};
+    int hold = j->w.held[0] || j->w.held[1];
+    kb_status status = window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
+                                     j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
+                                     hold ? residual : NULL, &j->s, err);
     int window = j->s.signs_follow;
     if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
@@ -2453,6 +2525,8 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
         for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
                                                            : j->jt->angle_tolerance); f++)
             least[c] = fmax(least[c], errors[c][f]);
+    if (status == KB_OK && hold && window && *worst <= 1.0)  /* the drop holds */
+        hold_window(j, j->keys + a, b - a + 1, first, last, residual);
     return status;
 }
 
