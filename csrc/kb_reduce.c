@@ -1114,18 +1114,20 @@ static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, do
 {
     double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
     const double *N = w->normal;
+    /* the factor and L y = -g row by row (a failed factor's rows of y are
+     * written again by the next solve, and only those) */
     for (ptrdiff_t i = first; i < last; i++) {
-        double d = N[i * BAND] + damping * w->diagonal[i];
+        double d = N[i * BAND] + damping * w->diagonal[i], y = -w->gradient[i];
         if (i - first >= 3) {
             L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
             d -= N[i * BAND + 3] * L[i * BAND + 3];
+            y -= L[i * BAND + 3] * x[i - 3];
         }
-        if (!(d > 0) || !isfinite(d))
+        if (!(d > 0 && d <= DBL_MAX))  /* positive and finite */
             return 0;
         L[i * BAND] = 1.0 / d;
+        x[i] = y;
     }
-    for (ptrdiff_t i = first; i < last; i++)  /* L y = -g */
-        x[i] = i - first >= 3 ? -w->gradient[i] - L[i * BAND + 3] * x[i - 3] : -w->gradient[i];
     for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
         x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
                             : x[i] * L[i * BAND];
@@ -1521,9 +1523,12 @@ static int damped_trial(const fit_problem *p, const double *tcb, double damping,
     if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
-    for (ptrdiff_t i = 0; i < p->n; i++) {
-        w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
-                                      : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
+    for (ptrdiff_t i = 0; w->tangent_keys && i < p->n; i++) {
+        w->trial[i] = tcb[i] + w->step[i];
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
+    }
+    for (ptrdiff_t i = 0; !w->tangent_keys && i < p->n; i++) {
+        w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
         largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
@@ -1586,6 +1591,36 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     return status;
 }
 
+/* model_residual with tangent keys, whose change is the tangent's own on
+ * both sides of a key and which have no natural ends' terms: the same
+ * products and sums, each key's change taken in its two segments. */
+static void tangent_model_residual(ptrdiff_t K, const double *from, const double *to,
+                                   const double *from_residual, double scale, fit_range r,
+                                   const fit_space *w, double *moved)
+{
+    int moves[2] = {0, key_moves(0, K, r, w)};
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        const ptrdiff_t first = w->seg_start[seg], last = w->seg_start[seg + 1];
+        moves[0] = moves[1];
+        moves[1] = key_moves(seg + 1, K, r, w);
+        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
+            memcpy(moved + 3 * first, from_residual + 3 * first,
+                   (size_t)(3 * (last - first)) * sizeof(double));
+            continue;
+        }
+        const double h = scale * w->dt[seg], *a = from + 3 * seg, *b = to + 3 * seg;
+        double T0[3], T1[3];
+        for (int c = 0; c < 3; c++) {
+            T0[c] = moves[0] ? h * (b[c] - a[c]) : 0.0;
+            T1[c] = moves[1] ? h * (b[3 + c] - a[3 + c]) : 0.0;
+        }
+        for (ptrdiff_t j = first; j < last; j++)
+            for (int c = 0; c < 3; c++)
+                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
+                                 + w->basis[2 * j + 1] * T1[c];
+    }
+}
+
 /* The residual, at the frames a fit weighs, of the model closed_jacobian
  * differentiates (each segment's curve moving by h0 dT0 + h1 dT1 as its
  * tangents do) at TCB `to`, from its residual `from_residual` at TCB
@@ -1596,6 +1631,10 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
                            const double *from_residual, double scale, fit_range r,
                            const fit_space *w, double *moved)
 {
+    if (w->tangent_keys) {
+        tangent_model_residual(K, from, to, from_residual, scale, r, w, moved);
+        return;
+    }
     const double *chord = w->chord, *dt = w->dt;
     double out[2][3] = {{0}}, in[2][3] = {{0}};  /* keys seg's and seg + 1's changes per time */
     int moves[2] = {0, 0};

@@ -216,6 +216,11 @@ static void track_tangents(const kb_rot_keys *k, ptrdiff_t tr, const double *q,
                            const double *tchord, const double *dt, double *tin, double *tout)
 {
     const ptrdiff_t K = k->n_keys;
+    if (k->given_in) {  /* given tangents: kb_track_tangents copies them */
+        memcpy(tin, k->given_in + tr * K * 3, (size_t)(K * 3) * sizeof(double));
+        memcpy(tout, k->given_out + tr * K * 3, (size_t)(K * 3) * sizeof(double));
+        return;
+    }
     double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
     if (k->ends == KB_ENDS_CLAMPED) {
         if (k->start_omega.data)
