@@ -1764,17 +1764,22 @@ static fit_range all_of(ptrdiff_t K, ptrdiff_t F)
     return (fit_range){0, K - 1, 0, F - 1};
 }
 
-static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
+/* The bytes of a fit_space of F frames (fit_place). */
+static size_t fit_bytes(ptrdiff_t F)
+{
+    size_t n = (size_t)F;
+    return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
+           + 2 * n * sizeof(ptrdiff_t) + n;
+}
+
+/* A fit_space for jt in fit_bytes(n_frames) at d (aligned for doubles). */
+static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
 {
     w->per_segment = per_segment;
     w->tangent_keys = jt->tangent_keys;
     w->held[0] = w->held[1] = NULL;
     w->joined = -1;
     size_t n = (size_t)jt->n_frames;
-    double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-                       + 2 * n * sizeof(ptrdiff_t) + n);
-    if (!d)
-        return NULL;
     w->slope = d;
     w->basis = w->slope + 36 * n;
     w->sums = w->basis + 2 * n;
@@ -1791,6 +1796,13 @@ static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_se
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
     w->from_held = (unsigned char *)(w->seg_start + n);
+}
+
+static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
+{
+    double *d = malloc(fit_bytes(jt->n_frames));
+    if (d)
+        fit_place(w, jt, per_segment, d);
     return d;
 }
 
@@ -2727,16 +2739,14 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB; a memory of this call's failed drops alone;
      * the drops' model errors; the kept scores' keys, index, TCB and errors;
-     * the refused drops; with tangent keys, the held residuals */
-    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 +
-                   (jt->tangent_keys ? held_bytes(F) : 0);
+     * the refused drops; with tangent keys, the held residuals; the fit's
+     * space (one allocation: kb_reduce_drop is called per joint, and again) */
+    size_t held = jt->tangent_keys ? held_bytes(F) : 0;
+    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 + held +
+                   fit_bytes(F);
     void *block = space_alloc(&j.s, F, extra);
-    void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
-    if (!block || !fit_block) {
-        free(block);
-        free(fit_block);
+    if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
     remember_chords(&j.s, F);
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
@@ -2771,6 +2781,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
     if (jt->tangent_keys)
         held_place(j.held, F, (char *)(j.refused + F));
+    fit_place(&j.w, jt, FIT_PER_SEGMENT, (double *)((char *)(j.refused + F) + held));
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
@@ -2815,7 +2826,6 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
-    free(fit_block);
     return status == KB_OK ? kb_ok(err) : status;
 }
 
