@@ -1441,7 +1441,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     if (!held)
         return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
                              s->residual, s, err);
-    ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
+    ptrdiff_t missing = 0, hint = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
         w->from_held[seg] = (unsigned char)segment_residuals_held(held, keys, tcb, s, seg, n);
@@ -1450,9 +1450,12 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
         for (ptrdiff_t j = first; j < first + n; j++) {
             s->between[missing] = w->at[j];
             s->between_times[missing] = w->at_times[j];
-            /* prepare_keys' places, gathered: the fits that hold residuals
-             * (drop_refitted's model_fit, unverified) take no other */
-            s->loc[missing++] = s->loc[j];
+            /* their places, which prepare_keys left to here: the fits that
+             * hold residuals (drop_refitted's model_fit, unverified) take
+             * no other (any hint gives the same place) */
+            if (rotation)
+                locate(s->t, K - 1, KB_EXTRAP_CLAMP, w->at_times[j], &hint, &s->loc[missing]);
+            missing++;
         }
     }
     kb_status status = !missing ? KB_OK
@@ -1489,8 +1492,10 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
     p->n = 3 * K;
     p->m = 3 * frames;
-    /* the keys stay: their chords and the frames' places are taken once */
-    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    /* the keys stay: their chords and the frames' places are taken once
+     * (with residuals held, only the places of those evaluated, there) */
+    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times,
+                           w->held[rotation] ? 0 : frames, s, err);
     if (*status == KB_OK)
         *status = start_residual(jt, rotation, keys, K, tcb, frames, w, s, err);
     p->error = sum_squares(s->residual, p->m);
