@@ -411,10 +411,12 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
 
 /* The errors of each channel of finite tolerance at the m ascending frames
  * at (their times in s->between_times) into s->angle and s->distance at
- * those frames. */
+ * those frames, and with residual (NULL: none) each one's residuals at
+ * them into residual[c] (c: 0 translation, 1 rotation; see errors_at). */
 static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             const ptrdiff_t *at, ptrdiff_t m, space *s, kb_error *err)
+                             const ptrdiff_t *at, ptrdiff_t m, double *const *residual,
+                             space *s, kb_error *err)
 {
     const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
     kb_status status = KB_OK;
@@ -424,7 +426,8 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
         if (!isfinite(tolerance[c]))
             continue;
         status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
-                           s->between_times, 0, m, s->between_error, NULL, s, err);
+                           s->between_times, 0, m, s->between_error,
+                           residual ? residual[c] : NULL, s, err);
         for (ptrdiff_t j = 0; j < m; j++)
             error[at[j]] = s->between_error[j];
     }
@@ -439,10 +442,13 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
  * [first, last]): where nearly every frame is a key, as on short clips, a
  * window then builds few of its segments.  A channel of infinite tolerance
  * cannot raise a score, so it is skipped here (its errors are left as they
- * were) and evaluated once at the end by skipped_errors. */
-static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                              const double *rotation_tcb, const double *translation_tcb,
-                              ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+ * were) and evaluated once at the end by skipped_errors.  With residual
+ * (NULL: none), each such channel's residuals at the frames between keys
+ * too (see errors_into; in s->between's order). */
+static kb_status window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                               const double *rotation_tcb, const double *translation_tcb,
+                               ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                               space *s, kb_error *err)
 {
     int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
     ptrdiff_t m = 0;
@@ -462,11 +468,18 @@ static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
         }
     }
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
-                                   s, err);
+                                   residual, s, err);
     for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
         s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                              translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
+}
+
+static kb_status joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                              const double *rotation_tcb, const double *translation_tcb,
+                              ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+{
+    return window_errors(jt, keys, n, rotation_tcb, translation_tcb, first, last, NULL, s, err);
 }
 
 /* The errors joint_errors takes as zero, at the key frames, as the splines
@@ -477,7 +490,7 @@ static kb_status key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
 {
     for (ptrdiff_t j = 0; j < n; j++)
         s->between_times[j] = jt->times[keys[j]];
-    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, s, err);
+    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
 }
 
 /* The errors joint_errors skipped, at every frame, for the final keys. */
@@ -1101,18 +1114,20 @@ static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, do
 {
     double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
     const double *N = w->normal;
+    /* the factor and L y = -g row by row (a failed factor's rows of y are
+     * written again by the next solve, and only those) */
     for (ptrdiff_t i = first; i < last; i++) {
-        double d = N[i * BAND] + damping * w->diagonal[i];
+        double d = N[i * BAND] + damping * w->diagonal[i], y = -w->gradient[i];
         if (i - first >= 3) {
             L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
             d -= N[i * BAND + 3] * L[i * BAND + 3];
+            y -= L[i * BAND + 3] * x[i - 3];
         }
-        if (!(d > 0) || !isfinite(d))
+        if (!(d > 0 && d <= DBL_MAX))  /* positive and finite */
             return 0;
         L[i * BAND] = 1.0 / d;
+        x[i] = y;
     }
-    for (ptrdiff_t i = first; i < last; i++)  /* L y = -g */
-        x[i] = i - first >= 3 ? -w->gradient[i] - L[i * BAND + 3] * x[i - 3] : -w->gradient[i];
     for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
         x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
                             : x[i] * L[i * BAND];
@@ -1133,6 +1148,18 @@ typedef struct {
     ptrdiff_t lo, hi, first, last;
 } fit_range;
 
+/* How many of a segment's `inner` frames between its keys a fit weighs,
+ * per_segment at most, and the i-th's offset among them (see weigh_frames). */
+static ptrdiff_t weighed_count(ptrdiff_t inner, ptrdiff_t per_segment)
+{
+    return inner > per_segment ? per_segment : inner;
+}
+
+static ptrdiff_t weighed_offset(ptrdiff_t inner, ptrdiff_t count, ptrdiff_t i)
+{
+    return inner == count ? i : (2 * i + 1) * inner / (2 * count);
+}
+
 /* The frames of range r a fit weighs, into w->at (and their times,
  * segments and each segment's first, w->seg_start): of each segment up to
  * w->per_segment frames between its keys, evenly spaced (every one where
@@ -1147,9 +1174,9 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     for (ptrdiff_t s = 0; s + 1 < K; s++) {
         w->seg_start[s] = m;
         ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
-        ptrdiff_t count = inner > w->per_segment ? w->per_segment : inner;
+        ptrdiff_t count = weighed_count(inner, w->per_segment);
         for (ptrdiff_t i = 0; i < count; i++) {
-            ptrdiff_t f = start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
+            ptrdiff_t f = start + 1 + weighed_offset(inner, count, i);
             if (f < r.first || f > r.last)
                 continue;
             w->at[m] = f;
@@ -1380,6 +1407,22 @@ static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t
            (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
 }
 
+/* Holds the residuals (n, 3) of segment seg of these keys (tangents tcb;
+ * for the rotation, unit keys s->chords.q) where its slot has room. */
+static void hold_segment(segment_residuals *held, const ptrdiff_t *keys, const double *tcb,
+                         const space *s, ptrdiff_t seg, ptrdiff_t n, const double *residual)
+{
+    ptrdiff_t f = keys[seg];
+    if (n > FIT_PER_SEGMENT)  /* the slot's size */
+        return;
+    held->end[f] = keys[seg + 1];
+    held->count[f] = n;
+    memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
+    if (held->unit)
+        memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
+    memcpy(held->residual + 3 * FIT_PER_SEGMENT * f, residual, (size_t)(3 * n) * sizeof(double));
+}
+
 /* The spline's residual at the m frames a fit weighs, into s->residual.
  * With residuals held (w->held), a segment's are taken from there where
  * held, else evaluated and held (but for the segment a drop joined,
@@ -1398,7 +1441,7 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
     if (!held)
         return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
                              s->residual, s, err);
-    ptrdiff_t missing = 0;  /* the frames of segments not held, gathered */
+    ptrdiff_t missing = 0, hint = 0;  /* the frames of segments not held, gathered */
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
         w->from_held[seg] = (unsigned char)segment_residuals_held(held, keys, tcb, s, seg, n);
@@ -1407,9 +1450,12 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
         for (ptrdiff_t j = first; j < first + n; j++) {
             s->between[missing] = w->at[j];
             s->between_times[missing] = w->at_times[j];
-            /* prepare_keys' places, gathered: the fits that hold residuals
-             * (drop_refitted's model_fit, unverified) take no other */
-            s->loc[missing++] = s->loc[j];
+            /* their places, which prepare_keys left to here: the fits that
+             * hold residuals (drop_refitted's model_fit, unverified) take
+             * no other (any hint gives the same place) */
+            if (rotation)
+                locate(s->t, K - 1, KB_EXTRAP_CLAMP, w->at_times[j], &hint, &s->loc[missing]);
+            missing++;
         }
     }
     kb_status status = !missing ? KB_OK
@@ -1428,14 +1474,8 @@ static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const p
             continue;
         }
         memcpy(s->residual + 3 * first, evaluated, bytes);
-        if (f != w->joined && n <= FIT_PER_SEGMENT) {  /* the slot's size */
-            held->end[f] = keys[seg + 1];
-            held->count[f] = n;
-            memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
-            if (held->unit)
-                memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
-            memcpy(slot, evaluated, bytes);
-        }
+        if (f != w->joined)
+            hold_segment(held, keys, tcb, s, seg, n, evaluated);
         evaluated += 3 * n;
     }
     return status;
@@ -1452,8 +1492,10 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
     p->n = 3 * K;
     p->m = 3 * frames;
-    /* the keys stay: their chords and the frames' places are taken once */
-    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    /* the keys stay: their chords and the frames' places are taken once
+     * (with residuals held, only the places of those evaluated, there) */
+    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times,
+                           w->held[rotation] ? 0 : frames, s, err);
     if (*status == KB_OK)
         *status = start_residual(jt, rotation, keys, K, tcb, frames, w, s, err);
     p->error = sum_squares(s->residual, p->m);
@@ -1486,9 +1528,12 @@ static int damped_trial(const fit_problem *p, const double *tcb, double damping,
     if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
-    for (ptrdiff_t i = 0; i < p->n; i++) {
-        w->trial[i] = w->tangent_keys ? tcb[i] + w->step[i]
-                                      : fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
+    for (ptrdiff_t i = 0; w->tangent_keys && i < p->n; i++) {
+        w->trial[i] = tcb[i] + w->step[i];
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
+    }
+    for (ptrdiff_t i = 0; !w->tangent_keys && i < p->n; i++) {
+        w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
         largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
@@ -1551,6 +1596,36 @@ static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrd
     return status;
 }
 
+/* model_residual with tangent keys, whose change is the tangent's own on
+ * both sides of a key and which have no natural ends' terms: the same
+ * products and sums, each key's change taken in its two segments. */
+static void tangent_model_residual(ptrdiff_t K, const double *from, const double *to,
+                                   const double *from_residual, double scale, fit_range r,
+                                   const fit_space *w, double *moved)
+{
+    int moves[2] = {0, key_moves(0, K, r, w)};
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        const ptrdiff_t first = w->seg_start[seg], last = w->seg_start[seg + 1];
+        moves[0] = moves[1];
+        moves[1] = key_moves(seg + 1, K, r, w);
+        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
+            memcpy(moved + 3 * first, from_residual + 3 * first,
+                   (size_t)(3 * (last - first)) * sizeof(double));
+            continue;
+        }
+        const double h = scale * w->dt[seg], *a = from + 3 * seg, *b = to + 3 * seg;
+        double T0[3], T1[3];
+        for (int c = 0; c < 3; c++) {
+            T0[c] = moves[0] ? h * (b[c] - a[c]) : 0.0;
+            T1[c] = moves[1] ? h * (b[3 + c] - a[3 + c]) : 0.0;
+        }
+        for (ptrdiff_t j = first; j < last; j++)
+            for (int c = 0; c < 3; c++)
+                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
+                                 + w->basis[2 * j + 1] * T1[c];
+    }
+}
+
 /* The residual, at the frames a fit weighs, of the model closed_jacobian
  * differentiates (each segment's curve moving by h0 dT0 + h1 dT1 as its
  * tangents do) at TCB `to`, from its residual `from_residual` at TCB
@@ -1561,6 +1636,10 @@ static void model_residual(ptrdiff_t K, const double *from, const double *to,
                            const double *from_residual, double scale, fit_range r,
                            const fit_space *w, double *moved)
 {
+    if (w->tangent_keys) {
+        tangent_model_residual(K, from, to, from_residual, scale, r, w, moved);
+        return;
+    }
     const double *chord = w->chord, *dt = w->dt;
     double out[2][3] = {{0}}, in[2][3] = {{0}};  /* keys seg's and seg + 1's changes per time */
     int moves[2] = {0, 0};
@@ -1690,17 +1769,22 @@ static fit_range all_of(ptrdiff_t K, ptrdiff_t F)
     return (fit_range){0, K - 1, 0, F - 1};
 }
 
-static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
+/* The bytes of a fit_space of F frames (fit_place). */
+static size_t fit_bytes(ptrdiff_t F)
+{
+    size_t n = (size_t)F;
+    return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
+           + 2 * n * sizeof(ptrdiff_t) + n;
+}
+
+/* A fit_space for jt in fit_bytes(n_frames) at d (aligned for doubles). */
+static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
 {
     w->per_segment = per_segment;
     w->tangent_keys = jt->tangent_keys;
     w->held[0] = w->held[1] = NULL;
     w->joined = -1;
     size_t n = (size_t)jt->n_frames;
-    double *d = malloc((41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-                       + 2 * n * sizeof(ptrdiff_t) + n);
-    if (!d)
-        return NULL;
     w->slope = d;
     w->basis = w->slope + 36 * n;
     w->sums = w->basis + 2 * n;
@@ -1717,6 +1801,13 @@ static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_se
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
     w->from_held = (unsigned char *)(w->seg_start + n);
+}
+
+static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
+{
+    double *d = malloc(fit_bytes(jt->n_frames));
+    if (d)
+        fit_place(w, jt, per_segment, d);
     return d;
 }
 
@@ -2419,6 +2510,40 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
+/* Holds, for later fits' start_residual, the residuals that drop_worst's
+ * window_errors took of the window keys[0..n) of j->keys (their TCB
+ * j->tcb's, unit keys s.chords.q): those of each channel of finite
+ * tolerance with residuals held (residual[c], c: 0 translation, 1
+ * rotation), at the frames between keys in [first, last] in s.between's
+ * order, of which each segment there gives those a fit weighs.  A kept
+ * drop's refitted segments are where the next phase's fits start. */
+static void hold_window(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t first,
+                        ptrdiff_t last, double *const residual[2])
+{
+    const ptrdiff_t o = keys - j->keys;  /* the window's first key */
+    const double tolerance[2] = {j->jt->distance_tolerance, j->jt->angle_tolerance};
+    for (int c = 0; c < 2; c++) {
+        segment_residuals *held = j->w.held[c];
+        const double *tcb = c ? j->tcb[0] : j->channels > 1 ? j->tcb[1] : NULL;
+        if (!held || !tcb || !isfinite(tolerance[c]))
+            continue;
+        ptrdiff_t at = 0;  /* the segment's first frame in s.between */
+        for (ptrdiff_t seg = 0; seg + 1 < n; seg++) {
+            if (keys[seg] < first || keys[seg + 1] > last)
+                continue;
+            ptrdiff_t inner = keys[seg + 1] - keys[seg] - 1;
+            ptrdiff_t count = weighed_count(inner, j->w.per_segment);
+            double picked[3 * FIT_PER_SEGMENT];
+            for (ptrdiff_t i = 0; i < count && count <= FIT_PER_SEGMENT; i++)
+                memcpy(picked + 3 * i, residual[c] + 3 * (at + weighed_offset(inner, count, i)),
+                       3 * sizeof(double));
+            if (count)
+                hold_segment(held, keys, tcb + 3 * o, &j->s, seg, count, picked);
+            at += inner;
+        }
+    }
+}
+
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
@@ -2437,9 +2562,12 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
     j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
     j->s.signs_follow = 1;
-    kb_status status = joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
-                                    j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
-                                    &j->s, err);
+    /* with residuals held (tangent keys), the window's residuals too */
+    double *const residual[2] = {j->s.moved, j->s.residual};
+    int hold = j->w.held[0] || j->w.held[1];
+    kb_status status = window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
+                                     j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
+                                     hold ? residual : NULL, &j->s, err);
     int window = j->s.signs_follow;
     if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
@@ -2453,6 +2581,8 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
         for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
                                                            : j->jt->angle_tolerance); f++)
             least[c] = fmax(least[c], errors[c][f]);
+    if (status == KB_OK && hold && window && *worst <= 1.0)  /* the drop holds */
+        hold_window(j, j->keys + a, b - a + 1, first, last, residual);
     return status;
 }
 
@@ -2614,16 +2744,14 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     /* spare and scored keys, index and TCB; drop, mark, near, restore;
      * backup keys and TCB; a memory of this call's failed drops alone;
      * the drops' model errors; the kept scores' keys, index, TCB and errors;
-     * the refused drops; with tangent keys, the held residuals */
-    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 +
-                   (jt->tangent_keys ? held_bytes(F) : 0);
+     * the refused drops; with tangent keys, the held residuals; the fit's
+     * space (one allocation: kb_reduce_drop is called per joint, and again) */
+    size_t held = jt->tangent_keys ? held_bytes(F) : 0;
+    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 + held +
+                   fit_bytes(F);
     void *block = space_alloc(&j.s, F, extra);
-    void *fit_block = fit_alloc(&j.w, jt, FIT_PER_SEGMENT);
-    if (!block || !fit_block) {
-        free(block);
-        free(fit_block);
+    if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    }
     j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
     remember_chords(&j.s, F);
     j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
@@ -2658,6 +2786,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
     if (jt->tangent_keys)
         held_place(j.held, F, (char *)(j.refused + F));
+    fit_place(&j.w, jt, FIT_PER_SEGMENT, (double *)((char *)(j.refused + F) + held));
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
@@ -2702,7 +2831,6 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
-    free(fit_block);
     return status == KB_OK ? kb_ok(err) : status;
 }
 

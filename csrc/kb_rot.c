@@ -180,10 +180,13 @@ static void chord_of(const kb_rot_keys *k, ptrdiff_t tr, const double *q, ptrdif
 
 static int finite_record(const double *rec)
 {
-    double sum = 0.0;  /* a NaN or infinity anywhere makes the sum NaN */
-    for (int j = 0; j < KB_ROT_SEG; j++)
-        sum += 0.0 * rec[j];
-    return sum == 0.0;
+    /* a NaN or infinity anywhere makes its lane's sum NaN; four lanes, so
+     * that the sums need not wait on one another */
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int j = 0; j < KB_ROT_SEG; j += 4)
+        for (int l = 0; l < 4; l++)
+            sum[l] += 0.0 * rec[j + l];
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]) == 0.0;
 }
 
 /* Track tr's unit keys q (K, 4), chords (K - 1, 3), the chords its
@@ -216,6 +219,11 @@ static void track_tangents(const kb_rot_keys *k, ptrdiff_t tr, const double *q,
                            const double *tchord, const double *dt, double *tin, double *tout)
 {
     const ptrdiff_t K = k->n_keys;
+    if (k->given_in) {  /* given tangents: kb_track_tangents copies them */
+        memcpy(tin, k->given_in + tr * K * 3, (size_t)(K * 3) * sizeof(double));
+        memcpy(tout, k->given_out + tr * K * 3, (size_t)(K * 3) * sizeof(double));
+        return;
+    }
     double start[3] = {0, 0, 0}, end[3] = {0, 0, 0};
     if (k->ends == KB_ENDS_CLAMPED) {
         if (k->start_omega.data)
@@ -299,10 +307,14 @@ kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c,
 {
     track_tangents(k, 0, c->q, c->tchord, c->dt, tan_in, tan_out);
     kb_status status = KB_OK;
-    for (ptrdiff_t j = 0; j < m && status == KB_OK; j++)
-        if (j == 0 || loc[j].seg != loc[j - 1].seg)  /* they ascend */
-            status = track_segments(k, 0, c->q, c->chord, c->dt, tan_in, tan_out, loc[j].seg,
-                                    loc[j].seg + 1, seg, NULL, kind, NULL, err);
+    for (ptrdiff_t j = 0; j < m && status == KB_OK;) {
+        /* each run of neighbouring segments that queries lie in (they ascend) */
+        ptrdiff_t s0 = loc[j].seg, s1 = s0 + 1;
+        for (j++; j < m && loc[j].seg <= s1; j++)
+            s1 = loc[j].seg + 1;
+        status = track_segments(k, 0, c->q, c->chord, c->dt, tan_in, tan_out, s0, s1, seg, NULL,
+                                kind, NULL, err);
+    }
     return status;
 }
 
