@@ -93,6 +93,28 @@ def test_progress_counts_on_from_the_sweeps_and_can_stop_the_search():
         reduce_keys(walk, position_tolerance=0.5, progress=stop)
 
 
+class _FalsyRecorder(list):
+    """A progress that is false while empty (a list that records its calls)."""
+    def __call__(self, done, total):
+        self.append((done, total))
+
+
+def test_a_false_progress_is_not_called_as_before_the_search_moved_to_c():
+    """reduce_keys calls progress only where it is true (passed's `if
+    progress`), as d0e4762 did: the core's one-argument report must not
+    reach a progress that is false (an empty list that records), which
+    raised TypeError (missing 'total') after cf60041."""
+    t = np.arange(20) / 30.0
+    joints = [Joint("root", -1, [0, 0, 0], ["Xposition", "Yposition", "Zposition",
+                                            "Zrotation", "Xrotation", "Yrotation"], None),
+              Joint("arm", 0, [0, 10, 0], ["Zrotation", "Xrotation", "Yrotation"], [0, 5, 0])]
+    clip = Motion(joints, 1 / 30, np.column_stack([np.sin(3 * t + k) * 20 for k in range(9)]))
+    recorder = _FalsyRecorder()
+    assert same(reduce_keys(clip, position_tolerance=0.5, progress=recorder),
+                reduce_keys(clip, position_tolerance=0.5))
+    assert recorder == []
+
+
 def _clip_args(clip, tolerance):
     """reduce_world_swept's clip arguments for `clip` at `tolerance`."""
     captured = []
