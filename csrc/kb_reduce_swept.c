@@ -315,30 +315,6 @@ static kb_status report(search *s, int passes, kb_error *err)
     return kb_ok(err);
 }
 
-/* The search on a prepared s (see kb_reduce_world_swept). */
-static kb_status run(search *s, const double *scales, int n_scales, const double *factors,
-                     int n_factors, kb_swept_keys *out, kb_error *err)
-{
-    int held = 0, k = 0;
-    kb_status status = KB_OK;
-    out->scale = 0.0;
-    while (status == KB_OK && !held && k < n_scales) {
-        if ((status = attempt(s, scales[k], &held, err)) == KB_OK)
-            status = report(s, ++k, err);
-    }
-    if (status != KB_OK || !held)
-        return status;
-    out->scale = scales[k - 1];
-    int passes = n_scales + 1;
-    status = report(s, passes, err);
-    for (int f = 0; f <= n_factors && status == KB_OK; f++) {  /* the last: no factor */
-        status = round_of_drops(s, f < n_factors ? factors[f] : 1.0, err);
-        if (status == KB_OK)
-            status = report(s, ++passes, err);
-    }
-    return status;
-}
-
 /* The keys, rows and errors of every joint into out. */
 static kb_status write_out(search *s, kb_swept_keys *out, kb_error *err)
 {
@@ -360,6 +336,33 @@ static kb_status write_out(search *s, kb_swept_keys *out, kb_error *err)
             return status;
     }
     return kb_ok(err);
+}
+
+/* The search on a prepared s (see kb_reduce_world_swept), its outputs written
+ * where a pass held (whatever progress did to scales since). */
+static kb_status run(search *s, const double *scales, int n_scales, const double *factors,
+                     int n_factors, kb_swept_keys *out, kb_error *err)
+{
+    int held = 0, k = 0;
+    kb_status status = KB_OK;
+    double scale = 0.0;
+    out->scale = 0.0;
+    while (status == KB_OK && !held && k < n_scales) {
+        scale = scales[k];  /* read once: progress runs the caller's code, which may change them */
+        if ((status = attempt(s, scale, &held, err)) == KB_OK)
+            status = report(s, ++k, err);
+    }
+    if (status != KB_OK || !held)
+        return status;
+    out->scale = scale;
+    int passes = n_scales + 1;
+    status = report(s, passes, err);
+    for (int f = 0; f <= n_factors && status == KB_OK; f++) {  /* the last: no factor */
+        status = round_of_drops(s, f < n_factors ? factors[f] : 1.0, err);
+        if (status == KB_OK)
+            status = report(s, ++passes, err);
+    }
+    return status == KB_OK ? write_out(s, out, err) : status;
 }
 
 /* Doubles per frame of one joint's state: four choices' rows, its curves,
@@ -458,8 +461,6 @@ kb_status kb_reduce_world_swept(const kb_world_clip *clip, double position_toler
         site += 3 * clip->n_sites[j];
     }
     status = run(&s, scales, n_scales, factors, n_factors, out, err);
-    if (status == KB_OK && out->scale > 0.0)
-        status = write_out(&s, out, err);
 done:
     free(d);
     free(x);

@@ -93,6 +93,28 @@ def test_progress_counts_on_from_the_sweeps_and_can_stop_the_search():
         reduce_keys(walk, position_tolerance=0.5, progress=stop)
 
 
+class _FalsyRecorder(list):
+    """A progress that is false while empty (a list that records its calls)."""
+    def __call__(self, done, total):
+        self.append((done, total))
+
+
+def test_a_false_progress_is_not_called_as_before_the_search_moved_to_c():
+    """reduce_keys calls progress only where it is true (passed's `if
+    progress`), as d0e4762 did: the core's one-argument report must not
+    reach a progress that is false (an empty list that records), which
+    raised TypeError (missing 'total') after cf60041."""
+    t = np.arange(20) / 30.0
+    joints = [Joint("root", -1, [0, 0, 0], ["Xposition", "Yposition", "Zposition",
+                                            "Zrotation", "Xrotation", "Yrotation"], None),
+              Joint("arm", 0, [0, 10, 0], ["Zrotation", "Xrotation", "Yrotation"], [0, 5, 0])]
+    clip = Motion(joints, 1 / 30, np.column_stack([np.sin(3 * t + k) * 20 for k in range(9)]))
+    recorder = _FalsyRecorder()
+    assert same(reduce_keys(clip, position_tolerance=0.5, progress=recorder),
+                reduce_keys(clip, position_tolerance=0.5))
+    assert recorder == []
+
+
 def _clip_args(clip, tolerance):
     """reduce_world_swept's clip arguments for `clip` at `tolerance`."""
     captured = []
@@ -105,6 +127,32 @@ def _clip_args(clip, tolerance):
         patch.setattr(reduce_module._core, "reduce_world_swept", capture)
         reduce_keys(clip, position_tolerance=tolerance)
     return list(captured[0][:11])
+
+
+def test_scales_changed_by_progress_change_nothing():
+    """A progress that overwrites the scales array (the binding reads the
+    caller's) once a pass has held: the same keys as without.  Before, the
+    search read the scale of the pass that held again, NaN, left the keys
+    unwritten and the binding read them all the same (an uninitialised
+    count: 'array is too big', or rows read past the clip)."""
+    t = np.arange(12) / 30.0
+    joints = [Joint("root", -1, [0, 0, 0], ["Xposition", "Yposition", "Zposition",
+                                            "Zrotation", "Xrotation", "Yrotation"], None),
+              Joint("arm", 0, [0, 10, 0], ["Zrotation", "Xrotation", "Yrotation"], [0, 5, 0])]
+    frames = np.column_stack([np.sin(3 * t + k) * 20 for k in range(9)])
+    args = _clip_args(Motion(joints, 1 / 30, frames), 0.05)
+    plain = _core.reduce_world_swept(*args, 0.05, np.array([2.0, 1.0]), np.array([2.0]),
+                                     None, 1)
+    scales = np.array([2.0, 1.0])
+
+    def spoil(done):
+        scales[:] = np.nan
+    spoiled = _core.reduce_world_swept(*args, 0.05, scales, np.array([2.0]), spoil, 1)
+    assert plain is not None and spoiled is not None and spoiled[-1] == plain[-1] == 2.0
+    for a, b in zip(plain[:3], spoiled[:3]):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    for a, b in zip(plain[3:6], spoiled[3:6]):
+        assert a.tobytes() == b.tobytes()
 
 
 @pytest.mark.parametrize("change, error, match", [

@@ -398,6 +398,42 @@ KB_TEST(test_reduce_world_swept_progress_and_no_pass_held)
     KB_ASSERT(r.out.scale == 0.0 && n_reported == 4 && reported[3] == 4);
 }
 
+/* A progress that overwrites the scales it was given (ctx) with NaN. */
+static int spoiling(void *ctx, int passes)
+{
+    double *scales = ctx;
+    (void)passes;
+    scales[0] = scales[1] = NAN;
+    return 0;
+}
+
+KB_TEST(test_reduce_world_swept_scales_changed_by_progress)
+{
+    /* the pass that held is the scale it ran at, whatever progress then
+     * does to scales: before, its keys went unwritten (the search read
+     * scales[k - 1] again, NaN, and took it for no pass held) while the
+     * caller, seeing a scale that is not 0, read them */
+    KB_ASSERT(chain());
+    static swept plain, spoiled;
+    kb_error err;
+    wire_swept(&plain);
+    wire_swept(&spoiled);
+    double scales[2] = {0.5, 0.25};
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, scales, 2, tangent_factors, 2, NULL, NULL, 1,
+                                    &plain.out, &err) == KB_OK);
+    KB_ASSERT(plain.out.scale == 0.5);
+    for (int j = 0; j < J; j++)
+        spoiled.n_keys[j] = -1;
+    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, scales, 2, tangent_factors, 2, spoiling, scales,
+                                    1, &spoiled.out, &err) == KB_OK);
+    KB_ASSERT(isnan(scales[0]) && spoiled.out.scale == 0.5);
+    KB_ASSERT(!memcmp(spoiled.n_keys, plain.n_keys, sizeof plain.n_keys) &&
+              !memcmp(spoiled.position, plain.position, sizeof plain.position));
+    for (int j = 0; j < J; j++)
+        KB_ASSERT(!memcmp(spoiled.keys + j * F, plain.keys + j * F,
+                          (size_t)plain.n_keys[j] * sizeof *plain.keys));
+}
+
 KB_TEST(test_reduce_world_swept_bad_input)
 {
     KB_ASSERT(chain());

@@ -997,9 +997,10 @@ def _world_reduction(motion, joints, world, channels, position_tolerance, fit, p
     swept = fit and joints[0].tangent_keys
     if swept:  # swept keys from SWEPT_SCALE, halved until they pass, then loosened
         # the core's numbering of the passes: the sweeps', then the loosening's from
-        # FIT_PASSES + 1, which the greedy search's passes come before
-        report = progress and (lambda done: passed(
-            done if done <= FIT_PASSES else SEARCH_PASSES + done - 1))
+        # FIT_PASSES + 1, which the greedy search's passes come before; None for a
+        # false progress, which passed() never calls (not the progress itself)
+        report = (lambda done: passed(
+            done if done <= FIT_PASSES else SEARCH_PASSES + done - 1)) if progress else None
         result = _swept_search(motion, joints, world, channels, position_tolerance, report)
         if result is not None:
             return result
