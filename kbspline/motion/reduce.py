@@ -1073,12 +1073,11 @@ def _world_clip(joints, world, channels):
     """The clip as the core's world searches take it (see kb_world_clip):
     times, rotations, translations, parents, moves, offsets, n_sites,
     sites, truth, tolerances and caps."""
-    return (joints[0].frames[0], *channels, np.array(world.parents, dtype=np.intp),
-            np.array([o is None for o in world.offsets]),
-            np.array([np.zeros(3) if o is None else o for o in world.offsets]),
-            np.array([len(s) for s in world.sites], dtype=np.intp), np.concatenate(world.sites),
-            world.flat_truth,
-            np.array([joint.base for joint in joints]), np.array([joint.caps for joint in joints]))
+    parents, n_sites, sites, truth = world.points
+    return (joints[0].frames[0], *channels, parents, np.array([o is None for o in world.offsets]),
+            np.array([np.zeros(3) if o is None else o for o in world.offsets]), n_sites, sites,
+            truth, np.array([joint.base for joint in joints]),
+            np.array([joint.caps for joint in joints]))
 
 
 def _search_threads(joints, threads_from):
