@@ -287,11 +287,10 @@ class _JointFrames:
     exactly whatever the keys, so its cap never binds."""
 
     def __init__(self, times, rotations, translations, base, caps, j, moves,
-                 tangent_keys=False, world=False):
+                 tangent_keys=False):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves  # has position channels
         self.tangent_keys = tangent_keys  # fitted keys carry tangents, not TCB
-        self.world = world  # reduced in world space (see _swept)
         self.base = (float(base[0][j]), float(base[1][j]))
         distance_cap = float(caps[1][j])
         if distance_cap < math.inf and not np.ptp(translations[j], axis=0).any():
@@ -880,10 +879,10 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     tolerances, halved until the keys pass (at most four; where none does,
     the greedy search runs as without `fit`), then loosens each joint by 2
     and by 1.68, dropping keys from its keys so far with the keys beside
-    them refitted, and last tries to drop more under its final tolerances.  Where a joint's
-    new keys take some point past `position_tolerance`, it keeps the
-    pieces of them that keep every point within it, and its old keys
-    elsewhere: keys that the old and the new share with the same tangents
+    them refitted, and last tries to drop more under its final tolerances.
+    Where a joint's new keys take some point past `position_tolerance`, it
+    keeps the pieces of them that keep every point within it, and its old
+    keys elsewhere: keys that the old and the new share with the same tangents
     cut the frames into pieces, and a piece's curves are wholly the old or
     the new ones, as a segment of tangent keys hangs on its two keys alone
     and a point's error at a frame on the curves at that frame alone; the
@@ -937,7 +936,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     base_lists, cap_lists = [t.tolist() for t in base], [t.tolist() for t in caps]
     times = motion.times
     joints = [_JointFrames(times, rotations, translations, base_lists, cap_lists, j, moves(joint),
-                           tangent_keys, position_tolerance is not None)
+                           tangent_keys)
               for j, joint in enumerate(motion.joints)]
     fit = bool(fit)
     # the world search with greedy keys runs its threads in C (_greedy_search);
