@@ -146,6 +146,42 @@ def test_far_from_the_origin_plays_within_the_tolerance(tmp_path, shift, toleran
     assert np.all(np.isfinite(world))
 
 
+def two_roots(x_r, x_s):
+    """Two root joints, each sliding a few units along y from its own x."""
+    channels = ["Xposition", "Yposition", "Zposition", "Zrotation"]
+    joints = [Joint("r", -1, np.zeros(3), channels), Joint("s", -1, np.zeros(3), channels)]
+    frames = np.array([[x_r, 0, 0, 0, x_s, 3, 0, 0], [x_r, 1.3, 0, 10, x_s, 4.1, 0, 5],
+                       [x_r, 2.9, 0, 20, x_s, 3.7, 1, 9]])
+    return Motion(joints, 0.1, frames)
+
+
+def test_roots_far_apart_warn_and_report_what_plays(tmp_path):
+    """One Skeleton translate cannot centre both: the float32 miss is
+    warned, and the reported error is still UsdSkel's playback."""
+    clip = two_roots(123456.789, -1e5 - 0.3)
+    path = tmp_path / "apart.usdc"
+    with pytest.warns(UserWarning, match="more precision than float32 holds") as caught:
+        report = motion_to_usd(clip, path, distance_tolerance=1e-3)
+    assert "r translation" in str(caught[0].message) and "s translation" in str(caught[0].message)
+    u = np.linspace(0, 1, 65)
+    t = (report.times[:-1, None] + np.diff(report.times)[:, None] * u).ravel()
+    played, origin = played_translations(path, t / clip.frame_time)
+    truth = PositionSpline(clip.times, local_offsets(clip))(t)
+    error = np.linalg.norm(played[:, :2] + origin - truth.transpose(1, 0, 2), axis=-1).max(axis=0)
+    assert error.min() > 1e-3
+    assert [report.max_error["r", "translation"], report.max_error["s", "translation"]] == \
+        pytest.approx(error, rel=1e-6)
+
+
+def test_translations_beyond_float32_are_refused(tmp_path):
+    clip = two_roots(0.0, 0.0)
+    clip.frames[:, 0] = [0, 1e39, -1e39]
+    with pytest.raises(ValueError, match="the translations of joint 'r' reach 1[.0-9]*e\\+39 from "
+                                         r"the Skeleton's origin, beyond float32 \(3.4e38\)"):
+        motion_to_usd(clip, tmp_path / "x.usda")
+    assert not (tmp_path / "x.usda").exists()
+
+
 @pytest.mark.parametrize("distance", [None, 1e-3, 1e-6])
 def test_one_sample_list_with_the_documented_spacing(tmp_path, distance):
     clip = walk(60)

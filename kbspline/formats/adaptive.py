@@ -172,7 +172,7 @@ def _pieces(spline, starts, ends, owner, groups, tolerance):
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
     size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         bound = size + _SAFETY * bend / 8.0
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))

@@ -154,8 +154,8 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
     ------
     ValueError
         For a bad suffix, a clip of fewer than 2 frames, a non-positive
-        tolerance or a joint name USD cannot store (a NUL character, a lone
-        surrogate).
+        tolerance, a joint name USD cannot store (a NUL character, a lone
+        surrogate) or translations beyond float32 once centred.
     ImportError
         Without the ``usd`` extra (usd-core).
     """
@@ -196,7 +196,7 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
     if translations is not None:
         moved[moving] = translations(times)
     sites = np.broadcast_to(end_offsets[:, None], (len(ends),) + moved.shape[1:])
-    stored = np.concatenate([moved, sites]).astype(np.float32)          # (J + E, N, 3)
+    stored = _as_float32(np.concatenate([moved, sites]), names)         # (J + E, N, 3)
 
     stage = Usd.Stage.CreateInMemory()
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)
@@ -309,10 +309,25 @@ def _origin(motion, offsets, distance):
     where float32 cannot hold them to the tolerance, else zero."""
     roots = [j for j, joint in enumerate(motion.joints) if joint.parent < 0]
     values = offsets[roots].reshape(-1, 3)
-    largest = float(np.abs(values).max())
-    if np.spacing(np.float32(largest), dtype=np.float32) * _SPACINGS_PER_TOLERANCE <= distance:
+    # float32's spacing at the largest value: 2^(exponent - 24), 24 bits kept
+    spacing = 2.0 ** (math.frexp(float(np.abs(values).max()))[1] - 24)
+    if spacing * _SPACINGS_PER_TOLERANCE <= distance:
         return np.zeros(3)
     return 0.5 * (values.min(axis=0) + values.max(axis=0))
+
+
+def _as_float32(translations, names):
+    """(J + E, N, 3) translations as USD's float3, or a ValueError naming the
+    first joint whose values float32 cannot hold."""
+    with np.errstate(over="ignore"):
+        stored = translations.astype(np.float32)
+    finite = np.isfinite(stored).reshape(len(stored), -1).all(axis=1)
+    if not finite.all():
+        j = int(np.argmin(finite))
+        raise ValueError(f"the translations of joint {names[j]!r} reach "
+                         f"{np.abs(translations[j]).max():.3g} from the Skeleton's origin, beyond "
+                         f"float32 (3.4e38), which UsdSkel stores them in")
+    return stored
 
 
 def _sample_times(rotations, angle, translations, distance):
@@ -381,8 +396,9 @@ def _warn_misses(report):
             parts.append(f"{name} translation {error:.3g} (tolerance {tolerance:.3g}, "
                          f"the clip's units)")
     warnings.warn(f"{report.path}: UsdSkel's playback misses the tolerance on "
-                  f"{len(parts)} channel(s): {', '.join(parts)}; keys would have to come "
-                  f"closer than {MIN_KEY_SPACING} s", UserWarning, stacklevel=3)
+                  f"{len(parts)} channel(s): {', '.join(parts)}; meeting it would need keys "
+                  f"closer than {MIN_KEY_SPACING} s or more precision than float32 holds",
+                  UserWarning, stacklevel=3)
 
 
 def _roots(motion, ends):
