@@ -44,7 +44,8 @@ def test_transition_frames_checked(frames, error, words):
 
 def test_transition_frames_whole_float_and_numpy_int():
     clip = uniform_clip(10)
-    assert transition(clip, clip, 4.0).num_frames == transition(clip, clip, np.int64(4)).num_frames == 24
+    whole = transition(clip, clip, 4.0).num_frames
+    assert whole == transition(clip, clip, np.int64(4)).num_frames == 24
 
 
 @pytest.mark.parametrize("args, error, words", [
