@@ -206,7 +206,8 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     """Writes a clip as glTF.
 
     A node per joint in the BVH hierarchy (and one per End Site, named
-    ``"<joint>_end"``), bone offsets as the nodes' fixed translations, joint
+    ``"<joint>_end"``, or ``"<joint>_end_2"``... where a joint has that
+    name), bone offsets as the nodes' fixed translations, joint
     rotations as squad splines through the frames written as LINEAR keys
     within `angle_tolerance`, and joints with position channels as exact
     cubic translations (LINEAR within `distance_tolerance` when given).
@@ -286,7 +287,7 @@ def _skeleton_channels(motion, rotation, translation):
 
 def _skeleton_nodes(motion, scale):
     """export_gltf's parents and fixed offsets for a clip's joints and End
-    Sites (a node "<joint>_end" each)."""
+    Sites (a node each, named by _end_site_names)."""
     names = [joint.name for joint in motion.joints]
     moving = _moving(motion)
     parents, offsets = {}, {}
@@ -295,10 +296,26 @@ def _skeleton_nodes(motion, scale):
             offsets[joint.name] = joint.offset * scale
         if joint.parent >= 0:
             parents[joint.name] = names[joint.parent]
-        if joint.end_site is not None:
-            parents[f"{joint.name}_end"] = joint.name
-            offsets[f"{joint.name}_end"] = joint.end_site * scale
+    for j, name in _end_site_names(motion).items():
+        parents[name] = names[j]
+        offsets[name] = motion.joints[j].end_site * scale
     return {"parents": parents, "offsets": offsets}
+
+
+def _end_site_names(motion):
+    """{joint index: End Site node name}: "<joint>_end", or with the first
+    suffix _2, _3... that no joint or other End Site has (nodes are keyed by
+    name: a joint named so would be taken for the End Site)."""
+    taken = {joint.name for joint in motion.joints}
+    names = {}
+    for j, joint in enumerate(motion.joints):
+        if joint.end_site is not None:
+            name, k = f"{joint.name}_end", 2
+            while name in taken:
+                name, k = f"{joint.name}_end_{k}", k + 1
+            taken.add(name)
+            names[j] = name
+    return names
 
 
 def reduction_to_gltf(reduction: Any, motion: Motion,
