@@ -67,3 +67,9 @@ def test_random_colliding_names(spec):
     names = ["root"] + [name for name, _, _ in spec]
     parents = [-1] + [parent % (j + 1) for j, (_, parent, _) in enumerate(spec)]
     check_hierarchy(tree(names, parents, {j + 1 for j, (_, _, end) in enumerate(spec) if end} | {0}))
+
+
+def test_repeated_joint_names_are_named():
+    clip = tree(["Hips", "Leg", "Leg", "Arm", "Arm"], [-1, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="not unique .*: 'Arm', 'Leg' name several joints"):
+        motion_to_gltf(clip, None)

@@ -252,7 +252,9 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     joints = motion.joints
     names = [joint.name for joint in joints]
     if len(set(names)) != len(names):
-        raise ValueError("the clip's joint names are not unique")
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"the clip's joint names are not unique (glTF nodes are written by "
+                         f"name): {', '.join(map(repr, twice))} name several joints")
     times = motion.times
     rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)
     moving = _moving(motion)
