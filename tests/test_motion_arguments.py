@@ -84,6 +84,14 @@ def test_loop_of_exactly_the_bounds_is_found(fps):
         assert end - start == k, (fps, k)
 
 
+def test_bvh_frame_times_count_whole_frames():
+    """BVH prints 1/30 s as 0.0333333: 0.2 s is 6.000006 of those frames,
+    and a loop of 0.2 s is the 6-frame one."""
+    clip = periodic_clip(period_frames=6, frames=40, frame_time=0.0333333)
+    start, end, _ = find_cycle(clip, 0.2, 0.2)
+    assert end - start == 6
+
+
 def test_find_cycle_of_the_shortest_clip(walk):
     clip = Motion(walk.joints, walk.frame_time, walk.frames[:17])
     start, end, _ = find_cycle(clip, 0.5)     # 15 frames, and the frame after

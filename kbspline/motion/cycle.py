@@ -16,8 +16,9 @@ from .clip import Motion, check_motion
 
 _BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64
 # Seconds are turned into frames with this relative slack, so that a loop of
-# exactly max_seconds (7 / 24 s is 6.999999999999999 frames) is considered.
-_FRAME_SLACK = 1e-9
+# exactly max_seconds is considered: 7 / 24 s is 6.999999999999999 frames,
+# and BVH prints frame times to 6 digits (0.2 s is 6.000006 frames of 0.0333333 s).
+_FRAME_SLACK = 1e-5
 
 
 def pose_distances(p, q):
