@@ -1,0 +1,301 @@
+"""LightWave envelopes: one animated channel of a scene, played as LightWave does.
+
+The reference is the envelope evaluation the LightWave SDK published (the
+LWO2 sample's ``envelope.c``: span shapes, tangents, pre/post behaviours),
+with two corrections: behaviours repeat relative to the first key's time
+(the sample's ``range`` measured wavelengths from time 0), and a 2-D Bezier
+span is solved for its parameter exactly (a cubic root; the sample bisected
+to 1e-4).  Spans that are cubic curves in time (TCB, Hermite, 1-D Bezier,
+linear) run in the C core as a `PositionSpline` with LightWave's tangents;
+stepped and 2-D Bezier spans and the behaviours are NumPy.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from ..position import PositionSpline
+
+SPAN_TYPES = ("tcb", "hermite", "bezier", "linear", "stepped", "bezier2d")
+BEHAVIOURS = ("reset", "constant", "repeat", "oscillate", "offset_repeat", "linear")
+_CUBIC_SPANS = frozenset({"tcb", "hermite", "bezier", "linear"})
+
+
+class LwsKey(NamedTuple):
+    """One key as the file stores it.
+
+    ``span`` is the shape of the span that ENDS at this key (LightWave's
+    "incoming curve").  ``params`` are the six numbers after the span type
+    (LWSC 3+: p1..p6; LWSC 1-2: tension, continuity, bias, 0, 0, 0): TCB keys
+    hold tension, continuity and bias in p1..p3 (p4, p5 are LightWave's own
+    tangents, written for information); Hermite and 1-D Bezier keys hold their
+    incoming and outgoing tangents in p4 and p5; 2-D Bezier keys hold the
+    incoming handle (time, value offsets) in p1, p2 and the outgoing one in p3, p4.
+    """
+    value: float
+    time: float
+    span: str
+    params: tuple
+
+    @property
+    def tension(self) -> float:
+        return self.params[0] if self.span == "tcb" else 0.0
+
+    @property
+    def continuity(self) -> float:
+        return self.params[1] if self.span == "tcb" else 0.0
+
+    @property
+    def bias(self) -> float:
+        return self.params[2] if self.span == "tcb" else 0.0
+
+    def sdk_params(self) -> tuple:
+        """The four ``param`` slots of the SDK's key: the tangents (in, out)
+        of a Hermite or 1-D Bezier key, the handles of a 2-D Bezier key,
+        zeros otherwise (the SDK's TCB key keeps its TCB apart)."""
+        if self.span in ("hermite", "bezier"):
+            return (self.params[3], self.params[4], 0.0, 0.0)
+        if self.span == "bezier2d":
+            return tuple(self.params[:4])
+        return (0.0, 0.0, 0.0, 0.0)
+
+
+def _outgoing(prev: Optional[LwsKey], key0: LwsKey, key1: LwsKey) -> float:
+    """Outgoing tangent at key0 toward key1, per span (the SDK's rule, which
+    follows key0's own shape)."""
+    p = key0.sdk_params()
+    span = key0.span
+    if span == "tcb":
+        a = (1 - key0.tension) * (1 + key0.continuity) * (1 + key0.bias)
+        b = (1 - key0.tension) * (1 - key0.continuity) * (1 - key0.bias)
+        d = key1.value - key0.value
+        if prev is None:
+            return b * d
+        return (key1.time - key0.time) / (key1.time - prev.time) * (
+            a * (key0.value - prev.value) + b * d)
+    if span == "linear":
+        d = key1.value - key0.value
+        if prev is None:
+            return d
+        return (key1.time - key0.time) / (key1.time - prev.time) * (
+            key0.value - prev.value + d)
+    if span in ("hermite", "bezier"):
+        out = p[1]
+        if prev is not None:
+            out *= (key1.time - key0.time) / (key1.time - prev.time)
+        return out
+    if span == "bezier2d":
+        out = p[3] * (key1.time - key0.time)
+        return out / p[2] if abs(p[2]) > 1e-5 else out * 1e5
+    return 0.0
+
+
+def _incoming(key0: LwsKey, key1: LwsKey, nxt: Optional[LwsKey]) -> float:
+    """Incoming tangent at key1 from key0 (the SDK's rule, by key1's shape)."""
+    p = key1.sdk_params()
+    span = key1.span
+    if span == "linear":
+        d = key1.value - key0.value
+        if nxt is None:
+            return d
+        return (key1.time - key0.time) / (nxt.time - key0.time) * (nxt.value - key1.value + d)
+    if span == "tcb":
+        a = (1 - key1.tension) * (1 - key1.continuity) * (1 + key1.bias)
+        b = (1 - key1.tension) * (1 + key1.continuity) * (1 - key1.bias)
+        d = key1.value - key0.value
+        if nxt is None:
+            return a * d
+        return (key1.time - key0.time) / (nxt.time - key0.time) * (
+            b * (nxt.value - key1.value) + a * d)
+    if span in ("hermite", "bezier"):
+        tan = p[0]
+        if nxt is not None:
+            tan *= (key1.time - key0.time) / (nxt.time - key0.time)
+        return tan
+    if span == "bezier2d":
+        tan = p[1] * (key1.time - key0.time)
+        return tan / p[0] if abs(p[0]) > 1e-5 else tan * 1e5
+    return 0.0
+
+
+def _cubic_root(a, b, c, d):
+    """The smallest root in [0, 1] of a t^3 + b t^2 + c t + d (arrays), from
+    the companion matrix's eigenvalues polished by Newton steps; degenerate
+    leading coefficients fall back to the quadratic or linear root."""
+    a, b, c, d = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, b, c, d)))
+    scale = np.maximum.reduce([abs(a), abs(b), abs(c), np.full(a.shape, 1e-300)])
+    cands = np.full(a.shape + (3,), np.nan, dtype=complex)
+    cubic = abs(a) > 1e-12 * scale
+    if cubic.any():
+        comp = np.zeros(a.shape + (3, 3))[cubic]
+        comp[:, 0, :] = -np.stack([b[cubic], c[cubic], d[cubic]], axis=-1) / a[cubic, None]
+        comp[:, 1, 0] = comp[:, 2, 1] = 1.0
+        cands[cubic] = np.linalg.eigvals(comp)
+    quad = ~cubic & (abs(b) > 1e-12 * scale)
+    if quad.any():
+        disc = np.sqrt((c[quad] ** 2 - 4 * b[quad] * d[quad]).astype(complex))
+        cands[quad, 0] = (-c[quad] + disc) / (2 * b[quad])
+        cands[quad, 1] = (-c[quad] - disc) / (2 * b[quad])
+    lin = ~cubic & ~quad & (c != 0)
+    cands[lin, 0] = -d[lin] / c[lin]
+    real = np.where(abs(cands.imag) <= 1e-7, cands.real, np.nan)
+    for _ in range(3):  # Newton polish on the real cubic
+        f = ((a[..., None] * real + b[..., None]) * real + c[..., None]) * real + d[..., None]
+        df = (3 * a[..., None] * real + 2 * b[..., None]) * real + c[..., None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(df != 0, f / df, 0.0)
+        real = real - np.where(np.isfinite(step), step, 0.0)
+    real = np.where((real >= -1e-9) & (real <= 1 + 1e-9), real, np.nan)
+    with np.errstate(invalid="ignore"):
+        root = np.nanmin(np.where(np.isnan(real), np.inf, real), axis=-1)
+    return np.clip(np.where(np.isfinite(root), root, 0.0), 0.0, 1.0)
+
+
+def _bezier(x0, x1, x2, x3, t):
+    c = 3 * (x1 - x0)
+    b = 3 * (x2 - x1) - c
+    a = x3 - x0 - c - b
+    return ((a * t + b) * t + c) * t + x0
+
+
+class Envelope:
+    """One LightWave channel: keys, ``pre`` and ``post`` behaviours, and
+    ``envelope(t)`` at seconds `t` as LightWave evaluates it.
+
+    Values are in the file's units: angles (H, P, B) in degrees in LWSC 1-2
+    files and in radians from LWSC 3 (``angle_unit`` says which; None for a
+    position or scale channel).
+    """
+
+    def __init__(self, keys, pre: str = "constant", post: str = "constant",
+                 angle_unit: Optional[str] = None) -> None:
+        self.keys = tuple(LwsKey(*k) for k in keys)
+        if not self.keys:
+            raise ValueError("keys: an envelope needs at least one key")
+        for name, b in (("pre", pre), ("post", post)):
+            if b not in BEHAVIOURS:
+                raise ValueError(f"{name} must be one of {BEHAVIOURS}, not {b!r}")
+        for i, k in enumerate(self.keys):
+            if k.span not in SPAN_TYPES:
+                raise ValueError(f"keys[{i}].span must be one of {SPAN_TYPES}, not {k.span!r}")
+            if i and not k.time > self.keys[i - 1].time:
+                raise ValueError(f"keys[{i}].time {k.time} does not follow {self.keys[i - 1].time}")
+        self.pre, self.post, self.angle_unit = pre, post, angle_unit
+        self.times = np.array([k.time for k in self.keys])
+        self.values = np.array([k.value for k in self.keys])
+        self._spline = self._cubic_spline()
+
+    def __repr__(self) -> str:
+        return (f"Envelope({len(self.keys)} keys, {self.times[0]:g}..{self.times[-1]:g} s, "
+                f"pre={self.pre!r}, post={self.post!r})")
+
+    def tangents(self):
+        """(incoming, outgoing) per key, per second: the SDK's tangents
+        divided by each span's length (0 where no span uses them)."""
+        keys, n = self.keys, len(self.keys)
+        t_in, t_out = np.zeros(n), np.zeros(n)
+        for k in range(n - 1):
+            dt = keys[k + 1].time - keys[k].time
+            prev = keys[k - 1] if k > 0 else None
+            nxt = keys[k + 2] if k + 2 < n else None
+            t_out[k] = _outgoing(prev, keys[k], keys[k + 1]) / dt
+            t_in[k + 1] = _incoming(keys[k], keys[k + 1], nxt) / dt
+        return t_in, t_out
+
+    def _cubic_spline(self):
+        if len(self.keys) < 2 or not any(k.span in _CUBIC_SPANS for k in self.keys[1:]):
+            return None
+        t_in, t_out = self.tangents()
+        with np.errstate(all="ignore"):
+            finite = np.all(np.isfinite(t_in)) and np.all(np.isfinite(t_out))
+        if not finite:
+            raise ValueError("keys: their tangents overflow (values or times too far apart)")
+        return PositionSpline(self.times, self.values, tangents=(t_in, t_out))
+
+    def _behave(self, t):
+        """Times mapped into the keys' range, the value offsets the
+        behaviours add, and the values fixed outright (NaN elsewhere)."""
+        t0, t1 = self.times[0], self.times[-1]
+        v0, v1 = self.values[0], self.values[-1]
+        span = t1 - t0
+        mapped, offset = t.copy(), np.zeros_like(t)
+        fixed = np.full_like(t, np.nan)
+        for side, mask in (("pre", t < t0), ("post", t > t1)):
+            if not mask.any():
+                continue
+            behaviour = getattr(self, side)
+            if behaviour == "reset":
+                fixed[mask] = 0.0
+            elif behaviour == "constant":
+                fixed[mask] = v0 if side == "pre" else v1
+            elif behaviour == "linear":
+                k = self.keys
+                if side == "pre":
+                    slope = _outgoing(None, k[0], k[1]) / (k[1].time - k[0].time)
+                    fixed[mask] = slope * (t[mask] - t0) + v0
+                else:
+                    slope = _incoming(k[-2], k[-1], None) / (k[-1].time - k[-2].time)
+                    fixed[mask] = slope * (t[mask] - t1) + v1
+            else:
+                cycles = np.floor((t[mask] - t0) / span)
+                inside = np.clip(t[mask] - cycles * span, t0, t1)
+                if behaviour == "oscillate":
+                    inside = np.where(cycles % 2 != 0, t0 + t1 - inside, inside)
+                elif behaviour == "offset_repeat":
+                    offset[mask] = cycles * (v1 - v0)
+                mapped[mask] = inside
+        return mapped, offset, fixed
+
+    def __call__(self, t) -> np.ndarray:
+        """Values at seconds `t` (float or array); same shape as `t`."""
+        t = np.asarray(t, dtype=np.float64)
+        shape = t.shape
+        t = t.reshape(-1)
+        if len(self.keys) == 1:
+            return np.full(shape, self.values[0])
+        mapped, offset, fixed = self._behave(t)
+        out = np.empty_like(t)
+        todo = np.isnan(fixed)
+        out[~todo] = fixed[~todo]
+        tm = mapped[todo]
+        seg = np.clip(np.searchsorted(self.times, tm, side="left") - 1, 0, len(self.keys) - 2)
+        spans = np.array([k.span for k in self.keys[1:]])[seg]
+        vals = np.empty_like(tm)
+        cubic = np.isin(spans, list(_CUBIC_SPANS))
+        if cubic.any():
+            vals[cubic] = self._spline(tm[cubic])
+        step = spans == "stepped"
+        vals[step] = self.values[seg[step]]
+        bez = spans == "bezier2d"
+        if bez.any():
+            vals[bez] = self._bezier2d(seg[bez], tm[bez])
+        # keys' own times give the keys' own values (the SDK's first test)
+        at0, at1 = tm == self.times[seg], tm == self.times[seg + 1]
+        vals[at0] = self.values[seg[at0]]
+        vals[at1] = self.values[seg[at1] + 1]
+        out[todo] = vals + offset[todo]
+        return out.reshape(shape)
+
+    def _bezier2d(self, seg, t):
+        """2-D Bezier spans: the time curve solved for its parameter, then
+        the value curve at that parameter."""
+        out = np.empty_like(t)
+        for k in np.unique(seg):
+            key0, key1 = self.keys[k], self.keys[k + 1]
+            p0, p1 = key0.sdk_params(), key1.sdk_params()
+            dt = key1.time - key0.time
+            if key0.span == "bezier2d":
+                x1, y1 = key0.time + p0[2], key0.value + p0[3]
+            else:
+                x1, y1 = key0.time + dt / 3, key0.value + p0[1] / 3
+            x2, y2 = key1.time + p1[0], key1.value + p1[1]
+            # the time curve on [0, 1] in units of the span, for a well-scaled cubic
+            h1, h2 = (x1 - key0.time) / dt, (x2 - key0.time) / dt
+            c = 3 * h1
+            b = 3 * (h2 - h1) - c
+            a = 1 - c - b
+            sel = seg == k
+            u = _cubic_root(a, b, c, -(t[sel] - key0.time) / dt)
+            out[sel] = _bezier(key0.value, y1, y2, key1.value, u)
+        return out
