@@ -192,15 +192,19 @@ class Envelope:
 
     def tangents(self):
         """(incoming, outgoing) per key, per second: the SDK's tangents
-        divided by each span's length (0 where no span uses them)."""
+        divided by each span's length; a linear span's ends carry its slope
+        (the SDK interpolates it straight), and 0 where no span uses them."""
         keys, n = self.keys, len(self.keys)
         t_in, t_out = np.zeros(n), np.zeros(n)
         for k in range(n - 1):
             dt = keys[k + 1].time - keys[k].time
             prev = keys[k - 1] if k > 0 else None
             nxt = keys[k + 2] if k + 2 < n else None
-            t_out[k] = _outgoing(prev, keys[k], keys[k + 1]) / dt
-            t_in[k + 1] = _incoming(keys[k], keys[k + 1], nxt) / dt
+            if keys[k + 1].span == "linear":
+                t_out[k] = t_in[k + 1] = (keys[k + 1].value - keys[k].value) / dt
+            else:
+                t_out[k] = _outgoing(prev, keys[k], keys[k + 1]) / dt
+                t_in[k + 1] = _incoming(keys[k], keys[k + 1], nxt) / dt
         return t_in, t_out
 
     def _cubic_spline(self):
