@@ -359,6 +359,9 @@ def _read_envelopes(reader, item, line):
                                            f"{len(keys)}")
         item.envelopes[CHANNELS[channel]] = _make_envelope(
             reader, keys, lines, *behaviours, _angle_unit(channel, 3), open_line)
+    if len(item.envelopes) != item.num_channels:
+        raise reader.error(num_line, f"NumChannels says {item.num_channels} but the motion "
+                                     f"holds {len(item.envelopes)} channels")
 
 
 def _read_motion_v2(reader, item, line):

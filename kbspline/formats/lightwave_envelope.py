@@ -256,9 +256,12 @@ class Envelope:
         t = np.asarray(t, dtype=np.float64)
         shape = t.shape
         t = t.reshape(-1)
+        if not np.all(np.isfinite(t)):
+            raise ValueError(f"t must be finite, not {t[~np.isfinite(t)][0]}")
         if len(self.keys) == 1:
             return np.full(shape, self.values[0])
-        mapped, offset, fixed = self._behave(t)
+        with np.errstate(over="ignore", invalid="ignore"):  # offsets far out may overflow
+            mapped, offset, fixed = self._behave(t)
         out = np.empty_like(t)
         todo = np.isnan(fixed)
         out[~todo] = fixed[~todo]
