@@ -213,3 +213,18 @@ def test_tcb_tangents_match_lightwaves_own_at_interior_keys():
                 assert t_out[k] * after == pytest.approx(key.params[4], rel=1e-6)
                 checked += 1
     assert checked >= 10
+
+
+def test_channels_a_file_leaves_out_hold_their_rest_values(tmp_path):
+    text = ("LWSC\n3\nLoadObjectLayer 1 ball.lwo\nObjectMotion\nNumChannels 7\n" +
+            "".join(f"Channel {c}\n{{ Envelope\n  1\n  Key {c + 1} 0 0 0 0 0 0 0 0\n"
+                    f"  Behaviors 1 1\n}}\n" for c in range(6)) +
+            "Channel 6\n{ Envelope\n  2\n  Key 2 0 0 0 0 0 0 0 0\n  Key 4 1 3 0 0 0 0 0 0\n"
+            "  Behaviors 1 1\n}\n")
+    (tmp_path / "b.lws").write_text(text)
+    scene = read_lws(tmp_path / "b.lws")
+    channels = scene.animations["b"]
+    assert sorted(path for _, path in channels) == ["scale"]
+    np.testing.assert_allclose(channels[("ball", "scale")]([0.5]), [[3.0, 1.0, 1.0]])
+    np.testing.assert_allclose(scene.nodes[0].translation, [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(scene.nodes[0].scale, [2.0, 1.0, 1.0])

@@ -68,7 +68,16 @@ class LwsChannel:
         return f"LwsChannel({self.path!r}, {len(self.times)} key times)"
 
     def __call__(self, t) -> np.ndarray:
-        """(M, 3) positions or scales, or (M, 4) unit (w, x, y, z) rotations."""
+        """The channel at seconds `t`.
+
+        Parameters
+        ----------
+        t : float or array_like (M,)
+
+        Returns
+        -------
+        ndarray (M, 3) positions or scales, or (M, 4) unit (w, x, y, z) rotations.
+        """
         t = np.atleast_1d(np.asarray(t, dtype=np.float64)).reshape(-1)
         values = np.stack([e(t) for e in self.envelopes], axis=-1)
         if self.path != "rotation":
@@ -79,9 +88,19 @@ class LwsChannel:
 
 
 def heading_pitch_bank(hpb) -> np.ndarray:
-    """Unit (w, x, y, z) quaternions qy(H) qx(P) qz(B) from (..., 3) angles in
-    radians: LightWave turns an item by bank about z, then pitch about x,
-    then heading about y (in its left-handed axes)."""
+    """Unit (w, x, y, z) quaternions qy(H) qx(P) qz(B): LightWave turns an
+    item by bank about z, then pitch about x, then heading about y (in its
+    left-handed axes).
+
+    Parameters
+    ----------
+    hpb : array_like (..., 3)
+        Heading, pitch, bank in radians.
+
+    Returns
+    -------
+    ndarray (..., 4)
+    """
     hpb = np.asarray(hpb, dtype=np.float64)
     ch, cp, cb = (np.cos(hpb[..., i] / 2) for i in range(3))
     sh, sp, sb = (np.sin(hpb[..., i] / 2) for i in range(3))
@@ -492,10 +511,11 @@ def _build_scene(reader, version, fps, items):
                           extras={"item_id": f"{item.item_id:08X}", "line": item.line}))
         for path, names in (("translation", CHANNELS[:3]), ("rotation", CHANNELS[3:6]),
                             ("scale", CHANNELS[6:])):
-            if all(name in env for name in names) and any(
-                    len(env[name].keys) > 1 for name in names):
-                animation[(item.name, path)] = LwsChannel(
-                    path, tuple(env[name] for name in names), degrees)
+            if any(name in env and len(env[name].keys) > 1 for name in names):
+                # a channel the file leaves out holds its rest value
+                parts = tuple(env[name] if name in env else Envelope([(rest[name], 0.0, "tcb",
+                              (0.0,) * 6)]) for name in names)
+                animation[(item.name, path)] = LwsChannel(path, parts, degrees)
     name = reader.path.stem
     return LwsScene(nodes=nodes, skins=[], animations={name: animation} if animation else {},
                     up_axis="Y", handedness="left", source="lws", envelopes=envelopes,

@@ -166,6 +166,16 @@ class Envelope:
     Values are in the file's units: angles (H, P, B) in degrees in LWSC 1-2
     files and in radians from LWSC 3 (``angle_unit`` says which; None for a
     position or scale channel).
+
+    Parameters
+    ----------
+    keys : sequence of LwsKey or (value, time, span, params)
+        In strictly increasing time; ``span`` one of `SPAN_TYPES`.
+    pre, post : str
+        Behaviour before the first key and after the last, one of
+        `BEHAVIOURS`: reset, constant, repeat, oscillate, offset_repeat, linear.
+    angle_unit : {None, 'degrees', 'radians'}
+        What the values are, for the record.
     """
 
     def __init__(self, keys, pre: str = "constant", post: str = "constant",
@@ -252,7 +262,17 @@ class Envelope:
         return mapped, offset, fixed
 
     def __call__(self, t) -> np.ndarray:
-        """Values at seconds `t` (float or array); same shape as `t`."""
+        """Values at seconds `t`.
+
+        Parameters
+        ----------
+        t : float or array_like
+            Finite times in seconds.
+
+        Returns
+        -------
+        ndarray of the shape of `t`
+        """
         t = np.asarray(t, dtype=np.float64)
         shape = t.shape
         t = t.reshape(-1)
