@@ -20,14 +20,12 @@ def _tcb(key):
 
 
 def _param(key):
-    """The SDK key's four params: Hermite/Bezier tangents (in, out) from p4,
-    p5; 2-D Bezier handles p1..p4; nothing for the other shapes."""
+    """The SDK key's four params: a 2-D Bezier key's handles p1..p4; any
+    other key's tangents (in, out) from p4, p5 (the LWSC 3 document's layout)."""
     value, time, shape, p = key
-    if shape in ("hermite", "bezier"):
-        return [p[3], p[4], 0.0, 0.0]
     if shape == "bezier2d":
         return list(p[:4])
-    return [0.0, 0.0, 0.0, 0.0]
+    return [p[3], p[4], 0.0, 0.0]
 
 
 def outgoing(prev, k0, k1):

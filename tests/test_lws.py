@@ -228,3 +228,13 @@ def test_channels_a_file_leaves_out_hold_their_rest_values(tmp_path):
     np.testing.assert_allclose(channels[("ball", "scale")]([0.5]), [[3.0, 1.0, 1.0]])
     np.testing.assert_allclose(scene.nodes[0].translation, [1.0, 2.0, 3.0])
     np.testing.assert_allclose(scene.nodes[0].scale, [2.0, 1.0, 1.0])
+
+
+def test_bezier2d_after_a_tcb_key_starts_along_its_p5():
+    # the SDK's default start handle: a third of the span, a third of p5;
+    # with the end handle at a third too, the time curve is t itself
+    keys = [_key(0.0, 0.0, "tcb", 0, 0, 0, 0.0, 3.0), _key(1.0, 1.0, "bezier2d", -1 / 3, 0.0)]
+    u = np.linspace(0.0, 1.0, 9)
+    s = 1 - u
+    want = 3 * s * s * u * 1.0 + 3 * s * u * u * 1.0 + u ** 3
+    np.testing.assert_allclose(Envelope(keys)(u), want, rtol=0, atol=1e-13)

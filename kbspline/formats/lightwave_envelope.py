@@ -27,10 +27,10 @@ class LwsKey(NamedTuple):
 
     ``span`` is the shape of the span that ENDS at this key (LightWave's
     "incoming curve").  ``params`` are the six numbers after the span type
-    (LWSC 3+: p1..p6; LWSC 1-2: tension, continuity, bias, 0, 0, 0): TCB keys
-    hold tension, continuity and bias in p1..p3 (p4, p5 are LightWave's own
-    tangents, written for information); Hermite and 1-D Bezier keys hold their
-    incoming and outgoing tangents in p4 and p5; 2-D Bezier keys hold the
+    (LWSC 3+: p1..p6; LWSC 1-2: tension, continuity, bias, 0, 0, 0), as the
+    LWSC 3 format document says: TCB, Hermite and 1-D Bezier keys hold
+    tension, continuity and bias in p1..p3 and the incoming and outgoing
+    tangents in p4, p5 (per span, the SDK's units); 2-D Bezier keys hold the
     incoming handle (time, value offsets) in p1, p2 and the outgoing one in p3, p4.
     """
     value: float
@@ -51,14 +51,13 @@ class LwsKey(NamedTuple):
         return self.params[2] if self.span == "tcb" else 0.0
 
     def sdk_params(self) -> tuple:
-        """The four ``param`` slots of the SDK's key: the tangents (in, out)
-        of a Hermite or 1-D Bezier key, the handles of a 2-D Bezier key,
-        zeros otherwise (the SDK's TCB key keeps its TCB apart)."""
-        if self.span in ("hermite", "bezier"):
-            return (self.params[3], self.params[4], 0.0, 0.0)
+        """The four ``param`` slots of the SDK's key: a 2-D Bezier key's
+        handles (p1..p4); any other key's incoming and outgoing tangents (p4,
+        p5), which the SDK reads for Hermite and 1-D Bezier keys and for the
+        start handle of a 2-D Bezier span after any key."""
         if self.span == "bezier2d":
             return tuple(self.params[:4])
-        return (0.0, 0.0, 0.0, 0.0)
+        return (self.params[3], self.params[4], 0.0, 0.0)
 
 
 def _outgoing(prev: Optional[LwsKey], key0: LwsKey, key1: LwsKey) -> float:
