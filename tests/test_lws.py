@@ -238,3 +238,19 @@ def test_bezier2d_after_a_tcb_key_starts_along_its_p5():
     s = 1 - u
     want = 3 * s * s * u * 1.0 + 3 * s * u * u * 1.0 + u ** 3
     np.testing.assert_allclose(Envelope(keys)(u), want, rtol=0, atol=1e-13)
+
+
+def test_cubic_root_inverts_rising_time_curves():
+    from kbspline.formats.lightwave_envelope import _cubic_root
+    rng = np.random.default_rng(2)
+    handles = [(1 / 3, 2 / 3), (0.0, 1.0), (0.5, 0.5), (0.0, 0.0), (1.0, 1.0)]
+    handles += [tuple(np.sort(rng.uniform(0, 1, 2))) for _ in range(300)]
+    for h1, h2 in handles:
+        c = 3 * h1
+        b = 3 * (h2 - h1) - c
+        a = 1 - c - b
+        u = np.concatenate([[0.0, 1.0], rng.uniform(0, 1, 40)])
+        x = ((a * u + b) * u + c) * u
+        root = _cubic_root(a, b, c, -x)
+        assert np.all((root >= 0) & (root <= 1))
+        np.testing.assert_allclose(((a * root + b) * root + c) * root, x, rtol=0, atol=2e-15)

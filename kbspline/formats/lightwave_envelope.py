@@ -20,6 +20,7 @@ from ..position import PositionSpline
 SPAN_TYPES = ("tcb", "hermite", "bezier", "linear", "stepped", "bezier2d")
 BEHAVIOURS = ("reset", "constant", "repeat", "oscillate", "offset_repeat", "linear")
 _CUBIC_SPANS = frozenset({"tcb", "hermite", "bezier", "linear"})
+_LAST_CUBIC = 3  # SPAN_TYPES up to linear are cubic curves in time
 
 
 class LwsKey(NamedTuple):
@@ -118,37 +119,42 @@ def _incoming(key0: LwsKey, key1: LwsKey, nxt: Optional[LwsKey]) -> float:
     return 0.0
 
 
-def _cubic_root(a, b, c, d):
-    """The smallest root in [0, 1] of a t^3 + b t^2 + c t + d (arrays), from
-    the companion matrix's eigenvalues polished by Newton steps; degenerate
-    leading coefficients fall back to the quadratic or linear root."""
-    a, b, c, d = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, b, c, d)))
-    scale = np.maximum.reduce([abs(a), abs(b), abs(c), np.full(a.shape, 1e-300)])
-    cands = np.full(a.shape + (3,), np.nan, dtype=complex)
-    cubic = abs(a) > 1e-12 * scale
-    if cubic.any():
-        comp = np.zeros(a.shape + (3, 3))[cubic]
-        comp[:, 0, :] = -np.stack([b[cubic], c[cubic], d[cubic]], axis=-1) / a[cubic, None]
-        comp[:, 1, 0] = comp[:, 2, 1] = 1.0
-        cands[cubic] = np.linalg.eigvals(comp)
-    quad = ~cubic & (abs(b) > 1e-12 * scale)
-    if quad.any():
-        disc = np.sqrt((c[quad] ** 2 - 4 * b[quad] * d[quad]).astype(complex))
-        cands[quad, 0] = (-c[quad] + disc) / (2 * b[quad])
-        cands[quad, 1] = (-c[quad] - disc) / (2 * b[quad])
-    lin = ~cubic & ~quad & (c != 0)
-    cands[lin, 0] = -d[lin] / c[lin]
-    real = np.where(abs(cands.imag) <= 1e-7, cands.real, np.nan)
-    for _ in range(3):  # Newton polish on the real cubic
-        f = ((a[..., None] * real + b[..., None]) * real + c[..., None]) * real + d[..., None]
-        df = (3 * a[..., None] * real + 2 * b[..., None]) * real + c[..., None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(df != 0, f / df, 0.0)
-        real = real - np.where(np.isfinite(step), step, 0.0)
-    real = np.where((real >= -1e-9) & (real <= 1 + 1e-9), real, np.nan)
-    with np.errstate(invalid="ignore"):
-        root = np.nanmin(np.where(np.isnan(real), np.inf, real), axis=-1)
-    return np.clip(np.where(np.isfinite(root), root, 0.0), 0.0, 1.0)
+def _cubic_root(a: float, b: float, c: float, d: np.ndarray) -> np.ndarray:
+    """The smallest root in [0, 1] of a u^3 + b u^2 + c u + d for each d
+    (coefficients of order one): Cardano's or the trigonometric formula,
+    then two Newton steps; a vanishing a or b falls back to the quadratic
+    or linear root.  Where no root lies in [0, 1], the nearer end."""
+    if abs(a) > 1e-12:
+        B, C, D = b / a, c / a, d / a
+        p = C - B * B / 3
+        q = 2 * B ** 3 / 27 - B * C / 3 + D
+        disc = (q / 2) ** 2 + (p / 3) ** 3
+        roots = np.full(d.shape + (3,), np.nan)
+        one = disc > 0
+        sq = np.sqrt(np.where(one, disc, 0.0))
+        roots[..., 0] = np.where(one, np.cbrt(-q / 2 + sq) + np.cbrt(-q / 2 - sq), np.nan)
+        if p < 0:  # three real roots where disc <= 0
+            r = 2 * np.sqrt(-p / 3)
+            phi = np.arccos(np.clip(3 * q / (p * r), -1.0, 1.0)) / 3
+            for k in range(3):
+                trig = r * np.cos(phi - 2 * np.pi * k / 3)
+                roots[..., k] = np.where(one, roots[..., k], trig)
+        elif not one.all():  # p = 0 = q: a triple root
+            roots[~one, 0] = np.cbrt(-q[~one])
+        roots -= B / 3
+    elif abs(b) > 1e-12:
+        disc = np.sqrt(np.maximum(c * c - 4 * b * d, 0.0))
+        roots = np.stack([(-c + disc) / (2 * b), (-c - disc) / (2 * b)], axis=-1)
+    else:
+        roots = (-d / c if c != 0 else np.zeros_like(d))[..., None]
+    for _ in range(2):  # Newton polish on the cubic itself
+        f = ((a * roots + b) * roots + c) * roots + d[..., None]
+        df = (3 * a * roots + 2 * b) * roots + c
+        roots = roots - np.where(df != 0, f / np.where(df != 0, df, 1.0), 0.0)
+    inside = np.where((roots >= -1e-9) & (roots <= 1 + 1e-9), roots, np.inf)
+    best = inside.min(axis=-1)
+    nearest = np.where(np.abs(d) <= np.abs(a + b + c + d), 0.0, 1.0)
+    return np.clip(np.where(np.isfinite(best), best, nearest), 0.0, 1.0)
 
 
 def _bezier(x0, x1, x2, x3, t):
@@ -193,6 +199,7 @@ class Envelope:
         self.pre, self.post, self.angle_unit = pre, post, angle_unit
         self.times = np.array([k.time for k in self.keys])
         self.values = np.array([k.value for k in self.keys])
+        self._codes = np.array([SPAN_TYPES.index(k.span) for k in self.keys[1:]] or [0])
         self._spline = self._cubic_spline()
 
     def __repr__(self) -> str:
@@ -227,38 +234,45 @@ class Envelope:
         return PositionSpline(self.times, self.values, tangents=(t_in, t_out))
 
     def _behave(self, t):
-        """Times mapped into the keys' range, the value offsets the
-        behaviours add, and the values fixed outright (NaN elsewhere)."""
+        """The behaviours: times mapped into the keys' range, the offsets
+        they add (None for none), and where they set the value outright (a
+        mask or None, and an array holding those values)."""
         t0, t1 = self.times[0], self.times[-1]
         v0, v1 = self.values[0], self.values[-1]
-        span = t1 - t0
-        mapped, offset = t.copy(), np.zeros_like(t)
-        fixed = np.full_like(t, np.nan)
+        mapped, offset, fixed, values = t, None, None, None
         for side, mask in (("pre", t < t0), ("post", t > t1)):
             if not mask.any():
                 continue
             behaviour = getattr(self, side)
+            if behaviour in ("reset", "constant", "linear"):
+                if fixed is None:
+                    fixed, values = np.zeros(t.shape, dtype=bool), np.empty_like(t)
+                fixed |= mask
             if behaviour == "reset":
-                fixed[mask] = 0.0
+                values[mask] = 0.0
             elif behaviour == "constant":
-                fixed[mask] = v0 if side == "pre" else v1
+                values[mask] = v0 if side == "pre" else v1
             elif behaviour == "linear":
                 k = self.keys
                 if side == "pre":
                     slope = _outgoing(None, k[0], k[1]) / (k[1].time - k[0].time)
-                    fixed[mask] = slope * (t[mask] - t0) + v0
+                    values[mask] = slope * (t[mask] - t0) + v0
                 else:
                     slope = _incoming(k[-2], k[-1], None) / (k[-1].time - k[-2].time)
-                    fixed[mask] = slope * (t[mask] - t1) + v1
+                    values[mask] = slope * (t[mask] - t1) + v1
             else:
-                cycles = np.floor((t[mask] - t0) / span)
-                inside = np.clip(t[mask] - cycles * span, t0, t1)
+                cycles = np.floor((t[mask] - t0) / (t1 - t0))
+                inside = np.clip(t[mask] - cycles * (t1 - t0), t0, t1)
                 if behaviour == "oscillate":
                     inside = np.where(cycles % 2 != 0, t0 + t1 - inside, inside)
                 elif behaviour == "offset_repeat":
+                    if offset is None:
+                        offset = np.zeros_like(t)
                     offset[mask] = cycles * (v1 - v0)
+                if mapped is t:
+                    mapped = t.copy()
                 mapped[mask] = inside
-        return mapped, offset, fixed
+        return mapped, offset, fixed, values
 
     def __call__(self, t) -> np.ndarray:
         """Values at seconds `t`.
@@ -280,28 +294,38 @@ class Envelope:
         if len(self.keys) == 1:
             return np.full(shape, self.values[0])
         with np.errstate(over="ignore", invalid="ignore"):  # offsets far out may overflow
-            mapped, offset, fixed = self._behave(t)
-        out = np.empty_like(t)
-        todo = np.isnan(fixed)
-        out[~todo] = fixed[~todo]
-        tm = mapped[todo]
-        seg = np.clip(np.searchsorted(self.times, tm, side="left") - 1, 0, len(self.keys) - 2)
-        spans = np.array([k.span for k in self.keys[1:]])[seg]
-        vals = np.empty_like(tm)
-        cubic = np.isin(spans, list(_CUBIC_SPANS))
+            mapped, offset, fixed, values = self._behave(t)
+            inside = slice(None) if fixed is None else ~fixed
+            vals = self._inside(mapped[inside])
+            if offset is not None:
+                vals += offset[inside]
+        if fixed is None:
+            return vals.reshape(shape)
+        values[inside] = vals
+        return values.reshape(shape)
+
+    def _inside(self, t):
+        """Values at times within the keys' range."""
+        if self._codes.max() <= _LAST_CUBIC:
+            vals = self._spline(t)
+            vals[t == self.times[-1]] = self.values[-1]  # the SDK's own value at the last key
+            return vals
+        seg = np.clip(np.searchsorted(self.times, t, side="left") - 1, 0, len(self.keys) - 2)
+        code = self._codes[seg]
+        vals = np.empty_like(t)
+        cubic = code <= _LAST_CUBIC
         if cubic.any():
-            vals[cubic] = self._spline(tm[cubic])
-        step = spans == "stepped"
+            vals[cubic] = self._spline(t[cubic])
+        step = code == SPAN_TYPES.index("stepped")
         vals[step] = self.values[seg[step]]
-        bez = spans == "bezier2d"
+        bez = code == SPAN_TYPES.index("bezier2d")
         if bez.any():
-            vals[bez] = self._bezier2d(seg[bez], tm[bez])
+            vals[bez] = self._bezier2d(seg[bez], t[bez])
         # keys' own times give the keys' own values (the SDK's first test)
-        at0, at1 = tm == self.times[seg], tm == self.times[seg + 1]
+        at0, at1 = t == self.times[seg], t == self.times[seg + 1]
         vals[at0] = self.values[seg[at0]]
         vals[at1] = self.values[seg[at1] + 1]
-        out[todo] = vals + offset[todo]
-        return out.reshape(shape)
+        return vals
 
     def _bezier2d(self, seg, t):
         """2-D Bezier spans: the time curve solved for its parameter, then
