@@ -254,3 +254,50 @@ def test_cubic_root_inverts_rising_time_curves():
         root = _cubic_root(a, b, c, -x)
         assert np.all((root >= 0) & (root <= 1))
         np.testing.assert_allclose(((a * root + b) * root + c) * root, x, rtol=0, atol=2e-15)
+
+
+def _env_block(channel, keys, post=1):
+    lines = [f"Channel {channel}", "{ Envelope", f"  {len(keys)}"]
+    lines += [f"  Key {v!r} {t!r} 0 0 0 0 0 0 0" for v, t in keys]
+    return lines + [f"  Behaviors 1 {post}", "}"]
+
+
+def test_read_scene_and_to_motion_place_children_about_pivots(tmp_path):
+    """read_scene dispatches .lws; the scene model's to_motion puts a child
+    where T(position) R T(-pivot) of its parent, then of itself, put it,
+    rotations composed as intrinsic Y, X, Z Euler angles (SciPy)."""
+    from kbspline.formats import read_scene
+    from kbspline.motion import world_positions
+    rng = np.random.default_rng(4)
+    lines = ["LWSC", "3"]
+    channels = {}
+    for name, parent, pivot in (("Base", None, (0.5, -0.2, 0.3)), ("arm", "10000000",
+                                                                   (0.1, 0.4, -0.6))):
+        lines.append(f"AddNullObject {name}" if parent is None else f"LoadObjectLayer 1 {name}.lwo")
+        lines += ["ObjectMotion", "NumChannels 9"]
+        keys = {c: [(float(v), t) for v, t in zip(rng.normal(0, 1, 3), (0.0, 0.5, 1.0))]
+                for c in range(6)}
+        keys.update({c: [(1.0, 0.0)] for c in (6, 7, 8)})
+        for c in range(9):
+            lines += _env_block(c, keys[c])
+        if parent:
+            lines.append(f"ParentItem {parent}")
+        lines.append("PivotPosition " + " ".join(map(repr, pivot)))
+        channels[name] = (keys, np.array(pivot))
+    (tmp_path / "arm.lws").write_text("\n".join(lines) + "\n")
+    scene = read_scene(tmp_path / "arm.lws")
+    assert scene.source == "lws" and scene.nodes[1].parent == 0
+    motion = scene.to_motion("arm", fps=10.0)
+    got, _ = world_positions(motion)
+    t = np.arange(11) / 10.0
+
+    def local(name):
+        env = scene.envelopes[name]
+        pos = np.stack([env[c](t) for c in "XYZ"], axis=-1)
+        turn = Rotation.from_euler("YXZ", np.stack([env[c](t) for c in "HPB"], axis=-1))
+        return turn, pos - turn.apply(channels[name][1])
+
+    base_turn, base_at = local("Base")
+    arm_turn, arm_at = local("arm")
+    np.testing.assert_allclose(got[:, 0], base_at, atol=1e-9)
+    np.testing.assert_allclose(got[:, 1], base_at + base_turn.apply(arm_at), atol=1e-9)

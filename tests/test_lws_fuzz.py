@@ -7,10 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from lws_writer import random_scene, write_lws
 from kbspline.formats.lightwave import LwsError, read_lws
 
-try:
-    from kbspline.formats.errors import FormatError
-except ImportError:  # the scene model's error base not yet on this branch
-    from kbspline.formats._scene_standin import FormatError
+from kbspline.formats import FormatError
 
 GOOD_V5 = """LWSC
 5

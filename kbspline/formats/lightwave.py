@@ -22,11 +22,8 @@ import numpy as np
 
 from .lightwave_envelope import BEHAVIOURS, SPAN_TYPES, Envelope
 
-try:  # the shared scene model; a stand-in until it lands on main
-    from .errors import FormatError
-    from .scene import Node, Scene
-except ImportError:  # pragma: no cover - replaced at the merge
-    from ._scene_standin import FormatError, Node, Scene
+from .errors import FormatError
+from .scene import Node, Scene
 
 CHANNELS = ("X", "Y", "Z", "H", "P", "B", "SX", "SY", "SZ")
 _KINDS = {"LoadObjectLayer": "mesh", "LoadObject": "mesh", "AddNullObject": "null",
