@@ -208,7 +208,8 @@ def _parse(reader: _Reader):
         raise reader.error(line, "not a LightWave scene (the first line is not LWSC)")
     line, text = reader.next("the header")
     version = reader.integer(line, text, "the LWSC version", 1, 5)
-    fps, items = 30.0, []
+    fps = 30.0
+    items: list[_Item] = []
     while reader.peek() is not None:
         line, text = reader.next("the scene")
         tokens = text.split()
