@@ -474,7 +474,7 @@ def _parents(reader, items):
 
 
 def _unique_names(items):
-    seen: dict = {}
+    seen = {}
     for item in items:
         base = item.name
         seen[base] = seen.get(base, 0) + 1
@@ -489,7 +489,7 @@ def _unique_names(items):
 def _build_scene(reader, version, fps, items):
     _unique_names(items)
     parents = _parents(reader, items)
-    children: list = [[] for _ in items]
+    children = [[] for _ in items]
     for n, p in enumerate(parents):
         if p >= 0:
             children[p].append(n)
