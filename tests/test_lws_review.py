@@ -72,3 +72,16 @@ def test_a_parent_cycle_names_an_item_on_it(tmp_path):
     (tmp_path / "c.lws").write_text("\n".join(lines) + "\n")
     with pytest.raises(LwsError, match=r"line (6|8): '[bc]' is its own ancestor"):
         read_lws(tmp_path / "c.lws")
+
+
+def test_a_parent_id_two_items_share_is_refused(tmp_path):
+    # the later item silently won: c became b's child, not a's
+    lines = ["LWSC", "4", "", "AddNullObject 10000000 a", "AddNullObject 10000000 b",
+             "AddNullObject 10000001 c", "ParentItem 10000000"]
+    (tmp_path / "d.lws").write_text("\n".join(lines) + "\n")
+    with pytest.raises(LwsError, match=r"line 7: ParentItem 10000000 names two items "
+                                       r"\(lines 4 and 5\)"):
+        read_lws(tmp_path / "d.lws")
+    # ids no ParentItem names may repeat: nothing is ambiguous
+    (tmp_path / "e.lws").write_text("\n".join(lines[:5]) + "\n")
+    assert [n.name for n in read_lws(tmp_path / "e.lws").nodes] == ["a", "b"]

@@ -458,7 +458,11 @@ def _set_behaviours(reader, item, tokens, line):
 
 
 def _parents(reader, items):
-    by_id = {item.item_id: n for n, item in enumerate(items)}
+    by_id, shared = {}, {}
+    for n, item in enumerate(items):
+        if item.item_id in by_id:
+            shared[item.item_id] = by_id[item.item_id]
+        by_id[item.item_id] = n
     objects = [n for n, item in enumerate(items) if item.kind in ("mesh", "null")]
     parents = []
     for item in items:
@@ -469,6 +473,10 @@ def _parents(reader, items):
         if form == "id":
             if number not in by_id:
                 raise reader.error(line, f"ParentItem {number:08X} names no item")
+            if number in shared:  # the file gave one id to two items
+                raise reader.error(line, f"ParentItem {number:08X} names two items (lines "
+                                         f"{items[shared[number]].line} and "
+                                         f"{items[by_id[number]].line})")
             parents.append(by_id[number])
         else:
             if number > len(objects):
