@@ -200,3 +200,27 @@ def test_rotation_channel_is_heading_after_pitch_after_bank(tmp_path):
                                @ forward, [1, 0, 0], atol=1e-15)
     np.testing.assert_allclose(_quaternion_matrix(heading_pitch_bank([0, math.pi / 2, 0]))
                                @ forward, [0, -1, 0], atol=1e-15)
+
+
+_ONE_KEY = ["LWSC", "3", "", "AddNullObject a", "ObjectMotion", "NumChannels 1", "Channel 0",
+            "{ Envelope", "  1", "  Key 1.5 0 0 0 0 0 0 0 0", "  Behaviors 1 1", "}"]
+
+
+@pytest.mark.parametrize("line, text", [
+    (2, "\u0663"),                               # Arabic-Indic 3: int() reads it
+    (6, "NumChannels \uff11"),                   # a fullwidth 1
+    (9, "  \u0661"),                             # the key count
+    (10, "  Key 1_5 0 0 0 0 0 0 0 0"),           # float() reads 15
+    (10, "  Key 1.5 \u0660 0 0 0 0 0 0 0"),      # an Arabic-Indic 0 for the time
+    (10, "  Key 1.5 0 0 0 0 0 0 0 infinity"),
+])
+def test_numbers_are_ascii_decimals(tmp_path, line, text):
+    # Python's int() and float() take any script's digits and underscores,
+    # so such garbage read as numbers
+    lines = list(_ONE_KEY)
+    lines[line - 1] = text
+    (tmp_path / "u.lws").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(LwsError, match=f"line {line}: "):
+        read_lws(tmp_path / "u.lws")
+    (tmp_path / "ok.lws").write_text("\n".join(_ONE_KEY) + "\n")
+    assert read_lws(tmp_path / "ok.lws").envelopes["a"]["X"].keys[0].value == 1.5

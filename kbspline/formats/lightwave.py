@@ -33,7 +33,10 @@ _NAMERS = {"BoneName": "bone", "LightName": "light", "CameraName": "camera"}
 _MOTIONS = {"ObjectMotion": ("mesh", "null"), "BoneMotion": ("bone",),
             "LightMotion": ("light",), "CameraMotion": ("camera",)}
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8}")
-_INT = re.compile(r"[+-]?\d{1,18}")
+_INT = re.compile(r"[+-]?[0-9]{1,18}")
+# a decimal number as LightWave writes it (float() would also take "1_0", "٣", " nan")
+_NON_FINITE = ("nan", "inf", "infinity")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _OLD_SPANS = {0: "tcb", 2: "tcb", 3: "linear", 4: "stepped"}  # LWSC 2's span field
 
 
@@ -152,10 +155,10 @@ class _Reader:
     def numbers(self, line: int, tokens: list, count: int, what: str) -> list:
         if len(tokens) != count:
             raise self.error(line, f"{what} must have {count} numbers, not {len(tokens)}")
-        try:
-            values = [float(tok) for tok in tokens]
-        except ValueError:
-            raise self.error(line, f"{what} holds a word that is not a number") from None
+        for tok in tokens:
+            if not _NUMBER.fullmatch(tok) and tok.lower().lstrip("+-") not in _NON_FINITE:
+                raise self.error(line, f"{what} holds a word that is not a number")
+        values = [float(tok) for tok in tokens]
         if not all(abs(v) < 1e300 for v in values):
             raise self.error(line, f"{what} holds a number that is not finite")
         return values
