@@ -95,12 +95,15 @@ def _bez2(keys, i, time):
         x, y = k0[1] + p0[2], k0[0] + p0[3]
     else:
         x, y = k0[1] + (k1[1] - k0[1]) / 3, k0[0] + p0[1] / 3
+    # the time curve from key0's time on (absolute times would round away
+    # the bits of a short span far from zero)
+    x1, x2, x3, time = x - k0[1], k1[1] + p1[0] - k0[1], k1[1] - k0[1], time - k0[1]
     lo, hi = 0.0, 1.0
     while True:  # bisection to float64's last bit (the SDK stops at 1e-4)
         mid = lo + (hi - lo) * 0.5
         if mid <= lo or mid >= hi:
             break
-        if _bez(k0[1], x, k1[1] + p1[0], k1[1], mid) > time:
+        if _bez(0.0, x1, x2, x3, mid) > time:
             hi = mid
         else:
             lo = mid

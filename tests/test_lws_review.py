@@ -106,11 +106,13 @@ def _envelopes(draw):
         tcb = rng.uniform(-1.0, 1.0, 3)
         tcb = np.where(rng.random(3) < 0.3, rng.choice([-1.0, 1.0], 3), tcb)
         p = [*tcb, *rng.normal(0.0, 3.0, 2), 0.0]
-        if shape == "bezier2d":  # handles inside their spans: the time curve rises
+        if shape == "bezier2d":  # handles within their spans: the time curve rises
             before = times[k] - times[k - 1] if k else 1.0
             after = times[k + 1] - times[k] if k + 1 < n else 1.0
-            p[:4] = [-rng.uniform(0.05, 0.5) * before, rng.normal(0.0, 3.0),
-                     rng.uniform(0.05, 0.5) * after, rng.normal(0.0, 3.0)]
+            reach = np.where(rng.random(2) < 0.2, rng.choice([0.0, 1.0], 2),
+                             rng.uniform(0.05, 0.5, 2))
+            p[:4] = [-reach[0] * before, rng.normal(0.0, 3.0), reach[1] * after,
+                     rng.normal(0.0, 3.0)]
         keys.append((float(rng.normal(0.0, 5.0)), float(time), shape, *map(float, p)))
     behaviours = draw(st.sampled_from(BEHAVIOURS)), draw(st.sampled_from(BEHAVIOURS))
     return keys, *behaviours, list(rng.uniform(-3.5, 4.5, 16))
