@@ -15,6 +15,8 @@ from kbspline.formats.lightwave import LwsError, heading_pitch_bank, read_lws
 from kbspline.formats.lightwave_envelope import BEHAVIOURS, SPAN_TYPES, Envelope
 
 LEGACY = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "legacy")
+MISSING_LEGACY = (f"needs the LightWave scenes in {LEGACY} (the project's shared data, "
+                  "checked out beside the repository as ../shared)")
 
 
 def _lines_run(path):
@@ -142,7 +144,7 @@ def test_envelopes_play_as_a_second_reading_of_the_sdk(case):
         assert _agrees(g, keys, pre, post, t), (t, g, sdk_envelope(keys, pre, post, t))
 
 
-@pytest.mark.skipif(not os.path.isdir(LEGACY), reason="needs ../shared/data/legacy")
+@pytest.mark.skipif(not os.path.isdir(LEGACY), reason=MISSING_LEGACY)
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(LEGACY, "*.lws"))),
                          ids=os.path.basename)
 def test_real_envelopes_play_as_a_second_reading_of_the_sdk(path):
