@@ -34,7 +34,7 @@ _MOTIONS = {"ObjectMotion": ("mesh", "null"), "BoneMotion": ("bone",),
             "LightMotion": ("light",), "CameraMotion": ("camera",)}
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8}")
 _INT = re.compile(r"[+-]?[0-9]{1,18}")
-# a decimal number as LightWave writes it (float() would also take "1_0", "٣", " nan")
+# a decimal number as LightWave writes it (float() also takes "1_0" and other scripts' digits)
 _NON_FINITE = ("nan", "inf", "infinity")
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _OLD_SPANS = {0: "tcb", 2: "tcb", 3: "linear", 4: "stepped"}  # LWSC 2's span field
