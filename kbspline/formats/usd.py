@@ -245,7 +245,8 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
         raise OSError(f"could not write {path}")
 
     max_angle = _rotation_errors(rotations, quats, times)
-    max_error, tolerances = {}, {}
+    max_error: dict[tuple[str, str], float] = {}
+    tolerances: dict[tuple[str, str], float] = {}
     _note(max_error, tolerances, [j.name for j in motion.joints], "rotation", max_angle, angle)
     max_distance = 0.0
     if translations is not None:
