@@ -18,6 +18,9 @@ from ..motion.clip import POSITION_CHANNELS, Joint, Motion
 
 __all__ = ["Node", "Channel", "Skin", "Scene", "TRANSFORM_PATHS"]
 
+# The most frames `Scene.to_motion` samples (a bound, before allocating).
+MAX_FRAMES = 10_000_000
+
 # The channel paths that move a node (others, such as "weights" or "fov", do not).
 TRANSFORM_PATHS = ("translation", "rotation", "scale")
 
@@ -161,8 +164,8 @@ class Scene:
         ------
         ValueError
             For an unknown animation, a skin index out of range, an animation
-            without translation, rotation or scale channels, or a node hierarchy
-            with a cycle.
+            without translation, rotation or scale channels, more than
+            `MAX_FRAMES` frames, or a node hierarchy with a cycle.
 
         Warns
         -----
@@ -186,7 +189,11 @@ def _to_motion(scene, animation, fps, skin):
                          f"channels")
     start = min(c.times[0] for c in channels.values())
     end = max(c.times[-1] for c in channels.values())
-    times = start + np.arange(int(np.floor((end - start) * fps + 1e-9)) + 1) / fps
+    span = (end - start) * fps
+    if not span < MAX_FRAMES:
+        raise ValueError(f"animation {animation!r} lasts {end - start:.6g} s: at fps {fps:g} "
+                         f"that is more than {MAX_FRAMES} frames")
+    times = start + np.arange(int(np.floor(span + 1e-9)) + 1) / fps
     nodes = scene.nodes
     members = _skeleton(scene, channels, skin)
     order, parent = _parents_first(nodes, members)
@@ -197,7 +204,13 @@ def _to_motion(scene, animation, fps, skin):
 
     world = _world_matrices(nodes, order, sample, len(times))
     rest = _world_matrices(nodes, order, lambda i, path: getattr(nodes[i], path)[None], 1)
-    turns = {j: _rotation_part(world[j], nodes[j].name) for j in order}
+    turns = {j: _rotation_part(world[j]) for j in order}
+    stretched = [nodes[j].name for j in order if turns[j][1]]
+    if stretched:
+        warnings.warn(f"{', '.join(stretched[:5])}{' ...' if len(stretched) > 5 else ''}: "
+                      f"BVH has no scale, and these joints' world scale is not uniform or "
+                      f"mirrors; their rotations are the nearest rotations", stacklevel=3)
+    turns = {j: turn for j, (turn, _) in turns.items()}
     positions = {j: world[j][:, :3, 3] for j in order}
     extent = max(1.0, max(np.abs(p).max() for p in positions.values()))
 
@@ -215,7 +228,7 @@ def _to_motion(scene, animation, fps, skin):
             translations.append(local)
             moving = ((nodes[j].name, "translation") in channels
                       or np.abs(local - local[0]).max() > 1e-9 * extent)
-            rest_turn = _rotation_part(rest[p], nodes[p].name)
+            rest_turn, _ = _rotation_part(rest[p])
             offset = (rest_turn[0].T @ (rest[j][0, :3, 3] - rest[p][0, :3, 3]) if moving
                       else local[0])
         name = "_".join(nodes[j].name.split()) or f"node{j}"
@@ -301,13 +314,10 @@ def _world_matrices(nodes, wanted, sample, n_frames):
     return world
 
 
-def _rotation_part(matrix, name):
-    """(F, 3, 3) the rotations nearest the matrices' upper 3x3 (polar
-    decomposition), warning where scale is not uniform or mirrors."""
+def _rotation_part(matrix):
+    """((F, 3, 3) the rotations nearest the matrices' upper 3x3 (polar
+    decomposition), whether any frame's scale is not uniform or mirrors)."""
     u, s, vt = np.linalg.svd(matrix[:, :3, :3])
     det = np.linalg.det(u @ vt)
-    if np.any(s[:, 0] > s[:, 2] * (1 + 1e-3)) or np.any(det < 0):
-        warnings.warn(f"{name}: BVH has no scale, and this joint's world scale is not "
-                      f"uniform or mirrors; its rotation is the nearest rotation", stacklevel=4)
-    u[:, :, 2] *= np.sign(det)[:, None]
-    return u @ vt
+    u[:, :, 2] *= np.where(det < 0, -1.0, 1.0)[:, None]
+    return u @ vt, bool(np.any(s[:, 0] > s[:, 2] * (1 + 1e-3)) or np.any(det < 0))
