@@ -187,6 +187,11 @@ MALFORMED = [
     (lambda d: d["animations"][0]["channels"].append(d["animations"][0]["channels"][0]),
      "channel 1: node 0's rotation is animated twice"),
     (lambda d: d["buffers"][0].update(uri="/dev/zero"), "buffer 0: uri '/dev/zero' is not"),
+    (lambda d: d["buffers"][0].update(uri="."), "buffer 0: '.' is not a file"),
+    (lambda d: d["nodes"][1].update(matrix=[1, 0, 0, 0.5, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
+     "node 1: its matrix's last row is not"),
+    (lambda d: d["nodes"][1].update(matrix=[1e308, 0, 0, 0, 0, 1e308, 0, 0, 0, 0, 1e308, 0,
+                                            0, 0, 0, 1]), "node 1: its matrix has a zero or inf"),
 ]
 
 
@@ -194,8 +199,27 @@ MALFORMED = [
 def test_malformed_documents_raise_gltf_errors_naming_the_field(tmp_path, change, words):
     doc = small()
     change(doc)
-    with pytest.raises(GltfError, match=words):
-        read_gltf(write_json(tmp_path, doc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # no NumPy overflow warnings on the way
+        with pytest.raises(GltfError, match=words):
+            read_gltf(write_json(tmp_path, doc))
+
+
+def test_deeply_nested_json_is_a_gltf_error(tmp_path):
+    (tmp_path / "deep.gltf").write_text('{"nodes": ' + "[" * 100_000)
+    with pytest.raises(GltfError, match="the JSON does not parse"):
+        read_gltf(tmp_path / "deep.gltf")
+
+
+def test_a_world_transform_that_overflows_is_named(tmp_path):
+    g = Gltf()
+    g.node("far", children=[1], translation=[1e308, 0, 0])
+    g.node("farther", translation=[1e308, 0, 0])
+    g.skin([0, 1])
+    g.animation("a", STILL)
+    scene = read_gltf(write_json(tmp_path, g.json()))
+    with pytest.raises(ValueError, match="node 'farther': its world transform overflows"):
+        scene.to_motion("a", 1.0)
 
 
 # -- 7: mirrored matrices ----------------------------------------------------------------

@@ -165,7 +165,8 @@ class Scene:
         ValueError
             For an unknown animation, a skin index out of range, an animation
             without translation, rotation or scale channels, more than
-            `MAX_FRAMES` frames, or a node hierarchy with a cycle.
+            `MAX_FRAMES` frames, a node hierarchy with a cycle, or a joint
+            whose world transform overflows float64.
 
         Warns
         -----
@@ -202,8 +203,12 @@ def _to_motion(scene, animation, fps, skin):
         channel = channels.get((nodes[i].name, path))
         return channel(times) if channel is not None else getattr(nodes[i], path)[None]
 
-    world = _world_matrices(nodes, order, sample, len(times))
-    rest = _world_matrices(nodes, order, lambda i, path: getattr(nodes[i], path)[None], 1)
+    with np.errstate(over="ignore", invalid="ignore"):    # overflow is refused below
+        world = _world_matrices(nodes, order, sample, len(times))
+        rest = _world_matrices(nodes, order, lambda i, path: getattr(nodes[i], path)[None], 1)
+    for j in order:
+        if not np.all(np.isfinite(world[j])):
+            raise ValueError(f"node {nodes[j].name!r}: its world transform overflows float64")
     turns = {j: _rotation_part(world[j]) for j in order}
     stretched = [nodes[j].name for j in order if turns[j][1]]
     if stretched:

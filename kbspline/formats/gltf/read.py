@@ -79,7 +79,8 @@ def read_gltf(path: Union[str, os.PathLike[str]]) -> Scene:
         data = path.read_bytes()
     except OSError as exc:
         raise GltfError(f"{path}: {exc.strerror or exc}") from None
-    return _Reader(path, data).scene()
+    with np.errstate(over="ignore", invalid="ignore"):    # what overflows is refused
+        return _Reader(path, data).scene()
 
 
 _MISSING = object()
