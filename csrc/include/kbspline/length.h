@@ -13,10 +13,6 @@
 
 KB_BEGIN_DECLS
 
-/* ------------------------------------------------------------------ */
-/* Integrals of speed: arc length and swept angle.                      */
-/* ------------------------------------------------------------------ */
-
 /*
  * A table of the integral of a batch's speed along each track: every
  * segment is cut into panels on which 10-point Gauss-Legendre agrees with

@@ -1,9 +1,9 @@
 /*
  * kbspline/position.h -- position-like splines: build and evaluate.
  *
- *   kb_tcb_validate, kb_tcb_build, kb_tcb_build_threaded  keys to cubics
- *   kb_alpha_times                                        key times from the keys
- *   kb_curve_validate, kb_curve_eval, kb_curve_eval_threaded  evaluate
+ *   kb_tcb_build, kb_tcb_build_threaded    keys to cubics
+ *   kb_alpha_times                         key times from the keys
+ *   kb_curve_eval, kb_curve_eval_threaded  evaluate
  */
 #ifndef KBSPLINE_POSITION_H
 #define KBSPLINE_POSITION_H
@@ -11,10 +11,6 @@
 #include "status.h"
 
 KB_BEGIN_DECLS
-
-/* ------------------------------------------------------------------ */
-/* Building: tangents and per-segment cubic coefficients.              */
-/* ------------------------------------------------------------------ */
 
 /* The keys of a batch of position-like tracks. */
 typedef struct {
@@ -32,18 +28,6 @@ typedef struct {
      * and ends must be natural (the end keys' tangents are given too) */
     const double *given_in, *given_out;
 } kb_tcb_keys;
-
-/*
- * Checks every input of kb_tcb_build once: counts (KB_EBADSHAPE where the
- * arrays' sizes would overflow ptrdiff_t), option codes, finite and
- * strictly increasing times spaced at least DBL_MIN apart, finite values
- * and parameters, ease in [0, 1],
- * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
- * the track's largest magnitude; parameters within 1e-9); given tangents
- * both or neither (KB_EBADSHAPE), with natural ends (KB_EBADOPTION), and
- * finite (KB_ENONFINITE, KB_ARG_TANGENTS, index the key).
- */
-kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
 
 /*
  * Builds a batch of KB splines.  S = kb_num_segments(ends, n_keys).
@@ -86,10 +70,6 @@ kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,
                          kb_error *err);
 
-/* ------------------------------------------------------------------ */
-/* Evaluation.                                                          */
-/* ------------------------------------------------------------------ */
-
 /* A built batch of piecewise cubics, ready to evaluate. */
 typedef struct {
     ptrdiff_t n_tracks, n_seg, dim;
@@ -99,12 +79,6 @@ typedef struct {
     const double *ease;    /* (n_tracks, n_seg, 2) or NULL (no ease) */
     kb_extrap extrap;
 } kb_curve;
-
-/* Checks the curve and the queries: finite t, and under KB_EXTRAP_ERROR
- * every t within the domain (a t beyond it by at most 1e-12 of its span
- * counts as inside).  t is (n_tracks | 1, n_eval) with t_stride 0 or n_eval. */
-kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
-                            ptrdiff_t n_eval, ptrdiff_t t_stride, kb_error *err);
 
 /*
  * Evaluates the nu-th time derivative (0, 1 or 2) for tracks
