@@ -23,30 +23,22 @@ typedef struct {
                                              clamped only; data may be NULL (zero) */
     kb_timing timing;
     kb_ends ends;
-    /* (n_tracks, n_keys, dim) incoming and outgoing tangents per time, given
-     * (Hermite keys): both or neither; with them TCB and timing go unused
-     * and ends must be natural (the end keys' tangents are given too) */
+    /* (n_tracks, n_keys, dim) given tangents per time (Hermite keys), both or
+     * neither; with them TCB and timing go unused and ends must be natural */
     const double *given_in, *given_out;
 } kb_tcb_keys;
 
 /*
- * Builds a batch of KB splines.  S = kb_num_segments(ends, n_keys).
- *   @param[in]  keys
- *   @param[out] tan_in    (n_tracks, n_keys, dim) incoming tangents, per time
- *   @param[out] tan_out   (n_tracks, n_keys, dim) outgoing tangents, per time
- *                         (NaN at the two phantom keys, which have none);
- *                         both NULL to skip them (they are then kept per
- *                         track in the workspace)
- *   @param[out] coef      (n_tracks, S, 4, dim): segment n is
- *                         c0 + c1 u + c2 u^2 + c3 u^3, u in [0, 1]
- *   @param[out] ease      (n_tracks, S, 2): (ease_from of the segment's first
- *                         key, ease_to of its last), or NULL to skip
- *   @param[out] err       filled when the result is not KB_OK
- * Validates first; writes nothing unless the keys are valid, except that
- * keys whose coefficients overflow (finite but near the largest double)
- * are found while building: KB_ERANGE, argument values, index the key,
- * with the outputs partly written.  Allocates one workspace of
- * (n_keys - 1)(dim + 1) doubles, and 2 n_keys dim more without tan_in.
+ * Builds a batch of KB splines, S = kb_num_segments(ends, n_keys) segments:
+ *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time (NaN at the
+ *                    two phantom keys), or both NULL to skip
+ *   coef   (n_tracks, S, 4, dim): segment n is c0 + c1 u + c2 u^2 + c3 u^3,
+ *          u in [0, 1]
+ *   ease   (n_tracks, S, 2) (the segment's ease_from, ease_to) or NULL
+ * Validates first and writes nothing on invalid keys; coefficients that
+ * overflow are found while building (KB_ERANGE, argument values, index the
+ * key; outputs partly written).  Allocates (n_keys - 1)(dim + 1) doubles,
+ * and 2 n_keys dim more without tan_in.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
@@ -81,18 +73,13 @@ typedef struct {
 } kb_curve;
 
 /*
- * Evaluates the nu-th time derivative (0, 1 or 2) for tracks
- * [track_begin, track_end).  Validates first; writes nothing on error.
- *   @param[in]  t      (n_tracks | 1, n_eval) query times, t_stride 0 or n_eval,
- *                      sorted or not
- *   @param[out] out64  (n_tracks, n_eval, dim) float64, or NULL
- *   @param[out] out32  (n_tracks, n_eval, dim) float32, or NULL (exactly one
- *                      of out64 / out32 is given)
- * Allocates nothing but, with shared knots and times, one workspace of
- * about 90 KB per call (per thread), and where queries outnumber segments
- * twice over, a grid of 2 n_seg indices that guesses each query's segment;
- * if either cannot be had, the same results are computed without it, more
- * slowly.
+ * The nu-th time derivative (0, 1 or 2) of tracks [track_begin, track_end)
+ * at t (n_tracks | 1, n_eval; t_stride 0 or n_eval; sorted or not) into
+ * out64 or out32 (exactly one given), (n_tracks, n_eval, dim).  Validates
+ * first (finite t, and inside the domain, to 1e-12 of its span, under
+ * KB_EXTRAP_ERROR); writes nothing on error.  May allocate about 90 KB a
+ * thread (shared knots and times) and 2 n_seg indices (a grid guessing
+ * segments); without them, the same results, more slowly.
  */
 kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t n_eval, ptrdiff_t t_stride,

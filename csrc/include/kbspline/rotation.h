@@ -48,16 +48,13 @@ enum {
  * A segment is squad where a bound on its angular speed proves it tame,
  * else the cumulative cubic of the same ends and end angular velocities
  * (the construction and its bound: docs/guide/rotations.md).
- *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
- *   @param[out] seg    (n_tracks, S, KB_ROT_SEG): what evaluation reads, one
- *                      record per segment: squad: (q_n, a_n, L_n,
- *                      log(a_n* b_(n+1)), 0, 0); cumulative: (q_n, spin, w1,
- *                      w2, w3), spin L_n or 0
- *   @param[out] ctrl   (n_tracks, S, 4, 4) or NULL: the control points, squad:
- *                      (q_n, a_n, b_(n+1), q_(n+1)); cumulative: (q_n,
- *                      q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
- *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
- *   @param[out] ease   (n_tracks, S, 2) or NULL
+ *   tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
+ *   seg    (n_tracks, S, KB_ROT_SEG), what evaluation reads: squad (q_n, a_n,
+ *          L_n, log(a_n* b_(n+1)), 0, 0); cumulative (q_n, spin, w1, w2, w3)
+ *   ctrl   (n_tracks, S, 4, 4) control points, or NULL: squad (q_n, a_n,
+ *          b_(n+1), q_(n+1)); cumulative (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
+ *   kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
+ *   ease   (n_tracks, S, 2) or NULL
  * Validates first; tangents too large to compute with (TCB or keys so
  * extreme that a segment's record overflows) are found while building:
  * KB_ERANGE, argument values, index the segment's first key, with the
