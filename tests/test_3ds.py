@@ -239,3 +239,13 @@ def test_child_of_camera():
 
 def test_format_error_is_a_value_error():
     assert issubclass(ThreeDSError, ValueError)
+
+
+def test_hide_track_toggles_at_each_key(tmp_path):
+    hide = {"frames": [10, 20, 35], "values": np.zeros((3, 0))}
+    scene = read_bytes(tmp_path, write_3ds([{"tag": "object", "name": "A",
+                                             "tracks": {"hide": hide}}]))
+    frames = np.array([0, 9.5, 10, 15, 20, 30, 35, 99])
+    np.testing.assert_array_equal(scene.tracks["A"]["hide"](frames / FPS)[:, 0],
+                                  [0, 0, 1, 1, 0, 0, 1, 1])
+    assert ("A", "hide") not in scene.animations.get("TESTSCENE", {})

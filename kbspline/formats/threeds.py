@@ -108,19 +108,27 @@ class Track:
     def __call__(self, t: ArrayLike) -> np.ndarray:
         """The track at seconds `t`.
 
+        Parameters
+        ----------
+        t : float or array_like (M,)
+            Seconds (frame = t * fps).  Before the first key the track holds
+            it; after the last it holds, or repeats when ``flags & 3``.
+
         Returns
         -------
         ndarray (M, n)
             Rotations (M, 4) unit (w, x, y, z); hide (M, 1) 1.0 where hidden
-            (each key toggles); morph (M, 1) the index of the key in effect.
+            (each key passed toggles, as lib3ds plays it: shown before the first);
+            morph (M, 1) the index of the key in effect (its name in `names`).
         """
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
         if t.ndim != 1 or not np.all(np.isfinite(t)):
             raise ValueError("t must be finite seconds, a scalar or shape (M,)")
         played = self._frames_played(t)
-        if self.kind in ("hide", "morph"):
-            index = np.searchsorted(self.times, played, side="right") - 1
-            out = (index % 2 == 0) if self.kind == "hide" else index
+        if self.kind in ("hide", "morph"):   # keys passed so far; hide toggles at each
+            passed = np.searchsorted(self.times, np.where(t < self.times[0], t, played),
+                                     side="right")
+            out = (passed % 2 == 1) if self.kind == "hide" else np.maximum(passed - 1, 0)
             return out.astype(np.float64)[:, None]
         if self._spline is not None:
             return np.asarray(self._spline(played)).reshape(len(t), -1)
