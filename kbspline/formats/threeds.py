@@ -89,6 +89,49 @@ class Track:
         axes, angles = relative_turns(self.values)
         return RotationSpline.from_relative(self.times, axes, angles, *tcb, **common)
 
+    def spline_in(self, axes: ArrayLike):
+        """The track's spline in other axes.
+
+        Parameters
+        ----------
+        axes : array_like (3, 3)
+            Orthogonal: a position p becomes axes @ p, a rotation's log
+            det(axes) axes @ log, a scale |axes| @ s (axes must then permute
+            the axes, signs allowed); other tracks are unchanged.
+
+        Returns
+        -------
+        PositionSpline or RotationSpline or None
+            A one-key track is a constant two-key spline over its key and
+            the next second; hide and morph tracks have none (None).
+        """
+        axes = np.asarray(axes, dtype=np.float64)
+        if axes.shape != (3, 3) or not np.allclose(axes @ axes.T, np.eye(3), atol=1e-12):
+            raise ValueError("axes must be an orthogonal (3, 3) matrix")
+        det = np.linalg.det(axes)
+        if self.kind in ("hide", "morph"):
+            return None
+        times, values = self.times, self.values
+        tcb = (self.tension, self.continuity, self.bias)
+        common = dict(timing="3ds", ends="closed" if self._closed else "reflect",
+                      ease_from=self.ease_from, ease_to=self.ease_to)
+        if len(times) == 1:
+            times, values = np.array([times[0], times[0] + 1.0]), np.repeat(values, 2, axis=0)
+            tcb, common = (0.0, 0.0, 0.0), dict(timing="3ds", ends="reflect")
+        if self.kind == "rotation":
+            turn_axes, angles = relative_turns(values)
+            if len(self.times) == 1:
+                angles[1] = 0.0
+            return RotationSpline.from_relative(times, det * turn_axes @ axes.T, angles, *tcb,
+                                                **common)
+        if self.kind == "scale":
+            if not np.allclose(np.abs(axes).sum(axis=1), 1.0, atol=1e-12):
+                raise ValueError("a scale changes axes only by a signed permutation")
+            return PositionSpline(times, values @ np.abs(axes).T, *tcb, **common)
+        if self.kind == "position":
+            values = values @ axes.T
+        return PositionSpline(times, values, *tcb, **common)      # roll, fov, colour ...
+
     def spline(self):
         """(spline, ()) when the track is exactly one kbspline spline (two or more
         keys, no repeat or loop), else None."""
