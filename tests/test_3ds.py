@@ -13,12 +13,14 @@ from threeds_writer import FIELDS, random_scene, random_track, write_3ds
 
 LEGACY = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "legacy"
 FPS = 30.0
+MISSING = (f"needs the legacy keyframer files in {LEGACY} (the project's shared data, "
+           "checked out beside the repository as ../shared)")
 
 
 def legacy(name):
     path = LEGACY / name
     if not path.exists():
-        pytest.skip(f"{path} is not here (a clone has no ../shared)")
+        pytest.skip(MISSING)
     return path
 
 
