@@ -6,29 +6,26 @@ import dataclasses
 
 import numpy as np
 
-try:                                     # the real model, once it is on main
-    from .scene import FormatError, Node, Scene  # noqa: F401
-except ImportError:
-    class FormatError(ValueError):
-        """A malformed file of any format; the message says where."""
+class FormatError(ValueError):
+    """A malformed file of any format; the message says where."""
 
-    @dataclasses.dataclass(frozen=True)
-    class Node:
-        name: str
-        parent: int
-        children: list
-        translation: np.ndarray
-        rotation: np.ndarray
-        scale: np.ndarray
-        kind: str = "node"
-        pivot: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
-        extras: dict = dataclasses.field(default_factory=dict)
+@dataclasses.dataclass(frozen=True)
+class Node:
+    name: str
+    parent: int
+    children: list
+    translation: np.ndarray
+    rotation: np.ndarray
+    scale: np.ndarray
+    kind: str = "node"
+    pivot: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
+    extras: dict = dataclasses.field(default_factory=dict)
 
-    @dataclasses.dataclass(frozen=True)
-    class Scene:
-        nodes: list
-        skins: list
-        animations: dict
-        up_axis: str = "Y"
-        handedness: str = "right"
-        source: str = ""
+@dataclasses.dataclass(frozen=True)
+class Scene:
+    nodes: list
+    skins: list
+    animations: dict
+    up_axis: str = "Y"
+    handedness: str = "right"
+    source: str = ""

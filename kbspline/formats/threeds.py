@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from ._scene_model import Node, Scene
-from .threeds_chunks import RawFile, RawNode, RawTrack, ThreeDSError, parse
+from .threeds_chunks import KEY_FIELDS, RawNode, RawTrack, ThreeDSError, parse
 
 __all__ = ["read_3ds", "ThreeDSError", "ThreeDSScene", "Track"]
 
@@ -61,8 +61,8 @@ class Track:
         self.kind, self.flags, self.fps = raw.kind, raw.flags, fps
         self.frames, self.values, self.key_flags = raw.frames, raw.values, raw.key_flags
         self.names = raw.names
-        for name, column in raw.tcb.items():
-            setattr(self, name, column)
+        self.tension, self.continuity, self.bias = (raw.tcb[name] for name in KEY_FIELDS[:3])
+        self.ease_to, self.ease_from = raw.tcb["ease_to"], raw.tcb["ease_from"]
         self.path = _PATHS.get(self.kind, self.kind)
         self.interpolation = "TCB"
         self.times = self.frames / fps
@@ -296,7 +296,7 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
     animation = {(name, track.path): track for name in names
                  for kind, track in tracks[name].items() if kind in _PATHS}
     title = raw.scene_name or "keyframer"
-    current = raw.current_time
+    current: Optional[float] = raw.current_time
     if current is not None and raw.segment and current > raw.segment[1]:
         current = current / TICKS_PER_FRAME
     return ThreeDSScene(nodes=nodes, skins=[], animations={title: animation} if animation else {},
