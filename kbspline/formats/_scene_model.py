@@ -6,8 +6,10 @@ import dataclasses
 
 import numpy as np
 
+
 class FormatError(ValueError):
     """A malformed file of any format; the message says where."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Node:
@@ -20,6 +22,7 @@ class Node:
     kind: str = "node"
     pivot: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
     extras: dict = dataclasses.field(default_factory=dict)
+
 
 @dataclasses.dataclass(frozen=True)
 class Scene:
