@@ -108,7 +108,10 @@ def test_scene_model_shape(tmp_path):
     assert title == "TESTSCENE"
     assert ("Cam", "roll") in channels and ("Cam", "fov") in channels
     assert ("Cam.target", "translation") in channels
+    assert channels["Cam", "rotation"].interpolation == "LOOKAT"
     for (name, path), channel in channels.items():
+        if channel.interpolation == "LOOKAT":
+            continue
         assert channel is scene.tracks[name][{"translation": "position"}.get(path, path)]
         out = channel(np.array([0.0, 0.1]))
         assert out.shape == (2, 4 if path == "rotation" else 1 if path in ("roll", "fov") else 3)
@@ -228,6 +231,43 @@ def test_camera_roll():
     assert [n.kind for n in scene.nodes] == ["mesh", "camera", "target"]
 
 
+def test_child_of_camera_hangs_from_its_look_at():
+    """Box02, a child of Camera01, is saved at frame 0 in the camera's
+    look-at frame (-z along the view, +y up): its MESH_MATRIX is
+    T(camera) R(look-at) T(Box02) R(Box02)."""
+    scene = read_3ds(legacy("CameraRollAnimWithChildObject.3ds"))
+    box = {n.name: n for n in scene.nodes}["Box02"]
+    aim = scene.animations["MAXSCENE"][("Camera01", "rotation")]
+    t = scene.current_frame / FPS
+    camera = quat_to_matrix(aim(t)[0])
+    drawn = camera @ quat_to_matrix(scene.tracks["Box02"]["rotation"](t)[0])
+    np.testing.assert_allclose(drawn, box.extras["matrix"][:3].T, atol=1e-6)
+    place = scene.tracks["Camera01"]["position"](t)[0] \
+        + camera @ scene.tracks["Box02"]["position"](t)[0]
+    np.testing.assert_allclose(place, box.extras["matrix"][3], atol=1e-4)
+    look = scene.tracks["Camera01.target"]["position"](t)[0] - \
+        scene.tracks["Camera01"]["position"](t)[0]
+    np.testing.assert_allclose(camera[:, 2], -look / np.linalg.norm(look), atol=1e-12)
+
+
+def test_camera_roll_turns_about_the_view(tmp_path):
+    """(A convention: no file here has a camera child at a non-zero roll.)"""
+    flat = {"frames": [0], "values": np.array([[0.0]])}
+    turned = {"frames": [0], "values": np.array([[30.0]])}
+    at = {"frames": [0], "values": np.array([[0.0, 0.0, 0.0]])}
+    to = {"frames": [0], "values": np.array([[0.0, 10.0, 0.0]])}
+    frames = []
+    for roll in (flat, turned):
+        scene = read_bytes(tmp_path, write_3ds([
+            {"tag": "camera", "name": "C", "tracks": {"position": at, "roll": roll}},
+            {"tag": "target", "name": "C", "tracks": {"position": to}}]))
+        frames.append(quat_to_matrix(scene.animations["TESTSCENE"][("C", "rotation")](0.0)[0]))
+    np.testing.assert_allclose(frames[0], [[1, 0, 0], [0, 0, -1], [0, 1, 0]], atol=1e-12)
+    c, s = np.cos(np.radians(30)), np.sin(np.radians(30))
+    np.testing.assert_allclose(frames[1][:, 2], frames[0][:, 2], atol=1e-12)   # same view
+    np.testing.assert_allclose(frames[1][:, 0], [c, 0, -s], atol=1e-12)       # right turns
+
+
 def test_child_of_camera():
     scene = read_3ds(legacy("CameraRollAnimWithChildObject.3ds"))
     names = [n.name for n in scene.nodes]
@@ -239,8 +279,13 @@ def test_child_of_camera():
     np.testing.assert_allclose(rot.values[0], [2.11, 0.565, -0.584, -0.582], atol=0.005)
 
 
-def test_format_error_is_a_value_error():
-    assert issubclass(ThreeDSError, ValueError)
+def test_format_error_and_read_scene(tmp_path):
+    from kbspline.formats import FormatError, read_scene
+    assert issubclass(ThreeDSError, FormatError) and issubclass(ThreeDSError, ValueError)
+    nodes, objects = random_scene(np.random.default_rng(5))
+    (tmp_path / "a.3DS").write_bytes(write_3ds(nodes, objects=objects))
+    scene = read_scene(tmp_path / "a.3DS")
+    assert scene.source == "3ds" and [n.name for n in scene.nodes][-1] == "Cam.target"
 
 
 def test_hide_track_toggles_at_each_key(tmp_path):
@@ -251,3 +296,26 @@ def test_hide_track_toggles_at_each_key(tmp_path):
     np.testing.assert_array_equal(scene.tracks["A"]["hide"](frames / FPS)[:, 0],
                                   [0, 0, 1, 1, 0, 0, 1, 1])
     assert ("A", "hide") not in scene.animations.get("TESTSCENE", {})
+
+
+def test_to_motion_places_every_saved_mesh():
+    """Through the scene model (Scene.to_motion, then forward kinematics):
+    each object's world position and orientation at the saved frame is its
+    MESH_MATRIX, the camera's child included."""
+    from kbspline.motion.kinematics import world_positions
+    for name in ("CameraRollAnimWithChildObject.3ds", "RotatingCube.3DS", "test1.3ds"):
+        scene = read_3ds(legacy(name))
+        motion = scene.to_motion(next(iter(scene.animations)), FPS) if scene.animations else None
+        if motion is None or motion.num_frames <= scene.current_frame:
+            continue
+        positions, rotations = world_positions(motion)
+        joints = [j.name for j in motion.joints]
+        frame = int(scene.current_frame)
+        for node in scene.nodes:
+            matrix = node.extras.get("matrix")
+            if matrix is None or node.name not in joints:
+                continue
+            j = joints.index(node.name)
+            np.testing.assert_allclose(positions[frame, j], matrix[3], atol=1e-4)
+            axes = matrix[:3].T / np.linalg.norm(matrix[:3].T, axis=0)
+            np.testing.assert_allclose(quat_to_matrix(rotations[j, frame]), axes, atol=1e-5)

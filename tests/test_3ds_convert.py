@@ -50,7 +50,7 @@ def test_round_trip_within_the_tolerance(tmp_path, seed, distance):
     scene = read_3ds(source)
     rng = np.random.default_rng(seed)
     for (node, path), track in scene.animations["TESTSCENE"].items():
-        if path not in ("translation", "rotation", "scale"):
+        if path not in ("translation", "rotation", "scale") or track.interpolation == "LOOKAT":
             continue
         times, output, interpolation = played(doc, node, path)
         lo, hi = track.times[0], track.times[-1]
@@ -109,7 +109,7 @@ def test_repeats_are_written_once_with_a_warning(tmp_path):
 
 
 def test_bad_conversions(tmp_path):
-    with pytest.raises(ValueError, match="cannot read '.obj'"):
+    with pytest.raises(ValueError, match="no reader for extension '.obj'"):
         convert(tmp_path / "a.obj", tmp_path / "a.glb")
     with pytest.raises(ValueError, match="cannot write '.fbx'"):
         convert(tmp_path / "a.3ds", tmp_path / "a.fbx")

@@ -17,6 +17,7 @@ from typing import Optional, Union
 import numpy as np
 
 from .gltf import GltfExport, export_gltf
+from .load import read_scene
 from .threeds import read_3ds
 
 __all__ = ["axes_to_gltf", "scene_to_gltf", "convert"]
@@ -71,8 +72,9 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     Notes
     -----
     Translation, rotation and scale channels are written; roll and fov
-    (which core glTF cannot animate) are left out with a warning, as is
-    the repetition of a repeating or looping track (one period is written).
+    (which core glTF cannot animate) and a camera's look-at orientation
+    (not one spline) are left out with a warning, as is the repetition of
+    a repeating or looping track (one period is written).
     A node's non-zero pivot becomes a child node ``<name>.pivot`` placed at
     minus the pivot, where the node's mesh hangs.
     """
@@ -88,6 +90,9 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     for (node, target), channel in scene.animations[animation].items():
         if target not in ("translation", "rotation", "scale"):
             left_out.append(f"{node}.{target}")
+            continue
+        if channel.interpolation == "LOOKAT":       # derived, not one spline
+            left_out.append(f"{node}.{target} (a look-at)")
             continue
         if getattr(channel, "flags", 0) & 3:
             left_out.append(f"the repetition of {node}.{target}")
@@ -125,7 +130,7 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     Parameters
     ----------
     source : str or os.PathLike
-        A .3ds file.
+        A scene `read_scene` reads whose channels are splines: a .3ds file.
     output : str or os.PathLike
         A .gltf or .glb file.
     angle_tolerance, distance_tolerance : float, optional
@@ -138,11 +143,10 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     GltfExport
     """
     source, output = pathlib.Path(source), pathlib.Path(output)
-    if source.suffix.lower() != ".3ds":
-        raise ValueError(f"cannot read {source.suffix!r} files (known: .3ds)")
     if output.suffix.lower() not in (".gltf", ".glb"):
         raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb)")
-    return scene_to_gltf(read_3ds(source, fps=fps), output, angle_tolerance=angle_tolerance,
+    scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
+    return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                          distance_tolerance=distance_tolerance)
 
 

@@ -19,10 +19,11 @@ from numpy.typing import ArrayLike
 
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from ._scene_model import Node, Scene
+from ..quaternion import quat_from_matrix
+from .scene import Channel, Node, Scene
 from .threeds_chunks import KEY_FIELDS, RawNode, RawTrack, ThreeDSError, parse
 
-__all__ = ["read_3ds", "ThreeDSError", "ThreeDSScene", "Track"]
+__all__ = ["read_3ds", "ThreeDSError", "ThreeDSScene", "Track", "LookAt"]
 
 SPIN = 2 * np.pi - 1e-5      # CompAB's test: a key turning more sweeps every turn
 TICKS_PER_FRAME = 160        # 3ds Max's 4800 ticks a second at 30 frames a second
@@ -186,6 +187,60 @@ class Track:
                 f"{self.frames[-1] if len(self.frames) else None})")
 
 
+class LookAt:
+    """A camera's drawn orientation, the "rotation" channel of a camera node:
+    it looks from its position track's point at its target's, its local -z
+    along the view, +y up (world Z up; looking straight up or down, -X up, as
+    lib3ds), turned by its roll about the view direction.
+
+    Attributes
+    ----------
+    path : str
+        ``"rotation"``.
+    times : ndarray
+        Every key time of the position, target and roll tracks.
+    interpolation : str
+        ``"LOOKAT"``: derived from those tracks, not one spline.
+    """
+    path = "rotation"
+    interpolation = "LOOKAT"
+
+    def __init__(self, position: Track, target: Track, roll: Optional[Track]):
+        self.position, self.target, self.roll = position, target, roll
+        self.times = np.unique(np.concatenate([track.times for track in (position, target, roll)
+                                               if track is not None]))
+
+    def __call__(self, t: ArrayLike) -> np.ndarray:
+        """The orientation at seconds `t`.
+
+        Parameters
+        ----------
+        t : float or array_like (M,)
+            Seconds.
+
+        Returns
+        -------
+        ndarray (M, 4)
+            Unit (w, x, y, z).
+        """
+        look = self.target(t) - self.position(t)
+        length = np.linalg.norm(look, axis=1, keepdims=True)
+        look = np.where(length > 0, look / np.where(length > 0, length, 1.0), [0.0, 1.0, 0.0])
+        level = np.hypot(look[:, 0], look[:, 1]) > 0
+        up = np.where(level[:, None], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0])
+        right = np.cross(look, up)
+        right /= np.linalg.norm(right, axis=1, keepdims=True)
+        frame = np.stack([right, np.cross(-look, right), -look], axis=2)
+        if self.roll is not None:           # turn by roll about the view direction
+            angle = np.radians(self.roll(t)[:, 0])
+            c, s = np.cos(angle), np.sin(angle)
+            zero, one = np.zeros_like(c), np.ones_like(c)
+            about_back = np.stack([np.stack([c, s, zero], 1), np.stack([-s, c, zero], 1),
+                                   np.stack([zero, zero, one], 1)], 1)
+            frame = frame @ about_back
+        return np.asarray(quat_from_matrix(frame))
+
+
 def relative_turns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(unit axes, angles) for `RotationSpline.from_relative` giving the drawn
     orientation D from stored rotation keys (angle a, axis u).
@@ -288,13 +343,16 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
     tracks = {name: {kind: Track(track, float(fps)) for kind, track in node.tracks.items()}
               for name, node in zip(names, raw.nodes)}
     start = raw.segment[0] / fps if raw.segment else 0.0
+    aims = _look_ats(raw.nodes, names, tracks)
     nodes = []
     for i, (name, node) in enumerate(zip(names, raw.nodes)):
         children = [j for j, p in enumerate(parents) if p == i]
         nodes.append(_keyframer_node(name, node, parents[i], children, tracks[name],
-                                     raw.objects.get(node.name, {}), start))
-    animation = {(name, track.path): track for name in names
-                 for kind, track in tracks[name].items() if kind in _PATHS}
+                                     raw.objects.get(node.name, {}), start, aims.get(name)))
+    animation: dict[tuple[str, str], Channel] = {
+        (name, track.path): track for name in names
+        for kind, track in tracks[name].items() if kind in _PATHS}
+    animation.update({(name, "rotation"): aim for name, aim in aims.items()})
     title = raw.scene_name or "keyframer"
     current: Optional[float] = raw.current_time
     if current is not None and raw.segment and current > raw.segment[1]:
@@ -302,6 +360,19 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
     return ThreeDSScene(nodes=nodes, skins=[], animations={title: animation} if animation else {},
                         up_axis="Z", handedness="right", source="3ds", tracks=tracks,
                         segment=raw.segment, current_frame=current, fps=float(fps))
+
+
+def _look_ats(nodes: list[RawNode], names: list[str], tracks: dict) -> dict:
+    """{camera name: LookAt} for each camera with a position and a target."""
+    targets = {node.name: name for node, name in zip(nodes, names) if node.tag == "target"}
+    out = {}
+    for node, name in zip(nodes, names):
+        aim = targets.get(node.name)
+        if node.tag == "camera" and aim is not None and "position" in tracks[name] \
+                and "position" in tracks[aim]:
+            out[name] = LookAt(tracks[name]["position"], tracks[aim]["position"],
+                               tracks[name].get("roll"))
+    return out
 
 
 def _unique_names(nodes: list[RawNode]) -> list[str]:
@@ -357,7 +428,7 @@ def _rest(tracks: dict, kind: str, start: float, default) -> np.ndarray:
 
 
 def _keyframer_node(name: str, node: RawNode, parent: int, children: list, tracks: dict,
-                    record: dict, start: float) -> Node:
+                    record: dict, start: float, aim: Optional[LookAt]) -> Node:
     kind = _KINDS[node.tag]
     if node.tag == "object" and (node.name == "$$$DUMMY" or record.get("kind") == "null"):
         kind = "null"
@@ -366,7 +437,8 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
     extras.update({key: value for key, value in record.items() if key not in ("kind", "offset")})
     return Node(name=name, parent=parent, children=children,
                 translation=_rest(tracks, "position", start, [0.0, 0.0, 0.0]),
-                rotation=_rest(tracks, "rotation", start, [1.0, 0.0, 0.0, 0.0]),
+                rotation=_rest(tracks, "rotation", start, [1.0, 0.0, 0.0, 0.0]) if aim is None
+                else aim(start)[0],
                 scale=_rest(tracks, "scale", start, [1.0, 1.0, 1.0]), kind=kind,
                 pivot=np.zeros(3) if node.pivot is None else node.pivot, extras=extras)
 

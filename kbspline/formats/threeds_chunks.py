@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from ._scene_model import FormatError
+from .errors import FormatError
 
 MAIN, MDATA, NAMED_OBJECT = 0x4D4D, 0x3D3D, 0x4000
 N_TRI_OBJECT, MESH_MATRIX = 0x4100, 0x4160
