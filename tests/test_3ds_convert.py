@@ -133,3 +133,47 @@ def test_cli(tmp_path):
     err = max(angle(spec_play(times, output, interpolation, x), q) for x, q in zip(t, want))
     assert err <= math.radians(0.01) * 1.01 + 1e-6
     assert main(["convert", str(tmp_path / "none.3ds"), "-o", str(out)]) == 1
+
+
+def world_points(scene, t):
+    """{node: (M, 3) world origin} by composing T(position) R(rotation) S(scale)
+    down the hierarchy (lib3ds's node matrices), in the file's axes."""
+    from kbspline.quaternion import quat_to_matrix
+    out = {}
+    for i, node in enumerate(scene.nodes):     # the writer puts parents first
+        tracks = scene.tracks[node.name]
+        rot = quat_to_matrix(tracks["rotation"](t)) if "rotation" in tracks \
+            else np.tile(np.eye(3), (len(t), 1, 1))
+        scale = tracks["scale"](t) if "scale" in tracks else np.ones((len(t), 3))
+        local = np.tile(np.eye(4), (len(t), 1, 1))
+        local[:, :3, :3] = rot * scale[:, None, :]
+        local[:, :3, 3] = tracks["position"](t)
+        out[i] = local if node.parent < 0 else out[node.parent] @ local
+    return {scene.nodes[i].name: m[:, :3, 3] for i, m in out.items()}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bvh_and_usd_are_the_scene_upright(tmp_path, seed):
+    from kbspline.motion import read_bvh
+    from kbspline.motion.kinematics import world_positions
+    rng = np.random.default_rng([52, 8, seed])
+    nodes, objects = random_scene(rng)
+    for node in nodes:
+        node["pivot"] = None                   # lib3ds's matrices: no pivot
+        for track in node["tracks"].values():
+            track["flags"] = 0
+    source = tmp_path / "s.3ds"
+    source.write_bytes(write_3ds(nodes, objects=objects))
+    convert(source, tmp_path / "s.bvh", fps=30.0)
+    motion = read_bvh(tmp_path / "s.bvh")
+    positions, _ = world_positions(motion)
+    scene = read_3ds(source)
+    t = motion.times + min(c.times[0] for c in scene.animations["TESTSCENE"].values())
+    want = world_points(scene, t)
+    names = [j.name for j in motion.joints]
+    for name, points in want.items():
+        np.testing.assert_allclose(positions[:, names.index(name)], points @ Z_UP.T,
+                                   atol=1e-6 * (1 + np.abs(points).max()))
+    pytest.importorskip("pxr")
+    convert(source, tmp_path / "s.usda", fps=30.0)
+    assert (tmp_path / "s.usda").read_text().count("SkelAnimation") >= 1

@@ -9,6 +9,7 @@ tolerances, rather than sampled.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 import warnings
@@ -20,7 +21,7 @@ from .gltf import GltfExport, export_gltf
 from .load import read_scene
 from .threeds import read_3ds
 
-__all__ = ["axes_to_gltf", "scene_to_gltf", "convert"]
+__all__ = ["axes_to_gltf", "scene_to_gltf", "upright", "convert"]
 
 _Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # z -> y, y -> -z
 _MIRROR_Z = np.diag([1.0, 1.0, -1.0])
@@ -122,31 +123,95 @@ def _spline(channel, axes, node, target):
     return made
 
 
+class _Upright:
+    """A root's channel seen in other axes: translation A t, rotation A R."""
+
+    def __init__(self, channel, axes: np.ndarray, turn: np.ndarray):
+        self.channel, self.axes, self.turn = channel, axes, turn
+        self.path, self.times = channel.path, channel.times
+        self.interpolation = channel.interpolation
+
+    def __call__(self, t):
+        from ..quaternion import quat_multiply
+        values = self.channel(t)
+        if self.path == "translation":
+            return values @ self.axes.T
+        return quat_multiply(self.turn, values) if self.path == "rotation" else values
+
+
+def upright(scene):
+    """The scene in glTF's and BVH's axes (Y up, right-handed), its roots turned.
+
+    Parameters
+    ----------
+    scene : Scene
+        A right-handed scene (a mirror is no turn of the roots).
+
+    Returns
+    -------
+    Scene
+        The same scene (and class) with each root's rest transform and
+        channels turned by `axes_to_gltf`; children are unchanged, so every
+        world point p becomes axes @ p.
+    """
+    from ..quaternion import quat_from_matrix, quat_multiply
+    if scene.handedness != "right":
+        raise ValueError(f"a {scene.handedness}-handed scene needs a mirror, which no turn of "
+                         "its roots gives")
+    axes = axes_to_gltf(scene.up_axis, scene.handedness)
+    turn = np.asarray(quat_from_matrix(axes))
+    roots = {node.name for node in scene.nodes if node.parent < 0}
+    nodes = [dataclasses.replace(node, translation=axes @ node.translation,
+                                 rotation=quat_multiply(turn, node.rotation))
+             if node.name in roots else node for node in scene.nodes]
+    animations = {title: {key: _Upright(channel, axes, turn) if key[0] in roots else channel
+                          for key, channel in channels.items()}
+                  for title, channels in scene.animations.items()}
+    return dataclasses.replace(scene, nodes=nodes, animations=animations, up_axis="Y")
+
+
 def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]], *,
             angle_tolerance: Optional[float] = None,
-            distance_tolerance: Optional[float] = None, fps: float = 30.0) -> GltfExport:
-    """Reads a scene file and writes it as glTF within the tolerances.
+            distance_tolerance: Optional[float] = None, fps: float = 30.0):
+    """Reads a scene file and writes it as glTF, BVH or USD.
+
+    glTF gets each channel within the tolerances (`scene_to_gltf`); BVH and
+    USD get the scene's `Scene.to_motion` at `fps` frames a second, upright
+    (`upright`), USD within the tolerances of `motion_to_usd`.
 
     Parameters
     ----------
     source : str or os.PathLike
         A scene `read_scene` reads whose channels are splines: a .3ds file.
     output : str or os.PathLike
-        A .gltf or .glb file.
+        A .gltf, .glb, .bvh, .usd, .usda or .usdc file.
     angle_tolerance, distance_tolerance : float, optional
         Radians; the scene's units.
     fps : float
-        Frames a second of a 3DS keyframer.
+        Frames a second of a 3DS keyframer, and of a BVH or USD output.
 
     Returns
     -------
-    GltfExport
+    GltfExport, Motion (BVH) or UsdExport
     """
     source, output = pathlib.Path(source), pathlib.Path(output)
-    if output.suffix.lower() not in (".gltf", ".glb"):
-        raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb)")
+    kind = output.suffix.lower()
+    if kind not in (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc"):
+        raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
+                         ".usd, .usda, .usdc)")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
-    return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
+    if kind in (".gltf", ".glb"):
+        return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
+                             distance_tolerance=distance_tolerance)
+    if len(scene.animations) != 1:
+        raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
+    motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
+    if kind == ".bvh":
+        from .bvh import write_bvh
+        write_bvh(motion, output)
+        return motion
+    from .usd import motion_to_usd
+    return motion_to_usd(motion, output, angle_tolerance=angle_tolerance,
                          distance_tolerance=distance_tolerance)
 
 
@@ -166,8 +231,10 @@ def cli_arguments(parser) -> None:
                         help="with it, translations and scales are LINEAR keys within it (the "
                              "scene's units) instead of exact cubics")
     parser.add_argument("--fps", type=float, default=30.0,
-                        help="frames a second of a 3DS keyframer (default 30)")
-    parser.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
+                        help="frames a second of a 3DS keyframer and of a BVH or USD output "
+                             "(default 30)")
+    parser.add_argument("-o", "--output", required=True,
+                        help="the .gltf, .glb, .bvh, .usd, .usda or .usdc file to write")
 
 
 def cli_run(args) -> str:
@@ -190,6 +257,8 @@ def cli_run(args) -> str:
         report = convert(args.input, args.output, angle_tolerance=angle,
                          distance_tolerance=args.distance_tolerance, fps=args.fps)
     notes = "".join(f"\n{w.message}" for w in caught)
+    if not isinstance(report, GltfExport):
+        return f"wrote {args.output}{notes}"
     worst = max(report.max_error.values(), default=0.0)
     return (f"wrote {args.output}: {len(report.key_counts)} channels, "
             f"{sum(report.key_counts.values())} keys, largest error {worst:.3g}{notes}")
