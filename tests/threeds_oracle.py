@@ -119,9 +119,11 @@ def _squad(p, a, b, q, u):
     return slerp(slerp(p, q, u), slerp(a, b, u), 2 * u * (1 - u))
 
 
-def play(track, kind, frame):
+def play(track, kind, frame, cumulative=()):
     """The track's value at `frame` as 3D Studio played it: (n,) or the drawn
-    rotation (4,) (w, x, y, z), up to sign."""
+    rotation (4,) (w, x, y, z), up to sign.  Rotation segments listed in
+    `cumulative` are kbspline's cumulative cubic with CompAB's tangents
+    instead of squad (where kbspline finds squad ill-conditioned)."""
     keys = _keys(track, kind)
     K, flags = len(keys), track.get("flags", 0)
     if K == 1:
@@ -159,8 +161,17 @@ def play(track, kind, frame):
     _, qb = comp_ab(p1, c1, n1)
     q0 = k0["quat"]
     q1 = k1["quat"] if k1["angle"] > SPIN or np.dot(q0, k1["quat"]) >= 0 else -k1["quat"]
-    if k1["angle"] <= SPIN:
+    if k1["angle"] <= SPIN and n not in cumulative:
         return qconj(_squad(q0, qmul(q0, qexp(qa)), qmul(q1, qexp(qb)), q1, u))
+    if k1["angle"] <= SPIN:      # the cumulative cubic, drawn orientation D = Q*
+        chord = _chord(k0, k1)
+        w1, w3 = -_rotate(q0, 2 * qa + chord) / 3, -_rotate(q1, chord - 2 * qb) / 3
+        d0, d1 = qconj(q0), qconj(q1)
+        L = qlog(qmul(qconj(d0), d1))
+        w2 = log_near(qmul(qmul(qexp(-w1), qmul(qconj(d0), d1)), qexp(-w3)), L - w1 - w3,
+                      np.linalg.norm(w1) + np.linalg.norm(L) + np.linalg.norm(w3))
+        b1, b2, b3 = 1 - (1 - u) ** 3, 3 * u ** 2 - 2 * u ** 3, u ** 3
+        return qmul(qmul(qmul(d0, qexp(b1 * w1)), qexp(b2 * w2)), qexp(b3 * w3))
     # a spinning segment, in the drawn orientation D = Q*: D0 exp(uL) exp(B1 c1) ...
     chord = _chord(k0, k1)
     t0 = 2 * qa + chord                        # per-u outgoing tangent at k0 (Q frame)
