@@ -352,3 +352,31 @@ def test_to_motion_places_every_saved_mesh():
             np.testing.assert_allclose(positions[frame, j], matrix[3], atol=1e-4)
             axes = matrix[:3].T / np.linalg.norm(matrix[:3].T, axis=0)
             np.testing.assert_allclose(quat_to_matrix(rotations[j, frame]), axes, atol=1e-5)
+
+
+def keys_from_bytes(data, offset, width):
+    """A track chunk's keys read with struct alone: (frames, values)."""
+    import struct
+    count = struct.unpack_from("<i", data, offset + 6 + 10)[0]
+    pos, frames, values = offset + 6 + 14, [], []
+    for _ in range(count):
+        frame, flags = struct.unpack_from("<iH", data, pos)
+        pos += 6 + 4 * bin(flags & 0x1F).count("1")
+        frames.append(frame)
+        values.append(struct.unpack_from(f"<{width}f", data, pos))
+        pos += 4 * width
+    return np.array(frames), np.array(values, dtype=np.float64)
+
+
+@pytest.mark.parametrize("name,node,kind,tag,width,count", [
+    ("RotatingCube.3DS", "Box01", "rotation", b"\x21\xb0", 4, 182),
+    ("CameraRollAnimWithChildObject.3ds", "Box02", "position", b"\x20\xb0", 3, 119),
+    ("TargetCameraAnim.3ds", "Camera01", "position", b"\x20\xb0", 3, 4)])
+def test_real_keys_are_the_bytes(name, node, kind, tag, width, count):
+    data = legacy(name).read_bytes()
+    track = read_3ds(legacy(name)).tracks[node][kind]
+    found = [i for i in range(len(data) - 20) if data[i:i + 2] == tag
+             and int.from_bytes(data[i + 16:i + 20], "little") == count]
+    frames, values = keys_from_bytes(data, found[0], width)
+    np.testing.assert_array_equal(track.frames, frames)
+    np.testing.assert_array_equal(track.values, values)
