@@ -72,23 +72,14 @@ class Track:
             else self._build()
 
     def _build(self):
-        ends = "reflect"
         if self.flags & 3 == 3 and len(self.frames) >= 3:
             try:           # a loop whose last key repeats the first runs across the seam
-                spline = self._make("closed")
+                spline = self._make("closed", np.eye(3))
                 self._closed = True
                 return spline
             except ValueError:
                 pass       # any other loop repeats (SPEC 9c; the docs say so)
-        return self._make(ends)
-
-    def _make(self, ends: str):
-        common = dict(timing="3ds", ends=ends, ease_from=self.ease_from, ease_to=self.ease_to)
-        tcb = (self.tension, self.continuity, self.bias)
-        if self.kind != "rotation":
-            return PositionSpline(self.times, self.values, *tcb, **common)
-        axes, angles = relative_turns(self.values)
-        return RotationSpline.from_relative(self.times, axes, angles, *tcb, **common)
+        return self._make("reflect", np.eye(3))
 
     def spline_in(self, axes: ArrayLike):
         """The track's spline in other axes.
@@ -109,27 +100,27 @@ class Track:
         axes = np.asarray(axes, dtype=np.float64)
         if axes.shape != (3, 3) or not np.allclose(axes @ axes.T, np.eye(3), atol=1e-12):
             raise ValueError("axes must be an orthogonal (3, 3) matrix")
-        det = np.linalg.det(axes)
+        if self.kind == "scale" and not np.allclose(np.abs(axes).sum(axis=1), 1.0, atol=1e-12):
+            raise ValueError("a scale changes axes only by a signed permutation")
         if self.kind in ("hide", "morph"):
             return None
+        return self._make("closed" if self._closed else "reflect", axes)
+
+    def _make(self, ends: str, axes: np.ndarray):
         times, values = self.times, self.values
         tcb = (self.tension, self.continuity, self.bias)
-        common = dict(timing="3ds", ends="closed" if self._closed else "reflect",
-                      ease_from=self.ease_from, ease_to=self.ease_to)
+        common = dict(timing="3ds", ends=ends, ease_from=self.ease_from, ease_to=self.ease_to)
         if len(times) == 1:
             times, values = np.array([times[0], times[0] + 1.0]), np.repeat(values, 2, axis=0)
             tcb, common = (0.0, 0.0, 0.0), dict(timing="3ds", ends="reflect")
         if self.kind == "rotation":
             turn_axes, angles = relative_turns(values)
-            if len(self.times) == 1:
-                angles[1] = 0.0
-            return RotationSpline.from_relative(times, det * turn_axes @ axes.T, angles, *tcb,
-                                                **common)
+            angles[1:] *= len(self.times) > 1          # one key: no second turn
+            return RotationSpline.from_relative(times, np.linalg.det(axes) * turn_axes @ axes.T,
+                                                angles, *tcb, **common)
         if self.kind == "scale":
-            if not np.allclose(np.abs(axes).sum(axis=1), 1.0, atol=1e-12):
-                raise ValueError("a scale changes axes only by a signed permutation")
-            return PositionSpline(times, values @ np.abs(axes).T, *tcb, **common)
-        if self.kind == "position":
+            values = values @ np.abs(axes).T
+        elif self.kind == "position":
             values = values @ axes.T
         return PositionSpline(times, values, *tcb, **common)      # roll, fov, colour ...
 
