@@ -152,3 +152,14 @@ def test_good_random_tracks_survive_their_own_roundtrip(tmp_path):
     data = write_3ds([{"tag": "object", "name": "A",
                        "tracks": {"rotation": random_track(rng, "rotation", 40, flags=3)}}])
     assert read_or_format_error(tmp_path, data) is not None
+
+
+def test_tracks_without_keys(tmp_path):
+    data = one_track_file(position_track(0, b""))
+    path = tmp_path / "empty.3ds"
+    path.write_bytes(data)
+    scene = read_3ds(path)
+    assert scene.animations == {} and len(scene.tracks["Box"]["position"].frames) == 0
+    np.testing.assert_array_equal(scene.nodes[0].translation, [0, 0, 0])
+    with pytest.raises(ValueError, match="position track has no keys"):
+        scene.tracks["Box"]["position"](0.0)

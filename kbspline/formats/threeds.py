@@ -159,6 +159,8 @@ class Track:
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
         if t.ndim != 1 or not np.all(np.isfinite(t)):
             raise ValueError("t must be finite seconds, a scalar or shape (M,)")
+        if not len(self.frames):
+            raise ValueError(f"this {self.kind} track has no keys")
         played = self._frames_played(t)
         if self.kind in ("hide", "morph"):   # keys passed so far; hide toggles at each
             passed = np.searchsorted(self.times, np.where(t < self.times[0], t, played),
@@ -182,7 +184,8 @@ class LookAt:
     """A camera's drawn orientation, the "rotation" channel of a camera node:
     it looks from its position track's point at its target's, its local -z
     along the view, +y up (world Z up; looking straight up or down, -X up, as
-    lib3ds), turned by its roll about the view direction.
+    lib3ds; at its target, along +Y), turned by its roll about the view
+    direction.
 
     Attributes
     ----------
@@ -342,7 +345,7 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
                                      raw.objects.get(node.name, {}), start, aims.get(name)))
     animation: dict[tuple[str, str], Channel] = {
         (name, track.path): track for name in names
-        for kind, track in tracks[name].items() if kind in _PATHS}
+        for kind, track in tracks[name].items() if kind in _PATHS and len(track.frames)}
     animation.update({(name, "rotation"): aim for name, aim in aims.items()})
     title = raw.scene_name or "keyframer"
     current: Optional[float] = raw.current_time
@@ -359,10 +362,11 @@ def _look_ats(nodes: list[RawNode], names: list[str], tracks: dict) -> dict:
     out = {}
     for node, name in zip(nodes, names):
         aim = targets.get(node.name)
-        if node.tag == "camera" and aim is not None and "position" in tracks[name] \
-                and "position" in tracks[aim]:
-            out[name] = LookAt(tracks[name]["position"], tracks[aim]["position"],
-                               tracks[name].get("roll"))
+        keyed = {key: track for key, track in tracks[name].items() if len(track.frames)}
+        goal = tracks[aim].get("position") if aim is not None else None
+        if node.tag == "camera" and "position" in keyed and goal is not None \
+                and len(goal.frames):
+            out[name] = LookAt(keyed["position"], goal, keyed.get("roll"))
     return out
 
 
