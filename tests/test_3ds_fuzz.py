@@ -38,6 +38,9 @@ def read_or_format_error(tmp_path, data):
             if len(track.frames):
                 out = track(np.linspace(-1.0, 10.0, 7))
                 assert out.shape[0] == 7
+    for channels in scene.animations.values():   # cameras' look-ats included
+        for channel in channels.values():
+            assert np.all(np.isfinite(channel(np.linspace(-1.0, 10.0, 5))))
     return scene
 
 
