@@ -18,6 +18,7 @@ READERS = {
     ".glb": ("gltf", "read_gltf"),
     ".bvh": ("bvh", "read_bvh_scene"),
     ".3ds": ("threeds", "read_3ds"),
+    ".lws": ("lightwave", "read_lws"),
 }
 
 
