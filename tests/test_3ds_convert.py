@@ -177,3 +177,88 @@ def test_bvh_and_usd_are_the_scene_upright(tmp_path, seed):
     pytest.importorskip("pxr")
     convert(source, tmp_path / "s.usda", fps=30.0)
     assert (tmp_path / "s.usda").read_text().count("SkelAnimation") >= 1
+
+
+HOP = """LWSC
+5
+LoadObjectLayer 1 10000000 Objects/ball.lwo
+ObjectMotion
+NumChannels 4
+Channel 0
+{ Envelope
+  3
+  Key 0 0 0 0 0 0 0 0 0
+  Key 2 0.5 0 0.5 0 0 0 0 0
+  Key 0 1 3 0 0 0 0 0 0
+  Behaviors 1 1
+}
+Channel 1
+{ Envelope
+  1
+  Key 0.5 0 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+Channel 2
+{ Envelope
+  2
+  Key 1 0 0 0 0 0 0 0 0
+  Key 3 1 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+Channel 3
+{ Envelope
+  2
+  Key 0 0 0 0 0 0 0 0 0
+  Key 1.2 1 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+LoadObjectLayer 1 10000001 Objects/child.lwo
+ParentItem 10000000
+ObjectMotion
+NumChannels 3
+Channel 0
+{ Envelope
+  2
+  Key 0 0 0 0 0 0 0 0 0
+  Key 0.3 1 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+Channel 1
+{ Envelope
+  1
+  Key 0 0 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+Channel 2
+{ Envelope
+  1
+  Key 2 0 0 0 0 0 0 0 0
+  Behaviors 1 1
+}
+"""
+
+
+@pytest.mark.parametrize("suffix", [".bvh", ".glb"])
+def test_a_left_handed_scene_is_mirrored(tmp_path, suffix):
+    """LightWave (Y up, left-handed) to BVH or glTF: every world point p
+    becomes (x, y, -z), the hierarchy's turns included."""
+    from kbspline.formats import read_lws
+    from kbspline.motion import read_bvh
+    from kbspline.motion.kinematics import world_positions
+    source = tmp_path / "hop.lws"
+    source.write_text(HOP)
+    mirror = np.diag([1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(axes_to_gltf("Y", "left"), mirror)
+    own, _ = world_positions(read_lws(source).to_motion(next(iter(read_lws(source).animations)),
+                                                         30.0))
+    convert(source, tmp_path / f"hop{suffix}", fps=30.0, angle_tolerance=1e-6,
+            distance_tolerance=1e-6)
+    if suffix == ".bvh":
+        got, _ = world_positions(read_bvh(tmp_path / "hop.bvh"))
+        np.testing.assert_allclose(got, own @ mirror, atol=1e-9)
+    else:
+        doc = gl.GLTF2().load(str(tmp_path / "hop.glb"))
+        times, output, interpolation = played(doc, doc.nodes[0].name, "translation")
+        got = np.array([spec_play(times, output, interpolation, t) for t in np.arange(31) / 30])
+        np.testing.assert_allclose(got, own[:, 0] @ mirror, atol=1e-5)
+    assert np.ptp(own[:, 1, 2]) > 0.1         # the child swings in z: the mirror shows

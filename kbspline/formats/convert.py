@@ -123,51 +123,56 @@ def _spline(channel, axes, node, target):
     return made
 
 
-class _Upright:
-    """A root's channel seen in other axes: translation A t, rotation A R."""
+class _InAxes:
+    """A channel seen in other axes A: translation A t, rotation log
+    det(A) A v, scale |A| s."""
 
-    def __init__(self, channel, axes: np.ndarray, turn: np.ndarray):
-        self.channel, self.axes, self.turn = channel, axes, turn
+    def __init__(self, channel, axes: np.ndarray):
+        self.channel, self.axes = channel, axes
         self.path, self.times = channel.path, channel.times
         self.interpolation = channel.interpolation
 
     def __call__(self, t):
-        from ..quaternion import quat_multiply
-        values = self.channel(t)
-        if self.path == "translation":
-            return values @ self.axes.T
-        return quat_multiply(self.turn, values) if self.path == "rotation" else values
+        return _moved(self.path, np.asarray(self.channel(t), dtype=np.float64), self.axes)
+
+
+def _moved(path, values, axes):
+    if path == "translation":
+        return values @ axes.T
+    if path == "scale":
+        return values @ np.abs(axes).T
+    if path == "rotation":
+        turned = np.linalg.det(axes) * values[..., 1:] @ axes.T
+        return np.concatenate([values[..., :1], turned], axis=-1)
+    return values
 
 
 def upright(scene):
-    """The scene in glTF's and BVH's axes (Y up, right-handed), its roots turned.
+    """The scene in glTF's and BVH's axes (Y up, right-handed).
 
     Parameters
     ----------
     scene : Scene
-        A right-handed scene (a mirror is no turn of the roots).
+        Any scene; `axes_to_gltf` of its axes is a signed permutation A.
 
     Returns
     -------
     Scene
-        The same scene (and class) with each root's rest transform and
-        channels turned by `axes_to_gltf`; children are unchanged, so every
-        world point p becomes axes @ p.
+        The same scene (and class) with every node's rest transform and
+        channels conjugated by A (translations A t, rotations A R A^T, scales
+        |A| s), so every node's world point p becomes A p, a mirror (LightWave)
+        included.  Meshes, which this does not touch, would need A too.
     """
-    from ..quaternion import quat_from_matrix, quat_multiply
-    if scene.handedness != "right":
-        raise ValueError(f"a {scene.handedness}-handed scene needs a mirror, which no turn of "
-                         "its roots gives")
     axes = axes_to_gltf(scene.up_axis, scene.handedness)
-    turn = np.asarray(quat_from_matrix(axes))
-    roots = {node.name for node in scene.nodes if node.parent < 0}
-    nodes = [dataclasses.replace(node, translation=axes @ node.translation,
-                                 rotation=quat_multiply(turn, node.rotation))
-             if node.name in roots else node for node in scene.nodes]
-    animations = {title: {key: _Upright(channel, axes, turn) if key[0] in roots else channel
-                          for key, channel in channels.items()}
+    nodes = [dataclasses.replace(node, translation=_moved("translation", node.translation, axes),
+                                 rotation=_moved("rotation", node.rotation, axes),
+                                 scale=_moved("scale", node.scale, axes),
+                                 pivot=axes @ np.asarray(node.pivot, dtype=np.float64))
+             for node in scene.nodes]
+    animations = {title: {key: _InAxes(channel, axes) for key, channel in channels.items()}
                   for title, channels in scene.animations.items()}
-    return dataclasses.replace(scene, nodes=nodes, animations=animations, up_axis="Y")
+    return dataclasses.replace(scene, nodes=nodes, animations=animations, up_axis="Y",
+                               handedness="right")
 
 
 def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]], *,
@@ -175,9 +180,11 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
             distance_tolerance: Optional[float] = None, fps: float = 30.0):
     """Reads a scene file and writes it as glTF, BVH or USD.
 
-    glTF gets each channel within the tolerances (`scene_to_gltf`); BVH and
-    USD get the scene's `Scene.to_motion` at `fps` frames a second, upright
-    (`upright`), USD within the tolerances of `motion_to_usd`.
+    glTF gets each channel within the tolerances where every channel is a
+    spline in the file (3DS: `scene_to_gltf`).  Otherwise (LightWave's
+    envelopes), and for BVH and USD, the scene's `Scene.to_motion` at `fps`
+    frames a second, upright (`upright`), is written: glTF and USD within
+    their tolerances of that motion's splines through the frames.
 
     Parameters
     ----------
@@ -200,12 +207,18 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
                          ".usd, .usda, .usdc)")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
-    if kind in (".gltf", ".glb"):
+    splines = all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
+                  for channels in scene.animations.values() for c in channels.values())
+    if kind in (".gltf", ".glb") and splines:
         return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                              distance_tolerance=distance_tolerance)
     if len(scene.animations) != 1:
         raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
     motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
+    if kind in (".gltf", ".glb"):      # channels that are no splines: the motion's frames
+        from .gltf import motion_to_gltf
+        return motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
+                              distance_tolerance=distance_tolerance)
     if kind == ".bvh":
         from .bvh import write_bvh
         write_bvh(motion, output)
