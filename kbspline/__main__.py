@@ -96,8 +96,8 @@ def main(argv=None):
     imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
     from .formats import convert as convert_
-    convert_.cli_arguments(commands.add_parser("convert", help="write a scene (3DS ...) as "
-                                                              "glTF, BVH or USD, axes converted"))
+    convert_.cli_arguments(commands.add_parser("convert", help="write a scene (3DS, LightWave "
+                                                              "...) as glTF, BVH or USD"))
     args = parser.parse_args(argv)
     for flag, target in (("-o/--output", getattr(args, "output", None)),
                          ("--plot", getattr(args, "plot", None))):

@@ -189,7 +189,8 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     Parameters
     ----------
     source : str or os.PathLike
-        A scene `read_scene` reads whose channels are splines: a .3ds file.
+        Any scene `read_scene` reads (.3ds with `fps`, .lws, .gltf, .glb,
+        .bvh).
     output : str or os.PathLike
         A .gltf, .glb, .bvh, .usd, .usda or .usdc file.
     angle_tolerance, distance_tolerance : float, optional
@@ -236,7 +237,7 @@ def cli_arguments(parser) -> None:
     parser : argparse.ArgumentParser
         The command's sub-parser.
     """
-    parser.add_argument("input", help="the scene to read (.3ds)")
+    parser.add_argument("input", help="the scene to read (.3ds, .lws, .gltf, .glb, .bvh)")
     parser.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
                         help="how far glTF's playback of rotations may stray from the "
                              "scene's (default 0.0057, i.e. 1e-4 rad)")
