@@ -8,7 +8,10 @@ error bound exceeds the tolerance into as many equal pieces as the error's
 quadratic decay asks for, or, for rotations, that sweeps more than a
 quarter turn (so playback, which takes the shorter way, replays every turn
 of a spin), until every interval passes.  Keys end up dense
-where the motion bends and sparse where it does not.
+where the motion bends and sparse where it does not.  An interval that
+still fails but is too short to halve (keys stay MIN_KEY_SPACING apart)
+has its neighbourhood respaced evenly as densely as that spacing allows,
+so a tolerance is missed only where keys that close cannot meet it.
 
 The bound of an interval: its playback error is measured at CHECKS + 1
 equally spaced points, with keys' values rounded to float32 as both formats
@@ -46,6 +49,10 @@ SPLIT_ANGLE = np.pi / 2
 _AIM = 0.5
 _SAFETY = 2.0
 _MAX_ROUNDS = 40
+# How far around a failing interval too short to halve keys are respaced
+# (seconds), and by how much at least that must shorten it.
+_REACH = 8 * MIN_KEY_SPACING
+_PROGRESS = 0.99
 
 Spline = Union[RotationSpline, PositionSpline]
 FloatArray = NDArray[np.float64]
@@ -98,6 +105,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                         f"not {type(spline).__name__}")
     rounding = round_times or (lambda t: t)
     keys = _start_keys(spline, shared, rounding, start)
+    fixed = [k.copy() for k in keys]
     done = [np.zeros(len(k) - 1, dtype=bool) for k in keys]
     for _ in range(_MAX_ROUNDS):
         starts, ends, owner = _open_intervals(keys, done)
@@ -106,7 +114,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance)
         for g in range(len(keys)):
             mine = owner == g
-            keys[g], done[g] = _refine(keys[g], done[g], starts[mine], ends[mine],
+            keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
                                        pieces[mine], rounding)
     return keys
 
@@ -229,22 +237,66 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, done, starts, ends, pieces, rounding):
-    """Accepts the open intervals that pass (or are too short to split) and
-    splits the others; returns the new keys and accepted flags."""
+def _refine(keys, fixed, done, starts, ends, pieces, rounding):
+    """Accepts the open intervals that pass, splits the others, and respaces
+    the keys around a failing interval too short to halve (see `_windows`);
+    returns the new keys and accepted flags."""
     length = ends - starts
-    pieces = np.minimum(pieces, np.floor(length / MIN_KEY_SPACING))
+    most = np.floor(length / MIN_KEY_SPACING)
+    stuck = (pieces >= 2) & (most < 2)
+    pieces = np.minimum(pieces, most)
     split = pieces >= 2
     # interval i gains the points j / pieces[i] of its length, j = 1 .. pieces[i] - 1
-    inner = (pieces[split] - 1).astype(np.intp)
-    which = np.repeat(np.flatnonzero(split), inner)
-    j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
-    added = np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
+    added = _even_points(starts[split], ends[split], pieces[split], rounding)
     # a split whose new keys all rounded onto its ends cannot go further
     landed = (np.searchsorted(added, ends, side="left")
               - np.searchsorted(added, starts, side="right"))
+    lo, hi, count = _windows(keys, fixed, starts[stuck], ends[stuck])
     accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
-    merged = np.union1d(keys, added)
+    kept = np.union1d(keys, added)
+    kept = kept[~_inside(kept, lo, hi)]
+    merged = np.union1d(kept, _even_points(lo, hi, count, rounding))
     # an accepted interval stays so while no key lands inside it
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
-    return merged, flags
+    return merged, flags & ~_inside(merged[:-1], lo, hi, closed=True)
+
+
+def _even_points(starts, ends, pieces, rounding):
+    """The points that split each interval into `pieces` equal parts, rounded."""
+    inner = (pieces - 1).astype(np.intp)
+    which = np.repeat(np.arange(len(starts)), inner)
+    j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
+    length = ends - starts
+    return np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
+
+
+def _windows(keys, fixed, starts, ends):
+    """Where failing intervals too short to halve get denser keys: each
+    interval's neighbourhood (_REACH either side, within the spline's
+    own keys, widened to the keys there), split evenly into as many parts
+    as MIN_KEY_SPACING allows, where that shortens the interval; windows
+    that overlap are merged.  Returns their (lo, hi, parts)."""
+    left = fixed[np.maximum(np.searchsorted(fixed, starts, side="right") - 1, 0)]
+    right = fixed[np.minimum(np.searchsorted(fixed, ends, side="left"), len(fixed) - 1)]
+    lo = np.maximum(left, starts - _REACH)
+    hi = np.minimum(right, ends + _REACH)
+    lo = keys[np.maximum(np.searchsorted(keys, lo, side="right") - 1, 0)]
+    hi = keys[np.minimum(np.searchsorted(keys, hi, side="left"), len(keys) - 1)]
+    used = (hi - lo) / np.floor((hi - lo) / MIN_KEY_SPACING) < _PROGRESS * (ends - starts)
+    lo, hi = lo[used], hi[used]
+    order = np.argsort(lo)
+    lo, hi = lo[order], np.maximum.accumulate(hi[order]) if len(hi) else hi
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = lo[1:] >= hi[:-1]            # a window apart from the ones before
+    lo = lo[first]
+    hi = np.maximum.reduceat(hi, np.flatnonzero(first)) if len(hi) else hi
+    return lo, hi, np.floor((hi - lo) / MIN_KEY_SPACING)
+
+
+def _inside(times, lo, hi, closed=False):
+    """Whether each time lies inside one of the disjoint sorted windows
+    (lo, hi), or [lo, hi) when closed."""
+    at = np.searchsorted(lo, times, side="right" if closed else "left") - 1
+    ok = at >= 0
+    at = np.maximum(at, 0)
+    return ok & (times < hi[at]) if len(lo) else np.zeros(len(times), dtype=bool)
