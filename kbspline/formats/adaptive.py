@@ -60,7 +60,8 @@ FloatArray = NDArray[np.float64]
 
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 round_times: Optional[Callable[[FloatArray], FloatArray]] = None,
-                start: Optional[FloatArray] = None) -> list[FloatArray]:
+                start: Optional[FloatArray] = None,
+                lerp_within: float = 0.0) -> list[FloatArray]:
     """Key times at which to sample a spline for linear playback within a tolerance.
 
     Parameters
@@ -82,6 +83,10 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         Times kept as keys besides the spline's own (those inside its
         domain), for instance the keys another spline placed in a list both
         share; new keys only split the intervals between them.
+    lerp_within : float
+        Rotations only: playback lerps two samples without normalising where
+        1 - |q0 . q1| is at most this (UsdSkel's GfSlerp: 1e-5), which moves
+        a vector up to (1 - |q|^2) |I - R| more; the bound counts it.
 
     Returns
     -------
@@ -95,7 +100,8 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     Raises
     ------
     ValueError
-        For a tolerance that is not positive and finite.
+        For a tolerance that is not positive and finite, or a negative
+        `lerp_within`.
     TypeError
         For a tolerance that is not a number, or another kind of spline.
     """
@@ -103,6 +109,8 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     if not isinstance(spline, (RotationSpline, PositionSpline)):
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")
+    if not 0 <= lerp_within < np.inf:
+        raise ValueError(f"lerp_within must be a finite number >= 0, not {lerp_within!r}")
     rounding = round_times or (lambda t: t)
     keys = _start_keys(spline, shared, rounding, start)
     fixed = [k.copy() for k in keys]
@@ -111,7 +119,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         starts, ends, owner = _open_intervals(keys, done)
         if not len(starts):
             break
-        pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance)
+        pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance, lerp_within)
         for g in range(len(keys)):
             mine = owner == g
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
@@ -174,7 +182,7 @@ def _open_intervals(keys, done):
     return np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
 
 
-def _pieces(spline, starts, ends, owner, groups, tolerance):
+def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0):
     """How many pieces each interval asks to be split into (1: it passes):
     enough for the error bound to fall to _AIM of the tolerance and, for
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
@@ -182,11 +190,28 @@ def _pieces(spline, starts, ends, owner, groups, tolerance):
     size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
     with np.errstate(invalid="ignore", over="ignore"):
         bound = size + _SAFETY * bend / 8.0
+        if lerp_within > 0 and isinstance(spline, RotationSpline):
+            bound = bound + _lerp_shortfall(spline, starts, ends, owner, groups, lerp_within)
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
     # non-finite values (beyond float32) pass here; the exporter refuses them
     pieces = np.where(np.isfinite(pieces), pieces, 1)
     return pieces.max(axis=0) if pieces.ndim == 2 else pieces
+
+
+def _lerp_shortfall(spline, starts, ends, owner, groups, within):
+    """How much more than slerp a vector moves where playback lerps the
+    interval's end samples q0, q1 unnormalised: the matrix |q|^2 R +
+    (1 - |q|^2) I at the lerp's middle, where 1 - |q|^2 = (1 - c) / 2 with
+    c = |q0 . q1|, times |I - R| <= 2 min(1, |end's vector part| + sin)."""
+    ends_q = _evaluate(spline, np.stack([starts, ends], axis=1), owner, groups)
+    q = ends_q.astype(np.float32).astype(np.float64)
+    if not spline.scalar_first:
+        q = q[..., [3, 0, 1, 2]]
+    c = np.minimum(np.abs(np.sum(q[..., 0, :] * q[..., 1, :], axis=-1)), 1.0)
+    turn = np.sqrt(np.sum(q[..., 1:] ** 2, axis=-1)).max(axis=-1)
+    reach = 2 * np.minimum(1.0, turn + np.sqrt(1 - c * c))
+    return np.where(1 - c <= within * (1 + 1e-3), (1 - c) / 2 * reach, 0.0)
 
 
 def _check(spline, starts, ends, owner, groups, m):
