@@ -122,8 +122,12 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance, lerp_within)
         for g in range(len(keys)):
             mine = owner == g
+
+            def worst(s, e, g=g):   # the bound of intervals (s, e) of key list g
+                bound = _bound(spline, s, e, np.full(len(s), g), len(keys), lerp_within)[0]
+                return bound.max(axis=0) if bound.ndim == 2 else bound
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
-                                       pieces[mine], rounding)
+                                       pieces[mine], rounding, worst)
     return keys
 
 
@@ -187,16 +191,24 @@ def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0):
     enough for the error bound to fall to _AIM of the tolerance and, for
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
-    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
+    bound, swept = _bound(spline, starts, ends, owner, groups, lerp_within)
     with np.errstate(invalid="ignore", over="ignore"):
-        bound = size + _SAFETY * bend / 8.0
-        if lerp_within > 0 and isinstance(spline, RotationSpline):
-            bound = bound + _lerp_shortfall(spline, starts, ends, owner, groups, lerp_within)
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
     # non-finite values (beyond float32) pass here; the exporter refuses them
     pieces = np.where(np.isfinite(pieces), pieces, 1)
     return pieces.max(axis=0) if pieces.ndim == 2 else pieces
+
+
+def _bound(spline, starts, ends, owner, groups, lerp_within):
+    """(error bound, swept angle) of each interval's playback (see the
+    module's docstring), per track when they share intervals."""
+    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        bound = size + _SAFETY * bend / 8.0
+    if lerp_within > 0 and isinstance(spline, RotationSpline):
+        bound = bound + _lerp_shortfall(spline, starts, ends, owner, groups, lerp_within)
+    return bound, swept
 
 
 def _lerp_shortfall(spline, starts, ends, owner, groups, within):
@@ -262,10 +274,10 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, fixed, done, starts, ends, pieces, rounding):
+def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst):
     """Accepts the open intervals that pass, splits the others, and respaces
-    the keys around a failing interval too short to halve (see `_windows`);
-    returns the new keys and accepted flags."""
+    the keys around a failing interval too short to halve (see `_windows`
+    and `_window_keys`); returns the new keys and accepted flags."""
     length = ends - starts
     most = np.floor(length / MIN_KEY_SPACING)
     stuck = (pieces >= 2) & (most < 2)
@@ -280,7 +292,7 @@ def _refine(keys, fixed, done, starts, ends, pieces, rounding):
     accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
     kept = np.union1d(keys, added)
     kept = kept[~_inside(kept, lo, hi)]
-    merged = np.union1d(kept, _even_points(lo, hi, count, rounding))
+    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst))
     # an accepted interval stays so while no key lands inside it
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
     return merged, flags & ~_inside(merged[:-1], lo, hi, closed=True)
@@ -293,6 +305,32 @@ def _even_points(starts, ends, pieces, rounding):
     j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
     length = ends - starts
     return np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
+
+
+def _window_keys(lo, hi, count, rounding, worst):
+    """The inner keys of each window (lo, hi) of `count` pieces: of its even
+    split and the splits into pieces MIN_KEY_SPACING long but one, which
+    takes the slack (at each place in turn), the one whose worst piece has
+    the smallest bound `worst(starts, ends)`."""
+    layouts = []
+    for a, b, n in zip(lo, hi, count.astype(np.intp)):
+        slack = (b - a) - n * MIN_KEY_SPACING
+        gaps = np.full((n + 1, n), MIN_KEY_SPACING)
+        gaps[0] += slack / n
+        gaps[1:] += slack * np.eye(n)
+        inner = rounding(a + np.cumsum(gaps, axis=1)[:, :-1])
+        layouts.append(np.hstack([np.full((n + 1, 1), a), inner, np.full((n + 1, 1), b)]))
+    if not layouts:
+        return np.zeros(0)
+    bounds = worst(np.concatenate([k[:, :-1].ravel() for k in layouts]),
+                   np.concatenate([k[:, 1:].ravel() for k in layouts]))
+    out, at = [], 0
+    for k in layouts:
+        size = k.shape[0] * (k.shape[1] - 1)
+        best = np.argmin(bounds[at:at + size].reshape(k.shape[0], -1).max(axis=1))
+        out.append(k[best, 1:-1])
+        at += size
+    return np.unique(np.concatenate(out))
 
 
 def _windows(keys, fixed, starts, ends):
