@@ -293,9 +293,10 @@ def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst):
     kept = np.union1d(keys, added)
     kept = kept[~_inside(kept, lo, hi)]
     merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst))
-    # an accepted interval stays so while no key lands inside it
+    # an accepted interval stays so while no key lands inside it; a
+    # window's pieces are final (their bounds chose the layout)
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
-    return merged, flags & ~_inside(merged[:-1], lo, hi, closed=True)
+    return merged, flags | _inside(merged[:-1], lo, hi, closed=True)
 
 
 def _even_points(starts, ends, pieces, rounding):
