@@ -14,12 +14,13 @@ def main(argv=None):
                                      description="Kochanek-Bartels keyframe splines.")
     parser.add_argument("--version", action="version", version=f"kbspline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("demo", help="the keyframed leg of Eberly's paper")
+    subparsers = commands.choices
+    run = add_command(commands, "demo", "the keyframed leg of Eberly's paper")
     run.add_argument("--frames", type=int, default=9, help="rows of the table (default 9)")
     run.add_argument("--plot", default="kbspline-demo.png",
                      help="where to write the PNG (default kbspline-demo.png)")
     run.add_argument("--no-plot", action="store_true", help="print the table only")
-    res = commands.add_parser("resample", help="resample a BVH clip to another frame rate")
+    res = add_command(commands, "resample", "resample a BVH clip to another frame rate")
     res.add_argument("input", help="the BVH file to read")
     res.add_argument("--fps", type=float, required=True,
                      help="frames per second to write, exactly (the clip ends at its last "
@@ -28,7 +29,7 @@ def main(argv=None):
                      help="keep the last frame too, with the frame time nearest 1/fps that "
                           "divides the clip")
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
-    red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
+    red = add_command(commands, "reduce", "keep the fewest keys within a tolerance")
     red.add_argument("input", help="the BVH file to read")
     red.add_argument("--position-tolerance", dest="position", type=float, default=None,
                      metavar="DISTANCE",
@@ -50,7 +51,7 @@ def main(argv=None):
                           "or with a unit: 0.5, 0.5deg or 0.01rad (default 0.5 without "
                           "--position-tolerance)")
     red.add_argument("--distance-tolerance", "--distance", dest="distance", type=float,
-                     default=None,
+                     default=None, metavar="DISTANCE",
                      help="largest local translation error, in the file's units (default 0.1 "
                           "without --position-tolerance)")
     red.add_argument("--from", dest="rebuild", metavar="JSON", default=None,
@@ -59,53 +60,64 @@ def main(argv=None):
     red.add_argument("-o", "--output", required=True,
                      help="the JSON file to write, or a .gltf/.glb of the reduced curves "
                           "(with --from: the BVH file)")
-    tra = commands.add_parser("transition", help="join two clips with a squad transition")
+    tra = add_command(commands, "transition", "join two clips with a squad transition")
     tra.add_argument("first", help="the clip to leave")
     tra.add_argument("second", help="the clip to arrive in")
     tra.add_argument("--frames", type=int, default=24, help="frames of transition (default 24)")
     tra.add_argument("-o", "--output", required=True, help="the BVH file to write")
-    glb = commands.add_parser("gltf", help="write a BVH clip as a glTF 2.0 animation")
+    glb = add_command(commands, "gltf", "write a BVH clip as a glTF 2.0 animation")
     glb.add_argument("input", help="the BVH file to read")
-    glb.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    glb.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                      help="how far glTF's playback of rotations may stray from the splines "
                           "(default 0.0057, i.e. 1e-4 rad)")
-    glb.add_argument("--distance-tolerance", type=float, default=None,
+    glb.add_argument("--distance-tolerance", type=positive_float, default=None,
+                     metavar="DISTANCE",
                      help="with it, translations are LINEAR keys within it (in the output's "
                           "units, after --scale) instead of exact cubics")
-    glb.add_argument("--rate", type=float, default=None,
+    glb.add_argument("--rate", type=positive_float, default=None, metavar="HZ",
                      help="instead of tolerances, bake rotations at this many samples a second")
-    glb.add_argument("--scale", type=float, default=1.0,
+    glb.add_argument("--scale", type=positive_float, default=1.0,
                      help="multiplies every length, e.g. 0.01 for centimetres to metres")
     glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
-    usd = commands.add_parser("usd", help="write a BVH clip as a UsdSkel animation")
+    usd = add_command(commands, "usd", "write a BVH clip as a UsdSkel animation")
     usd.add_argument("input", help="the BVH file to read")
-    usd.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    usd.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                      help="how far USD's playback of rotations may stray from the splines "
                           "(default 0.0057, i.e. 1e-4 rad)")
-    usd.add_argument("--distance-tolerance", type=float, default=None,
+    usd.add_argument("--distance-tolerance", type=positive_float, default=None,
+                     metavar="DISTANCE",
                      help="how far the root's playback may stray, in the file's units "
                           "(default: the angle tolerance times the skeleton's reach)")
-    usd.add_argument("--meters-per-unit", type=float, default=0.01,
+    usd.add_argument("--meters-per-unit", type=positive_float, default=0.01, metavar="METERS",
                      help="the stage's metersPerUnit (default 0.01: centimetres)")
     usd.add_argument("-o", "--output", required=True, help="the .usda, .usdc or .usd file to write")
-    imp = commands.add_parser("from-gltf", help="write a glTF skin's animation as a BVH clip")
+    imp = add_command(commands, "from-gltf", "write a glTF skin's animation as a BVH clip")
     imp.add_argument("input", help="the .gltf or .glb file to read")
     imp.add_argument("--animation", default=None,
                      help="the animation's name, or its index when unnamed (default: the first)")
     imp.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
     imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
+    for command in PIPELINE:
+        subparsers[command].add_argument(
+            "--force", action="store_true",
+            help="write over an existing output file (never over an input)")
     args = parser.parse_args(argv)
+    error = subparsers[args.command].error   # its usage line, not the top level's
     for flag, target in (("-o/--output", getattr(args, "output", None)),
                          ("--plot", getattr(args, "plot", None))):
         folder = os.path.dirname(os.path.abspath(target)) if target else None
         if folder and not os.path.isdir(folder):
-            parser.error(f"{flag}: the folder {folder} does not exist")
+            error(f"{flag}: the folder {folder} does not exist")
+    if args.command in PIPELINE:
+        problem = output_problem(args)
+        if problem:
+            error(problem)
 
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:
-        parser.error("--frames must be at least 2")
+        error("--frames must be at least 2")
     demo.print_table(args.frames)
     if args.no_plot:
         return 0
@@ -115,6 +127,45 @@ def main(argv=None):
         print("matplotlib is not installed, so no plot was drawn "
               "(pip install 'kbspline[plot]' for it)")
     return 0
+
+
+def add_command(commands, name, summary):
+    """A subcommand whose help page opens with its summary."""
+    return commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+
+
+def positive_float(text):
+    """argparse type: a positive finite number, named in the user's words."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
+    return value
+
+
+#: The extensions each command writes, the first when --from is given to reduce.
+OUTPUT_SUFFIXES = {"resample": (".bvh",), "transition": (".bvh",), "from-gltf": (".bvh",),
+                   "reduce": (".json", ".gltf", ".glb"), "gltf": (".gltf", ".glb"),
+                   "usd": (".usda", ".usdc", ".usd")}
+
+
+def output_problem(args):
+    """Why the output cannot be written, checked before any work: a wrong
+    extension, one of the inputs, or an existing file without --force."""
+    output = pathlib.Path(args.output)
+    suffixes = (".bvh",) if getattr(args, "rebuild", None) else OUTPUT_SUFFIXES[args.command]
+    if output.suffix.lower() not in suffixes:
+        return (f"-o/--output: {output} should end in {' or '.join(suffixes)}, "
+                f"not {output.suffix or 'no extension'}")
+    inputs = [getattr(args, name, None) for name in ("input", "first", "second", "rebuild")]
+    for given in filter(None, inputs):
+        if output.exists() and os.path.exists(given) and os.path.samefile(given, output):
+            return f"-o/--output: {output} is an input; it is never written over"
+    if output.exists() and not args.force:
+        return f"-o/--output: {output} exists (pass --force to write over it)"
+    return None
 
 
 def parse_angle(text):
@@ -161,7 +212,12 @@ def reduce_command(args):
     clip = read_bvh(args.input)
     if args.rebuild:
         with open(args.rebuild) as f:
-            reduction = Reduction.from_json(json.load(f))
+            try:
+                saved = json.load(f)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{args.rebuild} is not the JSON file reduce writes "
+                                 f"({exc})") from None
+        reduction = Reduction.from_json(saved)
         if reduction.names != [j.name for j in clip.joints]:
             raise ValueError(f"{args.rebuild} reduces other joints than {args.input}'s")
         rotations, translations = reduction.rebuild(clip.times)
