@@ -96,7 +96,9 @@ def main(argv=None):
     imp.add_argument("--animation", default=None,
                      help="the animation's name, or its index when unnamed (default: the first)")
     imp.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
-    imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
+    imp.add_argument("--skin", type=int, default=None,
+                     help="which skin's skeleton (default 0, or without skins the animated "
+                          "nodes and their ancestors)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
     for command in PIPELINE:
         subparsers[command].add_argument(

@@ -147,3 +147,35 @@ def test_the_shipped_clip_resamples(capsys, tmp_path):
     out = tmp_path / "walk60.bvh"
     status, text, _ = run(capsys, "resample", CMU / "131_01.bvh", "--fps", 60, "-o", out)
     assert status == 0 and "994 frames at 120 fps" in text and "497 frames at 60 fps" in text
+
+
+def test_from_gltf_reads_back_what_gltf_wrote(capsys, clip_file, tmp_path):
+    """gltf writes a skin for the skeleton, so from-gltf finds it; the
+    joints come back where the clip puts them (within the export's
+    tolerances, here 1e-6 rad and 1e-6 units)."""
+    pytest.importorskip("pygltflib")
+    from kbspline.motion import world_positions
+    glb, back = tmp_path / "walk.glb", tmp_path / "back.bvh"
+    status, _, err = run(capsys, "gltf", clip_file, "-o", glb, "--angle-tolerance",
+                         np.degrees(1e-6), "--distance-tolerance", 1e-6)
+    assert status == 0, err
+    status, text, err = run(capsys, "from-gltf", glb, "--fps", 30, "-o", back)
+    assert status == 0, err
+    clip, again = read_bvh(clip_file), read_bvh(back)
+    assert [j.name for j in again.joints] == [j.name for j in clip.joints]
+    assert again.num_frames == clip.num_frames
+    want, _ = world_positions(clip)
+    got, _ = world_positions(again)
+    np.testing.assert_allclose(got, want, atol=1e-3)
+
+
+def test_from_gltf_without_a_skin_uses_the_node_hierarchy(capsys, clip_file, tmp_path):
+    gl = pytest.importorskip("pygltflib")
+    glb, back = tmp_path / "walk.glb", tmp_path / "back.bvh"
+    assert run(capsys, "gltf", clip_file, "-o", glb)[0] == 0
+    doc = gl.GLTF2().load(str(glb))
+    doc.skins = []
+    doc.save(str(glb))
+    status, _, err = run(capsys, "from-gltf", glb, "-o", back)
+    assert status == 0, err
+    assert [j.name for j in read_bvh(back).joints] == ["hip", "knee"]

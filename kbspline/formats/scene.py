@@ -175,6 +175,7 @@ class Scene:
 
 
 def _to_motion(scene, animation, fps, skin):
+    from ..motion.resample import WHOLE_FRAMES_TOLERANCE
     from ..quaternion import quat_conjugate, quat_from_matrix, quat_multiply
     if animation not in scene.animations:
         raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
@@ -186,7 +187,11 @@ def _to_motion(scene, animation, fps, skin):
                          f"channels")
     start = min(c.times[0] for c in channels.values())
     end = max(c.times[-1] for c in channels.values())
-    times = start + np.arange(int(np.floor((end - start) * fps + 1e-9)) + 1) / fps
+    steps = (end - start) * fps   # within resample's tolerance of a whole number: that one
+    whole = round(steps)
+    if abs(steps - whole) > WHOLE_FRAMES_TOLERANCE * max(steps, 1.0):
+        whole = int(np.floor(steps))
+    times = start + np.arange(whole + 1) / fps
     nodes = scene.nodes
     members = _skeleton(scene, channels, skin)
     order, parent = _parents_first(nodes, members)

@@ -24,7 +24,7 @@ import os
 import pathlib
 import warnings
 from collections.abc import Mapping
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -88,7 +88,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 distance_tolerance: Optional[float] = None, time_offset: float = 0.0,
                 parents: Optional[Mapping[str, str]] = None,
                 offsets: Optional[Mapping[str, ArrayLike]] = None,
-                name: str = "kbspline") -> GltfExport:
+                name: str = "kbspline",
+                skin: Optional[Sequence[str]] = None) -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
     Parameters
@@ -124,6 +125,9 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         parent (a bone's offset) where no channel animates it.
     name : str
         The animation's name.
+    skin : sequence of str, optional
+        Nodes that a skin lists as its joints (a skin without a mesh, legal
+        glTF), so that readers find the skeleton; they must share one root.
 
     Returns
     -------
@@ -182,14 +186,15 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     if not samplers:
         raise ValueError("channels has no spline to export (glTF animations need one)")
 
+    skins = [_skin(gl, nodes, parents, skin)] if skin is not None else None
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
     gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
                           translation=offsets.get(n)) for n in nodes]
     doc = gl.GLTF2(
         asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
         scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
-        nodes=gltf_nodes, animations=[gl.Animation(name=name, samplers=samplers,
-                                                   channels=anim_channels)],
+        nodes=gltf_nodes, skins=skins, animations=[gl.Animation(
+            name=name, samplers=samplers, channels=anim_channels)],
         accessors=blob.accessors, bufferViews=blob.views,
         buffers=[gl.Buffer(byteLength=len(blob.data))])
     doc.set_binary_blob(bytes(blob.data))
@@ -206,7 +211,8 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     """Writes a clip as glTF.
 
     A node per joint in the BVH hierarchy (and one per End Site, named
-    ``"<joint>_end"``), bone offsets as the nodes' fixed translations, joint
+    ``"<joint>_end"``), a skin listing the joints (for a clip with one root;
+    no mesh, so readers such as `read_gltf(...).to_motion` find the skeleton), bone offsets as the nodes' fixed translations, joint
     rotations as squad splines through the frames written as LINEAR keys
     within `angle_tolerance`, and joints with position channels as exact
     cubic translations (LINEAR within `distance_tolerance` when given).
@@ -259,9 +265,28 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
                                    continuity, bias) if moving else None)
     channels = _skeleton_channels(motion, lambda j: (rotations, j),
                                   lambda j: (translations, moving.index(j)))
+    roots = [joint for joint in joints if joint.parent < 0]
     return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
                        distance_tolerance=distance_tolerance, **_skeleton_nodes(motion, scale),
-                       name="bvh")
+                       name="bvh", skin=names if len(roots) == 1 else None)
+
+
+def _skin(gl, nodes, parents, joints):
+    """A glTF skin listing `joints` (identity inverse bind matrices: no mesh
+    is bound), its skeleton the root they share."""
+    joints = list(joints)
+    unknown = [n for n in joints if n not in nodes]
+    if unknown or not joints:
+        raise ValueError(f"skin must name nodes of the export, not {unknown or joints}")
+    roots = set()
+    for n in joints:
+        while n in parents:
+            n = parents[n]
+        roots.add(n)
+    if len(roots) != 1:
+        raise ValueError(f"skin's joints must share one root, not {sorted(roots)}")
+    return gl.Skin(name="skeleton", joints=[nodes.index(n) for n in joints],
+                   skeleton=nodes.index(roots.pop()))
 
 
 def _moving(motion):
