@@ -5,6 +5,7 @@ import math
 import os
 import pathlib
 import sys
+import warnings
 
 from . import __version__, demo
 
@@ -72,8 +73,16 @@ def main(argv=None):
                           "(default 0.0057, i.e. 1e-4 rad)")
     glb.add_argument("--distance-tolerance", type=positive_float, default=None,
                      metavar="DISTANCE",
-                     help="with it, translations are LINEAR keys within it (in the output's "
-                          "units, after --scale) instead of exact cubics")
+                     help="how far glTF's playback of translations may stray, in the output's "
+                          "units after --scale (default: the angle tolerance in radians times "
+                          "each channel's extent)")
+    glb.add_argument("--cubic", action="store_true",
+                     help="translations as exact CUBICSPLINE keys instead of LINEAR ones "
+                          "(Blender does not play glTF's cubic keys as written)")
+    glb.add_argument("--min-key-spacing", type=positive_float, default=None,
+                     metavar="SECONDS",
+                     help="closest two added keys may come (default 0.0005, what importers "
+                          "keep); passing it also accepts a tolerance missed at it")
     glb.add_argument("--rate", type=positive_float, default=None, metavar="HZ",
                      help="instead of tolerances, bake rotations at this many samples a second")
     glb.add_argument("--scale", type=positive_float, default=1.0,
@@ -202,10 +211,16 @@ def run_reported(name, command, args):
     line on stderr and exit status 1, not a traceback."""
     from .motion import BvhError
     try:
-        print(command(args))
+        result = command(args)
     except (BvhError, ValueError, OSError, ImportError) as exc:
         print(f"kbspline {name}: {exc}", file=sys.stderr)
         return 1
+    text, missed = result if isinstance(result, tuple) else (result, None)
+    print(text)
+    if missed:
+        line, accepted = missed
+        print(f"kbspline {name}: {line}", file=sys.stderr)
+        return 0 if accepted else 1
     return 0
 
 
@@ -263,18 +278,46 @@ def gltf_command(args):
         import pygltflib  # noqa: F401
     except ImportError:
         raise ImportError("needs pygltflib (pip install 'kbspline[gltf]')") from None
+    from .formats.adaptive import MIN_KEY_SPACING
     clip = read_bvh(args.input)
     angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
-    report = motion_to_gltf(clip, args.output, angle_tolerance=angle,
-                            distance_tolerance=args.distance_tolerance, rate=args.rate,
-                            scale=args.scale)
+    if args.cubic and args.distance_tolerance is not None:
+        raise ValueError("give --cubic or --distance-tolerance, not both")
+    spacing = args.min_key_spacing or MIN_KEY_SPACING
+    with warnings.catch_warnings():   # the misses are reported below, in one line
+        warnings.filterwarnings("ignore", "glTF's playback misses the tolerance")
+        report = motion_to_gltf(clip, args.output, angle_tolerance=angle,
+                                distance_tolerance=args.distance_tolerance, rate=args.rate,
+                                scale=args.scale, cubic=args.cubic, min_key_spacing=spacing)
     text = (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
             f"{args.output}: {sum(report.key_counts.values())} keys")
     rotations = [(e, node) for (node, path), e in report.max_error.items() if path == "rotation"]
     if rotations:
         error, node = max(rotations)
         text += f"; largest rotation error of playback {math.degrees(error):.4f} deg ({node})"
-    return text
+    return text, missed_line(report, spacing, args.min_key_spacing is not None)
+
+
+def missed_line(report, spacing, accepted):
+    """One line naming the channels whose playback misses its tolerance, in
+    degrees and the output's units, or None; and whether that is accepted."""
+    missed = getattr(report, "missed", {})
+    if not missed:
+        return None
+    parts = []
+    for (node, path), error in sorted(missed.items(), key=lambda item: -item[1]):
+        tolerance = report.tolerances[node, path]
+        if path == "rotation":
+            parts.append(f"{node} {math.degrees(error):.3g} deg > "
+                         f"{math.degrees(tolerance):.3g} deg")
+        else:
+            parts.append(f"{node} {path} {error:.3g} > {tolerance:.3g} units")
+    line = (f"playback misses the tolerance on {len(parts)} channel(s): {', '.join(parts)} "
+            f"(keys would need to be closer than --min-key-spacing {spacing:g} s")
+    if accepted:
+        return line + "; accepted)", True
+    return (line + "; pass a smaller one if your importer keeps closer keys, or this one "
+            "to accept the miss)", False)
 
 
 def resample_command(args):

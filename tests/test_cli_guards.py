@@ -179,3 +179,57 @@ def test_from_gltf_without_a_skin_uses_the_node_hierarchy(capsys, clip_file, tmp
     status, _, err = run(capsys, "from-gltf", glb, "-o", back)
     assert status == 0, err
     assert [j.name for j in read_bvh(back).joints] == ["hip", "knee"]
+
+
+@pytest.fixture
+def fast_turn(tmp_path):
+    """Two joints; the knee turns 60 degrees in one 10 ms frame, faster than
+    keys 0.5 ms apart can follow within 1e-4 rad."""
+    joints = [Joint("hip", -1, (0.0, 0.0, 0.0),
+                    ["Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation"]),
+              Joint("knee", 0, (0.0, -4.0, 0.0), ["Zrotation", "Xrotation", "Yrotation"],
+                    end_site=(0.0, -4.0, 0.0))]
+    frames = np.zeros((4, 9))
+    frames[:, 0] = [0.0, 1.0, 2.0, 3.0]
+    frames[:, 6] = [0.0, 0.0, 60.0, 60.0]
+    path = tmp_path / "fast.bvh"
+    write_bvh(Motion(joints, 0.01, frames), path)
+    return path
+
+
+def test_gltf_missed_tolerance_is_one_line_and_exit_1(capsys, fast_turn, tmp_path):
+    status, out, err = run(capsys, "gltf", fast_turn, "-o", tmp_path / "a.glb")
+    assert status == 1 and "largest rotation error" in out
+    (line,) = err.splitlines()
+    assert line.startswith("kbspline gltf: playback misses the tolerance on 1 channel(s): knee ")
+    assert " deg > 0.00573 deg" in line and "--min-key-spacing 0.0005 s" in line
+    assert "rad" not in line and "Warning" not in line
+    # the same spacing passed: the miss is accepted, said, and exit 0
+    status, _, err = run(capsys, "gltf", fast_turn, "-o", tmp_path / "b.glb",
+                         "--min-key-spacing", "0.0005")
+    assert status == 0 and "accepted" in err
+    # keys allowed closer meet the tolerance: nothing to say
+    status, out, err = run(capsys, "gltf", fast_turn, "-o", tmp_path / "c.glb",
+                           "--min-key-spacing", "1e-6")
+    assert status == 0 and not err
+    assert float(out.split("playback ")[1].split(" deg")[0]) <= 0.00573
+
+
+def test_gltf_translations_are_linear_by_default_cubic_on_request(capsys, clip_file, tmp_path):
+    gl = pytest.importorskip("pygltflib")
+
+    def interpolation(path):
+        doc = gl.GLTF2().load(str(path))
+        hip = [n.name for n in doc.nodes].index("hip")
+        animation = doc.animations[0]
+        (channel,) = [c for c in animation.channels
+                      if c.target.node == hip and c.target.path == "translation"]
+        return animation.samplers[channel.sampler].interpolation
+
+    assert run(capsys, "gltf", clip_file, "-o", tmp_path / "a.glb")[0] == 0
+    assert interpolation(tmp_path / "a.glb") == "LINEAR"
+    assert run(capsys, "gltf", clip_file, "-o", tmp_path / "b.glb", "--cubic")[0] == 0
+    assert interpolation(tmp_path / "b.glb") == "CUBICSPLINE"
+    status, _, err = run(capsys, "gltf", clip_file, "-o", tmp_path / "c.glb", "--cubic",
+                         "--distance-tolerance", "0.1")
+    assert status == 1 and "--cubic or --distance-tolerance" in err
