@@ -1,4 +1,5 @@
-"""Builds the kbspline extension: the C core in csrc/ plus its CPython binding."""
+"""Builds the kbspline extension: the C core in csrc/ (its folders by area) plus
+its CPython binding."""
 import glob
 import os
 import sys
@@ -25,13 +26,20 @@ else:
         if sys.platform != "darwin":
             link_args.append("-s")
 
+# The core: every C file under csrc/ but its tests and fuzz target.
+_CORE = sorted(p for p in glob.glob("csrc/**/*.c", recursive=True)
+               if not p.startswith(("csrc/tests/", "csrc/fuzz/")))
+_BINDING = sorted(glob.glob("kbspline/_ext/*.c"))
+
 setup(
     ext_modules=[
         Extension(
             "kbspline._kbspline",
-            sources=["kbspline/_kbspline_module.c"] + sorted(glob.glob("csrc/kb_*.c")),
-            include_dirs=["csrc", numpy.get_include()],
-            define_macros=[("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION")],
+            sources=_BINDING + _CORE,
+            include_dirs=["csrc/include", "csrc", numpy.get_include()],
+            # KB_BUILDING_LIBRARY opens the core's private headers to its own build
+            define_macros=[("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION"),
+                           ("KB_BUILDING_LIBRARY", None)],
             extra_compile_args=compile_args,
             extra_link_args=link_args,
         )

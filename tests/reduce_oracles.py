@@ -1,5 +1,5 @@
 """Key reduction in NumPy: the oracles of the C core's kb_reduce_greedy and
-kb_fit_tcb / kb_reduce_fit (csrc/kb_reduce.c), the first implementation of
+kb_fit_tcb / kb_reduce_fit (csrc/motion/reduce/kb_reduce.c), the first implementation of
 the same algorithms, kept here to check the C one against.
 
 Greedy: from the first and last frames, key the frame worst out of

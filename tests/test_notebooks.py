@@ -28,8 +28,8 @@ def clone(tmp_path_factory):
     return root / "notebooks"
 
 
-def test_all_nine_are_here():
-    assert len(NOTEBOOKS) == 9
+def test_all_ten_are_here():
+    assert len(NOTEBOOKS) == 10
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

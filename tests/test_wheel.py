@@ -36,8 +36,10 @@ def test_sdist_has_the_sources(dist):
     with tarfile.open(dist[0]) as tar:
         names = {pathlib.PurePosixPath(n).relative_to(n.split("/")[0]).as_posix()
                  for n in tar.getnames() if "/" in n}
-    for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/kbspline.h",
-                   "csrc/kb_eval.c", "csrc/Makefile", "kbspline/_kbspline_module.c",
+    for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/Makefile",
+                   "csrc/include/kbspline/kbspline.h", "csrc/spline/kb_eval.c",
+                   "csrc/motion/reduce/reduce_internal.h", "kbspline/_ext/module.c",
+                   "kbspline/_ext/ext.h",
                    "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/formats/bvh.py",
                    # what the tests import besides test files, so they run from the sdist
                    "tests/oracles.py", "tests/mocap.py", "tests/smoke_installed.py",

@@ -1,5 +1,5 @@
 """The world-space search with greedy keys as kbspline ran it in Python
-before it moved to C (kb_reduce_world_greedy, csrc/kb_reduce_world.c), kept
+before it moved to C (kb_reduce_world_greedy, csrc/motion/reduce/kb_reduce_world.c), kept
 here to check the C one against: the same scales tried in the same order,
 the same ties, the same loosening.  It drives the per-joint pieces that
 reduce_keys still uses for its fitted search (each joint's greedy keys off

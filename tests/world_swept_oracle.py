@@ -1,5 +1,5 @@
 """The world-space search with tangent keys as kbspline ran it in Python
-before it moved to C (kb_reduce_world_swept, csrc/kb_reduce_swept.c), kept
+before it moved to C (kb_reduce_world_swept, csrc/motion/reduce/kb_reduce_swept.c), kept
 here to check the C one against: the same passes, the same order of joints
 and ties, the same drop memories, the same rebuilds from the curves built
 last.  It drives the per-joint pieces that reduce_keys still uses for TCB
