@@ -65,10 +65,3 @@ def draw_curve(ax, spline, keys, n=400, tangents=True, title=None, color="tab:bl
 
 def speed(spline, t):
     return np.linalg.norm(np.atleast_2d(spline.velocity(t)), axis=-1)
-
-
-def read_bvh_rotations(path):
-    """(frame_time, joint names, (J, F, 4) quaternions) from a BVH file."""
-    from kbspline.motion import read_bvh
-    clip = read_bvh(path)
-    return clip.frame_time, [j.name for j in clip.joints], clip.rotations()
