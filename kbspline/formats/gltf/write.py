@@ -257,8 +257,10 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     """Writes a clip as glTF.
 
     A node per joint in the BVH hierarchy (and one per End Site, named
-    ``"<joint>_end"``), a skin listing the joints (for a clip with one root;
-    no mesh, so readers such as `read_gltf(...).to_motion` find the skeleton), bone offsets as the nodes' fixed translations, joint
+    ``"<joint>_end"``, or ``"<joint>_end_2"``... where a joint has that
+    name), a skin listing the joints (for a clip with one root; no mesh, so
+    that readers such as `read_gltf(...).to_motion` find the skeleton), bone
+    offsets as the nodes' fixed translations, joint
     rotations as squad splines through the frames written as LINEAR keys
     within `angle_tolerance`, and joints with position channels as LINEAR
     translations within `distance_tolerance` (exact CUBICSPLINE ones with
@@ -307,7 +309,9 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     joints = motion.joints
     names = [joint.name for joint in joints]
     if len(set(names)) != len(names):
-        raise ValueError("the clip's joint names are not unique")
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"the clip's joint names are not unique (glTF nodes are written by "
+                         f"name): {', '.join(map(repr, twice))} name several joints")
     times = motion.times
     rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)
     moving = _moving(motion)
@@ -362,7 +366,7 @@ def _skeleton_channels(motion, rotation, translation):
 
 def _skeleton_nodes(motion, scale):
     """export_gltf's parents and fixed offsets for a clip's joints and End
-    Sites (a node "<joint>_end" each)."""
+    Sites (a node each, named by _end_site_names)."""
     names = [joint.name for joint in motion.joints]
     moving = _moving(motion)
     parents, offsets = {}, {}
@@ -371,10 +375,26 @@ def _skeleton_nodes(motion, scale):
             offsets[joint.name] = joint.offset * scale
         if joint.parent >= 0:
             parents[joint.name] = names[joint.parent]
-        if joint.end_site is not None:
-            parents[f"{joint.name}_end"] = joint.name
-            offsets[f"{joint.name}_end"] = joint.end_site * scale
+    for j, name in _end_site_names(motion).items():
+        parents[name] = names[j]
+        offsets[name] = motion.joints[j].end_site * scale
     return {"parents": parents, "offsets": offsets}
+
+
+def _end_site_names(motion):
+    """{joint index: End Site node name}: "<joint>_end", or with the first
+    suffix _2, _3... that no joint or other End Site has (nodes are keyed by
+    name: a joint named so would be taken for the End Site)."""
+    taken = {joint.name for joint in motion.joints}
+    names = {}
+    for j, joint in enumerate(motion.joints):
+        if joint.end_site is not None:
+            name, k = f"{joint.name}_end", 2
+            while name in taken:
+                name, k = f"{joint.name}_end_{k}", k + 1
+            taken.add(name)
+            names[j] = name
+    return names
 
 
 def reduction_to_gltf(reduction: Any, motion: Motion,
