@@ -97,6 +97,9 @@ def main(argv=None):
                      metavar="DISTANCE",
                      help="how far the root's playback may stray, in the file's units "
                           "(default: the angle tolerance times the skeleton's reach)")
+    usd.add_argument("--accept-miss", action="store_true",
+                     help="exit 0 where playback misses the tolerance (keys would need to be "
+                          "closer than 0.0005 s); the line naming the joints still shows")
     usd.add_argument("--meters-per-unit", type=positive_float, default=0.01, metavar="METERS",
                      help="the stage's metersPerUnit (default 0.01: centimetres)")
     usd.add_argument("-o", "--output", required=True, help="the .usda, .usdc or .usd file to write")
@@ -295,12 +298,16 @@ def gltf_command(args):
     if rotations:
         error, node = max(rotations)
         text += f"; largest rotation error of playback {math.degrees(error):.4f} deg ({node})"
-    return text, missed_line(report, spacing, args.min_key_spacing is not None)
+    hint = (f"keys would need to be closer than --min-key-spacing {spacing:g} s",
+            "pass a smaller one if your importer keeps closer keys, or this one to accept "
+            "the miss")
+    return text, missed_line(report, hint, args.min_key_spacing is not None)
 
 
-def missed_line(report, spacing, accepted):
-    """One line naming the channels whose playback misses its tolerance, in
-    degrees and the output's units, or None; and whether that is accepted."""
+def missed_line(report, hint, accepted):
+    """(One line naming the channels whose playback misses its tolerance, in
+    degrees and the output's units, whether that is accepted), or None.
+    `hint`: (why it was missed, which option accepts it)."""
     missed = getattr(report, "missed", {})
     if not missed:
         return None
@@ -313,11 +320,8 @@ def missed_line(report, spacing, accepted):
         else:
             parts.append(f"{node} {path} {error:.3g} > {tolerance:.3g} units")
     line = (f"playback misses the tolerance on {len(parts)} channel(s): {', '.join(parts)} "
-            f"(keys would need to be closer than --min-key-spacing {spacing:g} s")
-    if accepted:
-        return line + "; accepted)", True
-    return (line + "; pass a smaller one if your importer keeps closer keys, or this one "
-            "to accept the miss)", False)
+            f"({hint[0]}; ")
+    return (line + "accepted)", True) if accepted else (line + hint[1] + ")", False)
 
 
 def resample_command(args):
@@ -338,13 +342,18 @@ def usd_command(args):
         raise ImportError("needs usd-core (pip install 'kbspline[usd]')") from None
     clip = read_bvh(args.input)
     angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
-    report = motion_to_usd(clip, args.output, angle_tolerance=angle,
-                           distance_tolerance=args.distance_tolerance,
-                           meters_per_unit=args.meters_per_unit)
-    return (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
+    with warnings.catch_warnings():   # the misses are reported below, in one line
+        warnings.filterwarnings("ignore", ".*UsdSkel's playback misses the tolerance")
+        report = motion_to_usd(clip, args.output, angle_tolerance=angle,
+                               distance_tolerance=args.distance_tolerance,
+                               meters_per_unit=args.meters_per_unit)
+    text = (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
             f"{args.output}: {len(report.times)} samples; largest rotation error of playback "
             f"{math.degrees(report.max_angle.max()):.4f} deg, of the root "
             f"{report.max_distance:.3g} units")
+    hint = ("keys would need to be closer than 0.0005 s, or more precision than float32 "
+            "holds", "--accept-miss accepts it")
+    return text, missed_line(report, hint, args.accept_miss)
 
 
 def from_gltf_command(args):

@@ -233,3 +233,14 @@ def test_gltf_translations_are_linear_by_default_cubic_on_request(capsys, clip_f
     status, _, err = run(capsys, "gltf", clip_file, "-o", tmp_path / "c.glb", "--cubic",
                          "--distance-tolerance", "0.1")
     assert status == 1 and "--cubic or --distance-tolerance" in err
+
+
+def test_usd_missed_tolerance_is_one_line_and_exit_1(capsys, fast_turn, tmp_path):
+    pytest.importorskip("pxr")
+    status, _, err = run(capsys, "usd", fast_turn, "-o", tmp_path / "a.usda")
+    assert status == 1
+    (line,) = err.splitlines()
+    assert line.startswith("kbspline usd: playback misses the tolerance on ")
+    assert "knee " in line and " deg > 0.00573 deg" in line and "--accept-miss" in line
+    status, _, err = run(capsys, "usd", fast_turn, "-o", tmp_path / "b.usda", "--accept-miss")
+    assert status == 0 and err.rstrip().endswith("accepted)")
