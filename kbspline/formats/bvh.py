@@ -129,10 +129,10 @@ def _lines(path, data):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if not data.lstrip().startswith(b"HIERARCHY"):   # a .glb or other binary file
-            raise BvhError(f"{path}: not a BVH file (it does not start with HIERARCHY, "
-                           f"and byte {exc.start} is not text)") from None
         line = len(re.findall(_LINE_BREAK.encode(), data[:exc.start])) + 1
+        if not data.lstrip().startswith(b"HIERARCHY"):   # a .glb or other binary file
+            raise BvhError(f"{path}:{line}: not a BVH file (it does not start with "
+                           f"HIERARCHY, and byte {data[exc.start]:#04x} is not text)") from None
         raise BvhError(f"{path}:{line}: byte {data[exc.start]:#04x} is not UTF-8 text") from None
     lines = re.split(_LINE_BREAK, text)
     if lines[-1] == "":
