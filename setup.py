@@ -12,9 +12,8 @@ if sys.platform == "win32":
 else:
     # -O3 class optimisation that stays portable: no -march=native in wheels.
     # -fno-wrapv undoes the -fwrapv in Python's own flags (signed overflow
-    # wraps), which cost the streamed position sweep 15% (W1 on one core:
-    # 1.34-1.37 against 1.17-1.18 ms in C) until its stores took constant
-    # offsets from a pointer; it leaves every loop free of that constraint.
+    # wraps), which slowed the streamed position sweep; it leaves every loop
+    # free of that constraint (docs/benchmarks.md, Tuning notes).
     compile_args = ["-std=c11", "-O3", "-fno-wrapv", "-Wall", "-Wextra", "-Wno-psabi",
                     "-fno-math-errno", "-ffp-contract=off", "-pthread"]
     link_args = ["-pthread"]

@@ -92,6 +92,29 @@ void kb_ease(double u, double a, double b, double *e, double *de, double *dde);
  * at 1 - b. */
 void kb_ease_pieces(double *a, double *b);
 
+/*
+ * Checks every input of kb_tcb_build once: counts (KB_EBADSHAPE where the
+ * arrays' sizes would overflow ptrdiff_t), option codes, finite and
+ * strictly increasing times spaced at least DBL_MIN apart, finite values
+ * and parameters, ease in [0, 1],
+ * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
+ * the track's largest magnitude; parameters within 1e-9); given tangents
+ * both or neither (KB_EBADSHAPE), with natural ends (KB_EBADOPTION), and
+ * finite (KB_ENONFINITE, KB_ARG_TANGENTS, index the key).
+ */
+kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
+
+/* Checks the curve and the queries: finite t, and under KB_EXTRAP_ERROR
+ * every t within the domain (a t beyond it by at most 1e-12 of its span
+ * counts as inside).  t is (n_tracks | 1, n_eval) with t_stride 0 or n_eval. */
+kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
+                            ptrdiff_t n_eval, ptrdiff_t t_stride, kb_error *err);
+
+/* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions
+ * finite and of nonzero norm, and for closed splines key K-1 the same
+ * rotation as key 0 (|dot| of the unit keys >= 1 - 1e-9). */
+kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
+
 int kb_timing_ok(kb_timing timing);
 int kb_ends_ok(kb_ends ends);
 

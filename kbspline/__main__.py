@@ -112,7 +112,10 @@ def main(argv=None):
                      help="which skin's skeleton (default 0, or without skins the animated "
                           "nodes and their ancestors)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
-    for command in PIPELINE:
+    from .formats import convert as convert_
+    convert_.cli_arguments(add_command(commands, "convert",
+                                       "write a scene (3DS, LightWave ...) as glTF, BVH or USD"))
+    for command in [*PIPELINE, "convert"]:
         subparsers[command].add_argument(
             "--force", action="store_true",
             help="write over an existing output file (never over an input)")
@@ -123,11 +126,13 @@ def main(argv=None):
         folder = os.path.dirname(os.path.abspath(target)) if target else None
         if folder and not os.path.isdir(folder):
             error(f"{flag}: the folder {folder} does not exist")
-    if args.command in PIPELINE:
+    if args.command in PIPELINE or args.command == "convert":
         problem = output_problem(args)
         if problem:
             error(problem)
 
+    if args.command == "convert":
+        return run_reported(args.command, convert_.cli_run, args)
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:
@@ -162,7 +167,8 @@ def positive_float(text):
 #: The extensions each command writes, the first when --from is given to reduce.
 OUTPUT_SUFFIXES = {"resample": (".bvh",), "transition": (".bvh",), "from-gltf": (".bvh",),
                    "reduce": (".json", ".gltf", ".glb"), "gltf": (".gltf", ".glb"),
-                   "usd": (".usda", ".usdc", ".usd")}
+                   "usd": (".usda", ".usdc", ".usd"),
+                   "convert": (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc")}
 
 
 def output_problem(args):

@@ -133,7 +133,7 @@ def test_a_binary_file_is_not_a_bvh_file(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["demo", "resample", "reduce", "transition", "gltf", "usd",
-                                     "from-gltf"])
+                                     "from-gltf", "convert"])
 def test_subcommand_help_has_a_description_and_plain_metavars(capsys, command):
     status, out, _ = run(capsys, command, "--help")
     assert status == 0

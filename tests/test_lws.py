@@ -16,7 +16,9 @@ from kbspline.formats.lightwave_envelope import Envelope
 
 LEGACY = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "legacy"
 REAL = sorted(LEGACY.glob("*.lws")) if LEGACY.is_dir() else []
-needs_real = pytest.mark.skipif(not REAL, reason="../shared/data/legacy is absent")
+MISSING = (f"needs the LightWave scenes in {LEGACY} (the project's shared data, "
+           "checked out beside the repository as ../shared)")
+needs_real = pytest.mark.skipif(not REAL, reason=MISSING)
 
 
 def _check_envelope(env, keys, pre, post, times):

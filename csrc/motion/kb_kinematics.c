@@ -241,8 +241,8 @@ static int all_direct(ptrdiff_t n, const double *q)
  * products.  The few frames left are the caller's: called from here, the
  * (SSE) scalar code would run with the upper halves of the AVX registers
  * dirty, which GCC does not clear before those calls, and every SSE
- * instruction after, in the whole library, would pay for it (the 120 Hz
- * walk's world search 0.11 -> 0.13 s).
+ * instruction after, in the whole library, would pay for it
+ * (docs/benchmarks.md, Tuning notes).
  */
 KB_CLONES
 static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,

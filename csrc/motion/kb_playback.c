@@ -14,6 +14,7 @@
 
 #include "kbspline/kbspline.h"
 #include "kb_internal.h"
+#include "motion/kb_playback.h"
 
 /* The larger of a and b, NaN if either is: a non-finite sample must not
  * pass as a small error. */

@@ -1,5 +1,5 @@
 /* kb_ease.c -- 3D Studio's ease curve (seed 002) and its derivatives. */
-#include "kbspline/kbspline.h"
+#include "kb_internal.h"
 
 /*
  * Ease(u, a, b): a quadratic ease-in over [0, a), constant speed, then a

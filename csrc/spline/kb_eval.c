@@ -177,7 +177,7 @@ static void eval_range(const kb_curve *c, int nu, const double *t, ptrdiff_t n_e
     /* The sweep over several tracks, unless its workspace cannot be had
      * (then the loop below: the same results, slower).  One track goes
      * through the loop, which is faster for it than the sweep's blocks
-     * (random queries: 16 against 37 ns each). */
+     * (docs/benchmarks.md, Tuning notes). */
     if (sweepable(c, t_stride) && track_end - track_begin > 1 &&
         kb_sweep_shared(c, nu, t, n_eval, track_begin, track_end, out64, out32))
         return;

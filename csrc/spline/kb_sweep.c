@@ -176,12 +176,8 @@ typedef struct {
  * Outputs from half the last-level cache on (float64; float32 from the
  * whole of it) go past the caches, with non-temporal stores.  Below that
  * the output stays in the cache, for the caller to read, and cached stores
- * win; above it a cached store first reads its line from memory, and on a
- * Zen 5 VM (32 MB L3) W1 (24 MB) took about a quarter longer with cached
- * stores there (calls in a row: cached won up to 12 MB of float64, 16 MB
- * was a draw; float32, with twice the values per byte, streamed better only
- * from 24-48 MB).  On a Xeon VM that reports 480 MB of L3, W1 took 1.08-1.10
- * ms cached against 1.62 ms streamed.  Figures: docs/benchmarks.md.
+ * win; above it a cached store first reads its line from memory.  Half the
+ * cache is where the two drew (docs/benchmarks.md, Tuning notes).
  */
 static double last_level_cache_bytes(void)
 {
@@ -352,9 +348,8 @@ KB_INLINE void sweep_block(const kb_curve *c, const kb_block *b, ptrdiff_t q0,
 #endif
         /* Unsorted queries jump between segments, which the hardware does
          * not see coming: once the tracks' tables have left the caches each
-         * would wait on memory (10^4 tracks of 64 keys, 100 random queries:
-         * 12.4 against 5 ns a sample).  So the same segments two tracks on
-         * are fetched while this one computes. */
+         * would wait on memory.  So the same segments two tracks on are
+         * fetched while this one computes (docs/benchmarks.md, Tuning notes). */
         const double *ahead = tr + 2 < te ? cf + 2 * c->n_seg * seg_size : NULL;
         for (ptrdiff_t i = 0; i < n;) {
             const ptrdiff_t end = b->run_end[i];

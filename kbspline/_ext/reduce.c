@@ -1,5 +1,5 @@
 /* reduce.c -- key reduction of one joint: greedy keys, fits, drops,
- * sweeps, merges and rebuilds (moved unchanged from _kbspline_module.c). */
+ * sweeps, merges and rebuilds. */
 #include "ext.h"
 #include "motion/reduce/reduce_internal.h"
 

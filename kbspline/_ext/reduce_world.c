@@ -1,5 +1,4 @@
-/* reduce_world.c -- key reduction's world-space search and its trials
- * (moved unchanged from _kbspline_module.c). */
+/* reduce_world.c -- key reduction's world-space search and its trials. */
 #include "ext.h"
 #include "motion/reduce/reduce_internal.h"
 

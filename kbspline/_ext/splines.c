@@ -1,6 +1,7 @@
 /* splines.c -- position and rotation splines: build, evaluate, lengths
  * and angles, and the exporters' playback check. */
 #include "ext.h"
+#include "motion/kb_playback.h"
 
 PyDoc_STRVAR(tcb_build_doc,
 "tcb_build(times, values, tension, continuity, bias, ease_from, ease_to,\n"

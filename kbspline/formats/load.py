@@ -17,6 +17,7 @@ READERS = {
     ".gltf": ("gltf", "read_gltf"),
     ".glb": ("gltf", "read_gltf"),
     ".bvh": ("bvh", "read_bvh_scene"),
+    ".3ds": ("threeds", "read_3ds"),
     ".lws": ("lightwave", "read_lws"),
 }
 

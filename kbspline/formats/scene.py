@@ -18,6 +18,9 @@ from ..motion.clip import POSITION_CHANNELS, Joint, Motion
 
 __all__ = ["Node", "Channel", "Skin", "Scene", "TRANSFORM_PATHS"]
 
+# The most frames `Scene.to_motion` samples (a bound, before allocating).
+MAX_FRAMES = 10_000_000
+
 # The channel paths that move a node (others, such as "weights" or "fov", do not).
 TRANSFORM_PATHS = ("translation", "rotation", "scale")
 
@@ -161,8 +164,9 @@ class Scene:
         ------
         ValueError
             For an unknown animation, a skin index out of range, an animation
-            without translation, rotation or scale channels, or a node hierarchy
-            with a cycle.
+            without translation, rotation or scale channels, more than
+            `MAX_FRAMES` frames, a node hierarchy with a cycle, or a joint
+            whose world transform overflows float64.
 
         Warns
         -----
@@ -188,6 +192,9 @@ def _to_motion(scene, animation, fps, skin):
     start = min(c.times[0] for c in channels.values())
     end = max(c.times[-1] for c in channels.values())
     steps = (end - start) * fps   # within resample's tolerance of a whole number: that one
+    if not steps < MAX_FRAMES:
+        raise ValueError(f"animation {animation!r} lasts {end - start:.6g} s: at fps {fps:g} "
+                         f"that is more than {MAX_FRAMES} frames")
     whole = round(steps)
     if abs(steps - whole) > WHOLE_FRAMES_TOLERANCE * max(steps, 1.0):
         whole = int(np.floor(steps))
@@ -200,39 +207,48 @@ def _to_motion(scene, animation, fps, skin):
         channel = channels.get((nodes[i].name, path))
         return channel(times) if channel is not None else getattr(nodes[i], path)[None]
 
-    world = _world_matrices(nodes, order, sample, len(times))
-    rest = _world_matrices(nodes, order, lambda i, path: getattr(nodes[i], path)[None], 1)
-    turns = {j: _rotation_part(world[j], nodes[j].name) for j in order}
-    positions = {j: world[j][:, :3, 3] for j in order}
-    extent = max(1.0, max(np.abs(p).max() for p in positions.values()))
-
-    joints, rotations, translations, names = [], [], [], set()
+    with np.errstate(over="ignore", invalid="ignore"):    # overflow is refused below
+        world = _world_matrices(nodes, order, sample, len(times))
+        rest = _world_matrices(nodes, order, lambda i, path: getattr(nodes[i], path)[None], 1)
     for j in order:
-        p = parent[j]
-        if p < 0:
-            rotations.append(quat_from_matrix(turns[j]))
-            translations.append(positions[j])
-            offset, moving = positions[j][0], True
-        else:
-            rotations.append(quat_multiply(quat_conjugate(quat_from_matrix(turns[p])),
-                                           quat_from_matrix(turns[j])))
-            local = np.einsum("fji,fj->fi", turns[p], positions[j] - positions[p])
-            translations.append(local)
-            moving = ((nodes[j].name, "translation") in channels
-                      or np.abs(local - local[0]).max() > 1e-9 * extent)
-            rest_turn = _rotation_part(rest[p], nodes[p].name)
-            offset = (rest_turn[0].T @ (rest[j][0, :3, 3] - rest[p][0, :3, 3]) if moving
-                      else local[0])
+        if not np.all(np.isfinite(world[j])):
+            raise ValueError(f"node {nodes[j].name!r}: its world transform overflows float64")
+    # every joint at once, (J, F, ...): roots' parents point at themselves
+    up = np.array([order.index(parent[j]) if parent[j] >= 0 else k
+                   for k, j in enumerate(order)])
+    root = up == np.arange(len(order))
+    turns, stretched = _rotation_part(np.stack([world[j][:, :3, :3] for j in order]))
+    rest_turns, _ = _rotation_part(np.stack([rest[j][:, :3, :3] for j in order]))
+    if np.any(stretched):
+        names_ = [nodes[j].name for j, odd in zip(order, stretched) if odd]
+        warnings.warn(f"{', '.join(names_[:5])}{' ...' if len(names_) > 5 else ''}: "
+                      f"BVH has no scale, and these joints' world scale is not uniform or "
+                      f"mirrors; their rotations are the nearest rotations", stacklevel=3)
+    world_q = quat_from_matrix(turns)
+    rotations = np.where(root[:, None, None], world_q,
+                         quat_multiply(quat_conjugate(world_q[up]), world_q))
+    positions = np.stack([world[j][:, :3, 3] for j in order])
+    rest_positions = np.stack([rest[j][:, :3, 3] for j in order])
+    # a joint's offset in its parent's turned frame (a root's: its world position)
+    local = np.where(root[:, None, None], positions,
+                     np.einsum("jfki,jfk->jfi", turns[up], positions - positions[up]))
+    rest_local = np.einsum("jfki,jfk->jfi", rest_turns[up], rest_positions - rest_positions[up])
+    drift = np.abs(local - local[:, :1]).max(axis=(1, 2))
+    moving = root | (drift > 1e-9 * max(1.0, np.abs(positions).max()))
+
+    joints, names = [], set()
+    for k, j in enumerate(order):
+        moving[k] |= (nodes[j].name, "translation") in channels
+        offset = local[k, 0] if root[k] or not moving[k] else rest_local[k, 0]
         name = "_".join(nodes[j].name.split()) or f"node{j}"
         name = name if name not in names else f"{name}_{j}"
         names.add(name)
-        channels_ = (list(POSITION_CHANNELS) if moving else []) + \
+        channels_ = (list(POSITION_CHANNELS) if moving[k] else []) + \
             ["Zrotation", "Xrotation", "Yrotation"]
-        joints.append(Joint(name, order.index(p) if p >= 0 else -1, np.array(offset),
-                            channels_))
+        joints.append(Joint(name, -1 if root[k] else int(up[k]), offset.copy(), channels_))
     width = sum(len(joint.channels) for joint in joints)
     template = Motion(joints, 1.0 / fps, np.zeros((1, width)))
-    return template.with_frames(np.stack(rotations), np.stack(translations), 1.0 / fps)
+    return template.with_frames(rotations, local, 1.0 / fps)
 
 
 def _skeleton(scene, channels, skin):
@@ -306,13 +322,12 @@ def _world_matrices(nodes, wanted, sample, n_frames):
     return world
 
 
-def _rotation_part(matrix, name):
-    """(F, 3, 3) the rotations nearest the matrices' upper 3x3 (polar
-    decomposition), warning where scale is not uniform or mirrors."""
-    u, s, vt = np.linalg.svd(matrix[:, :3, :3])
+def _rotation_part(matrix):
+    """((..., 3, 3) the rotations nearest the matrices (polar decomposition),
+    (J,) whether any of a joint's frames has scale that is not uniform or
+    mirrors); `matrix` is (J, F, 3, 3)."""
+    u, s, vt = np.linalg.svd(matrix)
     det = np.linalg.det(u @ vt)
-    if np.any(s[:, 0] > s[:, 2] * (1 + 1e-3)) or np.any(det < 0):
-        warnings.warn(f"{name}: BVH has no scale, and this joint's world scale is not "
-                      f"uniform or mirrors; its rotation is the nearest rotation", stacklevel=4)
-    u[:, :, 2] *= np.sign(det)[:, None]
-    return u @ vt
+    u[..., 2] *= np.where(det < 0, -1.0, 1.0)[..., None]
+    odd = (s[..., 0] > s[..., 2] * (1 + 1e-3)) | (det < 0)
+    return u @ vt, odd.any(axis=1)

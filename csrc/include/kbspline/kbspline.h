@@ -18,7 +18,6 @@
  *   quat.h        quaternion utilities
  *   threads.h     the worker threads
  *   kinematics.h  forward kinematics
- *   playback.h    linear playback check
  *   (key reduction: its public entry point is still to come)
  */
 #ifndef KBSPLINE_H
@@ -31,6 +30,5 @@
 #include "length.h"
 #include "quat.h"
 #include "kinematics.h"
-#include "playback.h"
 
 #endif /* KBSPLINE_H */

@@ -13,10 +13,6 @@
 
 KB_BEGIN_DECLS
 
-/* ------------------------------------------------------------------ */
-/* Integrals of speed: arc length and swept angle.                      */
-/* ------------------------------------------------------------------ */
-
 /*
  * A table of the integral of a batch's speed along each track: every
  * segment is cut into panels on which 10-point Gauss-Legendre agrees with
@@ -59,7 +55,7 @@ kb_status kb_pos_time_at_length(const kb_curve *curve, const kb_table *table,
  * Constant angular speed: the angle swept from the domain start is the
  * integral of |w| dt, tabulated once (kb_rot_angle_table, see kb_table);
  * kb_rot_angle gives it at times t, kb_rot_time_at_angle the time at which
- * it reaches s.  Both as kb_pos_length / kb_pos_time_at_length below.
+ * it reaches s.  Both as kb_pos_length / kb_pos_time_at_length above.
  */
 kb_status kb_rot_angle_table(const kb_rot_curve *curve, kb_table *table, kb_error *err);
 kb_status kb_rot_angle(const kb_rot_curve *curve, const kb_table *table, const double *t,

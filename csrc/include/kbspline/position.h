@@ -1,9 +1,9 @@
 /*
  * kbspline/position.h -- position-like splines: build and evaluate.
  *
- *   kb_tcb_validate, kb_tcb_build, kb_tcb_build_threaded  keys to cubics
- *   kb_alpha_times                                        key times from the keys
- *   kb_curve_validate, kb_curve_eval, kb_curve_eval_threaded  evaluate
+ *   kb_tcb_build, kb_tcb_build_threaded    keys to cubics
+ *   kb_alpha_times                         key times from the keys
+ *   kb_curve_eval, kb_curve_eval_threaded  evaluate
  */
 #ifndef KBSPLINE_POSITION_H
 #define KBSPLINE_POSITION_H
@@ -11,10 +11,6 @@
 #include "status.h"
 
 KB_BEGIN_DECLS
-
-/* ------------------------------------------------------------------ */
-/* Building: tangents and per-segment cubic coefficients.              */
-/* ------------------------------------------------------------------ */
 
 /* The keys of a batch of position-like tracks. */
 typedef struct {
@@ -27,42 +23,22 @@ typedef struct {
                                              clamped only; data may be NULL (zero) */
     kb_timing timing;
     kb_ends ends;
-    /* (n_tracks, n_keys, dim) incoming and outgoing tangents per time, given
-     * (Hermite keys): both or neither; with them TCB and timing go unused
-     * and ends must be natural (the end keys' tangents are given too) */
+    /* (n_tracks, n_keys, dim) given tangents per time (Hermite keys), both or
+     * neither; with them TCB and timing go unused and ends must be natural */
     const double *given_in, *given_out;
 } kb_tcb_keys;
 
 /*
- * Checks every input of kb_tcb_build once: counts (KB_EBADSHAPE where the
- * arrays' sizes would overflow ptrdiff_t), option codes, finite and
- * strictly increasing times spaced at least DBL_MIN apart, finite values
- * and parameters, ease in [0, 1],
- * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
- * the track's largest magnitude; parameters within 1e-9); given tangents
- * both or neither (KB_EBADSHAPE), with natural ends (KB_EBADOPTION), and
- * finite (KB_ENONFINITE, KB_ARG_TANGENTS, index the key).
- */
-kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
-
-/*
- * Builds a batch of KB splines.  S = kb_num_segments(ends, n_keys).
- *   @param[in]  keys
- *   @param[out] tan_in    (n_tracks, n_keys, dim) incoming tangents, per time
- *   @param[out] tan_out   (n_tracks, n_keys, dim) outgoing tangents, per time
- *                         (NaN at the two phantom keys, which have none);
- *                         both NULL to skip them (they are then kept per
- *                         track in the workspace)
- *   @param[out] coef      (n_tracks, S, 4, dim): segment n is
- *                         c0 + c1 u + c2 u^2 + c3 u^3, u in [0, 1]
- *   @param[out] ease      (n_tracks, S, 2): (ease_from of the segment's first
- *                         key, ease_to of its last), or NULL to skip
- *   @param[out] err       filled when the result is not KB_OK
- * Validates first; writes nothing unless the keys are valid, except that
- * keys whose coefficients overflow (finite but near the largest double)
- * are found while building: KB_ERANGE, argument values, index the key,
- * with the outputs partly written.  Allocates one workspace of
- * (n_keys - 1)(dim + 1) doubles, and 2 n_keys dim more without tan_in.
+ * Builds a batch of KB splines, S = kb_num_segments(ends, n_keys) segments:
+ *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time (NaN at the
+ *                    two phantom keys), or both NULL to skip
+ *   coef   (n_tracks, S, 4, dim): segment n is c0 + c1 u + c2 u^2 + c3 u^3,
+ *          u in [0, 1]
+ *   ease   (n_tracks, S, 2) (the segment's ease_from, ease_to) or NULL
+ * Validates first and writes nothing on invalid keys; coefficients that
+ * overflow are found while building (KB_ERANGE, argument values, index the
+ * key; outputs partly written).  Allocates (n_keys - 1)(dim + 1) doubles,
+ * and 2 n_keys dim more without tan_in.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
@@ -86,10 +62,6 @@ kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,
                          kb_error *err);
 
-/* ------------------------------------------------------------------ */
-/* Evaluation.                                                          */
-/* ------------------------------------------------------------------ */
-
 /* A built batch of piecewise cubics, ready to evaluate. */
 typedef struct {
     ptrdiff_t n_tracks, n_seg, dim;
@@ -100,25 +72,14 @@ typedef struct {
     kb_extrap extrap;
 } kb_curve;
 
-/* Checks the curve and the queries: finite t, and under KB_EXTRAP_ERROR
- * every t within the domain (a t beyond it by at most 1e-12 of its span
- * counts as inside).  t is (n_tracks | 1, n_eval) with t_stride 0 or n_eval. */
-kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
-                            ptrdiff_t n_eval, ptrdiff_t t_stride, kb_error *err);
-
 /*
- * Evaluates the nu-th time derivative (0, 1 or 2) for tracks
- * [track_begin, track_end).  Validates first; writes nothing on error.
- *   @param[in]  t      (n_tracks | 1, n_eval) query times, t_stride 0 or n_eval,
- *                      sorted or not
- *   @param[out] out64  (n_tracks, n_eval, dim) float64, or NULL
- *   @param[out] out32  (n_tracks, n_eval, dim) float32, or NULL (exactly one
- *                      of out64 / out32 is given)
- * Allocates nothing but, with shared knots and times, one workspace of
- * about 90 KB per call (per thread), and where queries outnumber segments
- * twice over, a grid of 2 n_seg indices that guesses each query's segment;
- * if either cannot be had, the same results are computed without it, more
- * slowly.
+ * The nu-th time derivative (0, 1 or 2) of tracks [track_begin, track_end)
+ * at t (n_tracks | 1, n_eval; t_stride 0 or n_eval; sorted or not) into
+ * out64 or out32 (exactly one given), (n_tracks, n_eval, dim).  Validates
+ * first (finite t, and inside the domain, to 1e-12 of its span, under
+ * KB_EXTRAP_ERROR); writes nothing on error.  May allocate about 90 KB a
+ * thread (shared knots and times) and 2 n_seg indices (a grid guessing
+ * segments); without them, the same results, more slowly.
  */
 kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t n_eval, ptrdiff_t t_stride,

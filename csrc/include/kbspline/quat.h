@@ -13,18 +13,13 @@
 
 KB_BEGIN_DECLS
 
-/* ------------------------------------------------------------------ */
-/* Quaternion utilities, over n elements of C-contiguous arrays:       */
-/* quaternions (n, 4) as (w, x, y, z), vectors (n, 3), matrices        */
-/* (n, 3, 3), scalars (n,).  Functions that take rotations normalise    */
-/* them, giving the same result at any finite scale (subnormal to      */
-/* 1e308).  A non-finite input (KB_ENONFINITE), a zero-norm rotation    */
-/* (KB_EZERONORM) or a result too large for a double (KB_ERANGE) is an  */
-/* error whose err->track names the operand (0 for the first argument,  */
-/* 1 the second, ...) and err->index the element.  An output may be the */
-/* very array of an input of the same width (in place); it must not     */
-/* overlap an input or another output in any other way.                 */
-/* ------------------------------------------------------------------ */
+/* Over n elements of C-contiguous arrays: quaternions (n, 4) as (w, x, y, z),
+ * vectors (n, 3), matrices (n, 3, 3), scalars (n,).  Rotations taken are
+ * normalised, the same result at any finite scale (subnormal to 1e308).  A
+ * non-finite input (KB_ENONFINITE), a zero-norm rotation (KB_EZERONORM) or a
+ * result too large for a double (KB_ERANGE) is an error; err->track names the
+ * operand (0 the first) and err->index the element.  An output may be an
+ * input of the same width (in place), and overlaps nothing else. */
 
 kb_status kb_quat_multiply(ptrdiff_t n, const double *a, const double *b, double *out,
                            kb_error *err);

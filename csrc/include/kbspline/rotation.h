@@ -1,7 +1,7 @@
 /*
  * kbspline/rotation.h -- rotation splines: squad with KB tangents on the logs.
  *
- *   kb_rot_validate, kb_rot_build, kb_rot_build_threaded  keys to segments
+ *   kb_rot_build, kb_rot_build_threaded  keys to segments
  *   kb_rot_eval, kb_rot_eval_threaded  rotations, angular velocity, acceleration
  */
 #ifndef KBSPLINE_ROTATION_H
@@ -11,14 +11,10 @@
 
 KB_BEGIN_DECLS
 
-/* ------------------------------------------------------------------ */
-/* Rotations: squad with Kochanek-Bartels tangents on the logs.         */
-/*                                                                      */
-/* IMPORTANT: quaternions are (w, x, y, z), scalar first, inside the    */
-/* core; kb_rot_eval can write (x, y, z, w).  Hamilton product; a unit   */
-/* q rotates v as q v q*.  Angular velocity w: dq/dt = w q / 2 (world)   */
-/* or q w / 2 (body), in radians per unit time.                         */
-/* ------------------------------------------------------------------ */
+/* IMPORTANT: quaternions are (w, x, y, z), scalar first, inside the core;
+ * kb_rot_eval can write (x, y, z, w).  Hamilton product; a unit q rotates v
+ * as q v q*.  Angular velocity w: dq/dt = w q / 2 (world) or q w / 2 (body),
+ * in radians per unit time. */
 
 typedef struct {
     ptrdiff_t n_tracks, n_keys;
@@ -38,11 +34,6 @@ typedef struct {
                                             time, or NULL: as kb_tcb_keys' */
 } kb_rot_keys;
 
-/* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions
- * finite and of nonzero norm, and for closed splines key K-1 the same
- * rotation as key 0 (|dot| of the unit keys >= 1 - 1e-9). */
-kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
-
 /* How a rotation segment is interpolated (kb_rot_curve.kind). */
 enum {
     KB_SEG_SQUAD = 0,      /* squad(q_n, a_n, b_(n+1), q_(n+1)) */
@@ -50,32 +41,20 @@ enum {
 };
 
 /*
- * Builds rotation segments.  Keys are normalised and sign-aligned (each key
- * on the side of its predecessor), L_n = log(q_n* q_(n+1)) are the chords
- * (or, for multi-turn keys, the given chords), tangents come from
- * kb_key_tangents on them (with timing 3ds, on 3D Studio's CompAB chords:
- * a key turned by 2 pi - 1e-5 or more contributes pi/2 along its axis, a
- * shorter one its chord reduced to the shorter arc), and
+ * Builds rotation segments: keys normalised and sign-aligned, chords
+ * L_n = log(q_n* q_(n+1)) (or the given multi-turn chords), tangents from
+ * kb_key_tangents' weights on them, inner control points
  * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2).
- * A segment is squad where a bound on squad's angular speed proves it within
- * 2 max(|w(t_n+)|, |w(t_(n+1)-)|) + 2 pi / dt; elsewhere (large tangents,
- * where squad's inner curves come near antipodal and it would spike) it is
- * the cumulative cubic q_n exp(B1 w1) exp(B2 w2) exp(B3 w3), which has the
- * same ends and end angular velocities (w1 = T0_n dt / 3, w3 = T1_(n+1) dt / 3)
- * and always keeps that bound.  A segment of more than half a turn
- * (|L_n| > pi / 2, multi-turn keys only) is the same cubic on a uniform spin,
- * q_n exp(u L_n) exp(B1 w1) exp(B2 w2) exp(B3 w3) with w1 = (T0 - L_n) / 3,
- * w3 = (T1 - L_n) / 3, so it sweeps the whole angle.
- *   @param[out] tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
- *   @param[out] seg    (n_tracks, S, KB_ROT_SEG): what evaluation reads, one
- *                      record per segment: squad: (q_n, a_n, L_n,
- *                      log(a_n* b_(n+1)), 0, 0); cumulative: (q_n, spin, w1,
- *                      w2, w3), spin L_n or 0
- *   @param[out] ctrl   (n_tracks, S, 4, 4) or NULL: the control points, squad:
- *                      (q_n, a_n, b_(n+1), q_(n+1)); cumulative: (q_n,
- *                      q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
- *   @param[out] kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
- *   @param[out] ease   (n_tracks, S, 2) or NULL
+ * A segment is squad where a bound on its angular speed proves it tame,
+ * else the cumulative cubic of the same ends and end angular velocities
+ * (the construction and its bound: docs/guide/rotations.md).
+ *   tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
+ *   seg    (n_tracks, S, KB_ROT_SEG), what evaluation reads: squad (q_n, a_n,
+ *          L_n, log(a_n* b_(n+1)), 0, 0); cumulative (q_n, spin, w1, w2, w3)
+ *   ctrl   (n_tracks, S, 4, 4) control points, or NULL: squad (q_n, a_n,
+ *          b_(n+1), q_(n+1)); cumulative (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
+ *   kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
+ *   ease   (n_tracks, S, 2) or NULL
  * Validates first; tangents too large to compute with (TCB or keys so
  * extreme that a segment's record overflows) are found while building:
  * KB_ERANGE, argument values, index the segment's first key, with the

@@ -42,19 +42,9 @@ typedef enum {
 
 /* Which argument an error is about (the Python names). */
 typedef enum {
-    KB_ARG_NONE = 0,
-    KB_ARG_TIMES,
-    KB_ARG_VALUES,
-    KB_ARG_TENSION,
-    KB_ARG_CONTINUITY,
-    KB_ARG_BIAS,
-    KB_ARG_EASE_FROM,
-    KB_ARG_EASE_TO,
-    KB_ARG_START_TANGENT,
-    KB_ARG_END_TANGENT,
-    KB_ARG_T,
-    KB_ARG_QUATERNIONS,
-    KB_ARG_TANGENTS
+    KB_ARG_NONE = 0, KB_ARG_TIMES, KB_ARG_VALUES, KB_ARG_TENSION, KB_ARG_CONTINUITY,
+    KB_ARG_BIAS, KB_ARG_EASE_FROM, KB_ARG_EASE_TO, KB_ARG_START_TANGENT, KB_ARG_END_TANGENT,
+    KB_ARG_T, KB_ARG_QUATERNIONS, KB_ARG_TANGENTS
 } kb_arg;
 
 /* An error: its status, the argument, and the offending track and index
@@ -62,8 +52,7 @@ typedef enum {
 typedef struct {
     kb_status status;
     kb_arg arg;
-    ptrdiff_t track;
-    ptrdiff_t index;
+    ptrdiff_t track, index;
 } kb_error;
 
 typedef enum {
@@ -81,11 +70,10 @@ typedef enum {
     KB_ENDS_CLOSED        /* a loop: key K-1 repeats key 0 */
 } kb_ends;
 
+/* Beyond the key times: hold the end value, go on at the end slope, repeat,
+ * or refuse the query (KB_EDOMAIN). */
 typedef enum {
-    KB_EXTRAP_CLAMP = 0,
-    KB_EXTRAP_LINEAR,
-    KB_EXTRAP_PERIODIC,
-    KB_EXTRAP_ERROR
+    KB_EXTRAP_CLAMP = 0, KB_EXTRAP_LINEAR, KB_EXTRAP_PERIODIC, KB_EXTRAP_ERROR
 } kb_extrap;
 
 /* A per-key parameter: element (track, key) is data[track * stride + key],

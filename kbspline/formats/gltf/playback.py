@@ -81,8 +81,17 @@ class GltfChannel:
         -------
         ndarray (M, n)
             Rotations (M, 4) as unit (w, x, y, z).
+
+        Raises
+        ------
+        ValueError
+            For a time that is not finite, as the splines do.
         """
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        if t.ndim != 1:
+            raise ValueError(f"t must be a number or a 1-D array, not shape {t.shape}")
+        if not np.all(np.isfinite(t)):
+            raise ValueError(f"t must be finite, not {t[~np.isfinite(t)][0]}")
         cubic = self.interpolation == "CUBICSPLINE"
         points = self.values[1::3] if cubic else self.values
         if len(self.times) == 1:

@@ -1,14 +1,12 @@
-/*
- * kbspline/playback.h -- how far linear playback of two keys strays from samples.
- *
- *   kb_playback_check  the exporters' adaptive-key check
- */
-#ifndef KBSPLINE_PLAYBACK_H
-#define KBSPLINE_PLAYBACK_H
+/* kb_playback.h -- private: the exporters' check of linear playback
+ * (kbspline.formats.adaptive), kb_playback.c. */
+#ifndef KB_BUILDING_LIBRARY
+#error "This header is private to kbspline: include <kbspline/kbspline.h>"
+#endif
+#ifndef KB_PLAYBACK_H
+#define KB_PLAYBACK_H
 
-#include "status.h"
-
-KB_BEGIN_DECLS
+#include "kb_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Linear playback check (the exporters' adaptive keys).  samples is    */
@@ -28,5 +26,4 @@ kb_status kb_playback_check(ptrdiff_t n, ptrdiff_t m, ptrdiff_t width, int rotat
                             const double *samples, const double *u, double *err_max,
                             double *bend_max, double *swept, kb_error *err);
 
-KB_END_DECLS
-#endif /* KBSPLINE_PLAYBACK_H */
+#endif /* KB_PLAYBACK_H */
