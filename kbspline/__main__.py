@@ -183,7 +183,8 @@ def output_problem(args):
     for given in filter(None, inputs):
         if output.exists() and os.path.exists(given) and os.path.samefile(given, output):
             return f"-o/--output: {output} is an input; it is never written over"
-    if output.exists() and not args.force:
+    # a missing input fails on its own (exit 1, named), writing nothing
+    if output.exists() and not args.force and all(map(os.path.exists, filter(None, inputs))):
         return f"-o/--output: {output} exists (pass --force to write over it)"
     return None
 

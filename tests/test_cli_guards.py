@@ -244,3 +244,10 @@ def test_usd_missed_tolerance_is_one_line_and_exit_1(capsys, fast_turn, tmp_path
     assert "knee " in line and " deg > 0.00573 deg" in line and "--accept-miss" in line
     status, _, err = run(capsys, "usd", fast_turn, "-o", tmp_path / "b.usda", "--accept-miss")
     assert status == 0 and err.rstrip().endswith("accepted)")
+
+
+def test_a_missing_input_is_named_even_when_the_output_exists(capsys, tmp_path):
+    out = tmp_path / "out.bvh"
+    out.write_text("keep me")
+    status, _, err = run(capsys, "resample", tmp_path / "absent.bvh", "--fps", 60, "-o", out)
+    assert status == 1 and "absent.bvh" in err and out.read_text() == "keep me"
