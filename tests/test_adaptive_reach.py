@@ -16,8 +16,9 @@ from kbspline.motion import read_bvh
 from test_adaptive_keys import angles, slerp_playback
 
 WALK = pathlib.Path(__file__).parent / "data" / "cmu" / "131_01.bvh"
-# A miss's neighbourhood: this far either side, within the spline's own keys.
-REACH = 8 * MIN_KEY_SPACING
+# A miss's neighbourhood: this many key spacings either side, within the
+# spline's own keys.
+REACH = 8
 
 
 def interval_errors(spline, keys, track, probes=40):
@@ -32,21 +33,22 @@ def interval_errors(spline, keys, track, probes=40):
     return angles(played, truth).reshape(len(keys) - 1, probes).max(axis=1)
 
 
-def assert_misses_only_at_the_floor(spline, keys, track, tolerance, own_keys):
+def assert_misses_only_at_the_floor(spline, keys, track, tolerance, own_keys,
+                                    spacing=MIN_KEY_SPACING):
     """Every interval beyond the tolerance is too short to halve, and the
     keys around it are on average as close as the spacing allows: within
-    1.25 MIN_KEY_SPACING (one piece of a stretch may take the slack), or
+    1.25 spacings (one piece of a stretch may take the slack), or
     the spline's own interval split as finely as the spacing allows."""
     error = interval_errors(spline, keys, track)
     for i in np.flatnonzero(error > tolerance):
         length = keys[i + 1] - keys[i]
-        assert length < 2 * MIN_KEY_SPACING, (i, length, error[i])
+        assert length < 2 * spacing, (i, length, error[i])
         at = np.searchsorted(own_keys, keys[i], side="right") - 1
-        lo = max(own_keys[at], keys[i] - REACH)
-        hi = min(own_keys[at + 1], keys[i + 1] + REACH)
+        lo = max(own_keys[at], keys[i] - REACH * spacing)
+        hi = min(own_keys[at + 1], keys[i + 1] + REACH * spacing)
         near = keys[(keys >= lo) & (keys <= hi)]
         own = own_keys[at + 1] - own_keys[at]
-        densest = max(1.25 * MIN_KEY_SPACING, own / np.floor(own / MIN_KEY_SPACING) / 0.99)
+        densest = max(1.25 * spacing, own / np.floor(own / spacing) / 0.99)
         assert np.ptp(near) / (len(near) - 1) <= densest, (i, near, error[i])
 
 
@@ -62,18 +64,18 @@ def jerky_rotations(rng, tracks, n_keys):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), tolerance=st.sampled_from([1e-3, 1e-4, 1e-5]),
-       shared=st.booleans())
-def test_a_miss_is_left_only_where_no_legal_split_is(seed, tolerance, shared):
+       shared=st.booleans(), spacing=st.sampled_from([MIN_KEY_SPACING, 2e-4]))
+def test_a_miss_is_left_only_where_no_legal_split_is(seed, tolerance, shared, spacing):
     rng = np.random.default_rng(seed)
     spline = jerky_rotations(rng, 2, 6)
-    keys = linear_keys(spline, tolerance, shared=shared)
+    keys = linear_keys(spline, tolerance, shared=shared, min_spacing=spacing)
     reported = playback_error(spline, keys)
     for track in range(2):
         mine = keys[0 if shared else track]
         own = np.broadcast_to(spline.breakpoints, (2, spline.breakpoints.shape[-1]))
         own = np.unique(own) if shared else own[track]
-        assert np.diff(mine).min() >= MIN_KEY_SPACING * (1 - 1e-9)
-        assert_misses_only_at_the_floor(spline, mine, track, tolerance, own)
+        assert np.diff(mine).min() >= spacing * (1 - 1e-9)
+        assert_misses_only_at_the_floor(spline, mine, track, tolerance, own, spacing)
         if reported[track] <= tolerance:     # success reported: a dense check agrees
             assert interval_errors(spline, mine, track, probes=200).max() <= tolerance
 

@@ -9,7 +9,7 @@ quadratic decay asks for, or, for rotations, that sweeps more than a
 quarter turn (so playback, which takes the shorter way, replays every turn
 of a spin), until every interval passes.  Keys end up dense
 where the motion bends and sparse where it does not.  An interval that
-still fails but is too short to halve (keys stay MIN_KEY_SPACING apart)
+still fails but is too short to halve (keys stay `min_spacing` apart)
 has its neighbourhood respaced evenly as densely as that spacing allows,
 so a tolerance is missed only where keys that close cannot meet it.
 
@@ -50,8 +50,8 @@ _AIM = 0.5
 _SAFETY = 2.0
 _MAX_ROUNDS = 40
 # How far around a failing interval too short to halve keys are respaced
-# (seconds), and by how much at least that must shorten it.
-_REACH = 8 * MIN_KEY_SPACING
+# (in key spacings), and by how much at least that must shorten it.
+_REACH = 8
 _PROGRESS = 0.99
 
 Spline = Union[RotationSpline, PositionSpline]
@@ -61,6 +61,7 @@ FloatArray = NDArray[np.float64]
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 round_times: Optional[Callable[[FloatArray], FloatArray]] = None,
                 start: Optional[FloatArray] = None,
+                min_spacing: float = MIN_KEY_SPACING,
                 lerp_within: float = 0.0) -> list[FloatArray]:
     """Key times at which to sample a spline for linear playback within a tolerance.
 
@@ -83,6 +84,9 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         Times kept as keys besides the spline's own (those inside its
         domain), for instance the keys another spline placed in a list both
         share; new keys only split the intervals between them.
+    min_spacing : float
+        Seconds: added keys never come closer (default MIN_KEY_SPACING,
+        what importers keep); lower it for importers that keep closer keys.
     lerp_within : float
         Rotations only: playback lerps two samples without normalising where
         1 - |q0 . q1| is at most this (UsdSkel's GfSlerp: 1e-5), which moves
@@ -92,7 +96,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     -------
     list of ndarray
         Increasing float64 times, one array when shared, else one per track.
-        Keys are never closer than MIN_KEY_SPACING unless two of the spline's
+        Keys are never closer than `min_spacing` unless two of the spline's
         keys are; where the bound would need them closer (a tolerance below
         what float32 or that spacing allows), the interval is kept and
         `playback_error` reports what it reaches.
@@ -106,6 +110,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         For a tolerance that is not a number, or another kind of spline.
     """
     tolerance = _check_positive("tolerance", tolerance)
+    min_spacing = _check_positive("min_spacing", min_spacing)
     if not isinstance(spline, (RotationSpline, PositionSpline)):
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")
@@ -127,7 +132,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 bound = _bound(spline, s, e, np.full(len(s), g), len(keys), lerp_within)[0]
                 return bound.max(axis=0) if bound.ndim == 2 else bound
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
-                                       pieces[mine], rounding, worst)
+                                       pieces[mine], rounding, worst, min_spacing)
     return keys
 
 
@@ -274,12 +279,12 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst):
+def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst, spacing):
     """Accepts the open intervals that pass, splits the others, and respaces
     the keys around a failing interval too short to halve (see `_windows`
     and `_window_keys`); returns the new keys and accepted flags."""
     length = ends - starts
-    most = np.floor(length / MIN_KEY_SPACING)
+    most = np.floor(length / spacing)
     stuck = (pieces >= 2) & (most < 2)
     pieces = np.minimum(pieces, most)
     split = pieces >= 2
@@ -288,11 +293,11 @@ def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst):
     # a split whose new keys all rounded onto its ends cannot go further
     landed = (np.searchsorted(added, ends, side="left")
               - np.searchsorted(added, starts, side="right"))
-    lo, hi, count = _windows(keys, fixed, starts[stuck], ends[stuck])
+    lo, hi, count = _windows(keys, fixed, starts[stuck], ends[stuck], spacing)
     accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
     kept = np.union1d(keys, added)
     kept = kept[~_inside(kept, lo, hi)]
-    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst))
+    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst, spacing))
     # an accepted interval stays so while no key lands inside it; a
     # window's pieces are final (their bounds chose the layout)
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
@@ -308,15 +313,15 @@ def _even_points(starts, ends, pieces, rounding):
     return np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
 
 
-def _window_keys(lo, hi, count, rounding, worst):
+def _window_keys(lo, hi, count, rounding, worst, spacing):
     """The inner keys of each window (lo, hi) of `count` pieces: of its even
-    split and the splits into pieces MIN_KEY_SPACING long but one, which
+    split and the splits into pieces `spacing` long but one, which
     takes the slack (at each place in turn), the one whose worst piece has
     the smallest bound `worst(starts, ends)`."""
     layouts = []
     for a, b, n in zip(lo, hi, count.astype(np.intp)):
-        slack = (b - a) - n * MIN_KEY_SPACING
-        gaps = np.full((n + 1, n), MIN_KEY_SPACING)
+        slack = (b - a) - n * spacing
+        gaps = np.full((n + 1, n), spacing)
         gaps[0] += slack / n
         gaps[1:] += slack * np.eye(n)
         inner = rounding(a + np.cumsum(gaps, axis=1)[:, :-1])
@@ -334,19 +339,19 @@ def _window_keys(lo, hi, count, rounding, worst):
     return np.unique(np.concatenate(out))
 
 
-def _windows(keys, fixed, starts, ends):
+def _windows(keys, fixed, starts, ends, spacing):
     """Where failing intervals too short to halve get denser keys: each
-    interval's neighbourhood (_REACH either side, within the spline's
-    own keys, widened to the keys there), split evenly into as many parts
-    as MIN_KEY_SPACING allows, where that shortens the interval; windows
+    interval's neighbourhood (_REACH spacings either side, within the
+    spline's own keys, widened to the keys there), split into as many parts
+    as the spacing allows, where that shortens the interval; windows
     that overlap are merged.  Returns their (lo, hi, parts)."""
     left = fixed[np.maximum(np.searchsorted(fixed, starts, side="right") - 1, 0)]
     right = fixed[np.minimum(np.searchsorted(fixed, ends, side="left"), len(fixed) - 1)]
-    lo = np.maximum(left, starts - _REACH)
-    hi = np.minimum(right, ends + _REACH)
+    lo = np.maximum(left, starts - _REACH * spacing)
+    hi = np.minimum(right, ends + _REACH * spacing)
     lo = keys[np.maximum(np.searchsorted(keys, lo, side="right") - 1, 0)]
     hi = keys[np.minimum(np.searchsorted(keys, hi, side="left"), len(keys) - 1)]
-    used = (hi - lo) / np.floor((hi - lo) / MIN_KEY_SPACING) < _PROGRESS * (ends - starts)
+    used = (hi - lo) / np.floor((hi - lo) / spacing) < _PROGRESS * (ends - starts)
     lo, hi = lo[used], hi[used]
     order = np.argsort(lo)
     lo, hi = lo[order], np.maximum.accumulate(hi[order]) if len(hi) else hi
@@ -354,7 +359,7 @@ def _windows(keys, fixed, starts, ends):
     first[1:] = lo[1:] >= hi[:-1]            # a window apart from the ones before
     lo = lo[first]
     hi = np.maximum.reduceat(hi, np.flatnonzero(first)) if len(hi) else hi
-    return lo, hi, np.floor((hi - lo) / MIN_KEY_SPACING)
+    return lo, hi, np.floor((hi - lo) / spacing)
 
 
 def _inside(times, lo, hi, closed=False):
