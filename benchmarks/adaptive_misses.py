@@ -29,13 +29,7 @@ def gltf_row(clip, options):
     start = time.perf_counter()
     report = motion_to_gltf(clip, **options)
     seconds = time.perf_counter() - start
-    angle = options.get("angle_tolerance", 1e-4)
-    ratios = []
-    for (node, path), error in report.max_error.items():
-        if path == "rotation":
-            ratios.append(error / angle)
-        elif report.interpolation[node, path] == "LINEAR":
-            ratios.append(error / options["distance_tolerance"])
+    ratios = [report.max_error[key] / report.tolerances[key] for key in report.tolerances]
     return ratios, sum(report.key_counts.values()), seconds
 
 

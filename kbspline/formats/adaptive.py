@@ -314,28 +314,26 @@ def _even_points(starts, ends, pieces, rounding):
 
 
 def _window_keys(lo, hi, count, rounding, worst, spacing):
-    """The inner keys of each window (lo, hi) of `count` pieces: of its even
-    split and the splits into pieces `spacing` long but one, which
-    takes the slack (at each place in turn), the one whose worst piece has
-    the smallest bound `worst(starts, ends)`."""
-    layouts = []
-    for a, b, n in zip(lo, hi, count.astype(np.intp)):
-        slack = (b - a) - n * spacing
-        gaps = np.full((n + 1, n), spacing)
-        gaps[0] += slack / n
-        gaps[1:] += slack * np.eye(n)
-        inner = rounding(a + np.cumsum(gaps, axis=1)[:, :-1])
-        layouts.append(np.hstack([np.full((n + 1, 1), a), inner, np.full((n + 1, 1), b)]))
-    if not layouts:
-        return np.zeros(0)
-    bounds = worst(np.concatenate([k[:, :-1].ravel() for k in layouts]),
-                   np.concatenate([k[:, 1:].ravel() for k in layouts]))
-    out, at = [], 0
-    for k in layouts:
-        size = k.shape[0] * (k.shape[1] - 1)
-        best = np.argmin(bounds[at:at + size].reshape(k.shape[0], -1).max(axis=1))
-        out.append(k[best, 1:-1])
-        at += size
+    """The inner keys of each window (lo, hi) of `count` pieces: its even
+    split, or, if its worst piece then has a smaller bound `worst(starts,
+    ends)`, pieces `spacing` long but one, which takes the slack where the
+    even split's bound is least; windows of a size go together."""
+    out = [np.zeros(0)]
+    for n in np.unique(count).astype(np.intp):
+        a, b = lo[count == n, None], hi[count == n, None]
+
+        def layout(gaps):       # the keys of each window, (windows, n + 1)
+            return np.hstack([a, rounding(a + np.cumsum(gaps, axis=1)[:, :-1]), b])
+
+        def bounds(keys):       # the bound of each piece, (windows, n)
+            return worst(keys[:, :-1].ravel(), keys[:, 1:].ravel()).reshape(len(a), n)
+        even = layout(np.broadcast_to((b - a) / n, (len(a), n)))
+        even_bound = bounds(even)
+        gaps = np.full((len(a), n), spacing)
+        gaps[np.arange(len(a)), np.argmin(even_bound, axis=1)] += (b - a)[:, 0] - n * spacing
+        packed = layout(gaps)
+        better = bounds(packed).max(axis=1) < even_bound.max(axis=1)
+        out += [even[~better, 1:-1].ravel(), packed[better, 1:-1].ravel()]
     return np.unique(np.concatenate(out))
 
 
