@@ -10,7 +10,8 @@ quarter turn (so playback, which takes the shorter way, replays every turn
 of a spin), until every interval passes.  Keys end up dense
 where the motion bends and sparse where it does not.  An interval that
 still fails but is too short to halve (keys stay `min_spacing` apart)
-has its neighbourhood respaced evenly as densely as that spacing allows,
+has its neighbourhood respaced as densely as that spacing allows (evenly,
+or with all pieces that short but one where the bound prefers it),
 so a tolerance is missed only where keys that close cannot meet it.
 
 The bound of an interval: its playback error is measured at CHECKS + 1
