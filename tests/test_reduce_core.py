@@ -151,34 +151,6 @@ def test_extreme_tracks_keep_their_tolerances(track):
 
 
 @settings(max_examples=25, deadline=None)
-@given(clip=random_clips(), degrees=st.floats(0.01, 5.0), distance=st.floats(1e-3, 0.3),
-       capped=st.booleans(), scales=st.lists(st.floats(0.3, 30.0), min_size=1, max_size=5),
-       looser=st.sampled_from([1.0, 5.0]))
-def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped, scales,
-                                                 looser):
-    """The world search's greedy keys at a scale of the base tolerances (a
-    prefix of one run's order, kb_reduce_greedy_order) are the oracle's at
-    those tolerances, in any order of scales, looser or capped."""
-    from kbspline.motion.reduce import _JointFrames
-    J = len(clip.joints)
-    rotations = np.ascontiguousarray(clip.rotations())
-    translations = np.ascontiguousarray(clip.translations())
-    base = (np.full(J, np.radians(degrees)), np.full(J, distance))
-    base[1][::2] = np.inf  # translations unchecked, as world mode has them for most joints
-    caps = (np.full(J, np.radians(3 * degrees) if capped else np.inf),
-            np.full(J, 2 * distance if capped else np.inf))
-    translations[1::3] = translations[1::3, :1]  # constant: a cap on them never binds
-    joints = [_JointFrames(clip.times, rotations, translations, base, caps, j, True)
-              for j in range(J)]
-    for scale in scales:
-        for j, joint in enumerate(joints):
-            angle, dist = (looser * t for t in joint.tolerances(scale))
-            keys = select_keys(clip.times, rotations[j:j + 1], translations[j:j + 1],
-                               np.array([angle]), np.array([dist]))[0][0]
-            np.testing.assert_array_equal(joint.greedy(scale, looser), keys)
-
-
-@settings(max_examples=25, deadline=None)
 @given(clip=random_clips(), floors=st.lists(st.floats(0.05, 50.0), min_size=2, max_size=4),
        distance=st.sampled_from([1e-2, np.inf]))
 def test_greedy_order_carried_on_is_one_run(clip, floors, distance):

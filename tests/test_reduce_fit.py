@@ -304,15 +304,14 @@ def test_fits_and_drops_skip_the_errors_alone_when_asked(walk120, tangent_keys):
 
 
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, 0.05)])
-@pytest.mark.parametrize("fit", [True, "tcb"])
+@pytest.mark.parametrize("fit", [True, "tangents"])
 def test_fitted_keys_keep_every_frame_within_the_tolerances(walk120, degrees, distance, fit):
     result = reduce_keys(walk120, np.radians(degrees), distance, fit=fit)
     angle, dist = local_errors(walk120, result)
     assert angle.max() <= np.radians(degrees) * (1 + 1e-9)
     assert dist.max() <= distance
     np.testing.assert_allclose(result.max_angle, angle, atol=1e-9)
-    fitted, other = ((result.rotation_tcb, result.rotation_tangents) if fit == "tcb"
-                     else (result.rotation_tangents, result.rotation_tcb))
+    fitted, other = result.rotation_tangents, result.rotation_tcb
     assert fitted is not None and any(np.any(t) for t in fitted) and other is None
 
 
@@ -323,8 +322,13 @@ def test_fitting_keeps_fewer_keys(walk120):
     assert all(len(f) <= len(g) for f, g in zip(fitted.key_frames, greedy.key_frames))
 
 
-def test_rebuild_is_the_fitted_curve_and_survives_json(walk120, tmp_path):
-    result = reduce_keys(walk120, np.radians(0.5), 0.02, fit="tcb")
+def test_a_saved_tcb_reduction_rebuilds_and_survives_json(walk120, tmp_path):
+    """Reductions saved with TCB keys (fit='tcb' before it was deprecated)
+    still read and rebuild as the public splines with that TCB."""
+    result = reduce_keys(walk120, np.radians(0.5), 0.02, fit=False)
+    rng = np.random.default_rng(5)
+    result.rotation_tcb = [rng.uniform(-1, 1, (len(k), 3)) for k in result.key_frames]
+    result.translation_tcb = [rng.uniform(-1, 1, (len(k), 3)) for k in result.key_frames]
     j = 10
     keys = result.key_frames[j]
     tension, continuity, bias = result.rotation_tcb[j].T
@@ -388,16 +392,6 @@ def test_rebuild_of_tangent_keys_is_the_hermite_curve_and_survives_json(walk120)
         half.rebuild(walk120.times)
 
 
-def test_tangent_keys_are_fewer_than_tcb_keys(walk120):
-    """Over the 120 Hz walk at two local tolerances, each key's free
-    tangent keeps fewer keys than its TCB (which move a tangent only in the
-    plane of its two chords)."""
-    for degrees, distance in ((0.3, 0.01), (1.0, 0.05)):
-        tangents = reduce_keys(walk120, np.radians(degrees), distance)
-        tcb = reduce_keys(walk120, np.radians(degrees), distance, fit="tcb")
-        assert tangents.num_keys < 0.95 * tcb.num_keys
-
-
 def stepped_chain(frames=1500, degrees=90.0):
     """A root with position channels and three joints, every channel
     holding 0 and then `degrees` from the middle frame on: a step."""
@@ -427,7 +421,6 @@ def test_a_step_keeps_its_two_holds_and_the_jump(tolerance, world):
     assert [k.tolist() for k in result.key_frames] == [[0, 749, 750, 1499]] * 4
     for rows in (result.rotation_tangents, result.translation_tangents):
         assert np.abs(np.concatenate(rows)).max() < 1e-4   # per second: the holds
-    assert result.num_keys <= reduce_keys(clip, fit="tcb", **options).num_keys
 
 
 @pytest.mark.parametrize("degrees", [10.0, 90.0, 170.0])
@@ -488,16 +481,11 @@ def test_fit_must_be_a_bool_or_a_kind(walk120):
 @settings(max_examples=25, deadline=None)
 @given(clip=random_clips(), degrees=st.floats(0.01, 5.0), distance=st.floats(1e-3, 1.0))
 def test_random_clips_fitted_within_the_tolerances(clip, degrees, distance):
-    """Within the tolerances with either kind of fitted keys; TCB keys no
-    more than the greedy ones per joint (tangent keys are always the fit's,
-    as they cannot carry a greedy key's KB tangents on uneven spacing)."""
-    for fit in (True, "tcb"):
-        result = reduce_keys(clip, np.radians(degrees), distance, fit=fit)
-        angle, dist = local_errors(clip, result)
-        assert angle.max() <= np.radians(degrees) * (1 + 1e-9) + 1e-12
-        assert dist.max() <= distance * (1 + 1e-12)
-    greedy = reduce_keys(clip, np.radians(degrees), distance, fit=False)
-    assert all(len(f) <= len(g) for f, g in zip(result.key_frames, greedy.key_frames))
+    """Within the tolerances with fitted tangent keys."""
+    result = reduce_keys(clip, np.radians(degrees), distance)
+    angle, dist = local_errors(clip, result)
+    assert angle.max() <= np.radians(degrees) * (1 + 1e-9) + 1e-12
+    assert dist.max() <= distance * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("per_segment", [0, -1, False, -2 ** 70])
