@@ -1050,7 +1050,6 @@ typedef struct {
     double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
     double *model_tcb;     /* (3F): model_fit's TCB */
-    int tangent_keys;      /* the parameters are the keys' tangents (kb_reduce_joint's) */
     /* per channel (translation, rotation) residuals held from fit to fit
      * (drop_refitted's), NULL where none are; and the first key frame of
      * the segment a drop joined, which is not held (-1: none) */
@@ -1058,50 +1057,6 @@ typedef struct {
     ptrdiff_t joined;
     unsigned char *from_held;  /* (K): start_residual's segments whose residuals are held */
 } fit_space;
-
-/* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
- * (the free keys': the others' rows and columns of N are zero, and their
- * steps stay zero) by banded LDL^T, L's unit diagonal's place holding
- * 1 / D (a row's chain of dependent operations then has one division and
- * no square root: the fits' steps are bound by it); 0 where the matrix is
- * not numerically positive definite. */
-static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
-{
-    double *L = w->chol;  /* L[i * BAND + c] = L(i, i - c), L[i * BAND] = 1 / D(i) */
-    const double *N = w->normal;
-    double *x = w->step;
-    for (ptrdiff_t i = first; i < last; i++) {
-        ptrdiff_t band = i - first < BAND - 1 ? i - first : BAND - 1;
-        double *Li = L + i * BAND, u[BAND];  /* u[c] = L(i, i - c) D(i - c) */
-        for (ptrdiff_t e = band; e >= 1; e--) {  /* L(i, i - e), left to right */
-            const double *Lj = Li - e * BAND;
-            double sum = N[i * BAND + e];
-            for (ptrdiff_t c = band; c > e; c--)
-                sum -= u[c] * Lj[c - e];
-            u[e] = sum;
-            Li[e] = sum * Lj[0];
-        }
-        double d = N[i * BAND] + damping * w->diagonal[i];
-        for (ptrdiff_t c = band; c >= 1; c--)
-            d -= u[c] * Li[c];
-        if (!(d > 0) || !isfinite(d))
-            return 0;
-        Li[0] = 1.0 / d;
-    }
-    for (ptrdiff_t i = first; i < last; i++) {  /* L y = -g */
-        double sum = -w->gradient[i];
-        for (ptrdiff_t d = 1; d < BAND && d <= i - first; d++)
-            sum -= L[i * BAND + d] * x[i - d];
-        x[i] = sum;
-    }
-    for (ptrdiff_t i = last - 1; i >= first; i--) {  /* L^T x = D^-1 y */
-        double sum = x[i] * L[i * BAND];
-        for (ptrdiff_t d = 1; d < BAND && i + d < last; d++)
-            sum -= L[(i + d) * BAND + d] * x[i + d];
-        x[i] = sum;
-    }
-    return 1;
-}
 
 /* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
  * not zero only on its diagonal and between the like components of
@@ -1187,24 +1142,6 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* d (tangent out, tangent in) / d (tension, continuity, bias) of a key
- * under KB timing: tangent = (a d_prev + b d_next) / sum and (c d_prev +
- * d d_next) / sum (kb_key_weights), as dout[p] and din[p]. */
-static void tangent_derivatives(const double *tcb, const double *d_prev, const double *d_next,
-                                double sum, double dout[3][3], double din[3][3])
-{
-    double omt = 1.0 - tcb[0], cp = 1.0 + tcb[1], cm = 1.0 - tcb[1];
-    double bp = 1.0 + tcb[2], bm = 1.0 - tcb[2];
-    /* rows: d/dT, d/dC, d/dB of the weights a, b, c, d */
-    const double wa[3] = {-cp * bp, omt * bp, omt * cp}, wb[3] = {-cm * bm, -omt * bm, -omt * cm};
-    const double wc[3] = {-cm * bp, -omt * bp, omt * cm}, wd[3] = {-cp * bm, omt * bm, -omt * cp};
-    for (int p = 0; p < 3; p++)
-        for (int c = 0; c < 3; c++) {
-            dout[p][c] = (wa[p] * d_prev[c] + wb[p] * d_next[c]) / sum;
-            din[p][c] = (wc[p] * d_prev[c] + wd[p] * d_next[c]) / sum;
-        }
-}
-
 /* Each segment's chord in its tangents' space and duration, as w->chord
  * and w->dt: the rotation's logs as prepare_keys took them (s->chords),
  * the translation's differences here. */
@@ -1252,7 +1189,8 @@ static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t 
  * tangent). */
 static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
 {
-    return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
+    (void)K, (void)w;
+    return k >= r.lo && k <= r.hi;
 }
 
 /* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
@@ -1289,73 +1227,19 @@ static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fi
         tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
 }
 
-/* The residual's derivatives in the free keys' TCB in closed form, and
- * from them the normal matrix J^T J (lower band).  The translation's
- * Hermite cubic is linear in its tangents (exact); the rotation's squad is
- * taken as that cubic in log space (its tangents' own space), exact at the
- * keys and to first order in the segment's angle between them; scale is
- * the residual's change per change of the curve (2 for rotations: twice
- * the log).  A frame's row is then h0 dT0 + h1 dT1 (tangent_bases), so
- * each segment's share of J^T J needs only its sums of the bases'
- * products, and of J^T r only the residuals weighted by the bases
- * (gradient).  Per segment, the derivatives of its start and end tangents
- * in its two keys' parameters go to w->slope (K - 1, 2, 6, 3).  Natural
- * ends: the first key's out tangent is 3/2 d0 / dt0 - in tangent of key 1
- * / 2, the last's likewise.  With tangent keys the parameters are the
- * tangents themselves (both sides of a key), so their derivatives are the
- * identity, the ends' included. */
-static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_range r,
-                            fit_space *w)
+/* The residual's derivatives in the free keys' tangents, and from them the
+ * normal matrix J^T J (lower band).  The translation's Hermite cubic is
+ * linear in its tangents (exact); the rotation's squad is taken as that
+ * cubic in log space, exact at the keys and to first order in the
+ * segment's angle; scale is the residual's change per change of the curve
+ * (2 for rotations: twice the log).  A frame's row is h0 dT0 + h1 dT1
+ * (tangent_bases), so J^T J needs only each segment's sums of the bases'
+ * products (tangent_slopes). */
+static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
 {
-    ptrdiff_t n = 3 * K;
-    const double *chord = w->chord, *dt = w->dt;
-    memset(w->normal, 0, (size_t)(n * BAND) * sizeof(double));
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        if (w->tangent_keys) {
-            tangent_slopes(seg, K, scale * dt[seg], r, w);
-            continue;
-        }
-        memset(d0, 0, 36 * sizeof(double));
-        for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
-            ptrdiff_t k = seg + slot;
-            if (!key_moves(k, K, r, w))
-                continue;
-            double dout[3][3], din[3][3], h = scale * dt[seg];
-            tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
-                                dt[k - 1] + dt[k], dout, din);
-            for (int p = 0; p < 3; p++)
-                for (int c = 0; c < 3; c++) {
-                    if (slot == 1) {  /* the end: T1 = in tangent */
-                        d1[3 + p][c] = h * din[p][c];
-                        if (seg == 0)  /* natural start */
-                            d0[3 + p][c] = -0.5 * h * din[p][c];
-                    } else {          /* the start: T0 = out tangent */
-                        d0[p][c] = h * dout[p][c];
-                        if (seg + 1 == K - 1)  /* natural end */
-                            d1[p][c] = -0.5 * h * dout[p][c];
-                    }
-                }
-        }
-        /* rows 0-2 are key seg's, 3-5 key seg + 1's: zero where it is fixed,
-         * and so is the whole share of a segment with no frame weighed */
-        const double *sum = w->sums + 3 * seg;
-        int rows_from = key_moves(seg, K, r, w) ? 0 : 3;
-        int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
-        if (w->seg_start[seg] == w->seg_start[seg + 1])
-            continue;
-        for (int a = rows_from; a < rows_to; a++)
-            for (int b = rows_from; b <= a; b++) {
-                double s00 = 0.0, s01 = 0.0, s11 = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    s00 += d0[a][c] * d0[b][c];
-                    s01 += d0[a][c] * d1[b][c] + d1[a][c] * d0[b][c];
-                    s11 += d1[a][c] * d1[b][c];
-                }
-                w->normal[(3 * seg + a) * BAND + (a - b)] +=
-                    sum[0] * s00 + sum[1] * s01 + sum[2] * s11;
-            }
-    }
+    memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++)
+        tangent_slopes(seg, K, scale * w->dt[seg], r, w);
 }
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
@@ -1374,13 +1258,10 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
         const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        for (int a = 0; w->tangent_keys && a < 3; a++) {  /* h I: see tangent_normal */
+        for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
             w->gradient[3 * seg + a] += d0[a][a] * r0[a];
             w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
         }
-        for (int a = 0; !w->tangent_keys && a < 6; a++)
-            w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
-                                      + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
 }
 
@@ -1501,11 +1382,8 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     p->error = sum_squares(s->residual, p->m);
     chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
-    /* the rows of the keys that move: not the natural ends, which take no TCB
-     * (a tangent key's end has its tangent) */
-    ptrdiff_t end = w->tangent_keys ? 0 : 1;
-    p->first = 3 * (r.lo > end ? r.lo : end);
-    p->last = 3 * (r.hi < K - 1 - end ? r.hi + 1 : K - end);
+    p->first = 3 * r.lo;  /* the rows of the keys that move */
+    p->last = 3 * (r.hi < K - 1 ? r.hi + 1 : K);
     memset(w->step, 0, (size_t)p->n * sizeof(double));
     return *status == KB_OK && p->first < p->last && frames;
 }
@@ -1525,75 +1403,14 @@ static void damping_weights(const fit_problem *p, fit_space *w)
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
 {
-    if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
+    if (!tangent_solve(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
-    for (ptrdiff_t i = 0; w->tangent_keys && i < p->n; i++) {
+    for (ptrdiff_t i = 0; i < p->n; i++) {
         w->trial[i] = tcb[i] + w->step[i];
         largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
-    for (ptrdiff_t i = 0; !w->tangent_keys && i < p->n; i++) {
-        w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
-    }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
-}
-
-/* One channel's TCB (K, 3) fitted from their values in tcb by
- * Levenberg-Marquardt on all keys at once (kb_fit_tcb): each step taken
- * only where the spline's squared error falls (else the damping grows
- * tenfold); the Jacobian (closed_jacobian) computed again every
- * jacobian_every steps. */
-static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                             ptrdiff_t K, double *tcb, fit_range r, int iterations,
-                             int jacobian_every, fit_space *w, space *s, kb_error *err)
-{
-    fit_problem p;
-    kb_status status;
-    if (!fit_begin(jt, rotation, keys, K, tcb, r, w, s, &p, &status, err))
-        return status;
-    double *residual = s->residual, *moved_residual = s->moved;
-    double error = p.error, damping = FIT_FIRST_DAMPING;
-    int age = jacobian_every;  /* steps since the Jacobian was computed */
-    for (int it = 0; status == KB_OK && it < iterations; it++) {
-        if (age >= jacobian_every) {
-            /* the residual is twice the rotation's log */
-            closed_jacobian(K, tcb, rotation ? 2.0 : 1.0, r, w);
-            damping_weights(&p, w);
-            age = 0;
-        }
-        double damping_before = damping;
-        gradient(K, residual, w);
-        int taken = 0;
-        for (; damping < 1e9 && status == KB_OK; damping *= 10) {
-            int trial = damped_trial(&p, tcb, damping, w);
-            if (trial < 0)
-                break;
-            if (!trial)
-                continue;
-            status = spline_errors(jt, rotation, K, w->trial, w->at, w->at_times, 0, p.m / 3,
-                                   NULL, moved_residual, s, err);
-            double moved = sum_squares(moved_residual, p.m);
-            if (status == KB_OK && moved < error) {
-                memcpy(tcb, w->trial, (size_t)p.n * sizeof(double));
-                memcpy(residual, moved_residual, (size_t)p.m * sizeof(double));
-                error = moved;
-                damping = fmax(damping / 3, 1e-9);
-                taken = 1;
-                break;
-            }
-        }
-        if (taken) {
-            age++;
-        } else if (age > 0) {  /* a stale Jacobian: compute it again, try once more */
-            age = jacobian_every;
-            damping = damping_before;
-            it--;
-        } else {
-            break;  /* no step lowers the error: converged */
-        }
-    }
-    return status;
 }
 
 /* model_residual with tangent keys, whose change is the tangent's own on
@@ -1620,67 +1437,6 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
             T1[c] = moves[1] ? h * (b[3 + c] - a[3 + c]) : 0.0;
         }
         for (ptrdiff_t j = first; j < last; j++)
-            for (int c = 0; c < 3; c++)
-                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
-                                 + w->basis[2 * j + 1] * T1[c];
-    }
-}
-
-/* The residual, at the frames a fit weighs, of the model closed_jacobian
- * differentiates (each segment's curve moving by h0 dT0 + h1 dT1 as its
- * tangents do) at TCB `to`, from its residual `from_residual` at TCB
- * `from`, into moved.  The tangents' changes are exact (the KB weights of
- * both TCB; tangent keys: the change itself), so the model is the
- * translation's spline itself, and the rotation's in log space. */
-static void model_residual(ptrdiff_t K, const double *from, const double *to,
-                           const double *from_residual, double scale, fit_range r,
-                           const fit_space *w, double *moved)
-{
-    if (w->tangent_keys) {
-        tangent_model_residual(K, from, to, from_residual, scale, r, w, moved);
-        return;
-    }
-    const double *chord = w->chord, *dt = w->dt;
-    double out[2][3] = {{0}}, in[2][3] = {{0}};  /* keys seg's and seg + 1's changes per time */
-    int moves[2] = {0, 0};
-    for (ptrdiff_t seg = -1; seg + 1 < K; seg++) {
-        ptrdiff_t k = seg + 1;
-        memcpy(out[0], out[1], sizeof out[0]);
-        memcpy(in[0], in[1], sizeof in[0]);
-        moves[0] = moves[1];
-        moves[1] = key_moves(k, K, r, w);
-        if (moves[1] && w->tangent_keys) {
-            for (int c = 0; c < 3; c++)
-                out[1][c] = in[1][c] = to[3 * k + c] - from[3 * k + c];
-        } else if (moves[1]) {
-            double a[4], b[4];
-            kb_key_weights(KB_TIMING_KB, from[3 * k], from[3 * k + 1], from[3 * k + 2],
-                           dt[k - 1], dt[k], a);
-            kb_key_weights(KB_TIMING_KB, to[3 * k], to[3 * k + 1], to[3 * k + 2], dt[k - 1],
-                           dt[k], b);
-            for (int c = 0; c < 3; c++) {
-                const double before = chord[3 * (k - 1) + c], after = chord[3 * k + c];
-                out[1][c] = (b[0] - a[0]) * before + (b[1] - a[1]) * after;
-                in[1][c] = (b[2] - a[2]) * before + (b[3] - a[3]) * after;
-            }
-        }
-        if (seg < 0)
-            continue;  /* key 0's changes taken */
-        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
-            memcpy(moved + 3 * w->seg_start[seg], from_residual + 3 * w->seg_start[seg],
-                   (size_t)(3 * (w->seg_start[seg + 1] - w->seg_start[seg])) * sizeof(double));
-            continue;
-        }
-        double h = scale * dt[seg], T0[3], T1[3];
-        for (int c = 0; c < 3; c++) {
-            T0[c] = moves[0] ? h * out[0][c] : 0.0;
-            T1[c] = moves[1] ? h * in[1][c] : 0.0;
-            if (seg == 0 && moves[1] && !w->tangent_keys)  /* natural start */
-                T0[c] -= 0.5 * h * in[1][c];
-            if (seg + 2 == K && moves[0] && !w->tangent_keys)  /* natural end */
-                T1[c] -= 0.5 * h * out[0][c];
-        }
-        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
             for (int c = 0; c < 3; c++)
                 moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
                                  + w->basis[2 * j + 1] * T1[c];
@@ -1719,8 +1475,8 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        if (it == 0 || !w->tangent_keys) {  /* tangent keys': the same at any tangents */
-            closed_jacobian(K, at, scale, r, w);
+        if (it == 0) {  /* the same at any tangents */
+            closed_jacobian(K, scale, r, w);
             damping_weights(&p, w);
         }
         gradient(K, model, w);
@@ -1733,7 +1489,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             }
             if (!trial)
                 continue;
-            model_residual(K, at, w->trial, model, scale, r, w, moved);
+            tangent_model_residual(K, at, w->trial, model, scale, r, w, moved);
             double lower = sum_squares(moved, p.m);
             if (lower < error) {
                 settled = error - lower < gain * error;
@@ -1763,12 +1519,6 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     return status;
 }
 
-/* The whole of a fit of K keys over F frames. */
-static fit_range all_of(ptrdiff_t K, ptrdiff_t F)
-{
-    return (fit_range){0, K - 1, 0, F - 1};
-}
-
 /* The bytes of a fit_space of F frames (fit_place). */
 static size_t fit_bytes(ptrdiff_t F)
 {
@@ -1781,7 +1531,6 @@ static size_t fit_bytes(ptrdiff_t F)
 static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
 {
     w->per_segment = per_segment;
-    w->tangent_keys = jt->tangent_keys;
     w->held[0] = w->held[1] = NULL;
     w->joined = -1;
     size_t n = (size_t)jt->n_frames;
@@ -1801,68 +1550,6 @@ static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_seg
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
     w->from_held = (unsigned char *)(w->seg_start + n);
-}
-
-static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
-{
-    double *d = malloc(fit_bytes(jt->n_frames));
-    if (d)
-        fit_place(w, jt, per_segment, d);
-    return d;
-}
-
-/* kb_fit_tcb (jacobian_every >= 1) or kb_fit_tcb_model (0, `iterations`
- * steps on the model). */
-static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                            ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                            ptrdiff_t per_segment, kb_error *err)
-{
-    kb_status status = validate(jt, err);
-    if (status != KB_OK)
-        return status;
-    ptrdiff_t F = jt->n_frames;
-    if (per_segment < 1)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    status = check_keys(jt, keys, n_keys, err);
-    if (status != KB_OK)
-        return status;
-    for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
-        if (!(fabs(tcb[i]) <= (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
-            return refuse_row(jt, i, 0, err);
-    space s;
-    fit_space w;
-    void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, jt, per_segment);
-    if (block)  /* the fit keeps its TCB in [-1, 1] (tangent keys: finite) */
-        s.keys_checked = keys_pass(jt);
-    fit_range all = all_of(n_keys, F);
-    if (!block || !fit_block)
-        status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    else if (jacobian_every)
-        status = fit_channel(jt, rotation, keys, n_keys, tcb, all, iterations, jacobian_every,
-                             &w, &s, err);
-    else
-        status = model_fit(jt, rotation, keys, n_keys, tcb, all, iterations, 1, FIT_MODEL_GAIN,
-                           &w, &s, NULL, err);
-    free(block);
-    free(fit_block);
-    return status == KB_OK ? kb_ok(err) : status;
-}
-
-kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                     ptrdiff_t per_segment, kb_error *err)
-{
-    if (jacobian_every < 1)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    return fit_either(jt, rotation, keys, n_keys, tcb, iterations, jacobian_every, per_segment,
-                      err);
-}
-
-kb_status kb_fit_tcb_model(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t n_keys, double *tcb, int steps, ptrdiff_t per_segment,
-                           kb_error *err)
-{
-    return fit_either(jt, rotation, keys, n_keys, tcb, steps, 0, per_segment, err);
 }
 
 /* The keys and TCB whose errors s.angle, s.distance and s.score hold
@@ -1968,23 +1655,6 @@ static void copy_segment(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdi
                (to_kept ? held[e] : j->kept.errors[e]) + keys[i], bytes);
 }
 
-/* Makes the kept scores these keys' (the state's, after fit_score of
- * them or of a candidate that shares with them every segment the kept
- * ones do not). */
-static void keep_scores(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
-{
-    for (ptrdiff_t i = 0; i + 1 < K; i++) {
-        if (j->kept.keys.valid && segment_held(j, &j->kept.keys, keys, K, tcb, i))
-            continue;
-        if (!segment_scored(j, keys, K, tcb, i)) {  /* errors of neither: nothing kept */
-            j->kept.keys.valid = 0;
-            return;
-        }
-        copy_segment(j, keys, K, i, 1);
-    }
-    hold_keys(j, &j->kept.keys, keys, K, tcb);
-}
-
 /* The errors of segments [a, b] of these keys, from the window of keys
  * two before to three after them (the whole spline there, up to the sign
  * of its rotations, which no error sees; with tangent keys their own
@@ -2072,16 +1742,6 @@ static int worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
     return *status == KB_OK && !(worst <= 1.0);
 }
 
-static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_error *err)
-{
-    kb_status status = KB_OK;
-    for (int c = 0; c < j->channels && status == KB_OK; c++)
-        status = model_fit(j->jt, c == 0, j->keys, j->K, tcb[c], all_of(j->K, j->jt->n_frames),
-                           FIT_MODEL_STEPS * iterations, 0, FIT_MODEL_GAIN_WHOLE, &j->w, &j->s,
-                           NULL, err);
-    return status;
-}
-
 /* Fits again only the keys within FIT_NEAR of a marked one (mark[i]), each
  * run of them against the frames they shape, on the window of keys two
  * beyond the run (one for tangent keys): a key's tangent hangs on its
@@ -2140,23 +1800,6 @@ static void frame_slope(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, do
         d[c] /= dt;
 }
 
-/* A new key's parameters: TCB zero, or with tangent keys the frames' own
- * tangent there (per time; for rotations in log space, half the body
- * angular velocity), by central differences (one-sided at the ends). */
-static void new_key(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double *param)
-{
-    memset(param, 0, 3 * sizeof(double));
-    if (!jt->tangent_keys)
-        return;
-    ptrdiff_t a = f > 0 ? f - 1 : f, b = f + 1 < jt->n_frames ? f + 1 : f;
-    for (ptrdiff_t side = a; side < b; side++) {  /* the steps a -> a + 1 up to b */
-        double d[3];
-        frame_slope(jt, rotation, side, d);
-        for (int c = 0; c < 3; c++)
-            param[c] += d[c] / (double)(b - a);
-    }
-}
-
 /* The harmonic mean of the steps on either side of frame f, per component
  * (Fritsch and Butland's, as PCHIP takes it), zero where they differ in
  * sign or one is zero: at a hold's edge, the hold's tangent. */
@@ -2173,23 +1816,6 @@ static void monotone_tangent(const kb_reduce_joint *jt, int rotation, ptrdiff_t 
                                               : 0.0;
 }
 
-/* A tangent key whose neighbours are the frames beside it shapes no frame
- * a fit weighs, so its fit keeps its start; at a hold's edge that is half
- * the jump, far off the tangent a drop beside it would need, from which
- * the refit's model does not reach it.  Such keys take monotone_tangent
- * instead.  No frame's error changes. */
-static void settle_unweighed(joint_fit *j)
-{
-    const kb_reduce_joint *jt = j->jt;
-    for (ptrdiff_t i = 1; jt->tangent_keys && i + 1 < j->K; i++) {
-        ptrdiff_t f = j->keys[i];
-        if (j->keys[i - 1] != f - 1 || j->keys[i + 1] != f + 1)
-            continue;
-        for (int c = 0; c < j->channels; c++)
-            monotone_tangent(jt, c == 0, f, j->tcb[c] + 3 * i);
-    }
-}
-
 /* Before the refit of a drop's neighbours, keys m and m + 1 (now one
  * segment apart): a rotation tangent key's tangent that turns it more than
  * a radian over that longer segment is beyond the reach of the refit's
@@ -2202,58 +1828,13 @@ static void restart_far(joint_fit *j, ptrdiff_t m)
 {
     const kb_reduce_joint *jt = j->jt;
     double dt = jt->times[j->keys[m + 1]] - jt->times[j->keys[m]];
-    for (ptrdiff_t k = m; jt->tangent_keys && k <= m + 1; k++) {
+    for (ptrdiff_t k = m; k <= m + 1; k++) {
         ptrdiff_t f = j->keys[k];
         double *T = j->tcb[0] + 3 * k;
         double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
         if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
             monotone_tangent(jt, 1, f, T);
     }
-}
-
-/* Keys the worst frame of each segment out of tolerance (a new key's TCB
- * zero) and fits again near the new keys, until no frame is out of
- * tolerance. */
-static kb_status add_keys(joint_fit *j, kb_error *err)
-{
-    double worst;
-    kb_status status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
-    while (status == KB_OK && worst > 1.0) {
-        ptrdiff_t K = j->K, n = 0;
-        ptrdiff_t *merged = j->spare_keys;
-        for (ptrdiff_t i = 0; i < K; i++) {
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
-            merged[n++] = j->keys[i];
-            if (i + 1 == K) {
-                j->mark[n - 1] = 0;
-                break;
-            }
-            ptrdiff_t at = j->keys[i];
-            for (ptrdiff_t f = j->keys[i]; f <= j->keys[i + 1]; f++)
-                if (j->s.score[f] > j->s.score[at])
-                    at = f;
-            j->mark[n - 1] = 0;
-            if (j->s.score[at] > 1.0 && at != j->keys[i] && at != j->keys[i + 1]) {
-                for (int c = 0; c < j->channels; c++)
-                    new_key(j->jt, c == 0, at, j->spare_tcb[c] + 3 * n);
-                j->mark[n] = 1;
-                merged[n++] = at;
-            }
-        }
-        if (n == K)
-            break;  /* only key frames out of tolerance: cannot happen with finite frames */
-        memcpy(j->keys, merged, (size_t)n * sizeof(ptrdiff_t));
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
-        j->K = n;
-        status = refit_near(j, j->tcb, j->mark, FIT_NEAR, FIT_NEAR_STEPS, NULL, err);
-        if (status == KB_OK)
-            status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
-    }
-    if (status == KB_OK)  /* for drop_keys */
-        keep_scores(j, j->keys, j->K, j->tcb);
-    return status;
 }
 
 /* Copies keys and TCB without those where drop[i], into the spares;
@@ -2300,88 +1881,6 @@ static ptrdiff_t without_hash(const joint_fit *j, const ptrdiff_t *keys, double 
         }
     }
     return (ptrdiff_t)h;
-}
-
-/* Drops each key whose frames stay in tolerance without it, keys five
- * apart at once (they shape disjoint frames), then fits again where that
- * keeps every frame in tolerance; until no key can go.  A drop refused
- * is not tried again while the keys and rows its frames hang on are the
- * same (j->refused): its frames would be the same (on 131_01 at 0.1 cm,
- * 8 420 of the 16 210 drops considered, of which 505 hold). */
-static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
-{
-    kb_status status = KB_OK;
-    /* a dropped key's frames are those from the key `beyond` before it to
-     * the one `beyond` after it; keys five apart shape disjoint frames (two
-     * apart would with tangent keys, but dropping those at once kept 0.35%
-     * more keys over every clip and tolerance, in 8% less time) */
-    const ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]), apart = 5;
-    /* the frames checked, and the keys their segments hang on */
-    const ptrdiff_t span = beyond + 2 * tangent_reach(j->jt, j->tcb[0]);
-    int dropped = 1;
-    memset(j->refused, 0, (size_t)j->jt->n_frames * sizeof(ptrdiff_t));
-    while (status == KB_OK && dropped && j->K > 2) {
-        dropped = 0;
-        for (int first = 1; first <= apart && status == KB_OK; first++) {
-            ptrdiff_t K = j->K, tried = 0;
-            memset(drop, 0, (size_t)K);
-            for (ptrdiff_t i = first; i < K - 1; i += apart)
-                if (j->refused[j->keys[i]] != without_hash(j, j->keys, j->tcb, K, i, span))
-                    tried += drop[i] = 1;
-            if (!tried)
-                continue;
-            ptrdiff_t n = without(j, drop);
-            double worst;
-            status = fit_score(j, j->spare_keys, n, j->spare_tcb, &worst, err);
-            /* orthogonal neighbours take their relative sign from keys
-             * beyond the span: a refusal there is not remembered */
-            int remember = !orthogonal_neighbours(j->jt, j->spare_keys, n);
-            int any = 0;
-            for (ptrdiff_t i = first; status == KB_OK && i < K - 1; i += apart) {
-                ptrdiff_t a = j->keys[i >= beyond ? i - beyond : 0];
-                ptrdiff_t b = j->keys[i + beyond < K ? i + beyond : K - 1];
-                for (ptrdiff_t f = a; f <= b && drop[i]; f++)
-                    if (!(j->s.score[f] <= 1.0)) {
-                        drop[i] = 0;
-                        if (remember)
-                            j->refused[j->keys[i]] = without_hash(j, j->keys, j->tcb, K, i,
-                                                                  span);
-                    }
-                any |= drop[i];
-            }
-            ptrdiff_t left = status == KB_OK && any ? without(j, drop) : 0;
-            if (left && orthogonal_neighbours(j->jt, j->spare_keys, left))
-                any = !worse_than_tolerance(j, j->spare_keys, left, j->spare_tcb, &status, err);
-            if (status == KB_OK && any) {
-                for (ptrdiff_t i = first; i < K - 1; i += apart)
-                    if (drop[i])
-                        j->near[j->keys[i - 1]] = j->near[j->keys[i + 1]] = 1;
-                take_spares(j, left);
-                keep_scores(j, j->keys, j->K, j->tcb);
-                dropped = 1;
-            }
-        }
-        if (status != KB_OK)
-            break;
-        /* refit near the dropped keys into the spares; keep it if every frame
-         * stays in tolerance */
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->spare_tcb[c], j->tcb[c], (size_t)(3 * j->K) * sizeof(double));
-        for (ptrdiff_t i = 0; i < j->K; i++) {
-            j->mark[i] = j->near[j->keys[i]];
-            j->near[j->keys[i]] = 0;
-        }
-        status = refit_near(j, j->spare_tcb, j->mark, FIT_NEAR, FIT_NEAR_STEPS, NULL, err);
-        double worst;
-        if (status == KB_OK)
-            status = fit_score(j, j->keys, j->K, j->spare_tcb, &worst, err);
-        if (status == KB_OK && worst <= 1.0) {
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * j->K) * sizeof(double));
-            keep_scores(j, j->keys, j->K, j->tcb);
-        }
-    }
-    return status;
 }
 
 /* drop_refitted: the keys refitted on each side of a dropped one, their
@@ -2612,7 +2111,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
     int clear = 0;  /* j->keys known to have no orthogonal neighbours */
-    for (int rotation = 0; rotation < 2 && j->jt->tangent_keys; rotation++)
+    for (int rotation = 0; rotation < 2; rotation++)
         j->w.held[rotation] = &j->held[rotation];
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
@@ -2645,9 +2144,8 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             ptrdiff_t m = o - 1 - d++;
             const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
             double least[2] = {model[0] / DROP_MODEL_MARGIN, model[1]};
-            double worst = !j->jt->tangent_keys ? 0.0
-                           : fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
-                                  model[1] / j->jt->distance_tolerance);
+            double worst = fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
+                                model[1] / j->jt->distance_tolerance);
             if (worst <= 1.0)  /* else failed by the model, remembered with its score */
                 status = drop_worst(j, m, &worst, least, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
@@ -2723,21 +2221,22 @@ static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
 /* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
 static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                               double *rotation_tcb, double *translation_tcb, double *angle,
-                              double *distance, int refitted, kb_drop_memory *memory,
-                              kb_error *err)
+                              double *distance, kb_drop_memory *memory, kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
         return status;
+    kb_reduce_joint tangent = *jt;  /* the rows are tangents, whatever jt says */
+    tangent.tangent_keys = 1;
+    jt = &tangent;
     ptrdiff_t F = jt->n_frames, K = *n_keys;
     status = check_keys(jt, keys, K, err);
     if (status != KB_OK)
         return status;
     int channels = isfinite(jt->distance_tolerance) ? 2 : 1;
-    for (ptrdiff_t i = 0; refitted && i < 3 * K; i++)
+    for (ptrdiff_t i = 0; i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
-            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <=
-                  (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
+            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= DBL_MAX))
                 return refuse_row(jt, i, c, err);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
@@ -2746,7 +2245,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
      * the drops' model errors; the kept scores' keys, index, TCB and errors;
      * the refused drops; with tangent keys, the held residuals; the fit's
      * space (one allocation: kb_reduce_drop is called per joint, and again) */
-    size_t held = jt->tangent_keys ? held_bytes(F) : 0;
+    size_t held = held_bytes(F);
     size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 + held +
                    fit_bytes(F);
     void *block = space_alloc(&j.s, F, extra);
@@ -2784,33 +2283,16 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     for (ptrdiff_t f = 0; f < F; f++)
         kept->index[f] = -1;
     j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
-    if (jt->tangent_keys)
-        held_place(j.held, F, (char *)(j.refused + F));
+    held_place(j.held, F, (char *)(j.refused + F));
     fit_place(&j.w, jt, FIT_PER_SEGMENT, (double *)((char *)(j.refused + F) + held));
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
     }
     memset(j.near, 0, (size_t)F);
-    if (refitted) {
-        if (channels == 1)
-            memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
-        status = drop_refitted(&j, drop, err);
-    } else {
-        memset(rotation_tcb, 0, (size_t)(3 * F) * sizeof(double));
+    if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
-        for (ptrdiff_t i = 0; i < K; i++)
-            for (int c = 0; c < channels; c++)
-                new_key(jt, c == 0, keys[i], j.tcb[c] + 3 * i);
-        status = fit_all(&j, j.tcb, FIT_FIRST, err);
-        if (status == KB_OK)
-            status = add_keys(&j, err);
-        settle_unweighed(&j);
-        if (status == KB_OK)
-            status = drop_keys(&j, drop, err);
-        if (status == KB_OK)
-            status = drop_refitted(&j, drop, err);
-    }
+    status = drop_refitted(&j, drop, err);
     double worst;
     int errors = angle || distance;  /* a whole spline's evaluation: only where asked for */
     if (status == KB_OK && errors)
@@ -2834,18 +2316,10 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     return status == KB_OK ? kb_ok(err) : status;
 }
 
-kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                        double *rotation_tcb, double *translation_tcb, double *angle,
-                        double *distance, kb_error *err)
-{
-    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 0,
-                        NULL, err);
-}
-
 kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
                          double *distance, kb_drop_memory *memory, kb_error *err)
 {
-    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 1,
-                        memory, err);
+    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, memory,
+                        err);
 }

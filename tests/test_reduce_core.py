@@ -90,19 +90,11 @@ def test_greedy_refuses_bad_input(change, match):
     ([0, 18], core.CoreError, "size out of range"),
     (list(range(20)) + [19], ValueError, "more keys than frames"),
 ])
-def test_fit_refuses_bad_keys(keys, error, match):
+def test_drop_refuses_bad_keys(keys, error, match):
     t, q, x = frames()
+    rows = np.zeros((len(keys), 3))
     with pytest.raises(error, match=match):
-        core.reduce_fit(t, q, x, 0.01, 0.01, np.array(keys))
-    if error is core.CoreError:
-        with pytest.raises(error, match=match):
-            core.fit_tcb(t, q, x, True, np.array(keys), np.zeros((len(keys), 3)), 3, 1)
-
-
-def test_fit_refuses_tcb_out_of_range():
-    t, q, x = frames()
-    with pytest.raises(core.CoreError, match="out of range"):
-        core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3, 1)
+        core.reduce_drop(t, q, x, 0.01, 0.01, np.array(keys), rows, rows, None, True)
 
 
 @st.composite
@@ -137,17 +129,18 @@ def test_extreme_tracks_keep_their_tolerances(track):
     from kbspline.quaternion import _angle_between
     times, q, x, angle, distance = track
     keys = assert_same_greedy(times, q, x, np.array([angle]), np.array([distance]))[0]
-    start = greedy(times, q, x, np.array([5 * angle]), np.array([5 * distance]))[0][0]
-    fitted, rtcb, ttcb, angles, distances = core.reduce_fit(times, q, x, angle, distance, start)
-    for k, r, t in [(keys, None, None), (fitted, rtcb, ttcb)]:
-        zero = np.zeros((len(k), 3))
-        r, t = zero if r is None else r, zero if t is None else t
-        rot = RotationSpline(times[k], q[0][k], *r.T)(times)
-        pos = PositionSpline(times[k], x[0][k], *t.T)(times)
+    swept = core.reduce_sweep(times, q, x, angle, distance)
+    fitted, rtcb, ttcb = core.reduce_drop(times, q, x, angle, distance, *swept, None, True)[:3]
+    zero = np.zeros(len(keys))
+    for k, r, t in [(keys, (zero, zero, zero), (zero, zero, zero)),
+                    (fitted, {"tangents": (rtcb, rtcb)}, {"tangents": (ttcb, ttcb)})]:
+        rot = (RotationSpline(times[k], q[0][k], **r) if isinstance(r, dict)
+               else RotationSpline(times[k], q[0][k], *r))(times)
+        pos = (PositionSpline(times[k], x[0][k], **t) if isinstance(t, dict)
+               else PositionSpline(times[k], x[0][k], *t))(times)
         assert _angle_between(rot, q[0]).max() <= angle * (1 + 1e-9) + 1e-15
         assert np.linalg.norm(pos - x[0], axis=1).max() <= distance * (1 + 1e-12)
-    assert np.all(np.abs(rtcb) <= 1) and np.all(np.abs(ttcb) <= 1)
-    assert len(fitted) <= len(start) + len(times)
+    assert set(fitted) <= set(swept[0])
 
 
 @settings(max_examples=25, deadline=None)
@@ -374,13 +367,13 @@ def test_neighbouring_keys_of_zero_dot_keep_the_tolerance():
         distance = float(case["distance_tolerance"][0]) * rng.uniform(0.5, 5.0)
         frames = (times, rotations, translations)
         greedy_keys, greedy_angle, _ = greedy(*frames, np.array([angle]), np.array([distance]))
-        start = greedy(*frames, np.array([5 * angle]), np.array([5 * distance]))[0][0]
-        fitted = core.reduce_fit(*frames, angle, distance, start)
-        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *fitted[:3])
-        for (keys, rtcb, ttcb, reported), limit in [
-                ((greedy_keys[0], None, None, greedy_angle[0]), angle),
-                (fitted[:4], angle), (dropped[:4], 1.5 * angle)]:
-            rebuilt = core.reduce_rebuild(*frames, keys, rtcb, ttcb)[2]
+        swept = core.reduce_sweep(*frames, angle, distance)
+        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *swept, None, True)
+        for (keys, rtcb, ttcb, reported), limit, tangents in [
+                ((greedy_keys[0], None, None, greedy_angle[0]), angle, False),
+                (dropped[:4], 1.5 * angle, True)]:
+            rebuilt = core.reduce_rebuild(*frames, keys, rtcb, ttcb, True, True, None,
+                                          tangents)[2]
             assert reported.tobytes() == rebuilt.tobytes()
             assert rebuilt.max() <= limit
 
@@ -391,16 +384,17 @@ def test_neighbouring_keys_of_zero_dot_keep_the_tolerance():
     ([-1, 1, -1, -1, 1, 1, -1, -1, 1, 1, -1, 1, -1, -1, 1, -1, -1, 1, 1, -1], 1.0366533528958914,
      [0, 1, 7, 9, 10, 11, 19])])
 def test_fitted_keys_beside_zero_dot_neighbours_keep_the_tolerance(signs, angle, start):
-    """The fit's drops of keys a few apart at once, each checked on the
-    frames it shapes, left frames up to 2.8 times over the tolerance where
-    the keys left had neighbours half a turn apart (the chord between them
-    turning with a drop far before): the whole spline is checked then (two
-    starts of the fuzzed clip that did so)."""
+    """Drops of keys a few apart at once, each checked on the frames it
+    shapes, left frames up to 2.8 times over the tolerance where the keys
+    left had neighbours half a turn apart (found with TCB keys, whose
+    tangents reached past their neighbours): two signings of the fuzzed
+    clip that did so, now swept and dropped, hold the tolerance."""
     case = np.load(HERE / "data" / "zero_dot_neighbours.npz")
     frames = (case["times"], case["rotations"] * np.array(signs)[None, :, None],
               case["translations"])
-    fitted = core.reduce_fit(*frames, angle, np.inf, np.array(start, dtype=np.intp))
-    rebuilt = core.reduce_rebuild(*frames, *fitted[:3])[2]
+    swept = core.reduce_sweep(*frames, angle, np.inf)
+    fitted = core.reduce_drop(*frames, angle, np.inf, *swept, None, True)
+    rebuilt = core.reduce_rebuild(*frames, *fitted[:3], True, True, None, True)[2]
     assert fitted[3].tobytes() == rebuilt.tobytes()
     assert rebuilt.max() <= angle
 

@@ -286,9 +286,9 @@ class _JointFrames:
         (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
         return min(scale * angle, angle_cap), min(scale * distance, distance_cap)
 
-    def greedy(self, looser=1.0):
-        """Greedy keys (kb_reduce_greedy) under `looser` times its tolerances."""
-        tolerances = np.array(self.tolerances(1.0))[:, None] * looser
+    def greedy(self):
+        """Greedy keys (kb_reduce_greedy) under its tolerances."""
+        tolerances = np.array(self.tolerances(1.0))[:, None]
         return _core.reduce_greedy(*self.frames, *tolerances)[0][0]
 
 
@@ -305,41 +305,13 @@ def _greedy_joint(joint):
 
 def _fitted_joint(joint):
     """A joint's tangent keys (local mode): swept in one pass
-    (kb_reduce_sweep), then one round of drops with the neighbours refitted
-    (kb_reduce_drop).  Where those keep more than DENSE_SWEEP of its frames,
-    the fit from greedy keys (_fit) too, the fewer kept: on fast channels
-    at tight tolerances the sweep's pull towards the frames' tangent keys
-    nearly every frame.  Returns (keys, rotation rows, translation rows)."""
+    (kb_reduce_sweep), then keys dropped with their neighbours refitted
+    (kb_reduce_drop).  Returns (keys, rotation rows, translation rows)."""
     tolerances = joint.tolerances(1.0)
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
     if _nothing_to_fit(swept[0], tolerances):
         return swept
-    dropped = _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
-    if len(dropped[0]) <= DENSE_SWEEP * len(joint.frames[0]):
-        return dropped
-    fitted = _fit(joint, tolerances)
-    return fitted if len(fitted[0]) < len(dropped[0]) else dropped
-
-
-def _fit(joint, tolerances):
-    """Tangent keys fitted from greedy keys (kb_reduce_fit), started from
-    those at LOOSER times the tolerances and, where those keep more than
-    half the frames, from the first of ten, a hundred or a thousand times
-    that to keep at most half: the fewer fitted keys are kept."""
-    F = len(joint.frames[0])
-    starts = [joint.greedy(LOOSER)]
-    if len(starts[0]) > F / 2:
-        for looser in LOOSER * np.array([10.0, 100.0, 1000.0]):
-            starts.append(joint.greedy(looser))
-            if len(starts[-1]) <= F / 2:
-                break
-        starts = starts[:1] + starts[-1:]
-    best = None
-    for start in starts:
-        fitted = _core.reduce_fit(*joint.frames, *tolerances, start, True, False)[:3]
-        if best is None or len(fitted[0]) < len(best[0]):
-            best = fitted
-    return best
+    return _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
 
 
 def _in_joint_order(work, J, pool=None):
@@ -435,8 +407,6 @@ def _check_reached(name, tolerance, worst):
 
 # The search's constants; docs/benchmarks.md ("Tuning notes") says what was
 # tried for each and the command that measures it.
-LOOSER = 5.0        # a fit from greedy keys starts from those at this times the tolerances
-DENSE_SWEEP = 0.5   # local mode: swept keys keeping more of the frames are also fitted
 FIRST_SCALE = 2 ** 1.5  # greedy world search: the first scale of first-order tolerances
 SEARCH_PASSES = 8   # greedy world search: scales tried
 LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)  # greedy: per-joint loosening, in turn
