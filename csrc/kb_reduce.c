@@ -75,7 +75,6 @@
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
-    kb_rot_memo memo;      /* chords.memo: the frames' unit keys and chords so far */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
@@ -94,7 +93,7 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(80 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t)
+    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
                        + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
@@ -103,31 +102,18 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n, NULL};
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
     s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 80 * n);
+    s->loc = (kb_loc *)(d + 73 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
-    s->memo = (kb_rot_memo){NULL, d + 73 * n, s->between + n, d + 77 * n};
-    s->kind = (unsigned char *)(s->memo.to + n);
+    s->kind = (unsigned char *)(s->between + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
     s->given = 0;
     return d;
-}
-
-/* Keeps the unit keys and chords of the rotations' windows by frame in s
- * from here on (s->memo), for the many windows of one selection or fit,
- * which share most of their keys. */
-static void remember_chords(space *s, ptrdiff_t F)
-{
-    for (ptrdiff_t f = 0; f < F; f++) {  /* none held */
-        s->memo.unit[4 * f] = NAN;
-        s->memo.to[f] = -1;
-    }
-    s->chords.memo = &s->memo;
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
@@ -218,7 +204,6 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
-    s->memo.frame = keys;
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
@@ -899,7 +884,6 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
-    remember_chords(&s, F);
     /* the ratios order the angles as the arctangents do (up to rounding,
      * which segment_worst minds near the floor) but for ratios below the
      * normal range: so not where they could matter, scores of angles below
@@ -1022,19 +1006,6 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *jt, double floor, ptrdif
 /* Fitted keys                                                       */
 /* ---------------------------------------------------------------- */
 
-/* The residuals of one channel's segments of tangent keys at the frames
- * a fit weighs (weigh_frames, FIT_PER_SEGMENT per segment at most), held
- * by each segment's first key frame for later fits (see start_residual). */
-typedef struct {
-    ptrdiff_t *end;     /* (F): the held segment's last key frame (0: none held) */
-    ptrdiff_t *count;   /* (F): its frames weighed */
-    double *tangents;   /* (F, 6): its keys' tangents */
-    double *residual;   /* (F, FIT_PER_SEGMENT, 3): its residuals at them */
-    double *unit;       /* (F, 8): the rotation's: its keys as its spline took them
-                         * (s->chords.q, of the sign their window gave them); NULL
-                         * for the translation */
-} segment_residuals;
-
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
     double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
@@ -1050,12 +1021,6 @@ typedef struct {
     double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
     double *model_tcb;     /* (3F): model_fit's TCB */
-    /* per channel (translation, rotation) residuals held from fit to fit
-     * (drop_refitted's), NULL where none are; and the first key frame of
-     * the segment a drop joined, which is not held (-1: none) */
-    segment_residuals *held[2];
-    ptrdiff_t joined;
-    unsigned char *from_held;  /* (K): start_residual's segments whose residuals are held */
 } fit_space;
 
 /* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
@@ -1273,95 +1238,6 @@ typedef struct {
     double error;
 } fit_problem;
 
-/* Whether the residuals of segment seg of these keys (tangents tcb, n
- * frames weighed; for the rotation, unit keys s->chords.q) are held.  A
- * rotation's keys must have the very signs they had (not only up to a
- * common one): where a frame is exactly half a turn from the spline, the
- * relative rotation's w is +0 or -0 by the spline's sign, and the residual
- * (rotation_errors' side w >= 0) flips with it. */
-static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t *keys,
-                                  const double *tcb, const space *s, ptrdiff_t seg, ptrdiff_t n)
-{
-    ptrdiff_t f = keys[seg];
-    return held->end[f] == keys[seg + 1] && held->count[f] == n &&
-           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double)) &&
-           (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
-}
-
-/* Holds the residuals (n, 3) of segment seg of these keys (tangents tcb;
- * for the rotation, unit keys s->chords.q) where its slot has room. */
-static void hold_segment(segment_residuals *held, const ptrdiff_t *keys, const double *tcb,
-                         const space *s, ptrdiff_t seg, ptrdiff_t n, const double *residual)
-{
-    ptrdiff_t f = keys[seg];
-    if (n > FIT_PER_SEGMENT)  /* the slot's size */
-        return;
-    held->end[f] = keys[seg + 1];
-    held->count[f] = n;
-    memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
-    if (held->unit)
-        memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
-    memcpy(held->residual + 3 * FIT_PER_SEGMENT * f, residual, (size_t)(3 * n) * sizeof(double));
-}
-
-/* The spline's residual at the m frames a fit weighs, into s->residual.
- * With residuals held (w->held), a segment's are taken from there where
- * held, else evaluated and held (but for the segment a drop joined,
- * w->joined: its drop mostly fails, and its key is back).  A segment of
- * tangent keys hangs on its own two keys and their tangents alone (a
- * rotation's on its unit keys as its window signs them: held only for
- * those very keys, see segment_residuals_held), so of a drop's window of
- * five segments refitted (drop_refitted), the four it shares
- * with the spline before it were mostly evaluated already, for a drop
- * beside it tried in an earlier phase that failed. */
-static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                                ptrdiff_t K, const double *tcb, ptrdiff_t m, fit_space *w,
-                                space *s, kb_error *err)
-{
-    segment_residuals *held = w->held[rotation];
-    if (!held)
-        return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
-                             s->residual, s, err);
-    ptrdiff_t missing = 0, hint = 0;  /* the frames of segments not held, gathered */
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        w->from_held[seg] = (unsigned char)segment_residuals_held(held, keys, tcb, s, seg, n);
-        if (w->from_held[seg])
-            continue;
-        for (ptrdiff_t j = first; j < first + n; j++) {
-            s->between[missing] = w->at[j];
-            s->between_times[missing] = w->at_times[j];
-            /* their places, which prepare_keys left to here: the fits that
-             * hold residuals (drop_refitted's model_fit, unverified) take
-             * no other (any hint gives the same place) */
-            if (rotation)
-                locate(s->t, K - 1, KB_EXTRAP_CLAMP, w->at_times[j], &hint, &s->loc[missing]);
-            missing++;
-        }
-    }
-    kb_status status = !missing ? KB_OK
-                                : spline_errors(jt, rotation, K, tcb, s->between,
-                                                s->between_times, 0, missing, NULL, s->moved, s,
-                                                err);
-    const double *evaluated = s->moved;
-    for (ptrdiff_t seg = 0; status == KB_OK && seg + 1 < K; seg++) {
-        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first, f = keys[seg];
-        double *slot = held->residual + 3 * FIT_PER_SEGMENT * f;
-        size_t bytes = (size_t)(3 * n) * sizeof(double);
-        if (!n)
-            continue;
-        if (w->from_held[seg]) {
-            memcpy(s->residual + 3 * first, slot, bytes);
-            continue;
-        }
-        memcpy(s->residual + 3 * first, evaluated, bytes);
-        if (f != w->joined)
-            hold_segment(held, keys, tcb, s, seg, n, evaluated);
-        evaluated += 3 * n;
-    }
-    return status;
-}
-
 /* A fit's start (for fit_channel and model_fit): the frames it weighs,
  * the keys prepared, the residual at tcb, each segment's chord and the
  * frames' bases; 0 where there is nothing to fit (no key that moves, no
@@ -1373,12 +1249,11 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
     p->n = 3 * K;
     p->m = 3 * frames;
-    /* the keys stay: their chords and the frames' places are taken once
-     * (with residuals held, only the places of those evaluated, there) */
-    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times,
-                           w->held[rotation] ? 0 : frames, s, err);
+    /* the keys stay: their chords and the frames' places are taken once */
+    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
     if (*status == KB_OK)
-        *status = start_residual(jt, rotation, keys, K, tcb, frames, w, s, err);
+        *status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                                s->residual, s, err);
     p->error = sum_squares(s->residual, p->m);
     chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
@@ -1524,15 +1399,13 @@ static size_t fit_bytes(ptrdiff_t F)
 {
     size_t n = (size_t)F;
     return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-           + 2 * n * sizeof(ptrdiff_t) + n;
+           + 2 * n * sizeof(ptrdiff_t);
 }
 
 /* A fit_space for jt in fit_bytes(n_frames) at d (aligned for doubles). */
 static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
 {
     w->per_segment = per_segment;
-    w->held[0] = w->held[1] = NULL;
-    w->joined = -1;
     size_t n = (size_t)jt->n_frames;
     w->slope = d;
     w->basis = w->slope + 36 * n;
@@ -1549,26 +1422,7 @@ static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_seg
     w->model_tcb = w->dt_store + n;
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
-    w->from_held = (unsigned char *)(w->seg_start + n);
 }
-
-/* The keys and TCB whose errors s.angle, s.distance and s.score hold
- * (fit_score), to evaluate again only the segments they do not share. */
-typedef struct {
-    int valid;
-    ptrdiff_t K, *keys;
-    ptrdiff_t *index;  /* (F): each key frame's index in keys, else -1 */
-    double *tcb[2];
-} scored_keys;
-
-/* The keys and TCB of drop_keys' round (as phases keep drops) with their
- * errors (F each: score, angle, distance), which a phase's candidate
- * shares where the previous phase's does not: the segments of the drops
- * it refused. */
-typedef struct {
-    scored_keys keys;
-    double *errors[3];
-} kept_scores;
 
 /* The fit of one joint: its keys, their TCB per channel, and the work. */
 typedef struct {
@@ -1585,143 +1439,19 @@ typedef struct {
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
     kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
-    ptrdiff_t *refused;     /* (F): drop_keys' refused drops (without_hash), else 0 */
-    segment_residuals held[2]; /* tangent keys': drop_refitted's fits' (translation, rotation) */
-    scored_keys scored;
-    kept_scores kept;
     space s;
     fit_space w;
 } joint_fit;
 
-/* Whether segment i of these keys has the errors held (j->scored): a
- * segment is shaped by its keys' TCB and the chords from the key before it
- * to the key after (its first and last by those of keys 1 and K - 2 too:
- * natural ends), so by keys i - 2 .. i + 3 and the TCB of i - 1 .. i + 2;
- * with tangent keys by keys i and i + 1 and their tangents alone. */
-static int segment_held(const joint_fit *j, const scored_keys *held, const ptrdiff_t *keys,
-                        ptrdiff_t K, double *const tcb[2], ptrdiff_t i)
-{
-    ptrdiff_t o = held->index[keys[i]], reach = tangent_reach(j->jt, j->tcb[0]);
-    if (!held->valid || o < 0)
-        return 0;
-    for (ptrdiff_t d = -2 * reach; d <= 1 + 2 * reach; d++) {
-        int here = i + d >= 0 && i + d < K, there = o + d >= 0 && o + d < held->K;
-        if (here != there || (here && keys[i + d] != held->keys[o + d]))
-            return 0;
-        for (int c = 0; here && d >= -reach && d <= 1 + reach && c < j->channels; c++)
-            if (memcmp(tcb[c] + 3 * (i + d), held->tcb[c] + 3 * (o + d), 3 * sizeof(double)))
-                return 0;
-    }
-    return 1;
-}
-
-static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                          double *const tcb[2], ptrdiff_t i)
-{
-    return segment_held(j, &j->scored, keys, K, tcb, i);
-}
-
-/* Records these keys and TCB as the ones whose errors are held. */
-static void hold_keys(const joint_fit *j, scored_keys *held, const ptrdiff_t *keys, ptrdiff_t K,
-                      double *const tcb[2])
-{
-    for (ptrdiff_t i = 0; held->valid && i < held->K; i++)
-        held->index[held->keys[i]] = -1;
-    memcpy(held->keys, keys, (size_t)K * sizeof(ptrdiff_t));
-    for (ptrdiff_t i = 0; i < K; i++)
-        held->index[keys[i]] = i;
-    for (int c = 0; c < j->channels; c++)
-        memcpy(held->tcb[c], tcb[c], (size_t)(3 * K) * sizeof(double));
-    held->K = K;
-    held->valid = 1;
-}
-
-/* The frames whose errors segment i of these K keys holds: its first key's
- * to the frame before its last key (the last segment's included). */
-static ptrdiff_t segment_frames(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
-{
-    return keys[i + 1] - keys[i] + (i + 2 == K);
-}
-
-/* Copies the errors of segment i of these keys between s and the kept
- * scores (to_kept: into them). */
-static void copy_segment(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
-                         int to_kept)
-{
-    double *held[3] = {j->s.score, j->s.angle, j->s.distance};
-    size_t bytes = (size_t)segment_frames(keys, K, i) * sizeof(double);
-    for (int e = 0; e < 3; e++)
-        memcpy((to_kept ? j->kept.errors[e] : held[e]) + keys[i],
-               (to_kept ? held[e] : j->kept.errors[e]) + keys[i], bytes);
-}
-
-/* The errors of segments [a, b] of these keys, from the window of keys
- * two before to three after them (the whole spline there, up to the sign
- * of its rotations, which no error sees; with tangent keys their own
- * keys: see segment_scored); *whole set where the window's rotation signs
- * do not follow its first key's (see signs_follow). */
-static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                                double *const tcb[2], ptrdiff_t a, ptrdiff_t b, int *whole,
-                                kb_error *err)
-{
-    ptrdiff_t reach = 2 * tangent_reach(j->jt, j->tcb[0]);
-    ptrdiff_t lo = a >= reach ? a - reach : 0, hi = b + 1 + reach < K - 1 ? b + 1 + reach : K - 1;
-    ptrdiff_t last = b + 2 == K ? keys[K - 1] : keys[b + 1] - 1;
-    j->s.signs_follow = 1;
-    kb_status status = joint_errors(j->jt, keys + lo, hi - lo + 1, tcb[0] + 3 * lo,
-                                    j->channels > 1 ? tcb[1] + 3 * lo : NULL, keys[a], last,
-                                    &j->s, err);
-    *whole |= !j->s.signs_follow;
-    return status;
-}
-
-/* Whether segment i of these keys needs evaluating: its errors neither
- * held nor kept (those then copied from the kept scores). */
-static int segment_new(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
-                       ptrdiff_t i)
-{
-    if (segment_scored(j, keys, K, tcb, i))
-        return 0;
-    if (!segment_held(j, &j->kept.keys, keys, K, tcb, i))
-        return 1;
-    copy_segment(j, keys, K, i, 0);
-    return 0;
-}
-
-/* The errors of the segments of these keys whose errors are not held. */
-static kb_status score_changed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                               double *const tcb[2], int *whole, kb_error *err)
-{
-    kb_status status = KB_OK;
-    for (ptrdiff_t i = 0; i + 1 < K && status == KB_OK && !*whole; i++) {
-        if (!segment_new(j, keys, K, tcb, i))
-            continue;
-        ptrdiff_t b = i;  /* runs of them from one window */
-        while (b + 2 < K && segment_new(j, keys, K, tcb, b + 1))
-            b++;
-        status = score_segments(j, keys, K, tcb, i, b, whole, err);
-        i = b;
-    }
-    return status;
-}
-
 /* Each frame's worst error relative to its tolerance, into s.score (the
  * errors of each channel of finite tolerance in s.angle, s.distance), for
- * these keys and TCB: only where they differ from the last ones' (on the
- * 120 Hz clips, most segments are shared). */
+ * these keys and tangents, and the worst of them. */
 static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    int whole = (!j->scored.valid && !j->kept.keys.valid) || orthogonal_neighbours(j->jt, keys, K);
-    kb_status status = score_changed(j, keys, K, tcb, &whole, err);
-    if (status == KB_OK && whole)
-        status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
-                              &j->s, err);
-    if (status == KB_OK)
-        hold_keys(j, &j->scored, keys, K, tcb);
-    else
-        j->scored.valid = 0;
+    kb_status status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0,
+                                    F - 1, &j->s, err);
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = larger(*worst, j->s.score[f]);
@@ -1763,7 +1493,6 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
             if (mark[k])
                 hi = k + near;
         hi = hi < K - 1 ? hi : K - 1;
-        j->w.joined = i + 1 < K && mark[i + 1] ? j->keys[i] : -1;  /* a drop's (drop_refitted) */
         i = hi;
         ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
         ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
@@ -2009,40 +1738,6 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
-/* Holds, for later fits' start_residual, the residuals that drop_worst's
- * window_errors took of the window keys[0..n) of j->keys (their TCB
- * j->tcb's, unit keys s.chords.q): those of each channel of finite
- * tolerance with residuals held (residual[c], c: 0 translation, 1
- * rotation), at the frames between keys in [first, last] in s.between's
- * order, of which each segment there gives those a fit weighs.  A kept
- * drop's refitted segments are where the next phase's fits start. */
-static void hold_window(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t first,
-                        ptrdiff_t last, double *const residual[2])
-{
-    const ptrdiff_t o = keys - j->keys;  /* the window's first key */
-    const double tolerance[2] = {j->jt->distance_tolerance, j->jt->angle_tolerance};
-    for (int c = 0; c < 2; c++) {
-        segment_residuals *held = j->w.held[c];
-        const double *tcb = c ? j->tcb[0] : j->channels > 1 ? j->tcb[1] : NULL;
-        if (!held || !tcb || !isfinite(tolerance[c]))
-            continue;
-        ptrdiff_t at = 0;  /* the segment's first frame in s.between */
-        for (ptrdiff_t seg = 0; seg + 1 < n; seg++) {
-            if (keys[seg] < first || keys[seg + 1] > last)
-                continue;
-            ptrdiff_t inner = keys[seg + 1] - keys[seg] - 1;
-            ptrdiff_t count = weighed_count(inner, j->w.per_segment);
-            double picked[3 * FIT_PER_SEGMENT];
-            for (ptrdiff_t i = 0; i < count && count <= FIT_PER_SEGMENT; i++)
-                memcpy(picked + 3 * i, residual[c] + 3 * (at + weighed_offset(inner, count, i)),
-                       3 * sizeof(double));
-            if (count)
-                hold_segment(held, keys, tcb + 3 * o, &j->s, seg, count, picked);
-            at += inner;
-        }
-    }
-}
-
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
@@ -2059,14 +1754,10 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
     ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
-    j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
     j->s.signs_follow = 1;
-    /* with residuals held (tangent keys), the window's residuals too */
-    double *const residual[2] = {j->s.moved, j->s.residual};
-    int hold = j->w.held[0] || j->w.held[1];
     kb_status status = window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                      j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
-                                     hold ? residual : NULL, &j->s, err);
+                                     NULL, &j->s, err);
     int window = j->s.signs_follow;
     if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
@@ -2080,8 +1771,6 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
         for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
                                                            : j->jt->angle_tolerance); f++)
             least[c] = fmax(least[c], errors[c][f]);
-    if (status == KB_OK && hold && window && *worst <= 1.0)  /* the drop holds */
-        hold_window(j, j->keys + a, b - a + 1, first, last, residual);
     return status;
 }
 
@@ -2111,8 +1800,6 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
     int clear = 0;  /* j->keys known to have no orthogonal neighbours */
-    for (int rotation = 0; rotation < 2; rotation++)
-        j->w.held[rotation] = &j->held[rotation];
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
@@ -2185,40 +1872,10 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             clear = !orthogonal;
         }
     }
-    j->w.held[0] = j->w.held[1] = NULL;
     return status;
 }
 
-/* The bytes of one channel's residuals drop_refitted holds (tangent keys'),
- * but the rotation's unit keys. */
-static size_t held_channel_bytes(ptrdiff_t F)
-{
-    return (size_t)F * (2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double));
-}
-
-/* The bytes of the residuals drop_refitted holds: both channels', and the
- * rotation's unit keys. */
-static size_t held_bytes(ptrdiff_t F)
-{
-    return 2 * held_channel_bytes(F) + 8 * (size_t)F * sizeof(double);
-}
-
-/* The residuals drop_refitted holds, in held_bytes(F) at area, none yet. */
-static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
-{
-    size_t n = (size_t)F;
-    for (int c = 0; c < 2; c++) {
-        held[c].end = (ptrdiff_t *)(area + (size_t)c * held_channel_bytes(F));
-        held[c].count = held[c].end + n;
-        held[c].tangents = (double *)(held[c].count + n);
-        held[c].residual = held[c].tangents + 6 * n;
-        /* the rotation's unit keys, after both channels' */
-        held[c].unit = c ? (double *)(area + 2 * held_channel_bytes(F)) : NULL;
-        memset(held[c].end, 0, n * sizeof(ptrdiff_t));
-    }
-}
-
-/* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
+/* kb_reduce_drop. */
 static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                               double *rotation_tcb, double *translation_tcb, double *angle,
                               double *distance, kb_drop_memory *memory, kb_error *err)
@@ -2240,51 +1897,32 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
                 return refuse_row(jt, i, c, err);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
-    /* spare and scored keys, index and TCB; drop, mark, near, restore;
-     * backup keys and TCB; a memory of this call's failed drops alone;
-     * the drops' model errors; the kept scores' keys, index, TCB and errors;
-     * the refused drops; with tangent keys, the held residuals; the fit's
-     * space (one allocation: kb_reduce_drop is called per joint, and again) */
-    size_t held = held_bytes(F);
-    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 + held +
-                   fit_bytes(F);
-    void *block = space_alloc(&j.s, F, extra);
-    if (!block)
+    /* the spare and backup keys and rows, the drops' model errors, this
+     * call's own memory of failed drops, the fit's space, and per key
+     * frame the drop, mark, near and restore flags: one allocation */
+    size_t n = (size_t)F;
+    void *block = space_alloc(&j.s, F, 0);
+    double *d = malloc(18 * n * sizeof(double) + fit_bytes(F) + 7 * n * sizeof(ptrdiff_t) + 4 * n);
+    if (!block || !d) {
+        free(block);
+        free(d);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
-    remember_chords(&j.s, F);
-    j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
-    j.spare_tcb[0] = (double *)(j.spare_keys + F);
-    j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
-    j.scored = (scored_keys){.valid = 0, .keys = (ptrdiff_t *)(j.spare_tcb[1] + 3 * F)};
-    j.scored.index = j.scored.keys + F;
-    j.scored.tcb[0] = (double *)(j.scored.index + F);
-    j.scored.tcb[1] = j.scored.tcb[0] + 3 * F;
-    for (ptrdiff_t f = 0; f < F; f++)
-        j.scored.index[f] = -1;
-    unsigned char *drop = (unsigned char *)(j.scored.tcb[1] + 3 * F);
-    j.mark = drop + F;
-    j.near = j.mark + F;
-    j.restore = j.near + F;
-    j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
-    j.backup_tcb[0] = (double *)(j.backup_keys + F);
-    j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
-    ptrdiff_t *around = (ptrdiff_t *)(j.backup_tcb[1] + 5 * F);
-    j.model_worst = (double *)(around + 4 * F);
-    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, around, j.model_worst + 2 * F,
-                            (ptrdiff_t *)(j.model_worst + 4 * F)};
-    scored_keys *kept = &j.kept.keys;
-    *kept = (scored_keys){.valid = 0, .keys = local.context + F};
-    kept->index = kept->keys + F;
-    kept->tcb[0] = (double *)(kept->index + F);
-    kept->tcb[1] = kept->tcb[0] + 3 * F;
-    for (int e = 0; e < 3; e++)
-        j.kept.errors[e] = kept->tcb[1] + (3 + e) * F;
-    for (ptrdiff_t f = 0; f < F; f++)
-        kept->index[f] = -1;
-    j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
-    held_place(j.held, F, (char *)(j.refused + F));
-    fit_place(&j.w, jt, FIT_PER_SEGMENT, (double *)((char *)(j.refused + F) + held));
+    }
+    j.s.keys_checked = keys_pass(jt);
+    j.spare_tcb[0] = d;
+    j.spare_tcb[1] = d + 3 * n;
+    j.backup_tcb[0] = d + 6 * n;
+    j.backup_tcb[1] = d + 9 * n;
+    j.model_worst = d + 12 * n;
+    fit_place(&j.w, jt, FIT_PER_SEGMENT, d + 18 * n);
+    ptrdiff_t *x = (ptrdiff_t *)((char *)(d + 18 * n) + fit_bytes(F));
+    j.spare_keys = x;
+    j.backup_keys = x + n;
+    kb_drop_memory local = {d + 14 * n, x + 2 * n, d + 16 * n, x + 6 * n};
+    unsigned char *drop = (unsigned char *)(x + 7 * n);
+    j.mark = drop + n;
+    j.near = j.mark + n;
+    j.restore = j.near + n;
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
@@ -2313,6 +1951,7 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
+    free(d);
     return status == KB_OK ? kb_ok(err) : status;
 }
 

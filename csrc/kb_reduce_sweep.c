@@ -612,7 +612,7 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
                      .ease_to = zeros, .start_omega = none, .end_omega = none,
                      .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
                      .given_in = given, .given_out = given};
-    kb_rot_chords ch = {uq, chord, tchord, dt, NULL};
+    kb_rot_chords ch = {uq, chord, tchord, dt};
     kb_rot_chords_of(&k, &ch);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
