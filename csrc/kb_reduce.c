@@ -602,13 +602,6 @@ static ptrdiff_t tangent_reach(const kb_reduce_joint *jt, const double *rows)
     return jt->tangent_keys && rows ? 0 : 1;
 }
 
-/* Whether a key's TCB rows in tcb and from_tcb (NULL: zero) are the same bits. */
-static int same_tcb(const double *tcb, ptrdiff_t i, const double *from_tcb, ptrdiff_t o)
-{
-    static const double zero[3] = {0.0, 0.0, 0.0};
-    return !memcmp(tcb ? tcb + 3 * i : zero, from_tcb ? from_tcb + 3 * o : zero, sizeof zero);
-}
-
 /* Whether two neighbouring keys' quaternions are orthogonal within
  * rounding, so that a window's signs may not follow the whole spline's
  * (see signs_follow, whose dot is with the unit key before: zero only
@@ -622,114 +615,6 @@ static int orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *key
             return 1;
     }
     return 0;
-}
-
-/* One channel's keys and TCB checked as a spline through them all checks
- * them, so that the windows of rebuild_channel_from need not be. */
-static kb_status check_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                               ptrdiff_t K, const double *tcb, space *s, kb_error *err)
-{
-    gather_keys(jt, rotation, keys, K, s);
-    gather_tcb(jt, K, tcb, s);
-    if (!rotation) {
-        kb_tcb_keys k = translation_keys(K, s);
-        return kb_validate_common(&k, 0, err);
-    }
-    kb_rot_keys k = rotation_keys(K, s);
-    kb_status status = kb_rot_validate(&k, err);
-    s->keys_checked = status == KB_OK;
-    return status;
-}
-
-/* Whether segment i of keys (K) is segment from[i] of from_keys, keys i - 1
- * to i + 2 (those that shape it; i and i + 1 alone for tangent keys: see
- * tangent_reach) being the same, consecutive there too, with the same
- * TCB: from[k] is key k's index in from_keys, or -1. */
-static int same_segment(const ptrdiff_t *from, ptrdiff_t K, const double *tcb,
-                        const double *from_tcb, ptrdiff_t i, ptrdiff_t reach)
-{
-    ptrdiff_t lo = i > reach ? i - reach : 0, hi = i + 1 + reach < K ? i + 1 + reach : K - 1;
-    for (ptrdiff_t k = lo; k <= hi; k++)
-        if (from[lo] < 0 || from[k] != from[lo] + (k - lo) || !same_tcb(tcb, k, from_tcb, from[k]))
-            return 0;
-    return 1;
-}
-
-/* One channel of kb_reduce_rebuild_from into out (its curve through
- * from_keys on entry): each run of segments not the same as from_keys'
- * evaluated on the keys that shape it. */
-static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
-                                      const ptrdiff_t *keys, ptrdiff_t K, const double *tcb,
-                                      const ptrdiff_t *from, const double *from_tcb,
-                                      double *out, space *s, kb_error *err)
-{
-    ptrdiff_t width = rotation ? 4 : 3, reach = tangent_reach(jt, tcb);
-    kb_status status = KB_OK;
-    for (ptrdiff_t i = 0; status == KB_OK && i + 1 < K; i++) {
-        if (same_segment(from, K, tcb, from_tcb, i, reach))
-            continue;
-        ptrdiff_t j = i;  /* the run of segments i to j */
-        while (j + 2 < K && !same_segment(from, K, tcb, from_tcb, j + 1, reach))
-            j++;
-        ptrdiff_t lo = i > reach ? i - reach : 0, hi = j + 1 + reach < K ? j + 1 + reach : K - 1;
-        ptrdiff_t first = keys[i], last = j + 2 < K ? keys[j + 1] - 1 : keys[K - 1];
-        status = channel_errors(jt, rotation, keys + lo, hi - lo + 1, tcb ? tcb + 3 * lo : NULL,
-                                first, last, NULL, NULL, s, err);
-        size_t bytes = (size_t)(width * (last - first + 1)) * sizeof(double);
-        if (status == KB_OK)
-            memcpy(out + width * first, s->out, bytes);
-        i = j;
-    }
-    return status;
-}
-
-kb_status kb_reduce_rebuild_from(const kb_reduce_joint *jt, const ptrdiff_t *keys,
-                                 ptrdiff_t n_keys, const double *rotation_tcb,
-                                 const double *translation_tcb, const ptrdiff_t *from_keys,
-                                 ptrdiff_t n_from, const double *from_rotation_tcb,
-                                 const double *from_translation_tcb, double *rotations,
-                                 double *translations, kb_error *err)
-{
-    kb_status status = validate(jt, err);
-    if (status == KB_OK && !rotations)
-        status = kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
-    if (status == KB_OK)
-        status = check_keys(jt, keys, n_keys, err);
-    if (status == KB_OK)
-        status = check_keys(jt, from_keys, n_from, err);
-    if (status != KB_OK)
-        return status;
-    /* tangent keys: no TCB (NULL) is not zero tangents, so the curves differ */
-    const int kinds_differ = jt->tangent_keys &&
-        (!rotation_tcb != !from_rotation_tcb || !translation_tcb != !from_translation_tcb);
-    if (!keys_pass(jt) || kinds_differ || orthogonal_neighbours(jt, keys, n_keys) ||
-        orthogonal_neighbours(jt, from_keys, n_from))  /* the whole splines, then */
-        return kb_reduce_rebuild(jt, keys, n_keys, rotation_tcb, translation_tcb, rotations,
-                                 translations, NULL, NULL, err);
-    ptrdiff_t F = jt->n_frames;
-    space s;
-    void *block = space_alloc(&s, F, (size_t)F * sizeof(ptrdiff_t));
-    if (!block)
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    ptrdiff_t *from = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
-    for (ptrdiff_t k = 0, o = 0; k < n_keys; k++) {  /* both ascend */
-        while (o < n_from && from_keys[o] < keys[k])
-            o++;
-        from[k] = o < n_from && from_keys[o] == keys[k] ? o : -1;
-    }
-    for (int rotation = 1; status == KB_OK && rotation >= 0; rotation--) {
-        double *out = rotation ? rotations : translations;
-        const double *tcb = rotation ? rotation_tcb : translation_tcb;
-        if (!out)
-            continue;
-        status = check_channel(jt, rotation, keys, n_keys, tcb, &s, err);
-        if (status == KB_OK)
-            status = rebuild_channel_from(jt, rotation, keys, n_keys, tcb, from,
-                                          rotation ? from_rotation_tcb : from_translation_tcb,
-                                          out, &s, err);
-    }
-    free(block);
-    return status == KB_OK ? kb_ok(err) : status;
 }
 
 /* ---------------------------------------------------------------- */

@@ -544,27 +544,6 @@ kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations
                            kb_error *err);
 
 /*
- * kb_reduce_rebuild's rotations and translations (NULL to skip: not the
- * rotations) through keys with rotation_tcb and translation_tcb, given in
- * them on entry the curves through other keys, from_keys (n_from) with
- * from_rotation_tcb and from_translation_tcb, as kb_reduce_rebuild or this
- * function wrote them: only the frames of segments whose keys (the two at
- * their ends and one beyond each) or their TCB differ are evaluated again,
- * each run of them on the keys that shape it.  A rotation is the whole
- * spline's or its negative (the same rotation: a window of keys takes its
- * first key's sign; a zero's sign may differ); where two neighbouring keys
- * are orthogonal, so that a window's signs need not follow the whole
- * spline's, both curves are evaluated whole.  Allocates about 75 n_frames
- * doubles.
- */
-kb_status kb_reduce_rebuild_from(const kb_reduce_joint *joint, const ptrdiff_t *keys,
-                                 ptrdiff_t n_keys, const double *rotation_tcb,
-                                 const double *translation_tcb, const ptrdiff_t *from_keys,
-                                 ptrdiff_t n_from, const double *from_rotation_tcb,
-                                 const double *from_translation_tcb, double *rotations,
-                                 double *translations, kb_error *err);
-
-/*
  * The greedy selection's order: runs it until no score is above floor
  * (> 0; 1 is kb_reduce_greedy) and writes the frames it keyed, in turn,
  * with the score each had when keyed (order, order_score: n_frames - 2

@@ -1332,10 +1332,8 @@ PyDoc_STRVAR(reduce_rebuild_doc,
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
 "rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
 "translations None unless translation), and their errors (None for both\n"
-"unless errors).  since = (keys, rotation_tcb, translation_tcb, rotations,\n"
-"translations), an earlier result's keys, TCB and curves (errors False):\n"
-"only the frames of segments that differ are evaluated again, each\n"
-"rotation then up to sign (see kb_reduce_rebuild_from).  Private: see\n"
+"unless errors).  since must be None (its place in the arguments is\n"
+"kept; the partial rebuild it asked for went).  Private: see\n"
 "kbspline.motion.reduce.");
 
 /* An output array's data, or NULL for None (an output not asked for). */
@@ -1355,26 +1353,10 @@ static int check_tcb(PyObject *obj, const char *name, npy_intp K, PyArrayObject 
     return check_rows(obj, name, K, 3, 1, tcb);
 }
 
-/* A copy of an earlier curve (F, width), named name, as a new array. */
-static PyObject *copy_of_curve(PyObject *obj, const char *name, npy_intp F, npy_intp width)
-{
-    PyArrayObject *a;
-    if (!check_rows(obj, name, F, width, 0, &a))
-        return NULL;
-    npy_intp dims[2] = {F, width};
-    PyObject *copy = new_array(2, dims);  /* a memcpy: NewCopy's machinery cost more */
-    if (copy)
-        memcpy(PyArray_DATA((PyArrayObject *)copy), PyArray_DATA(a),
-               (size_t)(F * width) * sizeof(double));
-    return copy;
-}
-
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
 {
     PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL, *since = Py_None;
-    PyObject *from[5];
-    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *from_tcb[2] = {NULL, NULL}, *keys = NULL;
-    PyArrayObject *from_keys = NULL;
+    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
     int errors = 1, translation = 1, tangent_keys = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO|ppOp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
@@ -1388,31 +1370,11 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         goto done;
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
     if (since != Py_None) {
-        if (errors) {
-            PyErr_SetString(PyExc_ValueError, "since needs errors=False");
-            goto done;
-        }
-        static const char *const shape = "since must be (keys, rotation_tcb, "
-                                         "translation_tcb, rotations, translations)";
-        if (!PyTuple_Check(since) || PyTuple_GET_SIZE(since) != 5) {
-            PyErr_SetString(PyExc_TypeError, shape);
-            goto done;
-        }
-        for (int i = 0; i < 5; i++)
-            from[i] = PyTuple_GET_ITEM(since, i);
-        if (!(from_keys = key_frames(from[0], 1)))
-            goto done;
-        npy_intp n_from = PyArray_DIM(from_keys, 0);
-        if (!check_tcb(from[1], "since's rotation_tcb", n_from, &from_tcb[0]) ||
-            !check_tcb(from[2], "since's translation_tcb", n_from, &from_tcb[1]) ||
-            !(out[0] = copy_of_curve(from[3], "since's rotations", F, 4)) ||
-            !(out[1] = translation ? copy_of_curve(from[4], "since's translations", F, 3)
-                                   : (Py_INCREF(Py_None), Py_None)))
-            goto done;
-    } else {
-        out[0] = new_array(2, rotation_dims);
-        out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
+        PyErr_SetString(PyExc_ValueError, "since must be None");
+        goto done;
     }
+    out[0] = new_array(2, rotation_dims);
+    out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
     for (int i = 2; i < 4; i++)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
@@ -1423,16 +1385,9 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
     double *rotations = (double *)PyArray_DATA((PyArrayObject *)out[0]);
     Py_BEGIN_ALLOW_THREADS
-    if (from_keys)
-        status = kb_reduce_rebuild_from(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
-                                        (const ptrdiff_t *)PyArray_DATA(from_keys),
-                                        PyArray_DIM(from_keys, 0), tcb_data(from_tcb[0]),
-                                        tcb_data(from_tcb[1]), rotations,
-                                        skipped_or_data(out[1]), &err);
-    else
-        status = kb_reduce_rebuild(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
-                                   rotations, skipped_or_data(out[1]), skipped_or_data(out[2]),
-                                   skipped_or_data(out[3]), &err);
+    status = kb_reduce_rebuild(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]), rotations,
+                               skipped_or_data(out[1]), skipped_or_data(out[2]),
+                               skipped_or_data(out[3]), &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         raise_core_error(status, &err);
@@ -1440,7 +1395,6 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
 done:
     Py_XDECREF(keys);
-    Py_XDECREF(from_keys);
     for (int i = 0; i < 4; i++)
         Py_XDECREF(out[i]);
     return result;

@@ -250,43 +250,6 @@ def key_choices(draw, frames):
     return keys, *(None if t is None else rng.uniform(-1, 1, (len(keys), 3)) for t in tcb)
 
 
-@settings(max_examples=80, deadline=None)
-@given(clip=random_clips(), data=st.data(), translation=st.booleans(),
-       tangent_keys=st.booleans())
-def test_rebuild_since_other_keys_is_the_whole_spline(clip, data, translation, tangent_keys):
-    """reduce_rebuild since an earlier result (keys, TCB and curves)
-    evaluates again only the segments that differ: the curves of a whole
-    rebuild, translations bit for bit, rotations up to sign (each value
-    exact, zeros of either sign: found by a review); several in turn,
-    each since the one before, with keys and TCB partly the same.  With
-    tangent keys the rows are tangents, and keys without rows still have
-    KB tangents, shaped by their neighbours (a review found greedy keys
-    rebuilt as if they were not, 27 times past the world tolerance)."""
-    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
-              np.ascontiguousarray(clip.translations()[:1]))
-    F = clip.num_frames
-    choice = data.draw(key_choices(F))
-    curves = core.reduce_rebuild(*frames, *choice, False, translation, None, tangent_keys)[:2]
-    for _ in range(3):
-        keys, rtcb, ttcb = data.draw(key_choices(F))
-        if data.draw(st.booleans()):  # mostly the earlier keys and TCB
-            keys = np.union1d(keys[::3], choice[0]).astype(np.intp)
-            rtcb, ttcb = (None if t is None else
-                          np.where(np.isin(keys, choice[0])[:, None] & (keys % 4 != 0)[:, None],
-                                   t[np.searchsorted(choice[0], keys).clip(0, len(t) - 1)],
-                                   0.5) for t in (choice[1], choice[2]))
-        since = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation,
-                                    (*choice, *curves), tangent_keys)[:2]
-        whole = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation, None,
-                                    tangent_keys)[:2]
-        signs = np.where(np.sum(since[0] * whole[0], axis=1) < 0, -1.0, 1.0)[:, None]
-        np.testing.assert_array_equal(signs * since[0], whole[0])  # zeros' signs aside
-        assert (since[1] is None) == (not translation)
-        if translation:
-            assert since[1].tobytes() == whole[1].tobytes()
-        choice, curves = (keys, rtcb, ttcb), since
-
-
 @settings(max_examples=30, deadline=None)
 @given(clip=random_clips(), data=st.data())
 def test_errors_of_curves_are_the_rebuilds(clip, data):
@@ -313,30 +276,6 @@ def test_errors_of_curves_refuse_bad_input(curves, error, match):
     rotations, translations = core.reduce_rebuild(t, q, x, np.array([0, 19]), None, None)[:2]
     with pytest.raises(error, match=match):
         core.reduce_errors(t, q, x, *curves(rotations, translations))
-
-
-@pytest.mark.parametrize("since, error, match", [
-    ("curves", ValueError, "since needs errors=False"),
-    (("keys",), TypeError, "since must be"),
-    ("list", TypeError, "since must be"),
-    ("short", ValueError, "since's rotations"),
-    ("float keys", TypeError, "keys|int"),
-    ("unsorted", ValueError, "times"),
-    ("tcb shape", ValueError, "since's rotation_tcb"),
-])
-def test_rebuild_since_refuses_bad_input(since, error, match):
-    t, q, x = frames()
-    keys = np.array([0, 5, 19], np.intp)
-    rot, trans = core.reduce_rebuild(t, q, x, keys, None, None, False)[:2]
-    errors = since == "curves"
-    since = {"curves": (keys, None, None, rot, trans),
-             "short": (keys, None, None, rot[:-1], trans),
-             "float keys": (keys.astype(float) + 0.5, None, None, rot, trans),
-             "unsorted": (keys[::-1].copy(), None, None, rot, trans),
-             "tcb shape": (keys, np.zeros((2, 3)), None, rot, trans),
-             "list": [keys, None, None, rot, trans]}.get(since, since)
-    with pytest.raises(error, match=match):
-        core.reduce_rebuild(t, q, x, keys, None, None, errors, True, since)
 
 
 @pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"],
@@ -423,23 +362,6 @@ class _Meddler:
     def __array__(self, dtype=None, copy=None):
         self.victim[1] = self.value
         return self.keys
-
-
-def test_rebuild_takes_the_keys_as_converted():
-    """The keys the core reads are those the call was given, not what later
-    arguments' conversions made of the caller's array after."""
-    t, q, x = frames()
-    keys, since = np.array([0, 5, 19], np.intp), np.array([0, 10, 19], np.intp)
-    rot, trans = core.reduce_rebuild(t, q, x, since, None, None, False)[:2]
-    want = core.reduce_rebuild(t, q, x, keys, None, None, False, True,
-                               (since, None, None, rot, trans))
-    for value in (7, 1 << 40):
-        given = keys.copy()
-        got = core.reduce_rebuild(t, q, x, given, None, None, False, True,
-                                  (_Meddler(since, given, value), None, None, rot, trans))
-        assert given[1] == value
-        for g, w in zip(got, want):
-            np.testing.assert_array_equal(g, w)
 
 
 def test_merge_takes_the_old_keys_as_converted():
