@@ -1,4 +1,5 @@
-"""Builds the kbspline extension: the C core in csrc/ plus its CPython binding."""
+"""Builds the kbspline extension: the C core in csrc/ (its folders by area) plus
+its CPython binding."""
 import glob
 import sys
 
@@ -10,20 +11,26 @@ if sys.platform == "win32":
 else:
     # -O3 class optimisation that stays portable: no -march=native in wheels.
     # -fno-wrapv undoes the -fwrapv in Python's own flags (signed overflow
-    # wraps), which cost the streamed position sweep 15% (W1 on one core:
-    # 1.34-1.37 against 1.17-1.18 ms in C) until its stores took constant
-    # offsets from a pointer; it leaves every loop free of that constraint.
+    # wraps), which slowed the streamed position sweep; it leaves every loop
+    # free of that constraint (docs/benchmarks.md, Tuning notes).
     compile_args = ["-std=c11", "-O3", "-fno-wrapv", "-Wall", "-Wextra", "-Wno-psabi",
                     "-fno-math-errno", "-ffp-contract=off", "-pthread"]
     link_args = ["-pthread"]
+
+# The core: every C file under csrc/ but its tests and fuzz target.
+_CORE = sorted(p for p in glob.glob("csrc/**/*.c", recursive=True)
+               if not p.startswith(("csrc/tests/", "csrc/fuzz/")))
+_BINDING = sorted(glob.glob("kbspline/_ext/*.c"))
 
 setup(
     ext_modules=[
         Extension(
             "kbspline._kbspline",
-            sources=["kbspline/_kbspline_module.c"] + sorted(glob.glob("csrc/kb_*.c")),
-            include_dirs=["csrc", numpy.get_include()],
-            define_macros=[("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION")],
+            sources=_BINDING + _CORE,
+            include_dirs=["csrc/include", "csrc", numpy.get_include()],
+            # KB_BUILDING_LIBRARY opens the core's private headers to its own build
+            define_macros=[("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION"),
+                           ("KB_BUILDING_LIBRARY", None)],
             extra_compile_args=compile_args,
             extra_link_args=link_args,
         )

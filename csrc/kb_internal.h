@@ -1,8 +1,11 @@
 /* kb_internal.h -- private helpers of the kbspline core; never installed. */
+#ifndef KB_BUILDING_LIBRARY
+#error "This header is private to kbspline: include <kbspline/kbspline.h>"
+#endif
 #ifndef KB_INTERNAL_H
 #define KB_INTERNAL_H
 
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 #include <math.h>
 #include <stdint.h>
 
@@ -68,6 +71,50 @@ static inline double kb_param_at(kb_param p, ptrdiff_t track, ptrdiff_t key)
     return p.data[track * p.stride + key];
 }
 
+/*
+ * Tangents at one key from the chords on its two sides (the building block
+ * shared by positions and, on the logs, rotations).
+ *   @param[in] d_im1, d_i  (dim,) chord into the key and chord out of it
+ *   @param[in] dt_im1, dt_i  durations of those two segments (> 0)
+ *   @param[out] tan_in, tan_out  (dim,) per-time tangents
+ */
+void kb_key_tangents(kb_timing timing, double tension, double continuity,
+                     double bias, const double *d_im1, double dt_im1,
+                     const double *d_i, double dt_i, ptrdiff_t dim,
+                     double *tan_in, double *tan_out);
+
+/* Seed 002's Ease(u, a, b) with its first and second derivatives in u.
+ * Robust where the seed divides by zero (b == 0 at u == 1). */
+void kb_ease(double u, double a, double b, double *e, double *de, double *dde);
+
+/* The pieces Ease(u, a, b) really uses: a + b scaled down to 1 when
+ * larger, and an ease below 1e-9 taken as 0.  Ease changes piece at a and
+ * at 1 - b. */
+void kb_ease_pieces(double *a, double *b);
+
+/*
+ * Checks every input of kb_tcb_build once: counts (KB_EBADSHAPE where the
+ * arrays' sizes would overflow ptrdiff_t), option codes, finite and
+ * strictly increasing times spaced at least DBL_MIN apart, finite values
+ * and parameters, ease in [0, 1],
+ * and for closed splines that key K-1 repeats key 0 (value within 1e-9 of
+ * the track's largest magnitude; parameters within 1e-9); given tangents
+ * both or neither (KB_EBADSHAPE), with natural ends (KB_EBADOPTION), and
+ * finite (KB_ENONFINITE, KB_ARG_TANGENTS, index the key).
+ */
+kb_status kb_tcb_validate(const kb_tcb_keys *keys, kb_error *err);
+
+/* Checks the curve and the queries: finite t, and under KB_EXTRAP_ERROR
+ * every t within the domain (a t beyond it by at most 1e-12 of its span
+ * counts as inside).  t is (n_tracks | 1, n_eval) with t_stride 0 or n_eval. */
+kb_status kb_curve_validate(const kb_curve *curve, int nu, const double *t,
+                            ptrdiff_t n_eval, ptrdiff_t t_stride, kb_error *err);
+
+/* Checks the keys of kb_rot_build: as kb_tcb_validate, with quaternions
+ * finite and of nonzero norm, and for closed splines key K-1 the same
+ * rotation as key 0 (|dot| of the unit keys >= 1 - 1e-9). */
+kb_status kb_rot_validate(const kb_rot_keys *keys, kb_error *err);
+
 int kb_timing_ok(kb_timing timing);
 int kb_ends_ok(kb_ends ends);
 
@@ -100,34 +147,6 @@ void kb_end_tangents(const kb_tcb_keys *k, ptrdiff_t tr, const double *chord,
  * 0 if its workspace could not be allocated (nothing written). */
 int kb_sweep_shared(const kb_curve *c, int nu, const double *t, ptrdiff_t n_eval,
                     ptrdiff_t track_begin, ptrdiff_t track_end, double *out64, float *out32);
-
-/* Joint j of a world search's clip under these tolerances. */
-static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
-                                            double distance, int tangent_keys)
-{
-    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
-                          c->translations + 3 * c->n_frames * j, angle, distance,
-                          tangent_keys};
-    return jt;
-}
-
-/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
-static inline double kb_nan_max(const double *v, ptrdiff_t n)
-{
-    double m = v[0];
-    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
-        if (v[i] > m || isnan(v[i]))
-            m = v[i];
-    return m;
-}
-
-/* Joint j's worst local errors under curves, rotations (n_frames, 4) and
- * translations (n_frames, 3; NULL: none, *max_distance 0), as
- * kb_reduce_errors measures them into angle and distance (n_frames each),
- * NaN where one is (kb_reduce_world.c). */
-kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
-                               const double *translations, double *angle, double *distance,
-                               double *max_angle, double *max_distance, kb_error *err);
 
 /* Runs fn(ctx, begin, end) over [0, n) cut into ranges, a few per thread
  * but none under min_chunk items unless there are fewer than n_threads,
@@ -162,23 +181,5 @@ typedef kb_status (*kb_build_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_e
  * result (and error) of one call fn(ctx, 0, n, err). */
 kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
                             void *ctx, kb_error *err);
-
-/* One rotation track's keys as kb_rot_build prepares them (track_chords):
- * unit keys q (K, 4), chords (K - 1, 3), the chords its tangents are taken
- * from (tchord, K - 1, 3) and durations dt (K - 1), in the caller's
- * memory: a track built again and again with other TCB prepares once. */
-typedef struct {
-    double *q, *chord, *tchord, *dt;
-} kb_rot_chords;
-
-/* Track 0 of validated keys k (kb_rot_validate) into c. */
-void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c);
-
-/* kb_reduce_errors of a joint whose frames a validated joint holds (as
- * kb_reduce_sweep's checks take its frames between two keys, again and
- * again): the same errors without validate's pass over the frames; any
- * n_frames >= 0. */
-void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
-                                const double *translations, double *angle, double *distance);
 
 #endif /* KB_INTERNAL_H */

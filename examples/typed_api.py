@@ -129,7 +129,7 @@ def pipelines_beyond_one_machine(folder: pathlib.Path) -> None:
     import dask.array as da
 
     from kbspline.dask import bake
-    from kbspline.gltf import GltfExport, export_gltf
+    from kbspline.formats.gltf import GltfExport, export_gltf
 
     values = np.random.default_rng(2).normal(size=(40, 6, 3))
     # older Dask (Python 3.9's) does not re-export from_array

@@ -95,6 +95,9 @@ def main(argv=None):
     imp.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
     imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
+    from .formats import convert as convert_
+    convert_.cli_arguments(commands.add_parser("convert", help="write a scene (3DS, LightWave "
+                                                              "...) as glTF, BVH or USD"))
     args = parser.parse_args(argv)
     for flag, target in (("-o/--output", getattr(args, "output", None)),
                          ("--plot", getattr(args, "plot", None))):
@@ -102,6 +105,8 @@ def main(argv=None):
         if folder and not os.path.isdir(folder):
             parser.error(f"{flag}: the folder {folder} does not exist")
 
+    if args.command == "convert":
+        return run_reported(args.command, convert_.cli_run, args)
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:

@@ -88,6 +88,17 @@ def _check_scalar(name, value, low=-math.inf):
     return value
 
 
+def _check_count(name, value, minimum):
+    """A whole number >= `minimum` from an int or an integral float; bools,
+    fractions, NaN and text are refused by name."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                       np.floating)):
+        raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
+    if not (math.isfinite(value) and float(value).is_integer()) or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}, not {value!r}")
+    return int(value)
+
+
 def _check_positive(name, value, default=None):
     """A positive finite float from `value`, or `default` for None."""
     if value is None:

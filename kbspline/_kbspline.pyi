@@ -1,4 +1,4 @@
-# Types of the private extension module (kbspline/_kbspline_module.c).
+# Types of the private extension module (its C source: kbspline/_ext/).
 # Arrays are float64, C-contiguous; shapes are in each function's docstring.
 from typing import Callable, Optional
 

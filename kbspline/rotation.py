@@ -71,7 +71,7 @@ class RotationSpline(KeyedSpline):
 
     Angular velocity w satisfies dq/dt = w q / 2 in the world frame and
     q w / 2 in the body frame.  Rates are analytic: derivatives are carried
-    through every slerp, log and exp of squad (see ``csrc/kb_quat.h``).
+    through every slerp, log and exp of squad (see ``csrc/quat/kb_quat.h``).
     Results are unit quaternions, continuous in sign along t within the
     domain; a periodic loop whose keys come back as -q_0 changes sign where
     it wraps.

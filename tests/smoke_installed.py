@@ -19,6 +19,7 @@ sys.path = [p for p in sys.path if pathlib.Path(p or ".").resolve() !=
 import kbspline  # noqa: E402
 from kbspline import PositionSpline, RotationSpline  # noqa: E402
 from kbspline.motion import read_bvh  # noqa: E402, F401  (the subpackage is shipped)
+from kbspline.formats.gltf import read_gltf  # noqa: E402, F401  (and formats' own)
 
 
 def main():

@@ -197,3 +197,23 @@ def test_any_rotation_spline_plays_back_within_tolerance(seed, tolerance, timing
         gaps = np.diff(mine)
         if gaps.min() >= 2 * MIN_KEY_SPACING:   # not held back by the spacing floor
             assert worst_rotation(spline, mine, track, rng, n=2000) <= tolerance
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), tolerance=st.sampled_from([1e-2, 1e-3]))
+def test_start_keys_are_kept_and_only_split(seed, tolerance):
+    """Keys another spline placed (start=) stay; new ones only split the
+    intervals between them, never closer than MIN_KEY_SPACING to them."""
+    rng = np.random.default_rng(seed)
+    spline = random_rotations(rng, 2, 5, "kb", "natural")
+    lo, hi = spline.breakpoints[..., 0].min(), spline.breakpoints[..., -1].max()
+    start = np.sort(rng.uniform(lo, hi, 30))
+    start = start[np.diff(start, prepend=lo) >= MIN_KEY_SPACING]
+    (keys,) = linear_keys(spline, tolerance, shared=True, start=np.append(start, hi + 5.0))
+    assert np.all(np.isin(start, keys)) and keys[-1] == hi   # outside the domain: dropped
+    added = np.setdiff1d(keys, np.union1d(start, spline.breakpoints.ravel()))
+    near = np.abs(added[:, None] - np.union1d(start, keys)[None, :])
+    assert np.all(np.where(near == 0, np.inf, near).min(axis=1) >= MIN_KEY_SPACING * (1 - 1e-9))
+    if np.diff(keys).min() >= 2 * MIN_KEY_SPACING:
+        for track in range(2):
+            assert worst_rotation(spline, keys, track, rng, n=2000) <= tolerance

@@ -19,9 +19,13 @@ def kbtests(tmp_path_factory):
     if cc is None:
         pytest.skip("no C compiler")
     exe = tmp_path_factory.mktemp("ctests") / "kbtests"
-    sources = sorted(map(str, CSRC.glob("kb_*.c"))) + sorted(map(str, CSRC.glob("tests/test_*.c")))
+    # the library's sources (its folders, not tests/ or fuzz/), then the tests
+    core = sorted(str(p) for p in CSRC.glob("**/*.c") if p.parts[len(CSRC.parts)] not in
+                  ("tests", "fuzz"))
+    sources = core + sorted(map(str, CSRC.glob("tests/test_*.c")))
     subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-psabi", "-Werror", "-pedantic", "-pthread",
-                    f"-I{CSRC}", f"-I{CSRC / 'tests'}", *sources, "-lm", "-o", str(exe)],
+                    "-DKB_BUILDING_LIBRARY", f"-I{CSRC}", f"-I{CSRC / 'include'}",
+                    f"-I{CSRC / 'tests'}", *sources, "-lm", "-o", str(exe)],
                    check=True)
     return exe
 

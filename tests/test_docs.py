@@ -64,10 +64,13 @@ def public_callables():
     import kbspline.dask
     import kbspline.formats.adaptive
     import kbspline.formats.gltf
+    import kbspline.formats.convert
+    import kbspline.formats.threeds
     import kbspline.formats.usd
     import kbspline.motion
     modules = [kbspline, kbspline.motion, kbspline.formats.gltf, kbspline.formats.usd,
-               kbspline.formats.adaptive, kbspline.dask]
+               kbspline.formats.adaptive, kbspline.formats.threeds,
+               kbspline.formats.convert, kbspline.dask]
     seen = set()
     for module in modules:
         for name in getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")]):

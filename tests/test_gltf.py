@@ -11,7 +11,8 @@ from kbspline import PositionSpline, RotationSpline, quat_from_axis_angle
 
 gl = pytest.importorskip("pygltflib")
 from pygltflib.validator import validate  # noqa: E402
-from kbspline.formats.gltf import _Track, export_gltf  # noqa: E402
+from kbspline.formats.gltf import export_gltf  # noqa: E402
+from kbspline.formats.gltf.write import _Track  # noqa: E402
 
 
 # -- the specification's playback (glTF 2.0, Appendix C: interpolation) -----
@@ -212,7 +213,7 @@ def test_bad_arguments(splines, tmp_path, channels, kwargs, error, words):
 def test_baked_quaternions_take_the_short_way():
     # Squad's output is already sign-continuous; keys fed in with flipped
     # signs (as SciPy or a BVH importer may give) must be too once written.
-    from kbspline.formats.gltf import _shortest_path
+    from kbspline.formats.gltf.write import _shortest_path
     q = quat_from_axis_angle([0, 0, 1], np.linspace(0, 3, 12))
     signs = np.array([1, -1, -1, 1, -1, 1, 1, 1, -1, -1, 1, -1])[:, None]
     fixed = _shortest_path(q * signs)

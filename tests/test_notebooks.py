@@ -11,8 +11,8 @@ pytest.importorskip("ipykernel")
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def test_all_nine_are_here():
-    assert len(NOTEBOOKS) == 9
+def test_all_ten_are_here():
+    assert len(NOTEBOOKS) == 10
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

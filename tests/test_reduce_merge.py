@@ -1,4 +1,4 @@
-"""The world search's piecewise check (csrc/kb_reduce_merge.c,
+"""The world search's piecewise check (csrc/motion/reduce/kb_reduce_merge.c,
 _core.reduce_merge, and kb_joint_world's frame_worst): the merge of a
 joint's old and new tangent keys against a plain Python oracle written
 from its description, on random legal input, with the drops it remembers;

@@ -1,4 +1,4 @@
-"""Tangent keys in one forward sweep (csrc/kb_reduce_sweep.c,
+"""Tangent keys in one forward sweep (csrc/motion/reduce/kb_reduce_sweep.c,
 _core.reduce_sweep): every frame within the tolerances by an independent
 oracle, the public RotationSpline and PositionSpline through the keys with
 the returned tangents on both sides, and by reduce_rebuild's own errors

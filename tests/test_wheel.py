@@ -36,12 +36,14 @@ def test_sdist_has_the_sources(dist):
     with tarfile.open(dist[0]) as tar:
         names = {pathlib.PurePosixPath(n).relative_to(n.split("/")[0]).as_posix()
                  for n in tar.getnames() if "/" in n}
-    for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/kbspline.h",
-                   "csrc/kb_eval.c", "csrc/Makefile", "kbspline/_kbspline_module.c",
+    for needed in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "csrc/Makefile",
+                   "csrc/include/kbspline/kbspline.h", "csrc/spline/kb_eval.c",
+                   "csrc/motion/reduce/reduce_internal.h", "kbspline/_ext/module.c",
+                   "kbspline/_ext/ext.h",
                    "kbspline/_kbspline.pyi", "kbspline/py.typed", "kbspline/formats/bvh.py",
                    # what the tests import besides test files, so they run from the sdist
                    "tests/oracles.py", "tests/mocap.py", "tests/smoke_installed.py",
-                   "tests/poses.py", "tests/blender_probe.py", "examples/typed_api.py",
+                   "tests/poses.py", "tests/blender_probe.py", "tests/gltf_files.py", "examples/typed_api.py",
                    "benchmarks/run.py", "notebooks/_helpers.py", "docs/camera_path.png",
                    ".ci/run"):
         assert needed in names, needed
@@ -50,7 +52,7 @@ def test_sdist_has_the_sources(dist):
 def test_wheel_has_the_package(dist):
     names = set(zipfile.ZipFile(dist[1]).namelist())
     for needed in ("kbspline/__init__.py", "kbspline/formats/bvh.py", "kbspline/py.typed",
-                   "kbspline/_kbspline.pyi"):
+                   "kbspline/_kbspline.pyi", "kbspline/formats/gltf/read.py"):
         assert needed in names, needed
     assert any(n.startswith("kbspline/_kbspline.") and n.endswith((".so", ".pyd"))
                for n in names)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 typedef struct {
     const uint8_t *data;

@@ -8,12 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kb_cumulative.h"
+#include "rotation/kb_cumulative.h"
 #include "kb_internal.h"
-#include "kb_quat.h"
-#include "kb_rot_segment.h"
+#include "quat/kb_quat.h"
+#include "rotation/kb_rot_segment.h"
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 static uint64_t rng_state = 88172645463325252u;
 

@@ -1,6 +1,7 @@
 /* test_ease.c -- seed 002's Ease and its derivatives. */
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
+#include "kb_internal.h"
 
 static double ease_e(double u, double a, double b)
 {

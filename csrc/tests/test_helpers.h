@@ -2,7 +2,7 @@
 #ifndef TEST_HELPERS_H
 #define TEST_HELPERS_H
 
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 #define MAXK 16
 #define MAXD 3

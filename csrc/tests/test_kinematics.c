@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 #define LONG_F 11 /* two blocks of four and three frames after */
 #define LONG_SITES 2

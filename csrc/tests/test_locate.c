@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "kb_test.h"
-#include "kb_locate.h"
+#include "spline/kb_locate.h"
 
 #define N_SEG 1000
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 int kb_test_failed;
 

@@ -2,7 +2,8 @@
  * playback error is known in closed form: a parabola and a rotation whose
  * angle grows with u^2. */
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
+#include "motion/kb_playback.h"
 
 #define M 5  /* u = 0, 1/4, 1/2, 3/4, 1 */
 static const double u[M] = {0.0, 0.25, 0.5, 0.75, 1.0};

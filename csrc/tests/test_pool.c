@@ -12,7 +12,7 @@
 
 #include "kb_internal.h"
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 enum { NT = 64, K = 6, D = 2, S = K - 1, M = 900, CALLERS = 4, ROUNDS = 60 };
 

@@ -3,7 +3,7 @@
 #include <float.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 static const double unit_q[4] = {0.5, -0.5, 0.5, 0.5};  /* 120 degrees about (-1, 1, 1) */
 

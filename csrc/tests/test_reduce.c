@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
-#include "kb_quat.h"
+#include "kbspline/kbspline.h"
+#include "quat/kb_quat.h"
+#include "motion/reduce/reduce_internal.h"
 
 #define F 120
 

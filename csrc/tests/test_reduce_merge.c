@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
+#include "motion/reduce/reduce_internal.h"
 
 #define F 13
 

@@ -12,7 +12,8 @@
 
 #include "kb_internal.h"
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
+#include "motion/reduce/reduce_internal.h"
 
 #define N 200
 

@@ -9,7 +9,8 @@
 
 #include "kb_test.h"
 #include "kb_internal.h"
-#include "kb_locate.h"
+#include "spline/kb_locate.h"
+#include "rotation/kb_rot_chords.h"
 
 #define N_KEYS 9
 #define N_SEG (N_KEYS - 1)

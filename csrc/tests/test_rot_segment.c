@@ -7,8 +7,8 @@
 
 #include "kb_test.h"
 #include "kb_internal.h"
-#include "kb_quat.h"
-#include "kb_rot_segment.h"
+#include "quat/kb_quat.h"
+#include "rotation/kb_rot_segment.h"
 
 #define N_SAMPLES 8
 

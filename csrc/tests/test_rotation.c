@@ -1,10 +1,10 @@
 /* test_rotation.c -- quaternion helpers, squad splines and their angles
  * through the C API. */
-#include "kb_cumulative.h"
-#include "kb_quat.h"
-#include "kb_squad.h"
+#include "rotation/kb_cumulative.h"
+#include "quat/kb_quat.h"
+#include "rotation/kb_squad.h"
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 /* log and exp invert each other, near the identity too. */
 KB_TEST(test_quat_log_exp_near_identity)

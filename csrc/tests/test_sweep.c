@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
 
 /* Output sizes below and above the core's streaming thresholds for the
  * 24 MB last-level cache test_main sets (12 MB of float64, 24 MB of

@@ -1,6 +1,7 @@
 /* test_tangents.c -- the tangent formulas of every timing convention. */
 #include "kb_test.h"
-#include "kbspline.h"
+#include "kbspline/kbspline.h"
+#include "kb_internal.h"
 
 static const kb_timing all_timings[4] = {KB_TIMING_KB, KB_TIMING_3DS, KB_TIMING_PARABOLIC,
                                          KB_TIMING_AVERAGE};

@@ -1,7 +1,7 @@
 /* test_vmath.c -- the vector sine, cosine and atan2 of squad's values
  * against the C library, lane by lane. */
 #include "kb_test.h"
-#include "kb_vmath.h"
+#include "simd/kb_vmath.h"
 
 #include <float.h>
 

@@ -52,8 +52,8 @@ FloatArray = NDArray[np.float64]
 
 
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
-                round_times: Optional[Callable[[FloatArray], FloatArray]] = None
-                ) -> list[FloatArray]:
+                round_times: Optional[Callable[[FloatArray], FloatArray]] = None,
+                start: Optional[FloatArray] = None) -> list[FloatArray]:
     """Key times at which to sample a spline for linear playback within a tolerance.
 
     Parameters
@@ -71,6 +71,10 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         Maps times to the nearest the format can store (glTF: float32
         seconds); keys are placed there and the bound holds for the stored
         times.
+    start : array_like, optional
+        Times kept as keys besides the spline's own (those inside its
+        domain), for instance the keys another spline placed in a list both
+        share; new keys only split the intervals between them.
 
     Returns
     -------
@@ -93,7 +97,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")
     rounding = round_times or (lambda t: t)
-    keys = _start_keys(spline, shared, rounding)
+    keys = _start_keys(spline, shared, rounding, start)
     done = [np.zeros(len(k) - 1, dtype=bool) for k in keys]
     for _ in range(_MAX_ROUNDS):
         starts, ends, owner = _open_intervals(keys, done)
@@ -136,14 +140,16 @@ def playback_error(spline: Spline, times: list[FloatArray],
     return out
 
 
-def _start_keys(spline, shared, rounding):
-    """The spline's key times, rounded but for the domain's ends."""
+def _start_keys(spline, shared, rounding, start):
+    """The spline's key times and `start`'s, rounded but for the domain's ends."""
     tracks = int(np.prod(spline.batch_shape))
     knots = np.asarray(spline.breakpoints, dtype=np.float64).reshape(-1, spline.breakpoints.shape[-1])
     knots = np.broadcast_to(knots, (tracks, knots.shape[-1]))
+    extra = np.zeros(0) if start is None else np.asarray(start, dtype=np.float64).ravel()
     out = []
     for k in (knots.ravel()[None] if shared else knots):
         lo, hi = k.min(), k.max()
+        k = np.concatenate([k, extra[np.isfinite(extra)]])
         inner = np.clip(rounding(k[(k > lo) & (k < hi)]), lo, hi)
         out.append(np.unique(np.concatenate([[lo, hi], inner[(inner > lo) & (inner < hi)]])))
     return out
@@ -166,7 +172,7 @@ def _pieces(spline, starts, ends, owner, groups, tolerance):
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
     size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         bound = size + _SAFETY * bend / 8.0
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))

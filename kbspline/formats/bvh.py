@@ -22,9 +22,12 @@ from typing import Optional, Union
 import numpy as np
 
 from ..motion.clip import CHANNELS, Joint, Motion, check_motion
+from .errors import FormatError
+from .gltf.playback import GltfChannel
+from .scene import Channel, Node, Scene, Skin
 
 
-class BvhError(ValueError):
+class BvhError(FormatError):
     """A malformed BVH file; the message names the file, line and reason."""
 
 
@@ -59,6 +62,65 @@ def read_bvh(path: Union[str, os.PathLike[str]]) -> Motion:
     frame_time, count = _read_motion_header(words)
     frames = _read_frames(words, count, sum(len(joint.channels) for joint in joints))
     return Motion(joints, frame_time, frames)
+
+
+def read_bvh_scene(path: Union[str, os.PathLike[str]]) -> Scene:
+    """Reads a BVH file as a `kbspline.formats.scene.Scene` (`read_scene` does, for ``.bvh``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    Scene
+        See `motion_scene`.
+
+    Raises
+    ------
+    BvhError
+        As `read_bvh`.
+    """
+    return motion_scene(read_bvh(path))
+
+
+def motion_scene(motion: Motion) -> Scene:
+    """A clip as a Scene: one node per joint (kind ``"joint"``, rest translation
+    its OFFSET, an End Site's offset in ``extras["end_site"]``), one skin of
+    them all, and one animation ``"bvh"`` whose channels play the frames back
+    as glTF LINEAR samplers do (slerp between frames for rotations): rotation
+    for every joint, translation for joints with position channels.
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip.
+
+    Returns
+    -------
+    Scene
+        With ``source="bvh"``.
+    """
+    check_motion(motion, "motion")
+    rotations, translations = motion.rotations(), motion.translations()
+    nodes, names = [], set()
+    channels: dict[tuple[str, str], Channel] = {}
+    for j, joint in enumerate(motion.joints):
+        name = joint.name if joint.name not in names else f"{joint.name}#{j}"
+        names.add(name)
+        extras = {} if joint.end_site is None else {"end_site": np.array(joint.end_site)}
+        children = [k for k, child in enumerate(motion.joints) if child.parent == j]
+        nodes.append(Node(name, joint.parent, children, np.array(joint.offset, dtype=float),
+                          np.array([1.0, 0.0, 0.0, 0.0]), np.ones(3), kind="joint",
+                          extras=extras))
+        channels[name, "rotation"] = GltfChannel(motion.times, rotations[j][:, [1, 2, 3, 0]],
+                                                 "LINEAR", "rotation")
+        if any(c.endswith("position") for c in joint.channels):
+            channels[name, "translation"] = GltfChannel(motion.times, translations[j],
+                                                        "LINEAR", "translation")
+    return Scene(nodes, [Skin("bvh", list(range(len(nodes))))], {"bvh": channels},
+                 source="bvh")
 
 
 def _lines(path, data):

@@ -2,17 +2,23 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Optional
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._checks import _check_count, _check_scalar
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
 
 
 _BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64
+# Seconds are turned into frames with this relative slack, so that a loop of
+# exactly max_seconds is considered: 7 / 24 s is 6.999999999999999 frames,
+# and BVH prints frame times to 6 digits (0.2 s is 6.000006 frames of 0.0333333 s).
+_FRAME_SLACK = 1e-5
 
 
 def pose_distances(p, q):
@@ -33,9 +39,15 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
     Parameters
     ----------
     motion : Motion
-        The clip.
-    min_seconds, max_seconds : float
-        The shortest and longest loops considered (no longest by default).
+        The clip, with joints below its roots; it needs at least
+        ``ceil(min_seconds / frame_time) + 2`` frames (a loop's end and the
+        frame after it, which the cost compares too).
+    min_seconds : float
+        The shortest loop considered, finite and >= 0 (a loop is at least
+        one frame long).
+    max_seconds : float, optional
+        The longest loop considered, >= min_seconds; None or inf for no
+        limit.
 
     Returns
     -------
@@ -51,15 +63,31 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
     way), summed over every joint but the roots, whose rotation carries the
     heading.  Of equal costs, the earliest start wins, then the earliest end.
     Memory is O(frames): the pairs are compared a block of starts at a time.
+
+    Raises
+    ------
+    ValueError
+        For a clip with no joints below its roots, a negative or non-finite
+        min_seconds, a max_seconds below min_seconds or NaN, a range that
+        holds no whole number of frames, or a clip too short for any loop
+        in the range.
     """
     check_motion(motion, "motion")
+    min_seconds = _check_scalar("min_seconds", min_seconds, 0.0)
+    limit = math.inf if max_seconds is None else _check_limit(max_seconds, min_seconds)
     joints = [j for j, joint in enumerate(motion.joints) if joint.parent >= 0]
     if not joints:
         raise ValueError("the clip has no joints below its roots to compare poses by")
     q = motion.rotations()[joints]
     F = motion.num_frames
-    shortest = max(1, int(np.ceil(min_seconds / motion.frame_time)))
-    longest = F if max_seconds is None else int(max_seconds / motion.frame_time)
+    in_frames = 1.0 / motion.frame_time
+    # frame counts as floats first: seconds far beyond the clip are no overflow
+    least = max(1.0, float(np.ceil(min_seconds * in_frames * (1 - _FRAME_SLACK))))
+    most = float(np.floor(limit * in_frames * (1 + _FRAME_SLACK)))
+    shortest, longest = int(min(least, F)), int(min(most, F))
+    if most < least:
+        raise ValueError(f"no loop of a whole number of frames ({motion.frame_time:.6g} s each) "
+                         f"lies between min_seconds={min_seconds} and max_seconds={max_seconds}")
     rows = max(1, _BLOCK_VALUES // (len(joints) * F))
     best = None
     for first in range(0, F - 1, rows):
@@ -76,8 +104,20 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
             best = (first + int(i), lo + int(j), float(cost[i, j]))
     if best is None or best[2] == np.inf:
         raise ValueError(f"the clip has {F} frames: too short for a loop of at least "
-                         f"{min_seconds} s")
+                         f"{min_seconds} s ({least:.0f} frames), which needs {least + 2:.0f}")
     return best
+
+
+def _check_limit(max_seconds, min_seconds):
+    """max_seconds as a float >= min_seconds (inf allowed), or a clear error."""
+    try:
+        limit = float(max_seconds)
+    except (TypeError, ValueError):
+        raise TypeError(f"max_seconds must be a number or None, not {max_seconds!r}") from None
+    if math.isnan(limit) or limit < min_seconds:
+        raise ValueError(f"max_seconds must be a number >= min_seconds={min_seconds} "
+                         f"(inf or None for no limit), not {max_seconds!r}")
+    return limit
 
 
 @dataclasses.dataclass
@@ -133,9 +173,11 @@ def make_loop(motion: Motion, start: int, end: int, tension: float = 0.0,
     Parameters
     ----------
     motion : Motion
-        The clip.
+        The clip, of at least 3 frames.
     start, end : int
-        The loop's frames, as `find_cycle` gives them.
+        The loop's frames, as `find_cycle` gives them: whole numbers with
+        ``0 <= start``, ``end - start >= 2`` and ``end < num_frames`` (the
+        loop's last key repeats frame start).
     tension, continuity, bias : float
         The TCB of every key.
 
@@ -144,6 +186,7 @@ def make_loop(motion: Motion, start: int, end: int, tension: float = 0.0,
     Loop
     """
     check_motion(motion, "motion")
+    start, end = _check_count("start", start, 0), _check_count("end", end, 0)
     if not 0 <= start < end < motion.num_frames or end - start < 2:
         raise ValueError(f"need 0 <= start < end - 1 < {motion.num_frames}, "
                          f"not start={start}, end={end}")

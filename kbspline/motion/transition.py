@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import _check_count
 from ..position import PositionSpline
 from ..quaternion import quat_exp, quat_from_axis_angle, quat_multiply, quat_to_matrix, slerp
 from ..rotation import RotationSpline
@@ -111,14 +112,23 @@ def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     Parameters
     ----------
     a, b : Motion
-        The clips to leave and to join; they must share a skeleton and frame
-        time (resample one first otherwise).
+        The clips to leave and to join, of at least 2 frames each (the rates
+        at the joins come from splines through each clip's frames); they
+        must share a skeleton and frame time (resample one first otherwise).
     frames : int
-        Frames of transition.
+        Frames of transition, a whole number >= 1.
 
     Returns
     -------
     Motion
+
+    Raises
+    ------
+    ValueError
+        For a clip of fewer than 2 frames, clips with different joints or
+        frame times, or frames that is not a whole number >= 1.
+    TypeError
+        For a clip that is not a Motion or frames that is not a number.
 
     Notes
     -----
@@ -136,14 +146,17 @@ def transition(a: Motion, b: Motion, frames: int = 24) -> Motion:
     """
     check_motion(a, "a")
     check_motion(b, "b")
+    for name, clip in (("a", a), ("b", b)):
+        if clip.num_frames < 2:
+            raise ValueError(f"{name} has {clip.num_frames} frame(s); transition needs clips of "
+                             f"at least 2 frames (the rates at the joins come from splines "
+                             f"through each clip's frames)")
     if [j.name for j in a.joints] != [j.name for j in b.joints]:
         raise ValueError("the two clips must have the same joints in the same order")
     if abs(a.frame_time - b.frame_time) > 1e-9 * a.frame_time:
         raise ValueError(f"the clips' frame times differ ({a.frame_time} and {b.frame_time}): "
                          f"resample one to the other's rate first")
-    frames = int(frames)
-    if frames < 1:
-        raise ValueError(f"frames must be at least 1, not {frames}")
+    frames = _check_count("frames", frames, 1)
     root = moving_root(a)
     dt = a.frame_time
     duration = (frames + 1) * dt

@@ -1,0 +1,44 @@
+/*
+ * kbspline/kinematics.h -- forward kinematics of a joint hierarchy.
+ *
+ *   kb_joint_world  one joint placed in the world, frame by frame
+ *   kb_joint_reach  how far each joint's points get from its origin
+ */
+#ifndef KBSPLINE_KINEMATICS_H
+#define KBSPLINE_KINEMATICS_H
+
+#include "status.h"
+
+KB_BEGIN_DECLS
+
+/*
+ * One joint in the world at n_frames frames: world_rot (n_frames, 9;
+ * row-major) = parent_rot R(rotation) and origin (n_frames, 3) =
+ * parent_origin + parent_rot offset, from its local rotations (n_frames, 4;
+ * (w, x, y, z), normalised here; zero or non-finite refused) and offsets
+ * (n_frames, 3, or one (3,) when offset_stride is 0); a root passes NULL
+ * parents.  Its points (the origin, then each of sites (n_sites, 3)) go to
+ * points (n_frames, 1 + n_sites, 3) unless NULL.  With truth (that shape;
+ * NULL to skip), *max_error is their largest distance from it, the call
+ * stopping early (outputs unfinished) at the first point farther than
+ * limit (none for an infinite or NaN limit), and frame_worst (n_frames;
+ * NULL to skip) takes each frame's largest squared distance where larger
+ * (or NaN), so that calls for the joints below one fold in.
+ */
+kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
+                         const double *parent_origin, const double *rotations,
+                         const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
+                         const double *sites, const double *truth, double limit,
+                         double *world_rot, double *origin, double *points, double *max_error,
+                         double *frame_worst, kb_error *err);
+
+/* reach[j]: the farthest any point joint j carries (its own and those of
+ * the joints below it) gets from its origin in any frame (NaN where a point
+ * is); points as kb_joint_world writes them, joint after joint; parents[j]
+ * in [-1, j). */
+kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t *parents,
+                         const ptrdiff_t *n_sites, const double *points, double *reach,
+                         kb_error *err);
+
+KB_END_DECLS
+#endif /* KBSPLINE_KINEMATICS_H */

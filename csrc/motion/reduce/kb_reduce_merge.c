@@ -1,0 +1,131 @@
+/*
+ * kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
+ * the world within its tolerance, the old keys elsewhere (the world-space
+ * search of kbspline.motion.reduce_keys, which checks the new keys of one
+ * joint at a time by forward kinematics, frame by frame).
+ *
+ * A segment of tangent keys hangs on its two keys and their tangents
+ * alone, so keys that the old and the new keys share with the same rows
+ * cut the frames into pieces, and within a piece the curves are wholly
+ * the old ones or wholly the new.  A frame's world error hangs on every
+ * joint's curves at that frame alone: where each piece keeps the keys
+ * whose frames were within the limit, every frame is.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kbspline/kbspline.h"
+#include "motion/reduce/reduce_internal.h"
+
+/* Whether key o of the old keys and key n of the new have the same rows. */
+static int same_rows(const double *const old_rows[2], ptrdiff_t o,
+                     const double *const new_rows[2], ptrdiff_t n)
+{
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 3; i++)
+            if (old_rows[c][3 * o + i] != new_rows[c][3 * n + i])
+                return 0;
+    return 1;
+}
+
+/* Whether every frame from first to last is within limit (squared errors; NaN is not). */
+static int within(const double *frame_worst, ptrdiff_t first, ptrdiff_t last, double limit)
+{
+    for (ptrdiff_t f = first; f <= last; f++)
+        if (!(frame_worst[f] <= limit))
+            return 0;
+    return 1;
+}
+
+/* Records that dropping old key i failed for good between the keys around
+ * it (see kb_drop_memory: needed infinite is never within a margin). */
+static void remember_refused(kb_drop_memory *memory, const ptrdiff_t *keys, ptrdiff_t K,
+                             ptrdiff_t i)
+{
+    ptrdiff_t f = keys[i];
+    memory->needed[2 * f] = memory->needed[2 * f + 1] = INFINITY;
+    for (int d = 0; d < 4; d++) {
+        ptrdiff_t k = i + (d < 2 ? d - 2 : d - 1);
+        memory->around[4 * f + d] = k >= 0 && k < K ? keys[k] : -1;
+    }
+}
+
+/* Appends keys [from, to) of one side, with their rows, to the merge. */
+static void take(const ptrdiff_t *keys, const double *const rows[2], ptrdiff_t from,
+                 ptrdiff_t to, ptrdiff_t *out, double *const out_rows[2], ptrdiff_t *n)
+{
+    for (ptrdiff_t i = from; i < to; i++, (*n)++) {
+        out[*n] = keys[i];
+        for (int c = 0; c < 2; c++)
+            memcpy(out_rows[c] + 3 * *n, rows[c] + 3 * i, 3 * sizeof(double));
+    }
+}
+
+kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
+                          const double *const old_rows[2], const ptrdiff_t *new_keys,
+                          ptrdiff_t n_new, const double *const new_rows[2],
+                          const double *frame_worst, double limit, ptrdiff_t *keys,
+                          ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
+                          kb_error *err)
+{
+    if (n_frames < 2 || n_old < 2 || n_new < 2 || n_old > n_frames || n_new > n_frames ||
+        !old_keys || !new_keys || !frame_worst || !keys || !n_keys || !rows[0] || !rows[1] ||
+        !old_rows[0] || !old_rows[1] || !new_rows[0] || !new_rows[1])
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    for (ptrdiff_t i = 0; i < n_old + n_new; i++) {
+        const ptrdiff_t *k = i < n_old ? old_keys + i : new_keys + (i - n_old);
+        if (*k < 0 || *k >= n_frames || (i != 0 && i != n_old && k[0] <= k[-1]))
+            return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
+    }
+    /* squared; a negative limit (as kb_joint_world's) or NaN holds no frame */
+    const double limit2 = limit >= 0.0 ? limit * limit : NAN;
+    ptrdiff_t n = 0, o = 0, w = 0;  /* keys written; the next old and new key */
+    ptrdiff_t o0 = 0, w0 = 0, first = 0;  /* the piece's first old and new key and frame */
+    int held = 0;  /* a piece that differs kept its new keys */
+    while (o0 < n_old || w0 < n_new) {
+        /* the piece ends at the next shared key with the same rows, or the last frame */
+        ptrdiff_t last = n_frames - 1;
+        o = o0;
+        w = w0;
+        while (o < n_old && w < n_new) {
+            if (old_keys[o] < new_keys[w])
+                o++;
+            else if (new_keys[w] < old_keys[o])
+                w++;
+            else if (same_rows(old_rows, o, new_rows, w)) {
+                last = old_keys[o];
+                break;
+            } else {
+                o++;
+                w++;
+            }
+        }
+        int anchored = o < n_old && w < n_new && old_keys[o] == last;
+        if (!anchored)
+            o = n_old, w = n_new;
+        int differs = o > o0 || w > w0;
+        int ok = differs && within(frame_worst, first, last, limit2);
+        if (ok)
+            take(new_keys, new_rows, w0, w, keys, rows, &n);
+        else
+            take(old_keys, old_rows, o0, o, keys, rows, &n);
+        held |= ok;
+        for (ptrdiff_t i = o0, v = w0; memory && differs && !ok && i < o; i++) {
+            while (v < w && new_keys[v] < old_keys[i])
+                v++;
+            if (v < w && new_keys[v] == old_keys[i])
+                continue;  /* kept (its rows refitted) */
+            ptrdiff_t lo = old_keys[i >= 2 ? i - 2 : 0];
+            ptrdiff_t hi = old_keys[i + 2 < n_old ? i + 2 : n_old - 1];
+            if (!within(frame_worst, lo, hi, limit2))
+                remember_refused(memory, old_keys, n_old, i);
+        }
+        if (anchored)  /* the shared key, then the next piece from it */
+            take(new_keys, new_rows, w, w + 1, keys, rows, &n);
+        o0 = anchored ? o + 1 : n_old;
+        w0 = anchored ? w + 1 : n_new;
+        first = last;
+    }
+    *n_keys = held ? n : 0;
+    return kb_ok(err);
+}

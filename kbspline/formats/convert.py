@@ -1,0 +1,278 @@
+"""Scenes to glTF within a tolerance, axes converted (``python -m kbspline convert``).
+
+A scene's channels are kbspline splines in the file's own axes; glTF wants
+Y up and right-handed.  A change of axes by an orthogonal matrix A maps a
+TCB spline onto a TCB spline exactly (positions are linear in the keys;
+rotation logs turn by det(A) A, which commutes with squad), so each track
+is rebuilt in glTF's axes and written by `export_gltf` within the
+tolerances, rather than sampled.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import warnings
+from typing import Optional, Union
+
+import numpy as np
+
+from .gltf import GltfExport, export_gltf
+from .load import read_scene
+from .threeds import read_3ds
+
+__all__ = ["axes_to_gltf", "scene_to_gltf", "upright", "convert"]
+
+_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # z -> y, y -> -z
+_MIRROR_Z = np.diag([1.0, 1.0, -1.0])
+
+
+def axes_to_gltf(up_axis: str, handedness: str) -> np.ndarray:
+    """The matrix taking a point in a scene's axes to glTF's (Y up, right-handed).
+
+    Parameters
+    ----------
+    up_axis : str
+        ``"Y"`` or ``"Z"``.
+    handedness : str
+        ``"right"`` or ``"left"`` (a left-handed scene is mirrored in z, as
+        LightWave's Y-up left-handed axes meet glTF's).
+
+    Returns
+    -------
+    ndarray (3, 3)
+    """
+    if up_axis not in ("Y", "Z") or handedness not in ("right", "left"):
+        raise ValueError(f"unknown axes: up_axis {up_axis!r}, handedness {handedness!r} "
+                         "(known: 'Y' or 'Z', 'right' or 'left')")
+    out = _Z_UP if up_axis == "Z" else np.eye(3)
+    return out @ _MIRROR_Z if handedness == "left" else out.copy()
+
+
+def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
+                  animation: Optional[str] = None, angle_tolerance: Optional[float] = None,
+                  distance_tolerance: Optional[float] = None) -> GltfExport:
+    """Writes a scene's animation as glTF 2.0, in glTF's axes, within tolerances.
+
+    Parameters
+    ----------
+    scene : Scene
+        A scene whose channels offer ``spline_in(axes)`` (3DS) or, in glTF's
+        own axes, ``spline()``.
+    path : str or os.PathLike, optional
+        ``.gltf`` or ``.glb``; None to only return the document.
+    animation : str, optional
+        Which animation (default: the scene's only one).
+    angle_tolerance, distance_tolerance : float, optional
+        As for `export_gltf` (radians; the scene's units).
+
+    Returns
+    -------
+    GltfExport
+
+    Notes
+    -----
+    Translation, rotation and scale channels are written; roll and fov
+    (which core glTF cannot animate) and a camera's look-at orientation
+    (not one spline) are left out with a warning, as is the repetition of
+    a repeating or looping track (one period is written).
+    A node's non-zero pivot becomes a child node ``<name>.pivot`` placed at
+    minus the pivot, where the node's mesh hangs.
+    """
+    if animation is None:
+        if len(scene.animations) != 1:
+            raise ValueError(f"animation must name one of {sorted(scene.animations)}")
+        animation = next(iter(scene.animations))
+    if animation not in scene.animations:
+        raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
+    axes = axes_to_gltf(scene.up_axis, scene.handedness)
+    channels: dict = {}
+    left_out = []
+    for (node, target), channel in scene.animations[animation].items():
+        if target not in ("translation", "rotation", "scale"):
+            left_out.append(f"{node}.{target}")
+            continue
+        if channel.interpolation == "LOOKAT":       # derived, not one spline
+            left_out.append(f"{node}.{target} (a look-at)")
+            continue
+        if getattr(channel, "flags", 0) & 3:
+            left_out.append(f"the repetition of {node}.{target}")
+        channels.setdefault(node, {})[target] = _spline(channel, axes, node, target)
+    if left_out:
+        warnings.warn("glTF gets no " + ", ".join(left_out), UserWarning, stacklevel=2)
+    names = [n.name for n in scene.nodes]
+    parents = {n.name: names[n.parent] for n in scene.nodes if n.parent >= 0}
+    offsets = {}
+    for n in scene.nodes:
+        if np.any(np.asarray(n.pivot) != 0):
+            parents[f"{n.name}.pivot"] = n.name
+            offsets[f"{n.name}.pivot"] = -(axes @ np.asarray(n.pivot, dtype=np.float64))
+    starts = [min(np.min(s.domain[0]), 0.0) for paths in channels.values()
+              for s in paths.values()]
+    return export_gltf(channels, path, angle_tolerance=angle_tolerance,
+                       distance_tolerance=distance_tolerance, parents=parents,
+                       offsets=offsets, time_offset=min(starts, default=0.0), name=animation)
+
+
+def _spline(channel, axes, node, target):
+    if hasattr(channel, "spline_in"):
+        return channel.spline_in(axes)
+    made = channel.spline() if hasattr(channel, "spline") else None
+    if made is None or not np.allclose(axes, np.eye(3)):
+        raise ValueError(f"channel {node}.{target} is not one spline in glTF's axes")
+    return made
+
+
+class _InAxes:
+    """A channel seen in other axes A: translation A t, rotation log
+    det(A) A v, scale |A| s."""
+
+    def __init__(self, channel, axes: np.ndarray):
+        self.channel, self.axes = channel, axes
+        self.path, self.times = channel.path, channel.times
+        self.interpolation = channel.interpolation
+
+    def __call__(self, t):
+        return _moved(self.path, np.asarray(self.channel(t), dtype=np.float64), self.axes)
+
+
+def _moved(path, values, axes):
+    if path == "translation":
+        return values @ axes.T
+    if path == "scale":
+        return values @ np.abs(axes).T
+    if path == "rotation":
+        turned = np.linalg.det(axes) * values[..., 1:] @ axes.T
+        return np.concatenate([values[..., :1], turned], axis=-1)
+    return values
+
+
+def upright(scene):
+    """The scene in glTF's and BVH's axes (Y up, right-handed).
+
+    Parameters
+    ----------
+    scene : Scene
+        Any scene; `axes_to_gltf` of its axes is a signed permutation A.
+
+    Returns
+    -------
+    Scene
+        The same scene (and class) with every node's rest transform and
+        channels conjugated by A (translations A t, rotations A R A^T, scales
+        |A| s), so every node's world point p becomes A p, a mirror (LightWave)
+        included.  Meshes, which this does not touch, would need A too.
+    """
+    axes = axes_to_gltf(scene.up_axis, scene.handedness)
+    nodes = [dataclasses.replace(node, translation=_moved("translation", node.translation, axes),
+                                 rotation=_moved("rotation", node.rotation, axes),
+                                 scale=_moved("scale", node.scale, axes),
+                                 pivot=axes @ np.asarray(node.pivot, dtype=np.float64))
+             for node in scene.nodes]
+    animations = {title: {key: _InAxes(channel, axes) for key, channel in channels.items()}
+                  for title, channels in scene.animations.items()}
+    return dataclasses.replace(scene, nodes=nodes, animations=animations, up_axis="Y",
+                               handedness="right")
+
+
+def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]], *,
+            angle_tolerance: Optional[float] = None,
+            distance_tolerance: Optional[float] = None, fps: float = 30.0):
+    """Reads a scene file and writes it as glTF, BVH or USD.
+
+    glTF gets each channel within the tolerances where every channel is a
+    spline in the file (3DS: `scene_to_gltf`).  Otherwise (LightWave's
+    envelopes), and for BVH and USD, the scene's `Scene.to_motion` at `fps`
+    frames a second, upright (`upright`), is written: glTF and USD within
+    their tolerances of that motion's splines through the frames.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        Any scene `read_scene` reads (.3ds with `fps`, .lws, .gltf, .glb,
+        .bvh).
+    output : str or os.PathLike
+        A .gltf, .glb, .bvh, .usd, .usda or .usdc file.
+    angle_tolerance, distance_tolerance : float, optional
+        Radians; the scene's units.
+    fps : float
+        Frames a second of a 3DS keyframer, and of a BVH or USD output.
+
+    Returns
+    -------
+    GltfExport, Motion (BVH) or UsdExport
+    """
+    source, output = pathlib.Path(source), pathlib.Path(output)
+    kind = output.suffix.lower()
+    if kind not in (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc"):
+        raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
+                         ".usd, .usda, .usdc)")
+    scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
+    splines = all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
+                  for channels in scene.animations.values() for c in channels.values())
+    if kind in (".gltf", ".glb") and splines:
+        return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
+                             distance_tolerance=distance_tolerance)
+    if len(scene.animations) != 1:
+        raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
+    motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
+    if kind in (".gltf", ".glb"):      # channels that are no splines: the motion's frames
+        from .gltf import motion_to_gltf
+        return motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
+                              distance_tolerance=distance_tolerance)
+    if kind == ".bvh":
+        from .bvh import write_bvh
+        write_bvh(motion, output)
+        return motion
+    from .usd import motion_to_usd
+    return motion_to_usd(motion, output, angle_tolerance=angle_tolerance,
+                         distance_tolerance=distance_tolerance)
+
+
+def cli_arguments(parser) -> None:
+    """Adds the ``convert`` command's arguments (kbspline/__main__.py).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's sub-parser.
+    """
+    parser.add_argument("input", help="the scene to read (.3ds, .lws, .gltf, .glb, .bvh)")
+    parser.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+                        help="how far glTF's playback of rotations may stray from the "
+                             "scene's (default 0.0057, i.e. 1e-4 rad)")
+    parser.add_argument("--distance-tolerance", type=float, default=None,
+                        help="with it, translations and scales are LINEAR keys within it (the "
+                             "scene's units) instead of exact cubics")
+    parser.add_argument("--fps", type=float, default=30.0,
+                        help="frames a second of a 3DS keyframer and of a BVH or USD output "
+                             "(default 30)")
+    parser.add_argument("-o", "--output", required=True,
+                        help="the .gltf, .glb, .bvh, .usd, .usda or .usdc file to write")
+
+
+def cli_run(args) -> str:
+    """Runs ``convert``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        As `cli_arguments` parses them.
+
+    Returns
+    -------
+    str
+        What the command prints: the file, channels, keys, largest error and
+        the warnings.
+    """
+    angle = None if args.angle_tolerance is None else np.radians(args.angle_tolerance)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = convert(args.input, args.output, angle_tolerance=angle,
+                         distance_tolerance=args.distance_tolerance, fps=args.fps)
+    notes = "".join(f"\n{w.message}" for w in caught)
+    if not isinstance(report, GltfExport):
+        return f"wrote {args.output}{notes}"
+    worst = max(report.max_error.values(), default=0.0)
+    return (f"wrote {args.output}: {len(report.key_counts)} channels, "
+            f"{sum(report.key_counts.values())} keys, largest error {worst:.3g}{notes}")

@@ -1,0 +1,606 @@
+"""glTF 2.0 export of keyframe tracks (``pip install kbspline[gltf]``).
+
+Rotations go out as LINEAR samplers (glTF replays them by slerp between
+neighbouring keys; its cubic rotation sampler is a normalised Hermite curve
+on the quaternion components, not squad) with keys placed by
+`kbspline.formats.adaptive.linear_keys`, so that playback stays within an
+angle tolerance of the spline at every time.  Translations and scales go
+out as CUBICSPLINE samplers: a KB spline without ease is a cubic Hermite
+curve in time, which is what glTF's cubic sampler is, so they are exact up
+to glTF's float32 storage; with a distance tolerance (or ease) they go out
+LINEAR within it.  `rate=` bakes at a fixed rate instead.  Every channel's
+largest deviation from the spline is measured on what was written and
+reported.
+
+Outside the keys glTF holds the end values, as ``extrapolate='clamp'``
+does.  glTF times are float32 seconds from zero: shift later clips with
+`time_offset` rather than lose precision.
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+import pathlib
+import warnings
+from collections.abc import Mapping
+from typing import Any, Optional, Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._checks import _check_positive
+from ...motion.clip import POSITION_CHANNELS, Joint, Motion, check_motion
+from ...motion.kinematics import local_offsets
+from ...position import PositionSpline
+from ...quaternion import _angle_between
+from ...rotation import RotationSpline
+from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
+from .playback import _play_cubic, _play_linear, _play_slerp
+
+__all__ = ["export_gltf", "motion_to_gltf", "reduction_to_gltf", "GltfExport",
+           "CHECKS_PER_INTERVAL", "DEFAULT_ANGLE_TOLERANCE"]
+
+# Points per stored interval where what glTF will play back is compared
+# with the spline (besides the stored keys themselves).
+CHECKS_PER_INTERVAL = 16
+
+# The default angle tolerance (radians): 0.006 degrees, a hundredth of a
+# pixel's turn at a 1000-pixel field of view of 60 degrees.
+DEFAULT_ANGLE_TOLERANCE = 1e-4
+# Where a position channel must go out LINEAR (ease) and no distance
+# tolerance is given: this fraction of the channel's extent.
+_RELATIVE_DISTANCE_TOLERANCE = 1e-6
+
+_PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
+
+
+@dataclasses.dataclass(frozen=True)
+class GltfExport:
+    """What `export_gltf` wrote.
+
+    Attributes
+    ----------
+    gltf : pygltflib.GLTF2
+        The document, its binary blob set.
+    interpolation : dict
+        ``{(node, path): "CUBICSPLINE" or "LINEAR"}``.
+    max_error : dict
+        ``{(node, path): error}``, the largest distance between the spline
+        and glTF's playback of the channel, at the stored keys and
+        CHECKS_PER_INTERVAL points between each two: in the channel's units
+        for translations and scales, radians of rotation for rotations.
+    key_counts : dict
+        ``{(node, path): the number of keys written}``.
+    """
+    gltf: Any
+    interpolation: dict[tuple[str, str], str]
+    max_error: dict[tuple[str, str], float]
+    key_counts: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+
+
+Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
+
+
+def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
+                path: Union[str, os.PathLike[str], None] = None, *,
+                rate: Optional[float] = None, angle_tolerance: Optional[float] = None,
+                distance_tolerance: Optional[float] = None, time_offset: float = 0.0,
+                parents: Optional[Mapping[str, str]] = None,
+                offsets: Optional[Mapping[str, ArrayLike]] = None,
+                name: str = "kbspline") -> GltfExport:
+    """Writes splines as one glTF 2.0 animation.
+
+    Parameters
+    ----------
+    channels : dict
+        ``{node name: {path: spline or (spline, index)}}``, path one of
+        ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
+        ``"rotation"`` (RotationSpline); `index` picks one track of a batched
+        spline.
+    path : str or os.PathLike, optional
+        Where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None to
+        only return the document.
+    rate : float, optional
+        Instead of tolerances, samples per second for LINEAR channels (which
+        also keep every key time), for tools that want a fixed rate.
+    angle_tolerance : float, optional
+        Radians: rotations are written as LINEAR keys placed so that glTF's
+        playback (slerp between keys, float32 storage) stays within it of the
+        spline at every time.  Default DEFAULT_ANGLE_TOLERANCE (1e-4 rad).
+    distance_tolerance : float, optional
+        In the channels' units: with it, translations and scales are LINEAR
+        keys within it too, otherwise exact CUBICSPLINE (position splines
+        with ease, which glTF's cubic cannot follow, then use a millionth of
+        the channel's extent).
+    time_offset : float
+        Subtracted from spline times to give glTF times, which must not be
+        negative.
+    parents : dict, optional
+        ``{child node: parent node}`` for a hierarchy; parents without
+        channels become plain nodes.
+    offsets : dict, optional
+        ``{node: (3,) translation}``, a node's fixed translation from its
+        parent (a bone's offset) where no channel animates it.
+    name : str
+        The animation's name.
+
+    Returns
+    -------
+    GltfExport
+        The document and each channel's error and key count.
+
+    Raises
+    ------
+    ValueError
+        For both `rate` and tolerances, a non-positive tolerance or rate, a
+        bad path suffix, names or hierarchies that do not fit, or times that
+        float32 cannot keep increasing, naming the channel.
+    TypeError
+        For channels that are not a dict of dicts of splines.
+
+    Warns
+    -----
+    UserWarning
+        Where a tolerance would need keys closer than
+        `kbspline.formats.adaptive.MIN_KEY_SPACING` (0.5 ms, which importers
+        keep); the error reached shows in `max_error`.
+    """
+    import pygltflib as gl
+
+    plan = _Plan(rate, angle_tolerance, distance_tolerance, float(time_offset))
+    if not isinstance(channels, Mapping) or not channels:
+        raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
+    parents = dict(parents or {})
+    offsets = {node: _check_offset(node, value) for node, value in (offsets or {}).items()}
+    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets]))
+    for child, parent in parents.items():
+        if child not in nodes:
+            raise ValueError(f"parents names {child!r}, which is not a node")
+    _check_acyclic(parents)
+
+    blob = _Blob()
+    samplers, anim_channels, interpolation, max_error, key_counts = [], [], {}, {}, {}
+    for node, paths in channels.items():
+        if not isinstance(paths, Mapping):
+            raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
+        for target, entry in paths.items():
+            track = _Track(node, target, entry)
+            times, output, kind, error = track.sampled(plan.times(track), plan.offset)
+            plan.check(track, error)
+            sampler = gl.AnimationSampler(
+                input=blob.add(gl, times, gl.SCALAR, with_bounds=True),
+                output=blob.add(gl, output, gl.VEC4 if target == "rotation" else gl.VEC3),
+                interpolation=kind)
+            samplers.append(sampler)
+            anim_channels.append(gl.AnimationChannel(
+                sampler=len(samplers) - 1,
+                target=gl.AnimationChannelTarget(node=nodes.index(node), path=target)))
+            interpolation[node, target] = kind
+            max_error[node, target] = error
+            key_counts[node, target] = len(times)
+    if not samplers:
+        raise ValueError("channels has no spline to export (glTF animations need one)")
+
+    children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
+    gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
+                          translation=offsets.get(n)) for n in nodes]
+    doc = gl.GLTF2(
+        asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
+        scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
+        nodes=gltf_nodes, animations=[gl.Animation(name=name, samplers=samplers,
+                                                   channels=anim_channels)],
+        accessors=blob.accessors, bufferViews=blob.views,
+        buffers=[gl.Buffer(byteLength=len(blob.data))])
+    doc.set_binary_blob(bytes(blob.data))
+    if path is not None:
+        _save(gl, doc, pathlib.Path(path))
+    return GltfExport(doc, interpolation, max_error, key_counts)
+
+
+def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = None, *,
+                   angle_tolerance: Optional[float] = None,
+                   distance_tolerance: Optional[float] = None, rate: Optional[float] = None,
+                   scale: float = 1.0, tension: float = 0.0, continuity: float = 0.0,
+                   bias: float = 0.0) -> GltfExport:
+    """Writes a clip as glTF.
+
+    A node per joint in the BVH hierarchy (and one per End Site, named
+    ``"<joint>_end"``, or ``"<joint>_end_2"``... where a joint has that
+    name), bone offsets as the nodes' fixed translations, joint
+    rotations as squad splines through the frames written as LINEAR keys
+    within `angle_tolerance`, and joints with position channels as exact
+    cubic translations (LINEAR within `distance_tolerance` when given).
+
+    Parameters
+    ----------
+    motion : Motion
+        The clip, of at least 2 frames.
+    path : str or os.PathLike, optional
+        ``.gltf`` or ``.glb``; None to only return the document.
+    angle_tolerance : float, optional
+        Radians, default DEFAULT_ANGLE_TOLERANCE.
+    distance_tolerance : float, optional
+        In glTF's units, after `scale`.
+    rate : float, optional
+        Instead of tolerances, bake rotations at this many samples per second
+        (every frame kept), as earlier versions did at the clip's rate.
+    scale : float
+        Multiplies every length, e.g. 0.01 for a centimetre clip in glTF's
+        metres.
+    tension, continuity, bias : float
+        Of the splines through the frames.
+
+    Returns
+    -------
+    GltfExport
+        Its `max_error` says how far glTF's playback strays from the splines,
+        measured densely between keys.
+
+    Raises
+    ------
+    ValueError
+        For a clip of fewer than 2 frames, joint names that are not unique, a
+        non-positive scale, or arguments `export_gltf` refuses.
+    """
+    check_motion(motion, "motion")
+    if motion.num_frames < 2:
+        raise ValueError("motion_to_gltf needs a clip of at least 2 frames")
+    scale = float(scale)
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a positive number, not {scale}")
+    joints = motion.joints
+    names = [joint.name for joint in joints]
+    if len(set(names)) != len(names):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"the clip's joint names are not unique (glTF nodes are written by "
+                         f"name): {', '.join(map(repr, twice))} name several joints")
+    times = motion.times
+    rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)
+    moving = _moving(motion)
+    translations = (PositionSpline(times, local_offsets(motion)[moving] * scale, tension,
+                                   continuity, bias) if moving else None)
+    channels = _skeleton_channels(motion, lambda j: (rotations, j),
+                                  lambda j: (translations, moving.index(j)))
+    return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
+                       distance_tolerance=distance_tolerance, **_skeleton_nodes(motion, scale),
+                       name="bvh")
+
+
+def _moving(motion):
+    """Indices of the joints with position channels."""
+    return [j for j, joint in enumerate(motion.joints)
+            if any(c in POSITION_CHANNELS for c in joint.channels)]
+
+
+def _skeleton_channels(motion, rotation, translation):
+    """export_gltf's channels for a clip's joints: rotation(j) for each joint
+    with rotation channels, translation(j) for each with position channels."""
+    moving = _moving(motion)
+    channels = {}  # {joint: {path: spline or (spline, track)}}
+    for j, joint in enumerate(motion.joints):
+        channels[joint.name] = {}
+        if motion.rotation_order(j):
+            channels[joint.name]["rotation"] = rotation(j)
+        if j in moving:
+            channels[joint.name]["translation"] = translation(j)
+    return channels
+
+
+def _skeleton_nodes(motion, scale):
+    """export_gltf's parents and fixed offsets for a clip's joints and End
+    Sites (a node each, named by _end_site_names)."""
+    names = [joint.name for joint in motion.joints]
+    moving = _moving(motion)
+    parents, offsets = {}, {}
+    for j, joint in enumerate(motion.joints):
+        if j not in moving:
+            offsets[joint.name] = joint.offset * scale
+        if joint.parent >= 0:
+            parents[joint.name] = names[joint.parent]
+    for j, name in _end_site_names(motion).items():
+        parents[name] = names[j]
+        offsets[name] = motion.joints[j].end_site * scale
+    return {"parents": parents, "offsets": offsets}
+
+
+def _end_site_names(motion):
+    """{joint index: End Site node name}: "<joint>_end", or with the first
+    suffix _2, _3... that no joint or other End Site has (nodes are keyed by
+    name: a joint named so would be taken for the End Site)."""
+    taken = {joint.name for joint in motion.joints}
+    names = {}
+    for j, joint in enumerate(motion.joints):
+        if joint.end_site is not None:
+            name, k = f"{joint.name}_end", 2
+            while name in taken:
+                name, k = f"{joint.name}_end_{k}", k + 1
+            taken.add(name)
+            names[j] = name
+    return names
+
+
+def reduction_to_gltf(reduction: Any, motion: Motion,
+                      path: Union[str, os.PathLike[str], None] = None, *,
+                      angle_tolerance: Optional[float] = None,
+                      scale: float = 1.0) -> GltfExport:
+    """Writes a key reduction's curves as glTF.
+
+    Translations are CUBICSPLINE keys at the reduction's own key frames,
+    with the fitted curves' tangents, so glTF plays back exactly the
+    rebuilt curves (to float32); rotations are LINEAR keys within
+    `angle_tolerance` of the rebuilt squad splines, as `motion_to_gltf`
+    writes them.
+
+    Parameters
+    ----------
+    reduction : Reduction
+        From `kbspline.motion.reduce_keys` on `motion`.
+    motion : Motion
+        The clip it reduces: its hierarchy, offsets and End Sites.
+    path : str or os.PathLike, optional
+        ``.gltf`` or ``.glb``; None to only return the document.
+    angle_tolerance : float, optional
+        Radians, default DEFAULT_ANGLE_TOLERANCE.
+    scale : float
+        Multiplies every length.
+
+    Returns
+    -------
+    GltfExport
+
+    Raises
+    ------
+    ValueError
+        For a reduction of other joints or another frame count, or
+        arguments `export_gltf` refuses.
+    """
+    check_motion(motion, "motion")
+    if (list(reduction.names) != [joint.name for joint in motion.joints]
+            or reduction.num_frames != motion.num_frames):
+        raise ValueError("the reduction is not of this motion: its joints or frame count "
+                         "differ")
+    scale = _check_positive("scale", scale)
+    splines = [reduction.splines(j, scale) for j in range(len(reduction.names))]
+    channels = _skeleton_channels(motion, lambda j: splines[j][0], lambda j: splines[j][1])
+    return export_gltf(channels, path, angle_tolerance=angle_tolerance,
+                       **_skeleton_nodes(motion, scale), name="reduced")
+
+
+class _Plan:
+    """How channels are sampled: the spline's own cubic keys, LINEAR keys
+    at a fixed rate, or LINEAR keys within a tolerance (placed once per
+    spline for all of its tracks)."""
+
+    def __init__(self, rate, angle_tolerance, distance_tolerance, offset):
+        if rate is not None and (angle_tolerance is not None or distance_tolerance is not None):
+            raise ValueError("give rate= (a fixed rate) or tolerances, not both")
+        self.rate = _check_positive("rate", rate)
+        self.angle = _check_positive("angle_tolerance", angle_tolerance)
+        if self.angle is None and self.rate is None:
+            self.angle = DEFAULT_ANGLE_TOLERANCE
+        self.distance = _check_positive("distance_tolerance", distance_tolerance)
+        if not np.isfinite(offset):
+            raise ValueError(f"time_offset must be finite, not {offset}")
+        self.offset = offset
+        self._keys = {}
+
+    def times(self, track):
+        """The channel's LINEAR key times, or None to keep it cubic."""
+        if not (track.target == "rotation" or track.spline._ease is not None
+                or self.distance is not None):
+            return None
+        if self.rate is not None:
+            return track.baked_times(self.rate)
+        tolerance = self.tolerance(track)
+        cached = self._keys.get((id(track.spline), tolerance))
+        if cached is None:
+            cached = (track.spline, linear_keys(track.spline, tolerance,
+                                                round_times=self._float32_times))
+            self._keys[id(track.spline), tolerance] = cached
+        return cached[1][track.flat_index]
+
+    def tolerance(self, track):
+        if track.target == "rotation":
+            return self.angle
+        if self.distance is not None:
+            return self.distance
+        values = track(track.knots)
+        return _RELATIVE_DISTANCE_TOLERANCE * max(np.ptp(values, axis=0).max(),
+                                                  np.abs(values).max(), 1e-300)
+
+    def check(self, track, error):
+        """Warns when a channel misses its tolerance (keys would have had to
+        come closer than importers keep)."""
+        if self.rate is None and self.times(track) is not None:
+            tolerance = self.tolerance(track)
+            if error > tolerance * (1 + 1e-6):
+                warnings.warn(f"{track.where}: glTF playback strays up to {error:.3g} from "
+                              f"the spline, beyond the tolerance {tolerance:.3g}: it would "
+                              f"need keys closer than {MIN_KEY_SPACING} s", stacklevel=3)
+
+    def _float32_times(self, t):
+        return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
+
+
+def _check_offset(node, value):
+    offset = np.asarray(value, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.all(np.isfinite(offset.astype(np.float32)))
+    if offset.shape != (3,) or not finite:
+        raise ValueError(f"offsets[{node!r}] must be 3 numbers finite as float32 "
+                         f"(|x| < 3.4e38), not {value!r}")
+    return offset.tolist()
+
+
+def _as_float32(what, rows, times):
+    """`rows` (one per time) as glTF's float32, or a ValueError naming the
+    first row that is not finite there: accessors must not hold inf or NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = np.asarray(rows).astype(np.float32)
+    finite = np.isfinite(stored).reshape(len(stored), -1).all(axis=1)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise ValueError(f"{what} {float(times[i])!r} (row {i}) is not finite as glTF's "
+                         f"float32 (|x| < 3.4e38): {np.asarray(rows)[i].tolist()}")
+    return stored
+
+
+def _check_acyclic(parents):
+    for start in parents:
+        seen, node = {start}, parents[start]
+        while node in parents:
+            if node in seen:
+                raise ValueError(f"parents has a cycle through {node!r}")
+            seen.add(node)
+            node = parents[node]
+
+
+def _save(gl, doc, path):
+    if path.suffix == ".glb":
+        doc.save_binary(str(path))
+    elif path.suffix == ".gltf":
+        data = doc.binary_blob()
+        doc.buffers[0].uri = ("data:application/octet-stream;base64,"
+                              + base64.b64encode(data).decode("ascii"))
+        doc.destroy_binary_blob()
+        doc.save_json(str(path))
+        doc.set_binary_blob(data)
+        doc.buffers[0].uri = None
+    else:
+        raise ValueError(f"path must end in .gltf or .glb, not {path.suffix!r}")
+
+
+class _Blob:
+    """The binary buffer: one bufferView and accessor per float32 array."""
+
+    def __init__(self):
+        self.data, self.views, self.accessors = bytearray(), [], []
+
+    def add(self, gl, array, kind, with_bounds=False):
+        array = np.ascontiguousarray(array, dtype="<f4")
+        self.views.append(gl.BufferView(buffer=0, byteOffset=len(self.data),
+                                        byteLength=array.nbytes))
+        self.data += array.tobytes()
+        count = len(array) if kind == gl.SCALAR else array.size // (4 if kind == gl.VEC4 else 3)
+        bounds = ({"min": [float(array.min())], "max": [float(array.max())]}
+                  if with_bounds else {})
+        self.accessors.append(gl.Accessor(bufferView=len(self.views) - 1,
+                                          componentType=gl.FLOAT, count=count, type=kind,
+                                          **bounds))
+        return len(self.accessors) - 1
+
+
+class _Track:
+    """One channel: a single track of a spline, checked against its path."""
+
+    def __init__(self, node, target, entry):
+        where = f"channels[{node!r}][{target!r}]"
+        if target not in _PATHS:
+            raise ValueError(f"{where}: the path must be one of {sorted(_PATHS)}")
+        spline, index = entry if isinstance(entry, tuple) else (entry, ())
+        if not isinstance(spline, _PATHS[target]):
+            raise TypeError(f"{where} must be a {_PATHS[target].__name__}, "
+                            f"not {type(spline).__name__}")
+        index = index if isinstance(index, tuple) else (index,)
+        try:
+            one_track = np.ndim(np.empty(spline.batch_shape)[index]) == 0
+        except (IndexError, TypeError, ValueError):
+            one_track = False
+        if not one_track:
+            raise ValueError(f"{where}: index {index} does not pick one track of a batch "
+                             f"of shape {spline.batch_shape}")
+        if isinstance(spline, PositionSpline) and spline.dim != 3:
+            raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
+        self.where, self.target, self.spline, self.index = where, target, spline, index
+        self.flat_index = int(np.arange(np.prod(spline.batch_shape, dtype=int))
+                              .reshape(spline.batch_shape)[index])
+        knots = spline.breakpoints
+        self.knots = knots[index] if knots.ndim > 1 else knots
+
+    def __call__(self, t):
+        return self.spline(t)[self.index]
+
+    def sampled(self, times, offset):
+        """(glTF times, output rows, interpolation, measured max error):
+        LINEAR keys at `times`, or the spline's own keys as CUBICSPLINE
+        when `times` is None."""
+        cubic = times is None
+        times = self.knots if cubic else times
+        stored = _as_float32(f"{self.where}: time", times - offset, times)
+        if stored[0] < 0:
+            raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
+                             f"{offset}; glTF times cannot be negative")
+        if not np.all(np.diff(stored) > 0):
+            raise ValueError(f"{self.where}: key times are too close to stay increasing "
+                             f"as glTF's float32 (pass a time_offset near the start)")
+        if cubic:
+            output = _as_float32(f"{self.where}: the key (in-tangent, value, out-tangent) "
+                                 f"at time", self._hermite_rows(), times)
+            play = _play_cubic
+        else:
+            output = self(times)
+            if self.target == "rotation":
+                output = _shortest_path(output if not self.spline.scalar_first
+                                        else output[..., [1, 2, 3, 0]])
+            output = _as_float32(f"{self.where}: the sample at time", output, times)
+            play = _play_slerp if self.target == "rotation" else _play_linear
+        error = self._max_error(stored.astype(np.float64), output.astype(np.float64), play,
+                                offset)
+        return stored, output, "CUBICSPLINE" if cubic else "LINEAR", error
+
+    def baked_times(self, rate):
+        """Every key time and a grid of `rate` per second."""
+        t0, t1 = float(self.knots[0]), float(self.knots[-1])
+        grid = t0 + np.arange(int(np.floor((t1 - t0) * rate)) + 1) / rate
+        # keep every key time; drop grid points that would nearly repeat one
+        k = np.clip(np.searchsorted(self.knots, grid), 1, len(self.knots) - 1)
+        gap = np.minimum(grid - self.knots[k - 1], self.knots[k] - grid)
+        times = np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
+        return self._split_spins(times) if self.target == "rotation" else times
+
+    def _split_spins(self, times):
+        """`times` with more where the spline turns by more than a quarter
+        turn between two, at equal steps of the angle it sweeps, so that
+        glTF's slerp, which takes the shorter way between neighbouring keys,
+        replays every turn of a spin."""
+        swept = self.spline.angle(times)[self.index]
+        steps = np.ceil(np.diff(swept) / SPLIT_ANGLE).astype(int)
+        extra = [swept[i] + (swept[i + 1] - swept[i]) * np.arange(1, n) / n
+                 for i, n in enumerate(steps) if n > 1]
+        if not extra:
+            return times
+        return np.union1d(times, self.spline.time_at_angle(np.concatenate(extra))[self.index])
+
+    def _hermite_rows(self):
+        """(K, 3, 3): glTF's (in-tangent, value, out-tangent) per key, the
+        tangents per second (glTF multiplies them by the key interval)."""
+        coef = self.spline.coefficients[self.index]          # (S, 4, 3) in u
+        dt = np.diff(self.knots)[:, None]
+        rows = np.zeros((len(self.knots), 3, 3))
+        rows[:-1, 1] = coef[:, 0]
+        rows[-1, 1] = coef[-1].sum(axis=0)
+        rows[:-1, 2] = coef[:, 1] / dt                        # d/dt at the segment's start
+        rows[1:, 0] = (coef[:, 1] + 2 * coef[:, 2] + 3 * coef[:, 3]) / dt  # and at its end
+        return rows
+
+    def _max_error(self, times, output, play, offset):
+        u = np.arange(CHECKS_PER_INTERVAL + 1) / (CHECKS_PER_INTERVAL + 1)
+        probe = np.append((times[:-1, None] + np.diff(times)[:, None] * u).ravel(), times[-1])
+        # float32 key times can round just past the spline's domain
+        truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
+        played = play(times, output, probe)
+        if self.target == "rotation":
+            if self.spline.scalar_first:
+                truth = truth[..., [1, 2, 3, 0]]
+            return float(np.max(_angle_between(played, truth)))
+        return float(np.max(np.linalg.norm(played - truth, axis=-1)))
+
+
+def _shortest_path(q):
+    """Flips quaternions so that each is within 90 degrees of the previous
+    one: slerp between neighbours then takes the short way round."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    flips = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0) % 2
+    q[1:][flips == 1] *= -1
+    return q
