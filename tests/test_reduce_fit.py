@@ -40,19 +40,6 @@ def local_errors(clip, result):
 @settings(max_examples=40, deadline=None)
 @given(data=st.data(), joint=st.sampled_from([0, 3, 8, 20]), rotation=st.booleans(),
        steps=st.integers(1, 20))
-def weighed_frames(keys, per_segment):
-    """The keys and the frames kb_fit_tcb weighs between them, by the rule
-    its header states: up to per_segment of each segment's inner frames,
-    evenly spaced."""
-    at = []
-    for a, b in zip(keys[:-1], keys[1:]):
-        inner = b - a - 1
-        at.append(a)
-        at.extend(a + 1 + (i if inner <= per_segment else (2 * i + 1) * inner // (2 * per_segment))
-                  for i in range(min(inner, per_segment)))
-    return np.array(at + [keys[-1]])
-
-
 @pytest.mark.parametrize("joint", [0, 3])
 @pytest.mark.parametrize("degrees, distance", [(0.3, 0.01), (1.0, np.inf)])
 def test_reported_errors_are_the_rebuilt_curves_at_every_frame(walk120, joint, degrees,

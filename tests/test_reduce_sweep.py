@@ -3,8 +3,8 @@ _core.reduce_sweep): every frame within the tolerances by an independent
 oracle, the public RotationSpline and PositionSpline through the keys with
 the returned tangents on both sides, and by reduce_rebuild's own errors
 (the curves the world search measures); on real clips and on random legal
-input; about as many keys as reduce_fit's tangent keys; bad input refused
-as reduce_fit refuses it."""
+input; bad input refused
+as reduce_drop refuses it."""
 import pathlib
 
 import numpy as np
@@ -186,7 +186,7 @@ def test_keys_between_adjacent_frames_take_finite_tangents_on_tiny_time_steps():
     Fritsch-Butland tangent, whose weights over the slopes (3e-250 / 1e250)
     underflowed to 0, so that its row came back infinite.  Now the finite
     mean of slopes of 1e250, and a tangent that overflows a double
-    refused as reduce_fit refuses it."""
+    refused as reduce_drop refuses it."""
     t = np.array([0.0, 1e-250, 2e-250])
     q = np.array([[[1.0, 0, 0, 0], [np.cos(0.05), 0, 0, np.sin(0.05)],
                    [np.cos(0.1), 0, 0, np.sin(0.1)]]])

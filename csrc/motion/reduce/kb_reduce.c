@@ -3,10 +3,11 @@
  * rotation spline and KB translation spline (KB timing, natural ends) stay
  * within tolerances of every frame (kbspline.motion.reduce_keys).
  *
- * A key's tangent depends on its neighbours, so a key's presence shapes the
- * segments from two keys before it to two after it and no others, and its
- * TCB only the two segments beside it (natural ends take no TCB of their
- * own): every step below evaluates again only the frames it can change.
+ * Greedy keys (kb_reduce_greedy: KB tangents from the neighbours, so a
+ * key shapes the segments from two keys before it to two after it) and
+ * tangent keys (kb_reduce_drop: each key's own tangent, fitted, so a key
+ * shapes only the two segments beside it): every step below evaluates
+ * again only the frames it can change.
  */
 #include <float.h>
 #include <math.h>
@@ -20,55 +21,13 @@
 #include "rotation/kb_rot_chords.h"
 #include "quat/kb_quat.h"
 
-/* kb_fit_tcb and the model's fits try no step shorter than this (1e-4
- * and 1e-6 kept 20 553 and 20 541 keys over every clip and tolerance, in
- * the same time, when the fits stepped on the spline itself) */
-#define FIT_SMALLEST_STEP 1e-5
-#define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
-/* kb_reduce_fit's fits (model_fit): FIT_MODEL_STEPS Levenberg-Marquardt
- * steps on the residual's model for each step given below, until one
- * lowers the model's squared error by less than FIT_MODEL_GAIN of it.
- * Against the steps on the spline itself (kb_fit_tcb), each of which
- * evaluates the spline once or more, over every clip of ../shared and
- * tests/data/cmu at 0.1, 0.5 and 1 cm the world search keeps 1.5% fewer
- * fitted keys (18 281 against 18 553) in 20% less time; one model step
- * per step given: 0.1% more keys, 22% less time; two without the gain's
- * stop: 1.7% fewer, the same time.  The model's optimum lowered the
- * spline's own error in all but 1 of 23 052 fits on 131_01 at 0.1 cm. */
-#define FIT_MODEL_STEPS 2
-#define FIT_MODEL_GAIN 0.01
-/* The same stop for a fit of a joint's keys all at once (fit_all), whose
- * squared error sums every segment's, so that 1% of it may be much of a
- * few segments': on the 120 Hz walk played eight times over (7952 frames)
- * at 0.1 cm, 29 235 keys against 30 654 at 1% (29 672 stepping on the
- * spline, before the model); on the clips as they are, 18 307 keys
- * against 18 271 over every clip at 0.1, 0.5 and 1 cm, as much as a
- * small change moves the search */
-#define FIT_MODEL_GAIN_WHOLE 0.001
-/* kb_reduce_fit's steps: on the first keys; after keys are added or
- * dropped, only the keys within FIT_NEAR of them are fitted again,
- * FIT_NEAR_STEPS steps (refit_near: on the 120 Hz clips 10-38% faster
- * than four steps on every key, with 0.2% more keys over every clip and
- * tolerance, measured with steps on the spline itself) */
-#define FIT_FIRST 8
-#define FIT_NEAR 4
-#define FIT_NEAR_STEPS 8
-/* kb_reduce_fit's fits weigh at most this many frames of a segment besides
- * its first (weigh_frames): on every clip of ../shared and tests/data/cmu
- * at 0.1, 0.5 and 1 cm, the world search keeps 0.5% fewer keys than
- * weighing every frame (2, 3 and 6 keep 1.3% more to 0.1% fewer), in
- * 20-50% less time */
-#define FIT_PER_SEGMENT 4
-/* Each fit's first Levenberg-Marquardt damping (then a third of it after a
- * step taken, tenfold after one refused).  Against 1e-3, over every clip
- * of ../shared and tests/data/cmu, the world search keeps 0.4-0.7% fewer
- * fitted keys in 6-9% less time, at 0.1, 0.5 and 1 cm, at 0.2, 0.3 and
- * 2 cm and with virtual vertices, and on the 120 Hz clips played four
- * times: 39% of the steps tried at 1e-3 were refused, mostly in the
- * drops' four-step refits.  The others tried, 3e-3 to 1e-1 divided by 1,
- * 1.5, 2 or 3 after a step, are about as fast, with 0.5% fewer to 2% more
- * keys on each of those three */
-#define FIT_FIRST_DAMPING 3e-2
+/* The fits' constants; docs/benchmarks.md ("Tuning notes") says what was
+ * tried for each and how to measure it. */
+#define FIT_SMALLEST_STEP 1e-5  /* a step shorter than this has converged */
+#define FIT_MODEL_STEPS 2       /* Levenberg-Marquardt steps on the model per step asked */
+#define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
+#define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
+#define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
 #define BAND 6          /* a frame's residual depends on its segment's 2 keys' 3 parameters */
 
 /* Scratch for a spline through up to n_frames keys evaluated at up to
@@ -582,7 +541,7 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
 }
 
 /* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
- * a TCB outside [-FIT_LIMIT, FIT_LIMIT] named by its parameter, a tangent
+ * a TCB outside [-1, 1] named by its parameter, a tangent
  * key's that is not finite as a tangent. */
 static kb_status refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
                             kb_error *err)
@@ -1159,7 +1118,7 @@ static void damping_weights(const fit_problem *p, fit_space *w)
         w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)p->n + 1e-300);
 }
 
-/* The damped step from tcb, clipped to [-FIT_LIMIT, FIT_LIMIT], into
+/* The damped step from the tangents tcb into
  * w->trial: 1, or 0 where the damped matrix is not positive definite, or
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
@@ -1204,24 +1163,18 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
     }
 }
 
-/* One channel's TCB (K, 3) fitted from their values in tcb as kb_reduce_fit
- * fits them: Levenberg-Marquardt steps on the residual's model
- * (model_residual), whose Jacobian is closed_jacobian's, each taken only
- * where the model's squared error falls, up to `steps` or until a step
- * lowers it by less than `gain` of it.  With `verify`
- * (kb_fit_tcb_model), the model's optimum is kept only where the spline's
- * own squared error there is below that at the start (else tcb stays);
- * kb_reduce_fit's and kb_reduce_drop's fits keep it unverified, as they
- * evaluate every frame a fit changes against the tolerances anyway (over
- * every clip and tolerance 10 keys fewer in 5% less time; the check kept
- * the start in 1 of 23 052 fits on 131_01 at 0.1 cm).  A step on the model
- * costs a fraction of the spline's evaluation, which the steps of
- * fit_channel take each time.  With worst (NULL to skip), the largest norm
- * of the model's residual at the frames weighed, at the TCB kept (0 where
+/* One channel's tangents (K, 3) fitted from their values in tcb:
+ * Levenberg-Marquardt steps on the residual's model
+ * (tangent_model_residual), whose Jacobian is closed_jacobian's, each
+ * taken only where the model's squared error falls, up to `steps` or until
+ * a step lowers it by less than `gain` of it.  The model's optimum is kept
+ * unchecked: the drops evaluate every frame a fit changes against the
+ * tolerances anyway.  With worst (NULL to skip), the largest norm of the
+ * model's residual at the frames weighed, at the tangents kept (0 where
  * nothing is fitted). */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t K, double *tcb, fit_range r, int steps, int verify,
-                           double gain, fit_space *w, space *s, double *worst, kb_error *err)
+                           ptrdiff_t K, double *tcb, fit_range r, int steps, double gain,
+                           fit_space *w, space *s, double *worst, kb_error *err)
 {
     fit_problem p;
     kb_status status;
@@ -1272,10 +1225,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
                                    + model[i + 2] * model[i + 2]);
     if (worst)
         *worst = sqrt(*worst);
-    if (stepped && verify)  /* the spline's own residual at the model's optimum */
-        status = spline_errors(jt, rotation, K, at, w->at, w->at_times, 0, p.m / 3, NULL,
-                               moved, s, err);
-    if (stepped && status == KB_OK && (!verify || sum_squares(moved, p.m) < p.error))
+    if (stepped)
         memcpy(tcb, at, (size_t)p.n * sizeof(double));
     return status;
 }
@@ -1358,7 +1308,7 @@ static int worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
     return *status == KB_OK && !(worst <= 1.0);
 }
 
-/* Fits again only the keys within FIT_NEAR of a marked one (mark[i]), each
+/* Fits again only the keys within `near` of a marked one (mark[i]), each
  * run of them against the frames they shape, on the window of keys two
  * beyond the run (one for tangent keys): a key's tangent hangs on its
  * neighbours alone (tangent_reach), so the window's spline is the whole
@@ -1387,7 +1337,7 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
         double worst[2] = {0.0, 0.0};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
-                               FIT_MODEL_STEPS * steps, 0, FIT_MODEL_GAIN, &j->w, &j->s,
+                               FIT_MODEL_STEPS * steps, FIT_MODEL_GAIN, &j->w, &j->s,
                                model_worst ? worst + c : NULL, err);
         for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
             memcpy(model_worst + 2 * k, worst, sizeof worst);
@@ -1498,44 +1448,19 @@ static ptrdiff_t without_hash(const joint_fit *j, const ptrdiff_t *keys, double 
     return (ptrdiff_t)h;
 }
 
-/* drop_refitted: the keys refitted on each side of a dropped one, their
- * Levenberg-Marquardt steps, and the spacing of the keys dropped at once,
- * so that no two drops' refitted keys shape a frame in common (each
- * shapes the frames of the segments from two keys before it to two after
- * it).  Refitting one key on each side in four steps keeps, over every
- * clip of ../shared and tests/data/cmu at 0.1, 0.5 and 1 cm, 7% fewer
- * keys (131_01 at 0.1 cm 8.7:1, against 7.7:1) for about twice the time;
- * four keys in eight steps (spacing 15) no fewer for more time (measured
- * with steps on the spline itself; the model takes FIT_MODEL_STEPS for
- * each of these). */
+/* drop_refitted's constants (docs/benchmarks.md, "Tuning notes"): the keys
+ * refitted on each side of a dropped one and their steps; the spacing of
+ * the keys dropped at once, so that no two drops' refits shape a frame in
+ * common; a drop that failed is not tried again (kb_drop_memory) while the
+ * tolerances are below 1 / DROP_HOPELESS of those it needed, nor from the
+ * same keys and tangents under tolerances below the least it could hold
+ * under; a refit whose own model leaves a weighed frame out of tolerance
+ * (the rotation's beyond DROP_MODEL_MARGIN) fails without evaluating the
+ * spline. */
 #define DROP_NEAR 1
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
-/* A drop that failed between the same four keys is not tried again (see
- * kb_drop_memory), in a later call or a later phase of the same one,
- * while the tolerances are below 1 / DROP_HOPELESS of those it needed (in
- * every channel of finite tolerance).  On 131_01 and the 30 Hz walk at 0.1
- * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
- * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
- * 65-72% and 0-1.2%).  Nor is one that failed from the same keys and TCB
- * (drop_context) under tolerances below the least it could hold under: on
- * 131_01 at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the
- * margin and 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in
- * 13% less time over every real clip at 0.1, 0.5 and 1 cm.  The context
- * is nearly all a refit starts from, not all: in a review's chains of
- * kb_reduce_drop calls on random clips, 24 of 600 kept other memory than
- * trying each drop would (a retry from the same context failed with other
- * errors), none other keys; a skip only ever keeps a key */
 #define DROP_HOPELESS 1.5
-/* A drop whose refit leaves a frame the fit weighed out of tolerance by
- * the fit's own model (model_fit: the translation's spline itself, the
- * rotation's taken in log space) fails without drop_worst's evaluation of
- * every frame it changed, the rotation's beyond this margin, as its model
- * is not the spline.  Over every clip of ../shared and tests/data/cmu at
- * 0.1, 0.5 and 1 cm, 67 496 of the 81 695 drops tried fail; the model
- * refuses 80% of them, and 10 of the 14 199 that hold (1.02: 83% and 18,
- * 1.2: 65% and 1; the translation's alone: 0.7% and none).  Tangent
- * keys only: TCB keys so kept 18 352 keys against 18 307 */
 #define DROP_MODEL_MARGIN 1.05
 
 /* The two keys on each side of key i of these K (-1 past an end). */

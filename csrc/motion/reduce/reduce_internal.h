@@ -97,7 +97,7 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
  * last frames always.  Writes keys (n_frames capacity, ascending) and
  * their count, and rotation_rows and translation_rows (n_frames, 3; the
  * first n_keys rows used, the rest zero).  Frames are checked as
- * kb_reduce_fit checks them.  Allocates about 50 n_frames doubles.
+ * kb_reduce_drop checks them.  Allocates about 50 n_frames doubles.
  */
 kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                           double *rotation_rows, double *translation_rows, kb_error *err);
@@ -141,7 +141,7 @@ typedef struct {
  * drops that fail are recorded there.  Whatever the memory holds, the result
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
- * distance at every frame as kb_reduce_fit does (or neither).  Allocates
+ * distance at every frame as kb_reduce_rebuild gives them (or neither).  Allocates
  * about 206 n_frames doubles (254 with tangent keys).
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
