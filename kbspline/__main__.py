@@ -43,9 +43,9 @@ def main(argv=None):
     red.add_argument("--no-fit", dest="fit", action="store_false",
                      help="keep the greedy key choice: no fitted tangents, no keys dropped "
                           "after")
-    red.add_argument("--tcb", dest="fit", action="store_const", const="tcb",
-                     help="fit each kept key's tension, continuity and bias instead of its "
-                          "tangent (more keys; for tools that read TCB)")
+    red.add_argument("--tcb", dest="fit", action="store_const", const=True,
+                     help="deprecated, the same as the default: fitted tangents keep "
+                          "fewer keys than fitted TCB did")
     red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default=None,
                      metavar="ANGLE",
                      help="largest local rotation error of any joint in any frame, in degrees "
