@@ -77,7 +77,8 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     (not one spline) are left out with a warning, as is the repetition of
     a repeating or looping track (one period is written).
     A node's non-zero pivot becomes a child node ``<name>.pivot`` placed at
-    minus the pivot, where the node's mesh hangs.
+    minus the pivot, where the node's mesh hangs (and its children, where
+    `Node.pivot_inherited`).
     """
     if animation is None:
         if len(scene.animations) != 1:
@@ -100,11 +101,15 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
         channels.setdefault(node, {})[target] = _spline(channel, axes, node, target)
     if left_out:
         warnings.warn("glTF gets no " + ", ".join(left_out), UserWarning, stacklevel=2)
+    pivoted = {n.name for n in scene.nodes if np.any(np.asarray(n.pivot) != 0)}
+    # a child hangs below its parent's pivot shift only where the format says so
+    frame = {n.name: f"{n.name}.pivot" if n.name in pivoted and n.pivot_inherited else n.name
+             for n in scene.nodes}
     names = [n.name for n in scene.nodes]
-    parents = {n.name: names[n.parent] for n in scene.nodes if n.parent >= 0}
+    parents = {n.name: frame[names[n.parent]] for n in scene.nodes if n.parent >= 0}
     offsets = {}
     for n in scene.nodes:
-        if np.any(np.asarray(n.pivot) != 0):
+        if n.name in pivoted:
             parents[f"{n.name}.pivot"] = n.name
             offsets[f"{n.name}.pivot"] = -(axes @ np.asarray(n.pivot, dtype=np.float64))
     starts = [min(np.min(s.domain[0]), 0.0) for paths in channels.values()

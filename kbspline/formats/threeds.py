@@ -444,7 +444,8 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
                 rotation=_rest(tracks, "rotation", start, [1.0, 0.0, 0.0, 0.0]) if aim is None
                 else aim(start)[0],
                 scale=_rest(tracks, "scale", start, [1.0, 1.0, 1.0]), kind=kind,
-                pivot=np.zeros(3) if node.pivot is None else node.pivot, extras=extras)
+                pivot=np.zeros(3) if node.pivot is None else node.pivot, extras=extras,
+                pivot_inherited=False)
 
 
 def _static_node(name: str, record: dict) -> Node:
