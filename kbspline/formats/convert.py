@@ -206,12 +206,21 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     Returns
     -------
     GltfExport, Motion (BVH) or UsdExport
+
+    Raises
+    ------
+    ValueError
+        For an output format it cannot write, an output that is the input
+        file (under any name), or bad tolerances or fps.
     """
     source, output = pathlib.Path(source), pathlib.Path(output)
     kind = output.suffix.lower()
     if kind not in (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc"):
         raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
                          ".usd, .usda, .usdc)")
+    if output.exists() and source.exists() and os.path.samefile(source, output):
+        raise ValueError(f"output {str(output)!r} is the input file; convert never writes "
+                         "over its input")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
     splines = all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
                   for channels in scene.animations.values() for c in channels.values())
@@ -270,7 +279,13 @@ def cli_run(args) -> str:
         What the command prints: the file, channels, keys, largest error and
         the warnings.
     """
-    angle = None if args.angle_tolerance is None else np.radians(args.angle_tolerance)
+    degrees = args.angle_tolerance
+    if degrees is not None and not (np.isfinite(degrees) and degrees > 0):
+        raise ValueError(f"--angle-tolerance must be a positive number of degrees, not {degrees}")
+    angle = None if degrees is None else float(np.radians(degrees))
+    distance = args.distance_tolerance
+    if distance is not None and not (np.isfinite(distance) and distance > 0):
+        raise ValueError(f"--distance-tolerance must be a positive number, not {distance}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = convert(args.input, args.output, angle_tolerance=angle,
