@@ -229,11 +229,9 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
                              distance_tolerance=distance_tolerance)
     if len(scene.animations) != 1:
         raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
-    motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
     if kind in (".gltf", ".glb"):      # channels that are no splines: the motion's frames
-        from .gltf import motion_to_gltf
-        return motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
-                              distance_tolerance=distance_tolerance)
+        return _frames_to_gltf(upright(scene), output, fps, angle_tolerance, distance_tolerance)
+    motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
     if kind == ".bvh":
         from .bvh import write_bvh
         write_bvh(motion, output)
@@ -241,6 +239,59 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     from .usd import motion_to_usd
     return motion_to_usd(motion, output, angle_tolerance=angle_tolerance,
                          distance_tolerance=distance_tolerance)
+
+
+# glTF from frames is checked against the scene at this many times the frame
+# rate, and the frames doubled up to this many times until it passes
+_DENSER, _MOST_DOUBLINGS = 4, 4
+
+
+def _frames_to_gltf(scene, output, fps, angle_tolerance, distance_tolerance):
+    """glTF through the scene's frames (`Scene.to_motion`), its frame rate
+    doubled from `fps` until playback stays within the tolerances of the
+    scene between the frames too (checked at `_DENSER` times the rate);
+    warns with the error left when even the last rate does not."""
+    from .gltf import DEFAULT_ANGLE_TOLERANCE, motion_to_gltf, read_gltf
+    title = next(iter(scene.animations))
+    angle = DEFAULT_ANGLE_TOLERANCE if angle_tolerance is None else angle_tolerance
+    for doubling in range(_MOST_DOUBLINGS + 1):
+        rate = fps * 2 ** doubling
+        with warnings.catch_warnings():   # said once, below, not per rate
+            warnings.simplefilter("ignore" if doubling else "default")
+            motion = scene.to_motion(title, rate)
+        report = motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
+                                distance_tolerance=distance_tolerance)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            denser = scene.to_motion(title, rate * _DENSER)
+        played = next(iter(read_gltf(output).animations.values()))
+        turned, moved = _between_frames(denser, played)
+        if turned <= angle * 1.01 and (distance_tolerance is None
+                                       or moved <= distance_tolerance * 1.01):
+            return report
+    warnings.warn(f"{output}: between its frames at {rate:g} fps, glTF strays up to "
+                  f"{turned:.3g} rad and {moved:.3g} units from the scene; raise --fps",
+                  UserWarning, stacklevel=3)
+    return report
+
+
+def _between_frames(motion, played):
+    """(largest angle, largest distance) between a motion's local joint
+    rotations and translations and the glTF channels `played` at its frames."""
+    times = motion.times
+    turned = moved = 0.0
+    rotations, translations = motion.rotations(), motion.translations()
+    for j, joint in enumerate(motion.joints):
+        rotation = played.get((joint.name, "rotation"))
+        if rotation is not None:
+            got = rotation(times)      # the chord form keeps small angles' digits
+            chord = np.minimum(np.linalg.norm(got - rotations[j], axis=1),
+                               np.linalg.norm(got + rotations[j], axis=1))
+            turned = max(turned, float(np.max(4 * np.arcsin(np.minimum(chord / 2, 1.0)))))
+        translation = played.get((joint.name, "translation"))
+        if translation is not None and "Xposition" in joint.channels:
+            moved = max(moved, float(np.abs(translation(times) - translations[j]).max()))
+    return turned, moved
 
 
 def cli_arguments(parser) -> None:
