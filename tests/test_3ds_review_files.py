@@ -69,3 +69,21 @@ def test_duplicate_node_ids(tmp_path):
     data = keyframer(bare_node("A", 0xFFFF, node_id=4), bare_node("B", 0xFFFF, node_id=4))
     with pytest.raises(ThreeDSError, match=r"chunk 0xB030 in node at byte \d+: node id 4"):
         read(tmp_path, data)
+
+
+@pytest.mark.parametrize("fps", [np.float32(24.0), np.int64(25), 12.5])
+def test_fps_of_any_real_type(tmp_path, fps):
+    path = tmp_path / "fps.3ds"
+    path.write_bytes(small_file())
+    scene = read_3ds(path, fps=fps)
+    assert scene.fps == float(fps)
+    track = scene.tracks["Box"]["position"]
+    np.testing.assert_array_equal(track.times, track.frames / float(fps))
+
+
+@pytest.mark.parametrize("fps", [True, 0, -24.0, float("nan"), float("inf"), "30", None])
+def test_bad_fps(tmp_path, fps):
+    path = tmp_path / "fps.3ds"
+    path.write_bytes(small_file())
+    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+        read_3ds(path, fps=fps)

@@ -11,6 +11,7 @@ only turns the file's conventions into their arguments.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 from typing import Optional, Union
 
@@ -324,7 +325,8 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
         (a FormatError, a ValueError) for a malformed file, naming the chunk
         id in hex and its byte offset.
     """
-    if not (isinstance(fps, (int, float)) and np.isfinite(fps) and fps > 0):
+    if isinstance(fps, bool) or not (isinstance(fps, numbers.Real) and np.isfinite(fps)
+                                     and fps > 0):
         raise ValueError(f"fps must be a positive finite number, not {fps!r}")
     with open(path, "rb") as stream:
         raw = parse(stream.read())
