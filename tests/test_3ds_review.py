@@ -105,3 +105,32 @@ def test_only_keys_past_the_spin_threshold_keep_their_turns(tmp_path, angle, spi
     assert (stored_angle > SPIN) == spins
     swept = stored_angle if spins else abs(np.remainder(stored_angle + np.pi, 2 * np.pi) - np.pi)
     assert spline.angle(np.array([10 / 30]))[0] == pytest.approx(swept, rel=1e-9)
+
+
+def test_rotation_loops_run_across_the_seam(tmp_path):
+    """A loop's rotation keys (one axis, turns summing to zero) against the
+    open track padded with the keys on both sides of the seam; squad is
+    invariant under a fixed left turn, so the padded track's start is free."""
+    from threeds_seed002 import absolute_keys, qinv, qmul
+    compared = 0
+    for seed in range(12):
+        rng = np.random.default_rng([52, seed])
+        stored = random_track(rng, "rotation", int(rng.integers(3, 7)), flags=3)
+        track = one_track(tmp_path, "rotation", stored)
+        f = np.asarray(stored["frames"], float)
+        v = np.asarray(stored["values"], float)
+        pad = lambda x: np.concatenate([x[-2:-1], x, x[1:2]])        # noqa: E731
+        values = np.concatenate([[[0.0, 1.0, 0.0, 0.0]], v[-1:], v[1:], v[1:2]])
+        frames = np.concatenate([[f[0] - (f[-1] - f[-2])], f, [f[-1] + f[1] - f[0]]])
+        tcb = [pad(np.asarray(stored[name], float)) for name in FIELDS[:3]]
+        eases = [pad(np.asarray(stored[name], float)) for name in FIELDS[3:]]
+        turn = qmul(absolute_keys(v)[0][0], qinv(absolute_keys(values)[0][1]))
+        squad = track.spline_in(np.eye(3)).squad_segments
+        for frame in rng.uniform(f[0], f[-1], 15):
+            want, segment = rotation(frames, values, tcb, *eases, frame)
+            if want is None or not squad[segment - 1]:
+                continue
+            want, got = qmul(turn, want), track(frame / 30)[0]
+            assert np.abs(got - want * np.sign(got @ want)).max() < 1e-11
+            compared += 1
+    assert compared > 100
