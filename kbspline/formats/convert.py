@@ -187,9 +187,12 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
 
     glTF gets each channel within the tolerances where every channel is a
     spline in the file (3DS: `scene_to_gltf`).  Otherwise (LightWave's
-    envelopes), and for BVH and USD, the scene's `Scene.to_motion` at `fps`
-    frames a second, upright (`upright`), is written: glTF and USD within
-    their tolerances of that motion's splines through the frames.
+    envelopes, BVH and glTF inputs), and for BVH and USD, the scene's
+    `Scene.to_motion` at `fps` frames a second, upright (`upright`), is
+    written: glTF and USD within their tolerances of that motion's splines
+    through the frames; for LightWave's glTF the frame rate is doubled (up
+    to 16 times) until the glTF also follows the envelopes between frames,
+    with a warning where it cannot.
 
     Parameters
     ----------
@@ -229,9 +232,13 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
                              distance_tolerance=distance_tolerance)
     if len(scene.animations) != 1:
         raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
-    if kind in (".gltf", ".glb"):      # channels that are no splines: the motion's frames
+    if kind in (".gltf", ".glb") and scene.source == "lws":   # envelopes: frames, checked
         return _frames_to_gltf(upright(scene), output, fps, angle_tolerance, distance_tolerance)
     motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
+    if kind in (".gltf", ".glb"):      # BVH and glTF: their frames are the data
+        from .gltf import motion_to_gltf
+        return motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
+                              distance_tolerance=distance_tolerance)
     if kind == ".bvh":
         from .bvh import write_bvh
         write_bvh(motion, output)
