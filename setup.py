@@ -1,6 +1,7 @@
 """Builds the kbspline extension: the C core in csrc/ (its folders by area) plus
 its CPython binding."""
 import glob
+import os
 import sys
 
 import numpy
@@ -16,6 +17,13 @@ else:
     compile_args = ["-std=c11", "-O3", "-fno-wrapv", "-Wall", "-Wextra", "-Wno-psabi",
                     "-fno-math-errno", "-ffp-contract=off", "-pthread"]
     link_args = ["-pthread"]
+    # Python's own flags carry -g: a wheel drops the debug info (-g0 after -g
+    # wins) and its symbols; builds in place and builds with CFLAGS of their
+    # own (sanitizers, gdb, callgrind) keep them.
+    if "bdist_wheel" in sys.argv and not os.environ.get("CFLAGS"):
+        compile_args.append("-g0")
+        if sys.platform != "darwin":
+            link_args.append("-s")
 
 # The core: every C file under csrc/ but its tests and fuzz target.
 _CORE = sorted(p for p in glob.glob("csrc/**/*.c", recursive=True)

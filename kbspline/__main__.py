@@ -5,6 +5,7 @@ import math
 import os
 import pathlib
 import sys
+import warnings
 
 from . import __version__, demo
 
@@ -14,12 +15,13 @@ def main(argv=None):
                                      description="Kochanek-Bartels keyframe splines.")
     parser.add_argument("--version", action="version", version=f"kbspline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("demo", help="the keyframed leg of Eberly's paper")
+    subparsers = commands.choices
+    run = add_command(commands, "demo", "the keyframed leg of Eberly's paper")
     run.add_argument("--frames", type=int, default=9, help="rows of the table (default 9)")
     run.add_argument("--plot", default="kbspline-demo.png",
                      help="where to write the PNG (default kbspline-demo.png)")
     run.add_argument("--no-plot", action="store_true", help="print the table only")
-    res = commands.add_parser("resample", help="resample a BVH clip to another frame rate")
+    res = add_command(commands, "resample", "resample a BVH clip to another frame rate")
     res.add_argument("input", help="the BVH file to read")
     res.add_argument("--fps", type=float, required=True,
                      help="frames per second to write, exactly (the clip ends at its last "
@@ -28,7 +30,7 @@ def main(argv=None):
                      help="keep the last frame too, with the frame time nearest 1/fps that "
                           "divides the clip")
     res.add_argument("-o", "--output", required=True, help="the BVH file to write")
-    red = commands.add_parser("reduce", help="keep the fewest keys within a tolerance")
+    red = add_command(commands, "reduce", "keep the fewest keys within a tolerance")
     red.add_argument("input", help="the BVH file to read")
     red.add_argument("--position-tolerance", dest="position", type=float, default=None,
                      metavar="DISTANCE",
@@ -50,7 +52,7 @@ def main(argv=None):
                           "or with a unit: 0.5, 0.5deg or 0.01rad (default 0.5 without "
                           "--position-tolerance)")
     red.add_argument("--distance-tolerance", "--distance", dest="distance", type=float,
-                     default=None,
+                     default=None, metavar="DISTANCE",
                      help="largest local translation error, in the file's units (default 0.1 "
                           "without --position-tolerance)")
     red.add_argument("--from", dest="rebuild", metavar="JSON", default=None,
@@ -59,58 +61,82 @@ def main(argv=None):
     red.add_argument("-o", "--output", required=True,
                      help="the JSON file to write, or a .gltf/.glb of the reduced curves "
                           "(with --from: the BVH file)")
-    tra = commands.add_parser("transition", help="join two clips with a squad transition")
+    tra = add_command(commands, "transition", "join two clips with a squad transition")
     tra.add_argument("first", help="the clip to leave")
     tra.add_argument("second", help="the clip to arrive in")
     tra.add_argument("--frames", type=int, default=24, help="frames of transition (default 24)")
     tra.add_argument("-o", "--output", required=True, help="the BVH file to write")
-    glb = commands.add_parser("gltf", help="write a BVH clip as a glTF 2.0 animation")
+    glb = add_command(commands, "gltf", "write a BVH clip as a glTF 2.0 animation")
     glb.add_argument("input", help="the BVH file to read")
-    glb.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    glb.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                      help="how far glTF's playback of rotations may stray from the splines "
                           "(default 0.0057, i.e. 1e-4 rad)")
-    glb.add_argument("--distance-tolerance", type=float, default=None,
-                     help="with it, translations are LINEAR keys within it (in the output's "
-                          "units, after --scale) instead of exact cubics")
-    glb.add_argument("--rate", type=float, default=None,
+    glb.add_argument("--distance-tolerance", type=positive_float, default=None,
+                     metavar="DISTANCE",
+                     help="how far glTF's playback of translations may stray, in the output's "
+                          "units after --scale (default: the angle tolerance in radians times "
+                          "each channel's extent)")
+    glb.add_argument("--cubic", action="store_true",
+                     help="translations as exact CUBICSPLINE keys instead of LINEAR ones "
+                          "(Blender does not play glTF's cubic keys as written)")
+    glb.add_argument("--min-key-spacing", type=positive_float, default=None,
+                     metavar="SECONDS",
+                     help="closest two added keys may come (default 0.0005, what importers "
+                          "keep); passing it also accepts a tolerance missed at it")
+    glb.add_argument("--rate", type=positive_float, default=None, metavar="HZ",
                      help="instead of tolerances, bake rotations at this many samples a second")
-    glb.add_argument("--scale", type=float, default=1.0,
+    glb.add_argument("--scale", type=positive_float, default=1.0,
                      help="multiplies every length, e.g. 0.01 for centimetres to metres")
     glb.add_argument("-o", "--output", required=True, help="the .gltf or .glb file to write")
-    usd = commands.add_parser("usd", help="write a BVH clip as a UsdSkel animation")
+    usd = add_command(commands, "usd", "write a BVH clip as a UsdSkel animation")
     usd.add_argument("input", help="the BVH file to read")
-    usd.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    usd.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                      help="how far USD's playback of rotations may stray from the splines "
                           "(default 0.0057, i.e. 1e-4 rad)")
-    usd.add_argument("--distance-tolerance", type=float, default=None,
+    usd.add_argument("--distance-tolerance", type=positive_float, default=None,
+                     metavar="DISTANCE",
                      help="how far the root's playback may stray, in the file's units "
                           "(default: the angle tolerance times the skeleton's reach)")
-    usd.add_argument("--meters-per-unit", type=float, default=0.01,
+    usd.add_argument("--accept-miss", action="store_true",
+                     help="exit 0 where playback misses the tolerance (keys would need to be "
+                          "closer than 0.0005 s); the line naming the joints still shows")
+    usd.add_argument("--meters-per-unit", type=positive_float, default=0.01, metavar="METERS",
                      help="the stage's metersPerUnit (default 0.01: centimetres)")
     usd.add_argument("-o", "--output", required=True, help="the .usda, .usdc or .usd file to write")
-    imp = commands.add_parser("from-gltf", help="write a glTF skin's animation as a BVH clip")
+    imp = add_command(commands, "from-gltf", "write a glTF skin's animation as a BVH clip")
     imp.add_argument("input", help="the .gltf or .glb file to read")
     imp.add_argument("--animation", default=None,
                      help="the animation's name, or its index when unnamed (default: the first)")
     imp.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
-    imp.add_argument("--skin", type=int, default=0, help="which skin's skeleton (default 0)")
+    imp.add_argument("--skin", type=int, default=None,
+                     help="which skin's skeleton (default 0, or without skins the animated "
+                          "nodes and their ancestors)")
     imp.add_argument("-o", "--output", required=True, help="the BVH file to write")
     from .formats import convert as convert_
-    convert_.cli_arguments(commands.add_parser("convert", help="write a scene (3DS, LightWave "
-                                                              "...) as glTF, BVH or USD"))
+    convert_.cli_arguments(add_command(commands, "convert",
+                                       "write a scene (3DS, LightWave ...) as glTF, BVH or USD"))
+    for command in [*PIPELINE, "convert"]:
+        subparsers[command].add_argument(
+            "--force", action="store_true",
+            help="write over an existing output file (never over an input)")
     args = parser.parse_args(argv)
+    error = subparsers[args.command].error   # its usage line, not the top level's
     for flag, target in (("-o/--output", getattr(args, "output", None)),
                          ("--plot", getattr(args, "plot", None))):
         folder = os.path.dirname(os.path.abspath(target)) if target else None
         if folder and not os.path.isdir(folder):
-            parser.error(f"{flag}: the folder {folder} does not exist")
+            error(f"{flag}: the folder {folder} does not exist")
+    if args.command in PIPELINE or args.command == "convert":
+        problem = output_problem(args)
+        if problem:
+            error(problem)
 
     if args.command == "convert":
         return run_reported(args.command, convert_.cli_run, args)
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:
-        parser.error("--frames must be at least 2")
+        error("--frames must be at least 2")
     demo.print_table(args.frames)
     if args.no_plot:
         return 0
@@ -120,6 +146,47 @@ def main(argv=None):
         print("matplotlib is not installed, so no plot was drawn "
               "(pip install 'kbspline[plot]' for it)")
     return 0
+
+
+def add_command(commands, name, summary):
+    """A subcommand whose help page opens with its summary."""
+    return commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
+
+
+def positive_float(text):
+    """argparse type: a positive finite number, named in the user's words."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
+    return value
+
+
+#: The extensions each command writes, the first when --from is given to reduce.
+OUTPUT_SUFFIXES = {"resample": (".bvh",), "transition": (".bvh",), "from-gltf": (".bvh",),
+                   "reduce": (".json", ".gltf", ".glb"), "gltf": (".gltf", ".glb"),
+                   "usd": (".usda", ".usdc", ".usd"),
+                   "convert": (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc")}
+
+
+def output_problem(args):
+    """Why the output cannot be written, checked before any work: a wrong
+    extension, one of the inputs, or an existing file without --force."""
+    output = pathlib.Path(args.output)
+    suffixes = (".bvh",) if getattr(args, "rebuild", None) else OUTPUT_SUFFIXES[args.command]
+    if output.suffix.lower() not in suffixes:
+        return (f"-o/--output: {output} should end in {' or '.join(suffixes)}, "
+                f"not {output.suffix or 'no extension'}")
+    inputs = [getattr(args, name, None) for name in ("input", "first", "second", "rebuild")]
+    for given in filter(None, inputs):
+        if output.exists() and os.path.exists(given) and os.path.samefile(given, output):
+            return f"-o/--output: {output} is an input; it is never written over"
+    # a missing input fails on its own (exit 1, named), writing nothing
+    if output.exists() and not args.force and all(map(os.path.exists, filter(None, inputs))):
+        return f"-o/--output: {output} exists (pass --force to write over it)"
+    return None
 
 
 def parse_angle(text):
@@ -154,10 +221,16 @@ def run_reported(name, command, args):
     line on stderr and exit status 1, not a traceback."""
     from .motion import BvhError
     try:
-        print(command(args))
+        result = command(args)
     except (BvhError, ValueError, OSError, ImportError) as exc:
         print(f"kbspline {name}: {exc}", file=sys.stderr)
         return 1
+    text, missed = result if isinstance(result, tuple) else (result, None)
+    print(text)
+    if missed:
+        line, accepted = missed
+        print(f"kbspline {name}: {line}", file=sys.stderr)
+        return 0 if accepted else 1
     return 0
 
 
@@ -166,7 +239,12 @@ def reduce_command(args):
     clip = read_bvh(args.input)
     if args.rebuild:
         with open(args.rebuild) as f:
-            reduction = Reduction.from_json(json.load(f))
+            try:
+                saved = json.load(f)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{args.rebuild} is not the JSON file reduce writes "
+                                 f"({exc})") from None
+        reduction = Reduction.from_json(saved)
         if reduction.names != [j.name for j in clip.joints]:
             raise ValueError(f"{args.rebuild} reduces other joints than {args.input}'s")
         rotations, translations = reduction.rebuild(clip.times)
@@ -210,18 +288,47 @@ def gltf_command(args):
         import pygltflib  # noqa: F401
     except ImportError:
         raise ImportError("needs pygltflib (pip install 'kbspline[gltf]')") from None
+    from .formats.adaptive import MIN_KEY_SPACING
     clip = read_bvh(args.input)
     angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
-    report = motion_to_gltf(clip, args.output, angle_tolerance=angle,
-                            distance_tolerance=args.distance_tolerance, rate=args.rate,
-                            scale=args.scale)
+    if args.cubic and args.distance_tolerance is not None:
+        raise ValueError("give --cubic or --distance-tolerance, not both")
+    spacing = args.min_key_spacing or MIN_KEY_SPACING
+    with warnings.catch_warnings():   # the misses are reported below, in one line
+        warnings.filterwarnings("ignore", "glTF's playback misses the tolerance")
+        report = motion_to_gltf(clip, args.output, angle_tolerance=angle,
+                                distance_tolerance=args.distance_tolerance, rate=args.rate,
+                                scale=args.scale, cubic=args.cubic, min_key_spacing=spacing)
     text = (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
             f"{args.output}: {sum(report.key_counts.values())} keys")
     rotations = [(e, node) for (node, path), e in report.max_error.items() if path == "rotation"]
     if rotations:
         error, node = max(rotations)
         text += f"; largest rotation error of playback {math.degrees(error):.4f} deg ({node})"
-    return text
+    hint = (f"keys would need to be closer than --min-key-spacing {spacing:g} s",
+            "pass a smaller one if your importer keeps closer keys, or this one to accept "
+            "the miss")
+    return text, missed_line(report, hint, args.min_key_spacing is not None)
+
+
+def missed_line(report, hint, accepted):
+    """(One line naming the channels whose playback misses its tolerance, in
+    degrees and the output's units, whether that is accepted), or None.
+    `hint`: (why it was missed, which option accepts it)."""
+    missed = getattr(report, "missed", {})
+    if not missed:
+        return None
+    parts = []
+    for (node, path), error in sorted(missed.items(), key=lambda item: -item[1]):
+        tolerance = report.tolerances[node, path]
+        if path == "rotation":
+            parts.append(f"{node} {math.degrees(error):.3g} deg > "
+                         f"{math.degrees(tolerance):.3g} deg")
+        else:
+            parts.append(f"{node} {path} {error:.3g} > {tolerance:.3g} units")
+    line = (f"playback misses the tolerance on {len(parts)} channel(s): {', '.join(parts)} "
+            f"({hint[0]}; ")
+    return (line + "accepted)", True) if accepted else (line + hint[1] + ")", False)
 
 
 def resample_command(args):
@@ -242,13 +349,18 @@ def usd_command(args):
         raise ImportError("needs usd-core (pip install 'kbspline[usd]')") from None
     clip = read_bvh(args.input)
     angle = None if args.angle_tolerance is None else math.radians(args.angle_tolerance)
-    report = motion_to_usd(clip, args.output, angle_tolerance=angle,
-                           distance_tolerance=args.distance_tolerance,
-                           meters_per_unit=args.meters_per_unit)
-    return (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
+    with warnings.catch_warnings():   # the misses are reported below, in one line
+        warnings.filterwarnings("ignore", ".*UsdSkel's playback misses the tolerance")
+        report = motion_to_usd(clip, args.output, angle_tolerance=angle,
+                               distance_tolerance=args.distance_tolerance,
+                               meters_per_unit=args.meters_per_unit)
+    text = (f"{args.input}: {len(clip.joints)} joints, {clip.num_frames} frames -> "
             f"{args.output}: {len(report.times)} samples; largest rotation error of playback "
             f"{math.degrees(report.max_angle.max()):.4f} deg, of the root "
             f"{report.max_distance:.3g} units")
+    hint = ("keys would need to be closer than 0.0005 s, or more precision than float32 "
+            "holds", "--accept-miss accepts it")
+    return text, missed_line(report, hint, args.accept_miss)
 
 
 def from_gltf_command(args):

@@ -2,12 +2,18 @@
 query times, ``out=`` arrays, and rewording core errors in the user's terms."""
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import warnings
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _kbspline as _core
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 TIMINGS = {
     "kb": _core.TIMING_KB,
@@ -201,6 +207,28 @@ class Queries:
             return ValueError(f"{self.name}{where} = {value!r} is outside the domain "
                               f"[{lo!r}, {hi!r}] (extrapolate='error')")
         return ValueError(f"{self.name}{where} {reason}, not {value!r}")
+
+
+def out_keyword(method: _Method) -> _Method:
+    """Makes `out` keyword-only: an array one place after the method's other
+    arguments still works, with a DeprecationWarning; anything else there is
+    a TypeError saying so (``path.length(0, 3)`` read 3 as `out`)."""
+    names = [p.name for p in inspect.signature(method).parameters.values()
+             if p.kind is p.POSITIONAL_OR_KEYWORD][1:]
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if len(args) > len(names):
+            extra = args[len(names):]
+            if len(extra) > 1 or "out" in kwargs or not isinstance(extra[0], np.ndarray):
+                given = ", ".join(map(repr, extra))
+                raise TypeError(f"{method.__name__}() takes {', '.join(names)} by position and "
+                                f"out only by keyword (out=...), not {given}")
+            warnings.warn(f"{method.__name__}(): pass out by keyword (out=...); by position "
+                          f"it is deprecated", DeprecationWarning, stacklevel=2)
+            args, kwargs = args[:len(names)], dict(kwargs, out=extra[0])
+        return method(self, *args, **kwargs)
+    return cast(_Method, wrapper)
 
 
 def _prepare_out(out, shape):

@@ -1,4 +1,4 @@
-"""The keyframe animation of Eberly's paper (seed 000, section 4): a leg.
+"""The keyframe animation of Eberly's paper (section 4): a leg.
 
 The hip follows a PositionSpline; the hip, knee and ankle angles are
 rotations about (0, 0, 1) interpolated by one batched RotationSpline (three
@@ -68,7 +68,8 @@ def print_table(frames, write=print):
     times = np.linspace(0.0, 4.0, frames)
     (hip, knee, ankle, foot), velocity = animate(times)
     angles = joint_angles(times)
-    write("Eberly's leg (seed 000 section 4): hip by PositionSpline, angles by RotationSpline")
+    write("Eberly's leg (Eberly's paper, section 4): hip by PositionSpline, angles by "
+          "RotationSpline")
     write(f"{'t':>5} {'hip x':>8} {'hip y':>7} {'vx':>7} {'vy':>7} {'hip°':>7} "
           f"{'knee°':>7} {'ankle°':>7} {'foot x':>8} {'foot y':>7}")
     for i, t in enumerate(times):
@@ -93,38 +94,48 @@ def plot(path):
     return True
 
 
+#: Seconds of travel an arrow of the hip's velocity is drawn as.
+ARROW_SECONDS = 0.5
+#: Times of the arrows, centred on the hip: halfway between keys, so the path
+#: shows between them and none runs past its ends.
+ARROW_TIMES = np.arange(0.5, 4.0, 1.0)
+
+
 def figure(plt):
-    """The demo's figure: legend beside the axes, axes labelled, every
-    arrow inside them."""
-    fig, ax = plt.subplots(figsize=(10, 5))
+    """The demo's figure: the key poses in black, the poses between in red,
+    the hip's path in blue and its velocity as arrows laid along it; the
+    legend under the axes, margins around the leg."""
+    fig, ax = plt.subplots(figsize=(8.0, 7.4))
     t_path = np.linspace(0.0, 4.0, 200)
     (hip, *_), _ = animate(t_path)
-    ax.plot(hip[:, 0], hip[:, 1], color="tab:blue", lw=2, label="hip path")
     t_pose = np.linspace(0.0, 4.0, 17)
-    (p_hip, knee, ankle, foot), velocity = animate(t_pose)
+    (p_hip, knee, ankle, foot), _ = animate(t_pose)
     for i in range(len(t_pose)):
         chain = np.stack([p_hip[i], knee[i], ankle[i], foot[i]])
         ax.plot(chain[:, 0], chain[:, 1], color="tab:red", alpha=0.35, lw=1,
-                label="interpolated poses" if i == 0 else None)
-    ax.quiver(p_hip[:, 0], p_hip[:, 1], velocity[:, 0], velocity[:, 1], color="tab:green",
-              angles="xy", scale_units="xy", scale=2.0, width=0.004, label="hip velocity / 2")
+                label="poses between the keys" if i == 0 else None)
     key_hip, key_angles = HIP[1:-1], ANGLES[:, 1:-1]
     k_knee, k_ankle, k_foot = inverse_kinematics(key_hip, *key_angles)
     for i in range(len(key_hip)):
         chain = np.stack([key_hip[i], k_knee[i], k_ankle[i], k_foot[i]])
         ax.plot(chain[:, 0], chain[:, 1], color="black", lw=2.2,
                 label="key frames" if i == 0 else None)
-    ax.plot(key_hip[:, 0], key_hip[:, 1], "ko")
-    # room for the arrows' tips
-    tips = p_hip + velocity / 2.0
-    points = np.vstack([tips, p_hip, knee, ankle, foot])
-    pad = 5.0
+    ax.plot(key_hip[:, 0], key_hip[:, 1], "ko", ms=5)
+    ax.plot(hip[:, 0], hip[:, 1], color="tab:blue", lw=1.5, label="hip path")
+    (a_hip, *_), velocity = animate(ARROW_TIMES)
+    ax.quiver(a_hip[:, 0], a_hip[:, 1], velocity[:, 0], velocity[:, 1], color="tab:green",
+              angles="xy", scale_units="xy", scale=1.0 / ARROW_SECONDS, pivot="middle",
+              width=0.005, headwidth=3.5, headlength=4.5, zorder=3,
+              label=f"hip velocity (arrow: {ARROW_SECONDS:g} s of travel)")
+    points = np.vstack([hip, knee, ankle, foot])
+    pad = 12.0
     ax.set_xlim(points[:, 0].min() - pad, points[:, 0].max() + pad)
-    ax.set_ylim(points[:, 1].max() + pad, points[:, 1].min() - pad)  # y grows downwards
+    ax.set_ylim(points[:, 1].max() + pad, points[:, 1].min() - 1.5 * pad)  # y grows downwards
     ax.set_aspect("equal")
     ax.set_xlabel("x (pixels)")
-    ax.set_ylabel("y (pixels, downwards: the seed's screen coordinates)")
-    ax.set_title("kbspline demo: Eberly's keyframed leg")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+    ax.set_ylabel("y (pixels, growing downwards as on a screen)")
+    ax.set_title("kbspline demo: the keyframed leg of Eberly's paper, section 4")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=2, fontsize=9,
+              frameon=False)
     fig.tight_layout()
     return fig

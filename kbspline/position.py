@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _kbspline as _core
-from ._checks import _check_float_array, _check_scalar, _index_text, _per_row, _prepare_out
+from ._checks import out_keyword, _check_float_array, _check_scalar, _index_text, _per_row, _prepare_out
 from ._keyed import KeyedSpline
 from ._threads import get_num_threads
 from ._typing import ArrayLike, FloatArray, OutArray
@@ -57,9 +57,11 @@ class PositionSpline(KeyedSpline):
     tension, continuity, bias : float or array_like broadcastable to (..., K)
         The TCB parameters of each key, usually in [-1, 1].
     timing : {'kb', 'parabolic', '3ds', 'average'}
-        How tangents account for uneven key spacing (see the README).
+        How tangents account for uneven key spacing: the documentation's
+        "Timing conventions" page (docs/guide/timing.md in the repository).
     ends : {'natural', 'phantom', 'reflect', 'clamped', 'closed'}
-        End condition (see the README).
+        End condition: the documentation's "End conditions and
+        extrapolation" page (docs/guide/ends.md in the repository).
     start_velocity, end_velocity : array_like (D,) or (..., D), optional
         End tangents per unit time for ``ends='clamped'`` (zero if omitted).
     ease_from, ease_to : float or array_like broadcastable to (..., K)
@@ -122,6 +124,11 @@ class PositionSpline(KeyedSpline):
         batch_shape, (K, D) = keys.shape[:-2], keys.shape[-2:]
         if D < 1:
             raise ValueError(f"values of shape {values.shape} has no dimensions (D = 0)")
+        n_times = _length_of_flat(times)
+        if n_times not in (None, K) and values.ndim == 2 and D == n_times:
+            raise ValueError(f"values of shape {values.shape} holds {K} keys of dimension {D}, "
+                             f"but times has {n_times}: values is (K, D), one row per key "
+                             f"(transposed? pass values.T)")
         self._check_key_count("values", K)
 
         if times is None and alpha is not None:
@@ -169,7 +176,8 @@ class PositionSpline(KeyedSpline):
                               self._coef, self._ease, self._extrap_code, nu,
                               get_num_threads())
 
-    def position(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def position(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Position at times `t`.
 
         Parameters
@@ -194,7 +202,8 @@ class PositionSpline(KeyedSpline):
 
     __call__ = position
 
-    def velocity(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def velocity(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """First derivative with respect to t, per unit time.
 
         Parameters
@@ -216,7 +225,8 @@ class PositionSpline(KeyedSpline):
         """
         return self._eval(t, 1, out)
 
-    def acceleration(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def acceleration(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Second derivative with respect to t.
 
         Parameters
@@ -253,11 +263,12 @@ class PositionSpline(KeyedSpline):
         return (self._knots, self._coef, self._ease, self._extrap_code)
 
     @property
-    def total_length(self) -> float | FloatArray:
+    def total_length(self) -> Any:  # float, or (...,) for a batch: the shape decides
         """Arc length over the domain: float, or (...,) for a batch."""
         return self._total()
 
-    def length(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def length(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Arc length from the domain start to `t`.
 
         Parameters
@@ -287,7 +298,8 @@ class PositionSpline(KeyedSpline):
         """
         return self._integral_at(t, out)
 
-    def time_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def time_at_length(self, s: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """The time at which `length` reaches `s`.
 
         Parameters
@@ -318,7 +330,8 @@ class PositionSpline(KeyedSpline):
         """
         return self._time_at_integral(s, out)
 
-    def position_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def position_at_length(self, s: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Position at arc length `s`: ``position(time_at_length(s))``.
 
         Parameters
@@ -352,7 +365,8 @@ class PositionSpline(KeyedSpline):
         results = [self._eval(t, nu, None) for nu in nus]
         return [r[..., None] if self._scalar else r for r in results] + [s.ndim == 0]
 
-    def velocity_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def velocity_at_length(self, s: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """dX/ds at arc length `s`: the unit tangent.
 
         Parameters
@@ -382,7 +396,8 @@ class PositionSpline(KeyedSpline):
         unit = np.divide(direction, norm, out=np.zeros_like(direction), where=norm > 0)
         return self._finish(unit, scalar, out)
 
-    def acceleration_at_length(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def acceleration_at_length(self, s: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """d2X/ds2 at arc length `s`: the curvature vector.
 
         Parameters
@@ -530,3 +545,13 @@ class PositionSpline(KeyedSpline):
     def __repr__(self) -> str:
         return (f"PositionSpline(batch_shape={self._batch_shape}, dim={self._dim}, "
                 f"num_keys={self._num_keys}, timing={self._timing!r}, ends={self._ends!r})")
+
+
+def _length_of_flat(times):
+    """len(times) for a flat sequence of times, else None (the checks that
+    follow word the errors of anything else)."""
+    try:
+        given = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return len(given) if given.ndim == 1 else None

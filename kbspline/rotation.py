@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _kbspline as _core
-from ._checks import _check_float_array, _check_option, _per_row
+from ._checks import out_keyword, _check_float_array, _check_option, _per_row
 from ._keyed import KeyedSpline
 from ._threads import get_num_threads
 from ._typing import ArrayLike, FloatArray, OutArray
@@ -160,7 +160,8 @@ class RotationSpline(KeyedSpline):
                               self._seg, self._kind, self._ease, self._extrap_code, nu,
                               body, self._scalar_first, get_num_threads())
 
-    def __call__(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def __call__(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Unit quaternions at times `t`.
 
         Parameters
@@ -185,8 +186,9 @@ class RotationSpline(KeyedSpline):
         """
         return self._eval(t, 0, "world", out)
 
+    @out_keyword
     def angular_velocity(self, t: ArrayLike, frame: str = "world",
-                         out: OutArray = None) -> FloatArray:
+                         *, out: OutArray = None) -> FloatArray:
         """Angular velocity in radians per unit time, analytic.
 
         Parameters
@@ -213,8 +215,9 @@ class RotationSpline(KeyedSpline):
         """
         return self._eval(t, 1, frame, out)
 
+    @out_keyword
     def angular_acceleration(self, t: ArrayLike, frame: str = "world",
-                             out: OutArray = None) -> FloatArray:
+                             *, out: OutArray = None) -> FloatArray:
         """Time derivative of `angular_velocity` in the same frame, analytic.
 
         Parameters
@@ -250,11 +253,12 @@ class RotationSpline(KeyedSpline):
         return (self._knots, self._seg, self._kind, self._ease, self._extrap_code)
 
     @property
-    def total_angle(self) -> float | FloatArray:
+    def total_angle(self) -> Any:  # float, or (...,) for a batch: the shape decides
         """The rotation angle swept over the domain, radians: float or (...,)."""
         return self._total()
 
-    def angle(self, t: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def angle(self, t: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """Rotation angle swept from the domain start to `t`.
 
         The integral of the angular speed ``|w|``, to a relative error of about
@@ -282,7 +286,8 @@ class RotationSpline(KeyedSpline):
         """
         return self._integral_at(t, out)
 
-    def time_at_angle(self, s: ArrayLike, out: OutArray = None) -> FloatArray:
+    @out_keyword
+    def time_at_angle(self, s: ArrayLike, *, out: OutArray = None) -> FloatArray:
         """The time at which `angle` reaches `s`.
 
         Samples at equal steps of `s` turn at constant angular speed.

@@ -7,14 +7,6 @@ import numpy as np
 EIGHT_POINTS = np.array([[0.0, 0.0], [1.0, 2.0], [2.5, 2.5], [4.0, 1.0], [5.5, 2.2],
                          [7.0, 0.5], [8.0, 2.0], [9.5, 1.0]])
 
-MOCAP = pathlib.Path.cwd().resolve()
-for _ in range(4):
-    if (MOCAP / "shared" / "data" / "mocap").is_dir():
-        break
-    MOCAP = MOCAP.parent
-MOCAP = MOCAP / "shared" / "data" / "mocap"
-
-
 def repo_folder(name):
     """The repository's folder `name` (benchmarks, tests), found from the
     notebooks folder or from the docs build's copy of it."""
@@ -23,6 +15,29 @@ def repo_folder(name):
         if (folder / name).is_dir() and (folder / "notebooks").is_dir():
             return str(folder / name)
     raise FileNotFoundError(f"no {name} folder above {here}")
+
+
+# CMU's clips that every clone has (tests/data/cmu/README.md says where they
+# come from): 131_01 "Start Walk Stop", 131_03 "Start Hop Stop", 120 Hz.
+CMU_CENTIMETRES = 2.54 / 0.45   # their length unit is 1/0.45 inch
+
+
+def read_cmu(name, first=0, last=None):
+    """The CMU clip tests/data/cmu/<name>.bvh, frames first:last, in centimetres."""
+    from dataclasses import replace
+    from kbspline.motion import Motion, read_bvh
+    clip = read_bvh(pathlib.Path(repo_folder("tests")) / "data" / "cmu" / f"{name}.bvh")
+    s = CMU_CENTIMETRES
+    joints = [replace(j, offset=j.offset * s,
+                      end_site=None if j.end_site is None else j.end_site * s)
+              for j in clip.joints]
+    frames = clip.frames[first:last].copy()
+    for j, joint in enumerate(clip.joints):
+        columns = range(*clip.channel_slice(j).indices(frames.shape[1]))
+        for c, channel in zip(columns, joint.channels):
+            if channel.endswith("position"):
+                frames[:, c] *= s
+    return Motion(joints, clip.frame_time, frames)
 
 
 def draw_curve(ax, spline, keys, n=400, tangents=True, title=None, color="tab:blue"):
@@ -50,10 +65,3 @@ def draw_curve(ax, spline, keys, n=400, tangents=True, title=None, color="tab:bl
 
 def speed(spline, t):
     return np.linalg.norm(np.atleast_2d(spline.velocity(t)), axis=-1)
-
-
-def read_bvh_rotations(path):
-    """(frame_time, joint names, (J, F, 4) quaternions) from a BVH file."""
-    from kbspline.motion import read_bvh
-    clip = read_bvh(path)
-    return clip.frame_time, [j.name for j in clip.joints], clip.rotations()

@@ -88,10 +88,24 @@ def measure(kind, folder, frames=40, between=60, seed=0, **export):
         len(common), len(names)
 
 
+def test_gltf_default_export_plays_the_splines(tmp_path):
+    """The default export (issue 50): LINEAR rotations within the angle
+    tolerance and LINEAR translations within it times each channel's extent,
+    which Blender keeps key for key and plays, at frames and between them,
+    within the angle tolerance times the chain's lever arms plus the root's
+    distance tolerance."""
+    needs_blender()
+    at, between, size, found, total = measure("gltf", tmp_path)
+    assert found == total
+    clip = first_clip()
+    root = clip.translations()[0, :40]
+    root_tolerance = ANGLE * max(np.ptp(root, axis=0).max(), np.abs(root).max())
+    bound = ANGLE * 2 * size * 8 + root_tolerance + 1e-6 * size   # chains of eight joints
+    assert at <= bound and between <= bound
+
+
 def test_gltf_import_plays_the_splines(tmp_path):
-    """With LINEAR translations (a distance tolerance), Blender keeps every
-    key of the adaptive export and plays it, at frames and between them,
-    within the angle tolerance times the chain's lever arms."""
+    """With a distance tolerance given, the same within it."""
     needs_blender()
     at, between, size, found, total = measure("gltf", tmp_path, distance_tolerance=1e-5)
     assert found == total
@@ -106,7 +120,7 @@ def test_gltf_cubic_translations_in_blender(tmp_path):
     checked in test_gltf.py): measured, and bounded loosely here so that a
     change in Blender shows."""
     needs_blender()
-    at, between, size, found, total = measure("gltf", tmp_path)
+    at, between, size, found, total = measure("gltf", tmp_path, cubic=True)
     assert at <= 1e-6 * size
     assert between <= 0.02 * size
 
@@ -150,9 +164,12 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         print("| file | joints found | worst at frames | worst between frames | skeleton size |")
         print("|---|---|---|---|---|")
-        for label, kind, export in [("glTF, LINEAR translations (distance_tolerance 1e-5 m)",
+        for label, kind, export in [("glTF, the default export (LINEAR translations)",
+                                     "gltf", {}),
+                                    ("glTF, LINEAR translations (distance_tolerance 1e-5 m)",
                                      "gltf", {"distance_tolerance": 1e-5}),
-                                    ("glTF, CUBICSPLINE translations (default)", "gltf", {}),
+                                    ("glTF, CUBICSPLINE translations (cubic=True)", "gltf",
+                                     {"cubic": True}),
                                     ("BVH", "bvh", {})]:
             at, between, size, found, total = measure(kind, pathlib.Path(tmp), **export)
             print(f"| {label} | {found}/{total} | {at:.3g} ({at / size:.1e} of the size) | "

@@ -81,21 +81,34 @@ def test_demo_piped_into_a_reader_that_stops():
 
 
 def test_demo_figure_is_readable():
-    """The legend stands beside the axes (it covered the first pose), both
-    axes are labelled (the downward y says why), and every velocity
-    arrow's tip lies inside the axes (one was clipped)."""
+    """Issue 50: the legend sits under the axes, not in a wide margin beside
+    them; the velocity arrows are long enough to read and stay on the path
+    (one poked past its end); the path keeps a margin from the top edge;
+    the words mean something to a user (no "seed")."""
     plt = pytest.importorskip("matplotlib.pyplot")
     from kbspline import demo
     fig = demo.figure(plt)
     try:
         (ax,) = fig.axes
         fig.canvas.draw()
-        legend = ax.get_legend().get_window_extent()
-        assert legend.x0 >= ax.get_window_extent().x1
+        box, legend = ax.get_window_extent(), ax.get_legend().get_window_extent()
+        assert legend.y1 <= box.y0 and legend.width <= box.width
         assert ax.get_xlabel() and "downwards" in ax.get_ylabel()
-        (hip, *_), velocity = demo.animate(np.linspace(0.0, 4.0, 17))
-        tips = hip + velocity / 2.0
+        words = [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()] + [
+            t.get_text() for t in ax.get_legend().get_texts()]
+        assert not any("seed" in w for w in words) and "Eberly's paper" in ax.get_title()
+        (hip, *_), velocity = demo.animate(demo.ARROW_TIMES)
+        half = velocity * demo.ARROW_SECONDS / 2          # arrows centred on the hip
         (x0, x1), (y1, y0) = ax.get_xlim(), ax.get_ylim()
-        assert np.all((tips[:, 0] > x0) & (tips[:, 0] < x1) & (tips[:, 1] > y0) & (tips[:, 1] < y1))
+        start, end = demo.HIP[1, 0], demo.HIP[-2, 0]
+        assert np.all((hip - half)[:, 0] >= start) and np.all((hip + half)[:, 0] <= end)
+        assert np.all(2 * np.linalg.norm(half, axis=1) >= 0.04 * (x1 - x0))
+        assert demo.HIP[:, 1].min() - y0 >= 0.08 * (y1 - y0)     # room above the path
     finally:
         plt.close(fig)
+
+
+def test_table_names_the_paper_not_the_seed(capsys):
+    assert cli.main(["demo", "--frames", "2", "--no-plot"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "Eberly's paper, section 4" in first and "seed" not in first

@@ -99,3 +99,33 @@ def test_docstrings_are_numpydoc():
         if takes and "Parameters\n----------" not in doc and "Attributes\n----------" not in doc:
             missing.append(name)
     assert not missing, missing
+
+
+def test_a_failing_notebook_shows_its_cause_in_the_build_output(tmp_path):
+    """docs/conf.py's notebook settings: `sphinx -W` stops on a notebook's
+    error and prints its cause, not only a log file's name."""
+    import ast
+    import json
+    import subprocess
+    import sys
+    pytest.importorskip("myst_nb")
+    conf = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "conf.py").read_text()
+    settings = [node for node in ast.parse(conf).body if isinstance(node, ast.Assign)
+                and node.targets[0].id.startswith("nb_execution")]
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text('extensions = ["myst_nb"]\n' + "\n".join(
+        ast.unparse(node) for node in settings) + "\n")
+    (source / "index.md").write_text("# Index\n\n```{toctree}\nbroken\n```\n")
+    cell = {"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {},
+            "outputs": [], "source": ["import no_such_module_kb50\n"]}
+    (source / "broken.ipynb").write_text(json.dumps(
+        {"cells": [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Broken"]},
+                   cell],
+         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}},
+         "nbformat": 4, "nbformat_minor": 5}))
+    build = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html",
+                            str(source), str(tmp_path / "out")], capture_output=True, text=True)
+    assert build.returncode != 0
+    assert "No module named 'no_such_module_kb50'" in build.stderr, build.stderr[-2000:]

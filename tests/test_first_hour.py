@@ -169,3 +169,62 @@ def test_skips_say_what_is_missing_and_where():
     for path in pathlib.Path(__file__).parent.glob("test_*.py"):
         for reason in re.findall(r"(?:skip\(|reason=)\s*(f?\"[^\"]*\")", path.read_text()):
             assert "shared" not in reason or "Khronos" in reason, (path.name, reason)
+
+
+OPTIONAL_PEERS = ("dask", "distributed", "pxr", "usd-core", "cibuildwheel", "build")
+
+
+def test_the_test_extra_is_what_the_suite_needs():
+    """Heavy optional peers live in their own extras (dask pinned with its
+    distributed by dask's own extra), and the tests that use them skip
+    without them: no test module imports one at its top."""
+    import pathlib
+    import re
+    tomllib = pytest.importorskip("tomllib")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    names = {re.split(r"[\[<>=!~ ]", req)[0] for req in extras["test"]}
+    assert not names & set(OPTIONAL_PEERS), names & set(OPTIONAL_PEERS)
+    assert extras["dask"] == ["dask[array,distributed]>=2023.1"]
+    assert "usd-core>=24.0" in extras["usd"] and "cibuildwheel>=2.16" in extras["wheels"]
+    peers = "|".join(p for p in OPTIONAL_PEERS if p != "usd-core")
+    for path in sorted((root / "tests").glob("*.py")):
+        text = path.read_text()
+        for found in re.finditer(rf"^(?:import|from) ({peers})\b", text, re.M):
+            skip = text.find(f'importorskip("{found[1]}"')
+            assert 0 <= skip < found.start(), f"{path.name} imports {found[1]}: it cannot skip"
+    ci = (root / ".ci" / "run").read_text()
+    assert '".[dask,usd,wheels]"' in ci and "[test,dask,usd]" in ci
+
+
+def test_readme_shell_examples_run_on_files_a_clone_has(tmp_path):
+    """Each `python -m kbspline ...` of the README, in order, from a folder
+    holding only what a clone has: inputs are the repository's files or an
+    earlier example's output. A gltf miss (exit 1, one line) is what the
+    README says it is."""
+    import pathlib
+    import re
+    import shutil
+    pytest.importorskip("pygltflib")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    shell = readme.split("From the shell")[1].split("## Documentation")[0]
+    commands = re.findall(r"`python -m kbspline ((?:gltf|resample|from-gltf|usd) [^`]+)`",
+                          shell.replace("\n", " "))
+    assert [c.split()[0] for c in commands] == ["gltf", "usd", "resample", "from-gltf"]
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    shutil.copytree(root / "tests" / "data" / "cmu", tmp_path / "tests" / "data" / "cmu")
+    for command in commands:
+        args = command.split()
+        if args[0] == "usd":
+            pytest.importorskip("pxr")
+        done = subprocess.run([sys.executable, "-m", "kbspline", *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+        if args[0] in ("gltf", "usd"):
+            assert done.returncode == 1, done.stderr
+            (line,) = done.stderr.splitlines()
+            assert "RThumb" in line and ("--min-key-spacing" in line or "--accept-miss" in line)
+        else:
+            assert done.returncode == 0, done.stderr
+        assert (tmp_path / args[args.index("-o") + 1]).exists()

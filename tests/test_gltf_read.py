@@ -397,5 +397,6 @@ def test_from_gltf_command(tmp_path):
     clip = read_bvh(out)
     assert len(clip.joints) == 24 and clip.frame_time == 1 / 24
     bad = subprocess.run([sys.executable, "-m", "kbspline", "from-gltf", str(sample("Fox.glb")),
-                          "--animation", "Swim", "-o", str(out)], capture_output=True, text=True)
+                          "--animation", "Swim", "-o", str(out), "--force"], capture_output=True,
+                         text=True)
     assert bad.returncode == 1 and "'Swim' is not one of" in bad.stderr

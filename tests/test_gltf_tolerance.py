@@ -1,6 +1,8 @@
 """glTF export within a tolerance: what a glTF viewer plays back (the
 specification's sampler, transcribed in test_gltf.spec_play) stays within
 the stated angle and distance of the splines at every time."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -47,9 +49,21 @@ def test_rotations_play_back_within_the_angle(splines, angle_tolerance):
         keys, _, _ = played(report.gltf, node, "rotation")
         assert report.key_counts[node, "rotation"] == len(keys)
         assert np.all(np.isin(rot.breakpoints.astype(np.float32), keys.astype(np.float32)))
-    # translations stay exact cubics without a distance tolerance
-    assert report.interpolation["a", "translation"] == "CUBICSPLINE"
-    assert report.key_counts["a", "translation"] == 8
+    # translations are LINEAR within the angle tolerance times their extent,
+    # which every importer plays as written (issue 50)
+    assert report.interpolation["a", "translation"] == "LINEAR"
+    values = pos(pos.breakpoints)[0]
+    extent = max(np.ptp(values, axis=0).max(), np.abs(values).max())
+    assert report.tolerances["a", "translation"] == pytest.approx(tolerance * extent)
+    assert (worst_playback(report.gltf, "a", "translation", pos, 0, times)
+            <= tolerance * extent * (1 + 1e-6))
+    assert not report.missed
+    # exact cubics on request
+    cubic = export_gltf({"a": {"translation": (pos, 0)}}, cubic=True)
+    assert cubic.interpolation["a", "translation"] == "CUBICSPLINE"
+    assert cubic.key_counts["a", "translation"] == 8 and not cubic.tolerances
+    with pytest.raises(ValueError, match="cubic=True .* or distance_tolerance"):
+        export_gltf({"a": {"translation": (pos, 0)}}, cubic=True, distance_tolerance=1.0)
 
 
 def test_a_looser_tolerance_writes_fewer_keys(splines):
@@ -72,7 +86,7 @@ def test_distance_tolerance_makes_translations_linear(splines):
 
 def test_ease_without_a_distance_tolerance_is_linear_and_close():
     pos = PositionSpline([0, 1, 2], [[0, 0, 0], [10, 0, 0], [10, 5, 0]], ease_from=0.8)
-    report = export_gltf({"a": {"translation": pos}})
+    report = export_gltf({"a": {"translation": pos}}, cubic=True)
     assert report.interpolation["a", "translation"] == "LINEAR"
     assert report.max_error["a", "translation"] <= 1e-6 * 10
 
@@ -100,9 +114,19 @@ def test_bad_tolerances(splines, kwargs, words):
 def test_a_tolerance_beyond_reach_warns():
     # a turn of a radian in 10 ms needs keys closer than importers keep for 1e-9
     rot = RotationSpline([0, 0.01, 0.02], quat_from_axis_angle([1, 0, 0], [0, 1, 0]))
-    with pytest.warns(UserWarning, match="beyond the tolerance"):
+    with pytest.warns(UserWarning, match=r"misses the tolerance on 1 channel\(s\): a rotation "
+                                         r"[0-9.]+ deg \(tolerance 5.73e-08\); .* 0.0005 s"):
         report = export_gltf({"a": {"rotation": rot}}, angle_tolerance=1e-9)
     assert report.max_error["a", "rotation"] > 1e-9
+    assert list(report.missed) == [("a", "rotation")]
+    # keys allowed closer together meet a tolerance the default spacing cannot
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        closer = export_gltf({"a": {"rotation": rot}}, angle_tolerance=1e-5,
+                             min_key_spacing=1e-6)
+    assert not closer.missed and closer.max_error["a", "rotation"] <= 1e-5
+    with pytest.warns(UserWarning, match="misses the tolerance"):
+        export_gltf({"a": {"rotation": rot}}, angle_tolerance=1e-5)
 
 
 def test_clip_exports_within_the_default_tolerance(tmp_path):

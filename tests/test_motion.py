@@ -150,7 +150,8 @@ def test_resample_command(tmp_path, chain):
     write_bvh(resample(chain, 30), source)
     for flags, fps in [([], 24.0), (["--keep-end"], None)]:
         run = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(source), "--fps",
-                              "24", "-o", str(out)] + flags, capture_output=True, text=True)
+                              "24", "-o", str(out), "--force"] + flags, capture_output=True,
+                             text=True)
         assert run.returncode == 0, run.stderr
         written = read_bvh(out)
         if fps:
@@ -158,7 +159,8 @@ def test_resample_command(tmp_path, chain):
         else:
             assert written.times[-1] == pytest.approx(read_bvh(source).times[-1], rel=1e-12)
     bad = subprocess.run([sys.executable, "-m", "kbspline", "resample", str(tmp_path / "no.bvh"),
-                          "--fps", "8", "-o", str(out)], capture_output=True, text=True)
+                          "--fps", "8", "-o", str(tmp_path / "new.bvh")], capture_output=True,
+                         text=True)
     assert bad.returncode == 1 and "no.bvh" in bad.stderr
 
 
@@ -200,7 +202,8 @@ def test_reduce_command_writes_json(tmp_path, chain):
     assert [j["name"] for j in data["joints"]] == ["hip", "knee"]
     assert all(j["max_angle_deg"] <= 0.5 for j in data["joints"]) and 0 < data["ratio"] <= 1
     bad = subprocess.run([sys.executable, "-m", "kbspline", "reduce", str(source),
-                          "--tolerance", "half", "-o", str(out)], capture_output=True, text=True)
+                          "--tolerance", "half", "-o", str(tmp_path / "new.json")],
+                         capture_output=True, text=True)
     assert bad.returncode == 1 and "--angle-tolerance must be a positive angle" in bad.stderr
 
 

@@ -58,6 +58,11 @@ def test_wheel_has_the_package(dist):
                for n in names)
     assert not any(n.startswith(("csrc/", "tests/")) for n in names)
     assert not any(n.endswith((".c", ".h")) for n in names), "the wheel ships C source"
+    if sys.platform.startswith("linux"):   # setup.py's -g0 and -s for wheels
+        (extension,) = [n for n in names if n.startswith("kbspline/_kbspline.")
+                        and n.endswith(".so")]
+        data = zipfile.ZipFile(dist[1]).read(extension)
+        assert b".debug_info" not in data and b".symtab" not in data, "not stripped"
 
 
 @pytest.mark.parametrize("numpy_req", ["numpy", "numpy==1.25.*"])

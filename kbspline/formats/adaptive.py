@@ -53,7 +53,8 @@ FloatArray = NDArray[np.float64]
 
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 round_times: Optional[Callable[[FloatArray], FloatArray]] = None,
-                start: Optional[FloatArray] = None) -> list[FloatArray]:
+                start: Optional[FloatArray] = None,
+                min_spacing: float = MIN_KEY_SPACING) -> list[FloatArray]:
     """Key times at which to sample a spline for linear playback within a tolerance.
 
     Parameters
@@ -75,12 +76,15 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         Times kept as keys besides the spline's own (those inside its
         domain), for instance the keys another spline placed in a list both
         share; new keys only split the intervals between them.
+    min_spacing : float
+        Seconds: added keys never come closer (default MIN_KEY_SPACING,
+        what importers keep); lower it for importers that keep closer keys.
 
     Returns
     -------
     list of ndarray
         Increasing float64 times, one array when shared, else one per track.
-        Keys are never closer than MIN_KEY_SPACING unless two of the spline's
+        Keys are never closer than `min_spacing` unless two of the spline's
         keys are; where the bound would need them closer (a tolerance below
         what float32 or that spacing allows), the interval is kept and
         `playback_error` reports what it reaches.
@@ -93,6 +97,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         For a tolerance that is not a number, or another kind of spline.
     """
     tolerance = _check_positive("tolerance", tolerance)
+    min_spacing = _check_positive("min_spacing", min_spacing)
     if not isinstance(spline, (RotationSpline, PositionSpline)):
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")
@@ -107,7 +112,7 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         for g in range(len(keys)):
             mine = owner == g
             keys[g], done[g] = _refine(keys[g], done[g], starts[mine], ends[mine],
-                                       pieces[mine], rounding)
+                                       pieces[mine], rounding, min_spacing)
     return keys
 
 
@@ -229,11 +234,11 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, done, starts, ends, pieces, rounding):
+def _refine(keys, done, starts, ends, pieces, rounding, min_spacing):
     """Accepts the open intervals that pass (or are too short to split) and
     splits the others; returns the new keys and accepted flags."""
     length = ends - starts
-    pieces = np.minimum(pieces, np.floor(length / MIN_KEY_SPACING))
+    pieces = np.minimum(pieces, np.floor(length / min_spacing))
     split = pieces >= 2
     # interval i gains the points j / pieces[i] of its length, j = 1 .. pieces[i] - 1
     inner = (pieces[split] - 1).astype(np.intp)

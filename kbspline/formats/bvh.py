@@ -130,6 +130,9 @@ def _lines(path, data):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = len(re.findall(_LINE_BREAK.encode(), data[:exc.start])) + 1
+        if not data.lstrip().startswith(b"HIERARCHY"):   # a .glb or other binary file
+            raise BvhError(f"{path}:{line}: not a BVH file (it does not start with "
+                           f"HIERARCHY, and byte {data[exc.start]:#04x} is not text)") from None
         raise BvhError(f"{path}:{line}: byte {data[exc.start]:#04x} is not UTF-8 text") from None
     lines = re.split(_LINE_BREAK, text)
     if lines[-1] == "":

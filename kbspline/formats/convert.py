@@ -313,9 +313,10 @@ def cli_arguments(parser) -> None:
     parser.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
                         help="how far glTF's playback of rotations may stray from the "
                              "scene's (default 0.0057, i.e. 1e-4 rad)")
-    parser.add_argument("--distance-tolerance", type=float, default=None,
-                        help="with it, translations and scales are LINEAR keys within it (the "
-                             "scene's units) instead of exact cubics")
+    parser.add_argument("--distance-tolerance", type=float, default=None, metavar="DISTANCE",
+                        help="how far glTF's playback of translations and scales may stray, "
+                             "in the scene's units (default: the angle tolerance in radians "
+                             "times each channel's extent)")
     parser.add_argument("--fps", type=float, default=30.0,
                         help="frames a second of a 3DS keyframer and of a BVH or USD output "
                              "(default 30)")

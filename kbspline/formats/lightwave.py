@@ -33,7 +33,10 @@ _NAMERS = {"BoneName": "bone", "LightName": "light", "CameraName": "camera"}
 _MOTIONS = {"ObjectMotion": ("mesh", "null"), "BoneMotion": ("bone",),
             "LightMotion": ("light",), "CameraMotion": ("camera",)}
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8}")
-_INT = re.compile(r"[+-]?\d{1,18}")
+_INT = re.compile(r"[+-]?[0-9]{1,18}")
+# a decimal number as LightWave writes it (float() also takes "1_0" and other scripts' digits)
+_NON_FINITE = ("nan", "inf", "infinity")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _OLD_SPANS = {0: "tcb", 2: "tcb", 3: "linear", 4: "stepped"}  # LWSC 2's span field
 
 
@@ -152,10 +155,10 @@ class _Reader:
     def numbers(self, line: int, tokens: list, count: int, what: str) -> list:
         if len(tokens) != count:
             raise self.error(line, f"{what} must have {count} numbers, not {len(tokens)}")
-        try:
-            values = [float(tok) for tok in tokens]
-        except ValueError:
-            raise self.error(line, f"{what} holds a word that is not a number") from None
+        for tok in tokens:
+            if not _NUMBER.fullmatch(tok) and tok.lower().lstrip("+-") not in _NON_FINITE:
+                raise self.error(line, f"{what} holds a word that is not a number")
+        values = [float(tok) for tok in tokens]
         if not all(abs(v) < 1e300 for v in values):
             raise self.error(line, f"{what} holds a number that is not finite")
         return values
@@ -210,6 +213,7 @@ def _parse(reader: _Reader):
     version = reader.integer(line, text, "the LWSC version", 1, 5)
     fps = 30.0
     items: list[_Item] = []
+    tally = _Tally()
     while reader.peek() is not None:
         line, text = reader.next("the scene")
         tokens = text.split()
@@ -219,7 +223,7 @@ def _parse(reader: _Reader):
         elif word == "}" or not word[0].isalpha():
             raise reader.error(line, f"unexpected line {text[:40]!r}")
         elif word in _KINDS:
-            items.append(_new_item(reader, version, word, tokens, line, items))
+            items.append(_new_item(reader, version, word, tokens, line, tally))
         elif word in _NAMERS:
             item = _current(reader, items, line, word)
             if item.kind != _NAMERS[word] or len(tokens) < 2:
@@ -266,7 +270,17 @@ def _current(reader, items, line, word):
     return items[-1]
 
 
-def _new_item(reader, version, word, tokens, line, items):
+@dataclasses.dataclass
+class _Tally:
+    """What the items read so far number, so that each new item's default
+    id costs O(1) (a scan of the items made long scenes quadratic)."""
+    items: int = 0
+    objects: list = dataclasses.field(default_factory=list)  # their indices
+    bones: dict = dataclasses.field(default_factory=dict)    # per owning object
+    others: dict = dataclasses.field(default_factory=dict)   # lights, cameras
+
+
+def _new_item(reader, version, word, tokens, line, tally):
     kind = _KINDS[word]
     rest = tokens[1:]
     if word == "LoadObjectLayer":
@@ -287,18 +301,20 @@ def _new_item(reader, version, word, tokens, line, items):
         name = " ".join(rest) or "Null"
     else:
         name = " ".join(rest) or kind.capitalize()
-    owner, number = -1, sum(i.kind in ("mesh", "null") for i in items)
+    owner, objects = -1, len(tally.objects)
     if kind == "bone":
-        objects = [n for n, i in enumerate(items) if i.kind in ("mesh", "null")]
         if not objects:
             raise reader.error(line, "AddBone before any object")
-        owner = objects[-1]
-        bones = sum(i.kind == "bone" and i.owner == owner for i in items)
-        default = (4 << 28) | (bones << 16) | (len(objects) - 1)
+        owner = tally.objects[-1]
+        default = (4 << 28) | (tally.bones.get(owner, 0) << 16) | (objects - 1)
+        tally.bones[owner] = tally.bones.get(owner, 0) + 1
     elif kind in ("light", "camera"):
-        default = (_TYPE_CODES[kind] << 28) | sum(i.kind == kind for i in items)
+        default = (_TYPE_CODES[kind] << 28) | tally.others.get(kind, 0)
+        tally.others[kind] = tally.others.get(kind, 0) + 1
     else:
-        default = (1 << 28) | number
+        default = (1 << 28) | objects
+        tally.objects.append(tally.items)
+    tally.items += 1
     return _Item(kind, name, line, default if explicit is None else explicit, owner)
 
 
@@ -445,7 +461,11 @@ def _set_behaviours(reader, item, tokens, line):
 
 
 def _parents(reader, items):
-    by_id = {item.item_id: n for n, item in enumerate(items)}
+    by_id, shared = {}, {}
+    for n, item in enumerate(items):
+        if item.item_id in by_id:
+            shared[item.item_id] = by_id[item.item_id]
+        by_id[item.item_id] = n
     objects = [n for n, item in enumerate(items) if item.kind in ("mesh", "null")]
     parents = []
     for item in items:
@@ -456,20 +476,31 @@ def _parents(reader, items):
         if form == "id":
             if number not in by_id:
                 raise reader.error(line, f"ParentItem {number:08X} names no item")
+            if number in shared:  # the file gave one id to two items
+                raise reader.error(line, f"ParentItem {number:08X} names two items (lines "
+                                         f"{items[shared[number]].line} and "
+                                         f"{items[by_id[number]].line})")
             parents.append(by_id[number])
         else:
             if number > len(objects):
                 raise reader.error(line, f"ParentObject {number}: the scene has "
                                          f"{len(objects)} objects")
             parents.append(objects[number - 1])
-    for n, item in enumerate(items):  # a parent chain must end at a root
-        seen, p = {n}, parents[n]
-        while p >= 0:
-            if p in seen:
-                raise reader.error(item.parent_ref[2] if item.parent_ref else item.line,
-                                   f"{item.name!r} is its own ancestor")
-            seen.add(p)
+    # a parent chain must end at a root; each item is walked once (0 new,
+    # 1 on the chain being walked, 2 known to reach a root)
+    state = [0] * len(items)
+    for n, item in enumerate(items):
+        chain, p = [], n
+        while p >= 0 and state[p] == 0:
+            state[p] = 1
+            chain.append(p)
             p = parents[p]
+        if p >= 0 and state[p] == 1:
+            looped = items[p]
+            raise reader.error(looped.parent_ref[2] if looped.parent_ref else looped.line,
+                               f"{looped.name!r} is its own ancestor")
+        for q in chain:
+            state[q] = 2
     return parents
 
 

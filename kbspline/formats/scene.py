@@ -186,6 +186,7 @@ class Scene:
 
 
 def _to_motion(scene, animation, fps, skin):
+    from ..motion.resample import WHOLE_FRAMES_TOLERANCE
     from ..quaternion import quat_conjugate, quat_from_matrix, quat_multiply
     if animation not in scene.animations:
         raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
@@ -197,11 +198,14 @@ def _to_motion(scene, animation, fps, skin):
                          f"channels")
     start = min(c.times[0] for c in channels.values())
     end = max(c.times[-1] for c in channels.values())
-    span = (end - start) * fps
-    if not span < MAX_FRAMES:
+    steps = (end - start) * fps   # within resample's tolerance of a whole number: that one
+    if not steps < MAX_FRAMES:
         raise ValueError(f"animation {animation!r} lasts {end - start:.6g} s: at fps {fps:g} "
                          f"that is more than {MAX_FRAMES} frames")
-    times = start + np.arange(int(np.floor(span + 1e-9)) + 1) / fps
+    whole = round(steps)
+    if abs(steps - whole) > WHOLE_FRAMES_TOLERANCE * max(steps, 1.0):
+        whole = int(np.floor(steps))
+    times = start + np.arange(whole + 1) / fps
     nodes = scene.nodes
     members = _skeleton(scene, channels, skin)
     order, parent = _parents_first(nodes, members)

@@ -89,7 +89,7 @@ class Track:
         ----------
         axes : array_like (3, 3)
             Orthogonal: a position p becomes axes @ p, a rotation's log
-            det(axes) axes @ log, a scale |axes| @ s (axes must then permute
+            det(axes) axes @ log, a scale abs(axes) @ s (axes must then permute
             the axes, signs allowed); other tracks are unchanged.
 
         Returns

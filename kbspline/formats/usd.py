@@ -42,7 +42,7 @@ from ..motion.clip import POSITION_CHANNELS, Motion, check_motion
 from ..motion.kinematics import local_offsets
 from ..position import PositionSpline
 from ..rotation import RotationSpline
-from .adaptive import CHECKS, MIN_KEY_SPACING, linear_keys, playback_error
+from .adaptive import CHECKS, MIN_KEY_SPACING, _check, linear_keys
 from .gltf import DEFAULT_ANGLE_TOLERANCE
 
 __all__ = ["motion_to_usd", "UsdExport"]
@@ -57,6 +57,9 @@ _SPACINGS_PER_TOLERANCE = 64
 _SAMPLE_ROUNDS = 3
 # Float64 values evaluated at once when measuring translation playback.
 _BLOCK_VALUES = 1 << 22
+# UsdSkel interpolates quatf samples by GfSlerp, which lerps without
+# normalising where 1 - cos(angle between the quaternions) is at most this.
+_GF_SLERP_LERP = 1e-5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,8 +75,12 @@ class UsdExport:
     times : ndarray (N,)
         The sample times, seconds (time codes are times x fps).
     max_angle : ndarray (J,)
-        Per BVH joint, the largest angle between USD's playback and the
-        rotation splines, measured densely between samples.
+        Per BVH joint, radians: how far UsdSkel's joint rotation moves a
+        unit vector from the rotation spline's, at most, measured densely
+        between samples.  Beside the slerp of float32 samples it counts
+        GfSlerp's lerp of nearly equal samples, which UsdSkel turns into a
+        matrix |q|^2 R + (1 - |q|^2) I without normalising (up to 1e-5 from
+        a rotation); the float32 rounding of that matrix (about 1e-7) aside.
     max_distance : float
         The largest distance between UsdSkel's playback of animated
         translations (float32 samples, float32 lerp, plus the Skeleton's
@@ -237,8 +244,9 @@ def motion_to_usd(motion: Motion, path: Union[str, os.PathLike[str]], *,
     if not stage.GetRootLayer().Export(str(path)):
         raise OSError(f"could not write {path}")
 
-    max_angle = playback_error(rotations, [times])
-    max_error, tolerances = {}, {}
+    max_angle = _rotation_errors(rotations, quats, times)
+    max_error: dict[tuple[str, str], float] = {}
+    tolerances: dict[tuple[str, str], float] = {}
     _note(max_error, tolerances, [j.name for j in motion.joints], "rotation", max_angle, angle)
     max_distance = 0.0
     if translations is not None:
@@ -370,6 +378,35 @@ def _translation_errors(spline, stored, times, checks=4 * CHECKS - 1):
         error = np.linalg.norm(played.astype(np.float64) - truth, axis=-1)
         worst = np.maximum(worst, error.reshape(len(stored), -1).max(axis=-1))
     return worst
+
+
+def _rotation_errors(rotations, quats, times):
+    """(J,) how far UsdSkel's joint rotations move a unit vector from the
+    splines', at most: per interval, slerp of the float32 samples against
+    the spline (the core's check) plus, for the quaternion q UsdSkel
+    builds a matrix from, |1 - |q|^2| times |I - R| (that matrix is
+    |q|^2 R + (1 - |q|^2) I; GfSlerp's lerp branch leaves |q| < 1)."""
+    starts, ends = times[:-1], times[1:]
+    owner = np.zeros(len(starts), dtype=np.intp)
+    worst = _check(rotations, starts, ends, owner, 1, 4 * CHECKS + 1)[0]
+    worst = worst.reshape(len(quats), len(starts))
+    q = quats.astype(np.float32).astype(np.float64)                     # as stored
+    q0, q1 = q[:, :-1], q[:, 1:]
+    a, b = np.sum(q0 * q0, axis=-1), np.sum(q1 * q1, axis=-1)
+    c = np.sum(q0 * q1, axis=-1)
+    lerps = 1.0 - np.abs(c) <= _GF_SLERP_LERP * (1 + 1e-3)   # float32 dot: either side
+    # |q(alpha)|^2 of the lerp, a quadratic in alpha: its ends and its vertex
+    c = np.abs(c)
+    curve = a + b - 2 * c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vertex = np.clip(np.where(curve > 0, (a - c) / curve, 0.0), 0.0, 1.0)
+    middle = (1 - vertex) ** 2 * a + 2 * vertex * (1 - vertex) * c + vertex ** 2 * b
+    shrink = np.maximum(np.abs(1 - a), np.abs(1 - b))
+    shrink = np.where(lerps, np.maximum(shrink, np.abs(1 - middle)), shrink)
+    # |I - R| = 2 |sin(angle / 2)|: the larger end's, plus the interval's sweep
+    turn = np.sqrt(np.maximum(np.sum(q0[..., 1:] ** 2, -1), np.sum(q1[..., 1:] ** 2, -1)))
+    reach = 2 * np.minimum(1.0, turn + np.sqrt(np.maximum(0.0, 1 - c * c)))
+    return (worst + shrink * reach).max(axis=-1)
 
 
 def _note(max_error, tolerances, names, path, errors, tolerance):

@@ -7,6 +7,10 @@ from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
 
+#: A duration within this relative distance of a whole number of new frames
+#: is that number, so the last frame is kept despite the frame time's rounding.
+WHOLE_FRAMES_TOLERANCE = 1e-5
+
 
 def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float = 0.0,
              bias: float = 0.0, *, keep_end: bool = False) -> Motion:
@@ -32,7 +36,8 @@ def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float
         The frame time is exactly 1 / fps and the first frame is kept; the
         clip ends at the last whole frame within its duration (the last
         original frame itself when the duration is a whole number of new
-        frames, as for 30 -> 60 or 120 fps).  With ``keep_end=True`` the frame
+        frames to a relative 1e-5, as for 30 -> 60 or 120 fps with the frame
+        time rounded in the file).  With ``keep_end=True`` the frame
         time is the duration divided into the whole number of steps nearest
         1 / fps (24 fps from a 30 fps clip of 195 frames: 23.68).
 
@@ -54,9 +59,15 @@ def resample(motion: Motion, fps: float, tension: float = 0.0, continuity: float
         frame_time = duration / steps
     else:
         frame_time = 1.0 / fps
-        steps = int(np.floor(duration * fps * (1.0 + 1e-12)))   # a whole frame short of 1e-12
+        # a BVH's frame time has about six digits (0.0333333): 194 of them at
+        # 60 fps make 387.9992 frames, which are 388 whole ones and the last
+        exact = duration * fps
+        steps = int(round(exact))
+        if abs(exact - steps) > WHOLE_FRAMES_TOLERANCE * max(exact, 1.0):
+            steps = int(np.floor(exact))
     new_times = np.arange(steps + 1) * frame_time
-    ends_on_last = keep_end or abs(new_times[-1] - duration) <= 1e-9 * frame_time
+    ends_on_last = keep_end or abs(new_times[-1] - duration) <= (
+        WHOLE_FRAMES_TOLERANCE * max(duration * fps, 1.0) * frame_time)
     if ends_on_last:
         new_times[-1] = duration
     rotations = RotationSpline(times, motion.rotations(), tension, continuity, bias)(new_times)

@@ -5,10 +5,12 @@ neighbouring keys; its cubic rotation sampler is a normalised Hermite curve
 on the quaternion components, not squad) with keys placed by
 `kbspline.formats.adaptive.linear_keys`, so that playback stays within an
 angle tolerance of the spline at every time.  Translations and scales go
+out as LINEAR keys within a distance tolerance too, which every importer
+plays as written (Blender turns glTF's CUBICSPLINE into its own Bezier
+curves, centimetres off on a walk).  On request (``cubic=True``) they go
 out as CUBICSPLINE samplers: a KB spline without ease is a cubic Hermite
 curve in time, which is what glTF's cubic sampler is, so they are exact up
-to glTF's float32 storage; with a distance tolerance (or ease) they go out
-LINEAR within it.  `rate=` bakes at a fixed rate instead.  Every channel's
+to glTF's float32 storage.  `rate=` bakes rotations at a fixed rate instead.  Every channel's
 largest deviation from the spline is measured on what was written and
 reported.
 
@@ -20,11 +22,12 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import math
 import os
 import pathlib
 import warnings
 from collections.abc import Mapping
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -72,11 +75,21 @@ class GltfExport:
         for translations and scales, radians of rotation for rotations.
     key_counts : dict
         ``{(node, path): the number of keys written}``.
+    tolerances : dict
+        ``{(node, path): tolerance}`` each LINEAR channel placed its keys
+        within, in `max_error`'s units (none for CUBICSPLINE or `rate=`).
     """
     gltf: Any
     interpolation: dict[tuple[str, str], str]
     max_error: dict[tuple[str, str], float]
     key_counts: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    tolerances: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
+
+    @property
+    def missed(self) -> dict[tuple[str, str], float]:
+        """``{(node, path): error}`` of the channels beyond their tolerance."""
+        return {key: error for key, error in self.max_error.items()
+                if key in self.tolerances and error > self.tolerances[key] * (1 + 1e-6)}
 
 
 Channel = Union[PositionSpline, RotationSpline, "tuple[Any, Any]"]
@@ -88,7 +101,9 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 distance_tolerance: Optional[float] = None, time_offset: float = 0.0,
                 parents: Optional[Mapping[str, str]] = None,
                 offsets: Optional[Mapping[str, ArrayLike]] = None,
-                name: str = "kbspline") -> GltfExport:
+                name: str = "kbspline",
+                skin: Optional[Sequence[str]] = None, cubic: bool = False,
+                min_key_spacing: float = MIN_KEY_SPACING) -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
     Parameters
@@ -109,10 +124,9 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         playback (slerp between keys, float32 storage) stays within it of the
         spline at every time.  Default DEFAULT_ANGLE_TOLERANCE (1e-4 rad).
     distance_tolerance : float, optional
-        In the channels' units: with it, translations and scales are LINEAR
-        keys within it too, otherwise exact CUBICSPLINE (position splines
-        with ease, which glTF's cubic cannot follow, then use a millionth of
-        the channel's extent).
+        In the channels' units: translations and scales are LINEAR keys
+        within it.  Default: `angle_tolerance` times the channel's extent
+        (its largest coordinate range or magnitude).
     time_offset : float
         Subtracted from spline times to give glTF times, which must not be
         negative.
@@ -124,6 +138,16 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         parent (a bone's offset) where no channel animates it.
     name : str
         The animation's name.
+    skin : sequence of str, optional
+        Nodes that a skin lists as its joints (a skin without a mesh, legal
+        glTF), so that readers find the skeleton; they must share one root.
+    cubic : bool
+        Translations and scales as exact CUBICSPLINE keys instead (position
+        splines with ease, which glTF's cubic cannot follow, still go out
+        LINEAR, within a millionth of the channel's extent).
+    min_key_spacing : float
+        Seconds: added keys never come closer (default
+        `kbspline.formats.adaptive.MIN_KEY_SPACING`, what importers keep).
 
     Returns
     -------
@@ -142,13 +166,15 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     Warns
     -----
     UserWarning
-        Where a tolerance would need keys closer than
-        `kbspline.formats.adaptive.MIN_KEY_SPACING` (0.5 ms, which importers
-        keep); the error reached shows in `max_error`.
+        One, naming every channel that misses its tolerance (rotations in
+        degrees), where meeting it would need keys closer than
+        `min_key_spacing`; `missed` lists them, `max_error` has what each
+        reached.
     """
     import pygltflib as gl
 
-    plan = _Plan(rate, angle_tolerance, distance_tolerance, float(time_offset))
+    plan = _Plan(rate, angle_tolerance, distance_tolerance, float(time_offset), cubic,
+                 min_key_spacing)
     if not isinstance(channels, Mapping) or not channels:
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
@@ -161,13 +187,15 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
 
     blob = _Blob()
     samplers, anim_channels, interpolation, max_error, key_counts = [], [], {}, {}, {}
+    tolerances = {}
     for node, paths in channels.items():
         if not isinstance(paths, Mapping):
             raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
         for target, entry in paths.items():
             track = _Track(node, target, entry)
             times, output, kind, error = track.sampled(plan.times(track), plan.offset)
-            plan.check(track, error)
+            if kind == "LINEAR" and plan.rate is None:
+                tolerances[node, target] = plan.tolerance(track)
             sampler = gl.AnimationSampler(
                 input=blob.add(gl, times, gl.SCALAR, with_bounds=True),
                 output=blob.add(gl, output, gl.VEC4 if target == "rotation" else gl.VEC3),
@@ -182,35 +210,61 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     if not samplers:
         raise ValueError("channels has no spline to export (glTF animations need one)")
 
+    skins = [_skin(gl, nodes, parents, skin)] if skin is not None else None
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
     gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
                           translation=offsets.get(n)) for n in nodes]
     doc = gl.GLTF2(
         asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
         scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
-        nodes=gltf_nodes, animations=[gl.Animation(name=name, samplers=samplers,
-                                                   channels=anim_channels)],
+        nodes=gltf_nodes, skins=skins, animations=[gl.Animation(
+            name=name, samplers=samplers, channels=anim_channels)],
         accessors=blob.accessors, bufferViews=blob.views,
         buffers=[gl.Buffer(byteLength=len(blob.data))])
     doc.set_binary_blob(bytes(blob.data))
     if path is not None:
         _save(gl, doc, pathlib.Path(path))
-    return GltfExport(doc, interpolation, max_error, key_counts)
+    report = GltfExport(doc, interpolation, max_error, key_counts, tolerances)
+    _warn_misses(report, plan.min_spacing)
+    return report
+
+
+def _warn_misses(report, min_spacing):
+    """One warning naming the channels beyond their tolerance, rotations in
+    degrees, translations and scales in the channels' units."""
+    missed = report.missed
+    if not missed:
+        return
+    parts = []
+    for (node, path), error in sorted(missed.items(), key=lambda item: -item[1]):
+        tolerance = report.tolerances[node, path]
+        if path == "rotation":
+            parts.append(f"{node} rotation {math.degrees(error):.3g} deg "
+                         f"(tolerance {math.degrees(tolerance):.3g})")
+        else:
+            parts.append(f"{node} {path} {error:.3g} (tolerance {tolerance:.3g})")
+    warnings.warn(f"glTF's playback misses the tolerance on {len(parts)} channel(s): "
+                  f"{', '.join(parts)}; meeting it would need keys closer than "
+                  f"{min_spacing:g} s (min_key_spacing)", UserWarning, stacklevel=3)
 
 
 def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = None, *,
                    angle_tolerance: Optional[float] = None,
                    distance_tolerance: Optional[float] = None, rate: Optional[float] = None,
                    scale: float = 1.0, tension: float = 0.0, continuity: float = 0.0,
-                   bias: float = 0.0) -> GltfExport:
+                   bias: float = 0.0, cubic: bool = False,
+                   min_key_spacing: float = MIN_KEY_SPACING) -> GltfExport:
     """Writes a clip as glTF.
 
     A node per joint in the BVH hierarchy (and one per End Site, named
     ``"<joint>_end"``, or ``"<joint>_end_2"``... where a joint has that
-    name), bone offsets as the nodes' fixed translations, joint
+    name), a skin listing the joints (for a clip with one root; no mesh, so
+    that readers such as `read_gltf(...).to_motion` find the skeleton), bone
+    offsets as the nodes' fixed translations, joint
     rotations as squad splines through the frames written as LINEAR keys
-    within `angle_tolerance`, and joints with position channels as exact
-    cubic translations (LINEAR within `distance_tolerance` when given).
+    within `angle_tolerance`, and joints with position channels as LINEAR
+    translations within `distance_tolerance` (exact CUBICSPLINE ones with
+    ``cubic=True``).
 
     Parameters
     ----------
@@ -221,7 +275,8 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     angle_tolerance : float, optional
         Radians, default DEFAULT_ANGLE_TOLERANCE.
     distance_tolerance : float, optional
-        In glTF's units, after `scale`.
+        In glTF's units, after `scale`.  Default: `angle_tolerance` times
+        each channel's extent.
     rate : float, optional
         Instead of tolerances, bake rotations at this many samples per second
         (every frame kept), as earlier versions did at the clip's rate.
@@ -230,6 +285,8 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
         metres.
     tension, continuity, bias : float
         Of the splines through the frames.
+    cubic, min_key_spacing
+        As for `export_gltf`.
 
     Returns
     -------
@@ -262,9 +319,29 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
                                    continuity, bias) if moving else None)
     channels = _skeleton_channels(motion, lambda j: (rotations, j),
                                   lambda j: (translations, moving.index(j)))
+    roots = [joint for joint in joints if joint.parent < 0]
     return export_gltf(channels, path, rate=rate, angle_tolerance=angle_tolerance,
                        distance_tolerance=distance_tolerance, **_skeleton_nodes(motion, scale),
-                       name="bvh")
+                       name="bvh", skin=names if len(roots) == 1 else None, cubic=cubic,
+                       min_key_spacing=min_key_spacing)
+
+
+def _skin(gl, nodes, parents, joints):
+    """A glTF skin listing `joints` (identity inverse bind matrices: no mesh
+    is bound), its skeleton the root they share."""
+    joints = list(joints)
+    unknown = [n for n in joints if n not in nodes]
+    if unknown or not joints:
+        raise ValueError(f"skin must name nodes of the export, not {unknown or joints}")
+    roots = set()
+    for n in joints:
+        while n in parents:
+            n = parents[n]
+        roots.add(n)
+    if len(roots) != 1:
+        raise ValueError(f"skin's joints must share one root, not {sorted(roots)}")
+    return gl.Skin(name="skeleton", joints=[nodes.index(n) for n in joints],
+                   skeleton=nodes.index(roots.pop()))
 
 
 def _moving(motion):
@@ -363,8 +440,9 @@ def reduction_to_gltf(reduction: Any, motion: Motion,
     scale = _check_positive("scale", scale)
     splines = [reduction.splines(j, scale) for j in range(len(reduction.names))]
     channels = _skeleton_channels(motion, lambda j: splines[j][0], lambda j: splines[j][1])
+    # the reduction's own cubic keys, not LINEAR ones resampled from them
     return export_gltf(channels, path, angle_tolerance=angle_tolerance,
-                       **_skeleton_nodes(motion, scale), name="reduced")
+                       **_skeleton_nodes(motion, scale), name="reduced", cubic=True)
 
 
 class _Plan:
@@ -372,9 +450,15 @@ class _Plan:
     at a fixed rate, or LINEAR keys within a tolerance (placed once per
     spline for all of its tracks)."""
 
-    def __init__(self, rate, angle_tolerance, distance_tolerance, offset):
+    def __init__(self, rate, angle_tolerance, distance_tolerance, offset, cubic=False,
+                 min_spacing=MIN_KEY_SPACING):
         if rate is not None and (angle_tolerance is not None or distance_tolerance is not None):
             raise ValueError("give rate= (a fixed rate) or tolerances, not both")
+        if cubic and distance_tolerance is not None:
+            raise ValueError("give cubic=True (exact cubic translations) or "
+                             "distance_tolerance (LINEAR keys within it), not both")
+        self.cubic = bool(cubic)
+        self.min_spacing = _check_positive("min_key_spacing", min_spacing)
         self.rate = _check_positive("rate", rate)
         self.angle = _check_positive("angle_tolerance", angle_tolerance)
         if self.angle is None and self.rate is None:
@@ -388,7 +472,7 @@ class _Plan:
     def times(self, track):
         """The channel's LINEAR key times, or None to keep it cubic."""
         if not (track.target == "rotation" or track.spline._ease is not None
-                or self.distance is not None):
+                or self.distance is not None or not (self.cubic or self.rate)):
             return None
         if self.rate is not None:
             return track.baked_times(self.rate)
@@ -396,7 +480,8 @@ class _Plan:
         cached = self._keys.get((id(track.spline), tolerance))
         if cached is None:
             cached = (track.spline, linear_keys(track.spline, tolerance,
-                                                round_times=self._float32_times))
+                                                round_times=self._float32_times,
+                                                min_spacing=self.min_spacing))
             self._keys[id(track.spline), tolerance] = cached
         return cached[1][track.flat_index]
 
@@ -406,18 +491,8 @@ class _Plan:
         if self.distance is not None:
             return self.distance
         values = track(track.knots)
-        return _RELATIVE_DISTANCE_TOLERANCE * max(np.ptp(values, axis=0).max(),
-                                                  np.abs(values).max(), 1e-300)
-
-    def check(self, track, error):
-        """Warns when a channel misses its tolerance (keys would have had to
-        come closer than importers keep)."""
-        if self.rate is None and self.times(track) is not None:
-            tolerance = self.tolerance(track)
-            if error > tolerance * (1 + 1e-6):
-                warnings.warn(f"{track.where}: glTF playback strays up to {error:.3g} from "
-                              f"the spline, beyond the tolerance {tolerance:.3g}: it would "
-                              f"need keys closer than {MIN_KEY_SPACING} s", stacklevel=3)
+        relative = _RELATIVE_DISTANCE_TOLERANCE if self.cubic else self.angle
+        return relative * max(np.ptp(values, axis=0).max(), np.abs(values).max(), 1e-300)
 
     def _float32_times(self, t):
         return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
