@@ -87,3 +87,21 @@ def test_bad_fps(tmp_path, fps):
     path.write_bytes(small_file())
     with pytest.raises(ValueError, match="fps must be a positive finite number"):
         read_3ds(path, fps=fps)
+
+
+@pytest.mark.parametrize("tail", [b"\0", b"\0" * 3, b"\0" * 6, b"\xff" * 7, bytes(512)])
+def test_bytes_after_the_main_chunk_are_not_read(tmp_path, tail):
+    """lib3ds reads the main chunk and stops; padding after it was refused."""
+    data = small_file()
+    scene = read(tmp_path, data + tail)
+    assert [node.name for node in scene.nodes] == [node.name for node in read(tmp_path,
+                                                                             data).nodes]
+
+
+def test_a_main_chunk_past_the_end_is_an_error(tmp_path):
+    data = small_file()
+    with pytest.raises(ThreeDSError, match=r"chunk 0x4D4D at byte 0: length \d+ runs past "
+                                           r"the file's end"):
+        read(tmp_path, data[:-1])
+    with pytest.raises(ThreeDSError, match="chunk 0x4D4D at byte 0: length 5 is shorter"):
+        read(tmp_path, data[:2] + struct.pack("<I", 5) + data[6:])
