@@ -10,8 +10,6 @@ three ways to reduce a clip's keys:
 - world greedy: ``reduce_keys(clip, position_tolerance=..., fit=False)``;
 - world fitted: ``reduce_keys(clip, position_tolerance=...)``, each key's
   tangent fitted (the default);
-- world fitted TCB: ``reduce_keys(clip, position_tolerance=..., fit="tcb")``,
-  each key's tension, continuity and bias fitted instead;
 - Blender decimate, with ``--blender``: Blender's Graph Editor Decimate
   (error margin) on the imported Euler F-curves, the margin with the fewest
   keys whose worst error over every bone's head and tail stays within the
@@ -185,9 +183,7 @@ def run(args):
                        "uniform": lambda: uniform(clip, tolerance, truth),
                        "world greedy": lambda: reduce_keys(clip, position_tolerance=tolerance,
                                                            fit=False),
-                       "world fitted": lambda: reduce_keys(clip, position_tolerance=tolerance),
-                       "world fitted TCB": lambda: reduce_keys(
-                           clip, position_tolerance=tolerance, fit="tcb")}
+                       "world fitted": lambda: reduce_keys(clip, position_tolerance=tolerance)}
             for name, method in methods.items():
                 seconds = math.inf
                 for _ in range(REPEATS if name in ("world greedy", "world fitted") else 1):

@@ -53,8 +53,7 @@ def test_reduction_benchmark_runs(capsys):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     rows = bench.main(["--quick"])
-    assert [row[2] for row in rows] == ["local", "uniform", "world greedy", "world fitted",
-                                       "world fitted TCB"]
+    assert [row[2] for row in rows] == ["local", "uniform", "world greedy", "world fitted"]
     assert all(row[4] <= row[1] for row in rows)  # every method within its tolerance (cm)
     assert "| world fitted |" in capsys.readouterr().out
     rows = bench.scaling(plays=(1, 2), first=40)

@@ -90,19 +90,11 @@ def test_greedy_refuses_bad_input(change, match):
     ([0, 18], core.CoreError, "size out of range"),
     (list(range(20)) + [19], ValueError, "more keys than frames"),
 ])
-def test_fit_refuses_bad_keys(keys, error, match):
+def test_drop_refuses_bad_keys(keys, error, match):
     t, q, x = frames()
+    rows = np.zeros((len(keys), 3))
     with pytest.raises(error, match=match):
-        core.reduce_fit(t, q, x, 0.01, 0.01, np.array(keys))
-    if error is core.CoreError:
-        with pytest.raises(error, match=match):
-            core.fit_tcb(t, q, x, True, np.array(keys), np.zeros((len(keys), 3)), 3, 1)
-
-
-def test_fit_refuses_tcb_out_of_range():
-    t, q, x = frames()
-    with pytest.raises(core.CoreError, match="out of range"):
-        core.fit_tcb(t, q, x, True, np.array([0, 19]), np.array([[0, 0, 0], [0, 1.5, 0.0]]), 3, 1)
+        core.reduce_drop(t, q, x, 0.01, 0.01, np.array(keys), rows, rows, None, True)
 
 
 @st.composite
@@ -137,45 +129,18 @@ def test_extreme_tracks_keep_their_tolerances(track):
     from kbspline.quaternion import _angle_between
     times, q, x, angle, distance = track
     keys = assert_same_greedy(times, q, x, np.array([angle]), np.array([distance]))[0]
-    start = greedy(times, q, x, np.array([5 * angle]), np.array([5 * distance]))[0][0]
-    fitted, rtcb, ttcb, angles, distances = core.reduce_fit(times, q, x, angle, distance, start)
-    for k, r, t in [(keys, None, None), (fitted, rtcb, ttcb)]:
-        zero = np.zeros((len(k), 3))
-        r, t = zero if r is None else r, zero if t is None else t
-        rot = RotationSpline(times[k], q[0][k], *r.T)(times)
-        pos = PositionSpline(times[k], x[0][k], *t.T)(times)
+    swept = core.reduce_sweep(times, q, x, angle, distance)
+    fitted, rtcb, ttcb = core.reduce_drop(times, q, x, angle, distance, *swept, None, True)[:3]
+    zero = np.zeros(len(keys))
+    for k, r, t in [(keys, (zero, zero, zero), (zero, zero, zero)),
+                    (fitted, {"tangents": (rtcb, rtcb)}, {"tangents": (ttcb, ttcb)})]:
+        rot = (RotationSpline(times[k], q[0][k], **r) if isinstance(r, dict)
+               else RotationSpline(times[k], q[0][k], *r))(times)
+        pos = (PositionSpline(times[k], x[0][k], **t) if isinstance(t, dict)
+               else PositionSpline(times[k], x[0][k], *t))(times)
         assert _angle_between(rot, q[0]).max() <= angle * (1 + 1e-9) + 1e-15
         assert np.linalg.norm(pos - x[0], axis=1).max() <= distance * (1 + 1e-12)
-    assert np.all(np.abs(rtcb) <= 1) and np.all(np.abs(ttcb) <= 1)
-    assert len(fitted) <= len(start) + len(times)
-
-
-@settings(max_examples=25, deadline=None)
-@given(clip=random_clips(), degrees=st.floats(0.01, 5.0), distance=st.floats(1e-3, 0.3),
-       capped=st.booleans(), scales=st.lists(st.floats(0.3, 30.0), min_size=1, max_size=5),
-       looser=st.sampled_from([1.0, 5.0]))
-def test_greedy_keys_at_any_scale_from_one_order(clip, degrees, distance, capped, scales,
-                                                 looser):
-    """The world search's greedy keys at a scale of the base tolerances (a
-    prefix of one run's order, kb_reduce_greedy_order) are the oracle's at
-    those tolerances, in any order of scales, looser or capped."""
-    from kbspline.motion.reduce import _JointFrames
-    J = len(clip.joints)
-    rotations = np.ascontiguousarray(clip.rotations())
-    translations = np.ascontiguousarray(clip.translations())
-    base = (np.full(J, np.radians(degrees)), np.full(J, distance))
-    base[1][::2] = np.inf  # translations unchecked, as world mode has them for most joints
-    caps = (np.full(J, np.radians(3 * degrees) if capped else np.inf),
-            np.full(J, 2 * distance if capped else np.inf))
-    translations[1::3] = translations[1::3, :1]  # constant: a cap on them never binds
-    joints = [_JointFrames(clip.times, rotations, translations, base, caps, j, True)
-              for j in range(J)]
-    for scale in scales:
-        for j, joint in enumerate(joints):
-            angle, dist = (looser * t for t in joint.tolerances(scale))
-            keys = select_keys(clip.times, rotations[j:j + 1], translations[j:j + 1],
-                               np.array([angle]), np.array([dist]))[0][0]
-            np.testing.assert_array_equal(joint.greedy(scale, looser), keys)
+    assert set(fitted) <= set(swept[0])
 
 
 @settings(max_examples=25, deadline=None)
@@ -285,43 +250,6 @@ def key_choices(draw, frames):
     return keys, *(None if t is None else rng.uniform(-1, 1, (len(keys), 3)) for t in tcb)
 
 
-@settings(max_examples=80, deadline=None)
-@given(clip=random_clips(), data=st.data(), translation=st.booleans(),
-       tangent_keys=st.booleans())
-def test_rebuild_since_other_keys_is_the_whole_spline(clip, data, translation, tangent_keys):
-    """reduce_rebuild since an earlier result (keys, TCB and curves)
-    evaluates again only the segments that differ: the curves of a whole
-    rebuild, translations bit for bit, rotations up to sign (each value
-    exact, zeros of either sign: found by a review); several in turn,
-    each since the one before, with keys and TCB partly the same.  With
-    tangent keys the rows are tangents, and keys without rows still have
-    KB tangents, shaped by their neighbours (a review found greedy keys
-    rebuilt as if they were not, 27 times past the world tolerance)."""
-    frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
-              np.ascontiguousarray(clip.translations()[:1]))
-    F = clip.num_frames
-    choice = data.draw(key_choices(F))
-    curves = core.reduce_rebuild(*frames, *choice, False, translation, None, tangent_keys)[:2]
-    for _ in range(3):
-        keys, rtcb, ttcb = data.draw(key_choices(F))
-        if data.draw(st.booleans()):  # mostly the earlier keys and TCB
-            keys = np.union1d(keys[::3], choice[0]).astype(np.intp)
-            rtcb, ttcb = (None if t is None else
-                          np.where(np.isin(keys, choice[0])[:, None] & (keys % 4 != 0)[:, None],
-                                   t[np.searchsorted(choice[0], keys).clip(0, len(t) - 1)],
-                                   0.5) for t in (choice[1], choice[2]))
-        since = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation,
-                                    (*choice, *curves), tangent_keys)[:2]
-        whole = core.reduce_rebuild(*frames, keys, rtcb, ttcb, False, translation, None,
-                                    tangent_keys)[:2]
-        signs = np.where(np.sum(since[0] * whole[0], axis=1) < 0, -1.0, 1.0)[:, None]
-        np.testing.assert_array_equal(signs * since[0], whole[0])  # zeros' signs aside
-        assert (since[1] is None) == (not translation)
-        if translation:
-            assert since[1].tobytes() == whole[1].tobytes()
-        choice, curves = (keys, rtcb, ttcb), since
-
-
 @settings(max_examples=30, deadline=None)
 @given(clip=random_clips(), data=st.data())
 def test_errors_of_curves_are_the_rebuilds(clip, data):
@@ -348,30 +276,6 @@ def test_errors_of_curves_refuse_bad_input(curves, error, match):
     rotations, translations = core.reduce_rebuild(t, q, x, np.array([0, 19]), None, None)[:2]
     with pytest.raises(error, match=match):
         core.reduce_errors(t, q, x, *curves(rotations, translations))
-
-
-@pytest.mark.parametrize("since, error, match", [
-    ("curves", ValueError, "since needs errors=False"),
-    (("keys",), TypeError, "since must be"),
-    ("list", TypeError, "since must be"),
-    ("short", ValueError, "since's rotations"),
-    ("float keys", TypeError, "keys|int"),
-    ("unsorted", ValueError, "times"),
-    ("tcb shape", ValueError, "since's rotation_tcb"),
-])
-def test_rebuild_since_refuses_bad_input(since, error, match):
-    t, q, x = frames()
-    keys = np.array([0, 5, 19], np.intp)
-    rot, trans = core.reduce_rebuild(t, q, x, keys, None, None, False)[:2]
-    errors = since == "curves"
-    since = {"curves": (keys, None, None, rot, trans),
-             "short": (keys, None, None, rot[:-1], trans),
-             "float keys": (keys.astype(float) + 0.5, None, None, rot, trans),
-             "unsorted": (keys[::-1].copy(), None, None, rot, trans),
-             "tcb shape": (keys, np.zeros((2, 3)), None, rot, trans),
-             "list": [keys, None, None, rot, trans]}.get(since, since)
-    with pytest.raises(error, match=match):
-        core.reduce_rebuild(t, q, x, keys, None, None, errors, True, since)
 
 
 @pytest.mark.parametrize("keyed", [[0], [5, 5], [-1], [10 ** 6], [[1, 2]], ["a"],
@@ -402,13 +306,13 @@ def test_neighbouring_keys_of_zero_dot_keep_the_tolerance():
         distance = float(case["distance_tolerance"][0]) * rng.uniform(0.5, 5.0)
         frames = (times, rotations, translations)
         greedy_keys, greedy_angle, _ = greedy(*frames, np.array([angle]), np.array([distance]))
-        start = greedy(*frames, np.array([5 * angle]), np.array([5 * distance]))[0][0]
-        fitted = core.reduce_fit(*frames, angle, distance, start)
-        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *fitted[:3])
-        for (keys, rtcb, ttcb, reported), limit in [
-                ((greedy_keys[0], None, None, greedy_angle[0]), angle),
-                (fitted[:4], angle), (dropped[:4], 1.5 * angle)]:
-            rebuilt = core.reduce_rebuild(*frames, keys, rtcb, ttcb)[2]
+        swept = core.reduce_sweep(*frames, angle, distance)
+        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *swept, None, True)
+        for (keys, rtcb, ttcb, reported), limit, tangents in [
+                ((greedy_keys[0], None, None, greedy_angle[0]), angle, False),
+                (dropped[:4], 1.5 * angle, True)]:
+            rebuilt = core.reduce_rebuild(*frames, keys, rtcb, ttcb, True, True, None,
+                                          tangents)[2]
             assert reported.tobytes() == rebuilt.tobytes()
             assert rebuilt.max() <= limit
 
@@ -419,16 +323,17 @@ def test_neighbouring_keys_of_zero_dot_keep_the_tolerance():
     ([-1, 1, -1, -1, 1, 1, -1, -1, 1, 1, -1, 1, -1, -1, 1, -1, -1, 1, 1, -1], 1.0366533528958914,
      [0, 1, 7, 9, 10, 11, 19])])
 def test_fitted_keys_beside_zero_dot_neighbours_keep_the_tolerance(signs, angle, start):
-    """The fit's drops of keys a few apart at once, each checked on the
-    frames it shapes, left frames up to 2.8 times over the tolerance where
-    the keys left had neighbours half a turn apart (the chord between them
-    turning with a drop far before): the whole spline is checked then (two
-    starts of the fuzzed clip that did so)."""
+    """Drops of keys a few apart at once, each checked on the frames it
+    shapes, left frames up to 2.8 times over the tolerance where the keys
+    left had neighbours half a turn apart (found with TCB keys, whose
+    tangents reached past their neighbours): two signings of the fuzzed
+    clip that did so, now swept and dropped, hold the tolerance."""
     case = np.load(HERE / "data" / "zero_dot_neighbours.npz")
     frames = (case["times"], case["rotations"] * np.array(signs)[None, :, None],
               case["translations"])
-    fitted = core.reduce_fit(*frames, angle, np.inf, np.array(start, dtype=np.intp))
-    rebuilt = core.reduce_rebuild(*frames, *fitted[:3])[2]
+    swept = core.reduce_sweep(*frames, angle, np.inf)
+    fitted = core.reduce_drop(*frames, angle, np.inf, *swept, None, True)
+    rebuilt = core.reduce_rebuild(*frames, *fitted[:3], True, True, None, True)[2]
     assert fitted[3].tobytes() == rebuilt.tobytes()
     assert rebuilt.max() <= angle
 
@@ -457,23 +362,6 @@ class _Meddler:
     def __array__(self, dtype=None, copy=None):
         self.victim[1] = self.value
         return self.keys
-
-
-def test_rebuild_takes_the_keys_as_converted():
-    """The keys the core reads are those the call was given, not what later
-    arguments' conversions made of the caller's array after."""
-    t, q, x = frames()
-    keys, since = np.array([0, 5, 19], np.intp), np.array([0, 10, 19], np.intp)
-    rot, trans = core.reduce_rebuild(t, q, x, since, None, None, False)[:2]
-    want = core.reduce_rebuild(t, q, x, keys, None, None, False, True,
-                               (since, None, None, rot, trans))
-    for value in (7, 1 << 40):
-        given = keys.copy()
-        got = core.reduce_rebuild(t, q, x, given, None, None, False, True,
-                                  (_Meddler(since, given, value), None, None, rot, trans))
-        assert given[1] == value
-        for g, w in zip(got, want):
-            np.testing.assert_array_equal(g, w)
 
 
 def test_merge_takes_the_old_keys_as_converted():

@@ -81,8 +81,9 @@ def test_reduce_command_writes_gltf(tmp_path):
     assert read_gltf(out).animations["reduced"]
 
 
-def test_reduce_command_fits_tangents_or_tcb(tmp_path):
-    """The reduce command fits tangent keys by default, TCB keys with --tcb."""
+def test_reduce_command_fits_tangents_even_with_the_deprecated_tcb(tmp_path):
+    """The reduce command fits tangent keys by default, and with --tcb
+    (deprecated: it once fitted TCB keys)."""
     kinds = {}
     for flag in ([], ["--tcb"]):
         out = tmp_path / f"hop{len(flag)}.json"
@@ -92,7 +93,7 @@ def test_reduce_command_fits_tangents_or_tcb(tmp_path):
         joint = json.loads(out.read_text())["joints"][1]
         kinds[bool(flag)] = sorted(k for k in joint if k.endswith(("_tcb", "_tangents")))
     assert kinds == {False: ["rotation_tangents", "translation_tangents"],
-                     True: ["rotation_tcb", "translation_tcb"]}
+                     True: ["rotation_tangents", "translation_tangents"]}
 
 
 def test_reduction_of_another_clip_is_refused(clip):

@@ -15,7 +15,6 @@ from kbspline import _kbspline as _core
 from kbspline.motion import Joint, Motion, Reduction, read_bvh, reduce_keys
 from kbspline.motion.clip import POSITION_CHANNELS
 from mocap import CLIPS, MISSING
-from world_swept_oracle import same as _same, world_swept
 
 
 def oracle_points(motion, matrices, translations, virtual_distance=None):
@@ -125,42 +124,6 @@ def test_a_joint_that_carries_nothing_keeps_two_keys():
     assert len(virtual.key_frames[2]) > 2
 
 
-@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 15)])
-def test_progress_counts_the_search_passes(fit, passes):
-    """Eight greedy reductions, up to four fitted (those not needed counted
-    at once), four loosening rounds (TCB keys: seven, tangent keys: two,
-    and a round of drops).  TCB keys: the greedy search, then one fitted
-    pass (it holds at the greedy search's scale) and a jump past the three
-    not needed.  Tangent keys skip the greedy search: their swept keys hold
-    at SWEPT_SCALE here, a jump then past the eight greedy passes and three
-    fitted not needed."""
-    calls = []
-    reduce_keys(chain_clip(), position_tolerance=0.5, fit=fit,
-                progress=lambda *a: calls.append(a))
-    done = [k for k, _ in calls]
-    assert all(total == passes for _, total in calls)
-    assert done == sorted(set(done)) and done[-1] == passes
-    if fit is True:
-        assert done == [1] + list(range(12, 16))
-    else:
-        assert done[:8] == list(range(1, 9))
-        assert done[8:] == (list(range(9, 13)) if not fit else [9] + list(range(12, 21)))
-
-
-@pytest.mark.parametrize("fit, passes", [(False, 12), ("tcb", 20), (True, 15)])
-def test_progress_reaches_its_total_where_nothing_moves(fit, passes):
-    """A clip that keeps only its first and last frames: the fitted pass
-    keeps no fewer keys than the greedy one, yet the progress still ends at
-    its total (a review found it one short)."""
-    clip = chain_clip()
-    still = Motion(clip.joints, clip.frame_time, np.repeat(clip.frames[:1], 30, axis=0))
-    calls = []
-    result = reduce_keys(still, position_tolerance=0.5, fit=fit,
-                         progress=lambda *a: calls.append(a))
-    assert all(len(k) == 2 for k in result.key_frames)
-    assert calls[-1] == (passes, passes)
-
-
 @pytest.mark.parametrize("fit", [False, True])
 def test_a_tolerance_below_rounding_is_refused(walk, fit):
     """Every frame a key still leaves rounding's errors (about 1e-14 of the
@@ -177,7 +140,7 @@ def test_a_tolerance_below_rounding_is_refused(walk, fit):
 
 
 
-@pytest.mark.parametrize("fit", [False, True, "tcb"])
+@pytest.mark.parametrize("fit", [False, True])
 @pytest.mark.parametrize("cap", ["angle_tolerance", "distance_tolerance"])
 def test_a_cap_below_rounding_is_refused_beside_the_world_bound(fit, cap):
     """Local tolerances given with position_tolerance are caps; one below
@@ -256,7 +219,7 @@ def random_clips(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
-       virtual=st.sampled_from([None, 1.0, 20.0]), fit=st.sampled_from([False, True, "tcb"]))
+       virtual=st.sampled_from([None, 1.0, 20.0]), fit=st.sampled_from([False, True]))
 def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
     result = reduce_keys(clip, position_tolerance=tolerance, virtual_distance=virtual, fit=fit)
     error = world_error(clip, result, virtual)
@@ -268,7 +231,7 @@ def test_random_clips_keep_the_bound(clip, tolerance, virtual, fit):
 
 @settings(max_examples=40, deadline=None)
 @given(clip=random_clips(), tolerance=st.floats(1e-3, 10.0),
-       fit=st.sampled_from([False, True, "tcb"]), local=st.booleans())
+       fit=st.sampled_from([False, True]), local=st.booleans())
 def test_reported_local_errors_are_those_of_the_kept_curves(clip, tolerance, fit, local):
     """max_angle and max_distance, which the reduction takes from the curves
     its world check holds, are those of a whole rebuild through the kept
@@ -308,263 +271,12 @@ def test_real_120_hz_walk():
     assert len(clip.joints) * clip.num_frames / result.num_keys > 6
 
 
-def test_world_error_of_one_joint_is_the_oracles(walk):
-    """WorldError.trial, which moves only the joint and those below it
-    again, gives the worst error of the independent forward kinematics with
-    that joint's curves replaced, and `accept` keeps them; given a limit
-    below that error, it stops at a point past the limit.  with_curves
-    gives each joint's worst error, or None past a limit."""
-    from kbspline.motion.world_error import WorldError
-    result = reduce_keys(walk, position_tolerance=1.0, fit=False)
-    rotations, translations = result.rebuild(walk.times)
-    world = WorldError(walk, walk.rotations(), walk.translations(), 3.0).with_curves(
-        zip(rotations, translations))
-    want, _ = oracle_points(walk, euler_matrices(walk), walk.translations(), 3.0)
-    for j in (1, 7, len(walk.joints) - 1):
-        rotations[j] = walk.rotations()[j][::-1]  # far off: the error must show it
-        translations[j] += 0.25
-        got, _ = oracle_points(walk, quaternion_matrices(rotations), translations, 3.0)
-        worst = np.linalg.norm(got - want, axis=-1).max()
-        # with a limit below the worst, it stops at a point past the limit
-        stopped = world.trial(j, rotations[j], translations[j], worst / 2)
-        assert worst / 2 < stopped <= worst * (1 + 1e-9)
-        assert world.pending is None  # a trial past its limit cannot be accepted
-        assert world.trial(j, rotations[j], translations[j], worst * 1.01) == pytest.approx(
-            worst, rel=1e-9)
-        assert world.trial(j, rotations[j], translations[j]) == pytest.approx(worst, rel=1e-9)
-        world.accept()
-    # a whole clip's curves: None past the limit, else every joint's worst error
-    curves = list(zip(rotations, translations))
-    got, owner = oracle_points(walk, quaternion_matrices(rotations), translations, 3.0)
-    per_joint = [np.linalg.norm(got - want, axis=-1)[:, owner == j].max()
-                 for j in range(len(walk.joints))]
-    assert world.with_curves(curves, max(per_joint) * 0.99) is None
-    whole = world.with_curves(iter(curves), max(per_joint) * 1.01)
-    np.testing.assert_allclose(whole.errors, per_joint, rtol=1e-9)
-
-
 def quaternion_matrices(rotations):
     matrices = Rotation.from_quat(rotations[..., [1, 2, 3, 0]].reshape(-1, 4)).as_matrix()
     return matrices.reshape(rotations.shape[:2] + (3, 3))
 
 
-def test_a_first_scale_too_loose_is_halved(walk, monkeypatch):
-    """The search starts at FIRST_SCALE times the first-order tolerances;
-    where that strays past the tolerance, it halves until it does not (the
-    greedy orders carried on below their floor) and still keeps the
-    bound with fewer keys than every frame."""
-    from kbspline.motion import reduce as reduce_module
-    monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    scales, search = [], reduce_module._greedy_search
-
-    def recorded(*args):
-        found = search(*args)
-        scales.append(found[4:6])  # the largest scale that held, the keys'
-        return found
-
-    monkeypatch.setattr(reduce_module, "_greedy_search", recorded)
-    result = reduce_keys(walk, position_tolerance=0.5, fit=False)
-    (good, best), = scales
-    assert 0 < best <= good < 32  # the passes at 64 and at 32 strayed past it
-    assert world_error(walk, result).max() <= 0.5
-    assert result.num_keys < len(walk.joints) * walk.num_frames / 2
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_greedy_pass_past_the_tolerance_carries_on_no_joint_after_it(
-        walk, threads, monkeypatch):
-    """A greedy pass (in C) carries each joint's selection on as the world
-    check reaches it, so on one thread a pass that strays past the
-    tolerance at a joint leaves the joints after it as they were (here a
-    single pass, too loose: every frame is then a key); on two threads the
-    selections run ahead, and the reduction is the same, bit for bit."""
-    from kbspline import set_num_threads
-    from kbspline.motion import reduce as reduce_module
-    monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    monkeypatch.setattr(reduce_module, "SEARCH_PASSES", 1)
-    floors, search = [], reduce_module._greedy_search
-
-    def recorded(*args):
-        found = search(*args)
-        floors.append([floor for _, _, floor in found[6]])  # each joint's greedy order's
-        return found
-
-    monkeypatch.setattr(reduce_module, "_greedy_search", recorded)
-    previous = set_num_threads(threads)
-    try:
-        result = reduce_keys(walk, position_tolerance=0.5, fit=False)
-    finally:
-        set_num_threads(previous)
-    assert result.num_keys == len(walk.joints) * walk.num_frames
-    (floor,), J = floors, len(walk.joints)
-    reached = floor.count(64.0)
-    if threads == 1:
-        assert 0 < reached < J and floor == [64.0] * reached + [math.inf] * (J - reached)
-    else:
-        assert floor == [64.0] * J
-
-
-@pytest.mark.parametrize("fit", [False, "tcb"])
-def test_a_pass_past_the_tolerance_chooses_no_joint_after_it(walk, fit, monkeypatch):
-    """A fitted pass of TCB keys chooses each joint's keys as the world
-    check reaches it, so on one thread a pass that strays past the
-    tolerance at a joint leaves the joints after it unchosen (here every
-    fitted pass is made to stray; the greedy passes, and the whole search
-    with tangent keys, run in C: the test above, and
-    test_swept_search_is_the_same_on_any_threads); on two threads the joints
-    run ahead, and the reduction is the same, bit for bit, greedy or
-    fitted."""
-    from kbspline import set_num_threads
-    from kbspline.motion import reduce as reduce_module
-    monkeypatch.setattr(reduce_module, "FIRST_SCALE", 64.0)
-    # joints chosen so far, the kind of each choice, and per pass its kind,
-    # the joints chosen during it and whether it passed
-    count, kinds, passes = [0], [], []
-    measure = reduce_module._measure
-
-    def counted(kind, choose, looser):
-        def choice(joint, scale):
-            count[0] += 1
-            kinds.append(kind)
-            return choose(joint, looser * scale)
-        return choice
-
-    def counted_measure(*args):
-        before = count[0]
-        measured = measure(*args)
-        passes.append((kinds[-1] if kinds else None, count[0] - before, measured is not None))
-        return measured
-
-    monkeypatch.setattr(reduce_module, "_greedy_joint",
-                        counted("greedy", reduce_module._greedy_joint, 1.0))
-    monkeypatch.setattr(reduce_module, "_fitted_joint",
-                        counted("fitted", reduce_module._fitted_joint, 64.0))
-    monkeypatch.setattr(reduce_module, "_measure", counted_measure)
-    previous = set_num_threads(1)
-    try:
-        reductions = []
-        for threads in (1, 2):
-            set_num_threads(threads)
-            passes.clear()
-            reductions.append(reduce_keys(walk, position_tolerance=0.5, fit=fit).to_json())
-            if threads == 1:
-                # the first failed pass of each kind (later ones written over)
-                failed = {kind: chosen for kind, chosen, passed in reversed(passes) if not passed}
-                # greedy passes run in C (the test above)
-                assert set(failed) == ({"fitted"} if fit else set())
-                assert all(0 < chosen < len(walk.joints) for chosen in failed.values())
-    finally:
-        set_num_threads(previous)
-    assert reductions[0] == reductions[1]
-
-
-@pytest.mark.parametrize("fit", [False, "tcb", True])
-def test_loosening_joints_keeps_fewer_keys_within_the_bound(walk, fit, monkeypatch):
-    from kbspline.motion import reduce as reduce_module
-    loosened = reduce_keys(walk, position_tolerance=0.5, fit=fit)
-    monkeypatch.setattr(reduce_module, "LOOSEN_FACTORS", ())
-    monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", ())
-    monkeypatch.setattr(reduce_module, "TANGENT_LOOSEN_FACTORS", ())
-    searched = reduce_keys(walk, position_tolerance=0.5, fit=fit)
-    assert loosened.num_keys < searched.num_keys
-    assert world_error(walk, loosened).max() <= 0.5
-
-
-@pytest.mark.parametrize("fit", ["tcb", True])
-def test_fitted_keys_loosened_a_little_are_dropped_from_those_so_far(walk, fit, monkeypatch):
-    """Loosened by a factor below REFIT_BELOW, a joint's fitted keys come
-    from dropping some of its keys so far (their neighbours refitted), so
-    each joint keeps a subset of the keys the search found before the
-    loosening, fewer in all, within the bound; by a larger factor TCB keys
-    are fitted anew, and some joint keeps a frame that was not a key, while
-    tangent keys drop by every factor (the world check keeping the pieces
-    that hold)."""
-    from kbspline.motion import reduce as reduce_module
-    loosen, found = reduce_module._loosen_joints, []
-
-    def recorded(motion, joints, choices, *args):
-        found.append([choice[0] for choice in choices])
-        return loosen(motion, joints, choices, *args)
-
-    monkeypatch.setattr(reduce_module, "_loosen_joints", recorded)
-    assert 1.41 < reduce_module.REFIT_BELOW <= 2.0
-    for factor in (1.41, 2.0):
-        monkeypatch.setattr(reduce_module, "FIT_LOOSEN_FACTORS", (factor,))
-        monkeypatch.setattr(reduce_module, "TANGENT_LOOSEN_FACTORS", (factor,))
-        kept = reduce_keys(walk, position_tolerance=0.5, fit=fit)
-        if fit is True:  # the search in C: its swept keys as the oracle has them
-            oracle, swept = world_swept(walk, 0.5)
-            assert _same(kept, oracle)
-            found.append(swept)
-        assert kept.num_keys < sum(map(len, found[-1]))
-        assert world_error(walk, kept).max() <= 0.5
-        subsets = [set(after) <= set(before) for before, after in zip(found[-1], kept.key_frames)]
-        assert all(subsets) == (factor == 1.41 or fit is True)
-
-
-def test_tangent_keys_whose_swept_passes_all_stray_go_on_from_the_greedy_search(
-        walk, monkeypatch):
-    """Tangent keys skip the greedy search while a swept pass holds (at
-    SWEPT_SCALE, halved up to FIT_PASSES times); where none does, the
-    greedy search runs after them, counted on from them, and its keys are
-    loosened: within the bound, fewer than every frame, the progress
-    rising to its total."""
-    from kbspline.motion import reduce as reduce_module
-    monkeypatch.setattr(reduce_module, "SWEPT_SCALE", 1e6)
-    searched = []
-    search = reduce_module._greedy_search
-    monkeypatch.setattr(reduce_module, "_greedy_search",
-                        lambda *args: searched.append(1) or search(*args))
-    calls = []
-    result = reduce_keys(walk, position_tolerance=0.5, progress=lambda *a: calls.append(a))
-    done = [k for k, _ in calls]
-    assert searched == [1]
-    total = 8 + 5 + len(reduce_module.TANGENT_LOOSEN_FACTORS)
-    assert done[:12] == list(range(1, 13)) and done == sorted(set(done)) and done[-1] == total
-    assert world_error(walk, result).max() <= 0.5
-    assert result.num_keys < len(walk.joints) * walk.num_frames / 2
-    assert result.rotation_tangents is None  # greedy keys, KB tangents
-    monkeypatch.undo()
-    searched.clear()
-    swept = reduce_keys(walk, position_tolerance=0.5)
-    assert searched == [] and swept.num_keys < result.num_keys
-
-
-def test_a_joint_is_fitted_once_at_a_scale(walk, monkeypatch):
-    """A fitted pass that fails is made again at half the scale, and the
-    loosening of TCB keys by 2 then asks for the dense joints' fits at the
-    scale that failed: each joint is fitted once at a scale, and the
-    reduction is the one fitting anew each time gives."""
-    from kbspline.motion import reduce as reduce_module
-    asked, fitted = collections.Counter(), collections.Counter()
-    fitted_joint, fit = reduce_module._fitted_joint, reduce_module._fit
-
-    def counted_fit(joint, scale):
-        fitted[id(joint), scale] += 1
-        return fit(joint, scale)
-
-    def counted_fitted_joint(joint, scale):
-        asked[id(joint), scale] += 1
-        return fitted_joint(joint, scale)
-
-    monkeypatch.setattr(reduce_module, "_fit", counted_fit)
-    monkeypatch.setattr(reduce_module, "_fitted_joint", counted_fitted_joint)
-    # TCB keys hold at the greedy search's scale on the walk: start where they stray
-    monkeypatch.setattr(reduce_module, "_fitted_scales",
-                        lambda good: [4.0 * good / 2 ** i for i in range(4)])
-    for tolerance in (0.5, 0.3, 0.15, 0.1):  # the first whose fitted pass fails
-        asked.clear()
-        fitted.clear()
-        kept = reduce_keys(walk, position_tolerance=tolerance, fit="tcb")
-        if max(asked.values()) > 1:
-            break
-    assert max(asked.values()) > 1 and max(fitted.values()) == 1
-    monkeypatch.setattr(reduce_module, "_fitted_joint", fit)  # anew each time
-    anew = reduce_keys(walk, position_tolerance=tolerance, fit="tcb")
-    assert kept.to_json() == anew.to_json()
-
-
-@pytest.mark.parametrize("fit", [False, True, "tcb"])
+@pytest.mark.parametrize("fit", [False, True])
 def test_threads_give_the_same_reduction(walk, fit):
     """Joints are reduced on set_num_threads() threads; any number gives the
     same keys, TCB or tangents and errors, bit for bit."""
@@ -577,52 +289,6 @@ def test_threads_give_the_same_reduction(walk, fit):
     finally:
         set_num_threads(previous)
     assert one == two
-
-
-@pytest.mark.parametrize("fit", [False, True])
-@pytest.mark.parametrize("frames", [20, None])
-def test_a_reduction_starts_its_threads_once_and_not_for_short_greedy_work(
-        walk, fit, frames, monkeypatch):
-    """On two threads a reduction hands joints to one pool for its whole
-    run (a pool per pass made the 20-frame dash's greedy search six times
-    slower than on one thread), fitted joints from FIT_THREADS_FROM frames,
-    greedy selections from GREEDY_THREADS_FROM (below, the hand-over costs
-    more than the work), and only where a pass carries them on (reading
-    keys off a selection so far is no work for a thread)."""
-    from kbspline import set_num_threads
-    from kbspline.motion import reduce as reduce_module
-    pools, handed = [], []
-
-    class Counted(reduce_module.ThreadPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            pools.append(self)
-            super().__init__(*args, **kwargs)
-
-        def submit(self, work, j):
-            handed.append(j)
-            return super().submit(work, j)
-
-    monkeypatch.setattr(reduce_module, "ThreadPoolExecutor", Counted)
-    clip = walk if frames is None else Motion(walk.joints, walk.frame_time, walk.frames[:frames])
-    assert (clip.num_frames >= reduce_module.GREEDY_THREADS_FROM) == (frames is None)
-    assert (clip.num_frames >= reduce_module.FIT_THREADS_FROM) == (frames is None)
-    previous = set_num_threads(2)
-    try:
-        threaded = reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json()
-        world_handed = len(handed)
-        local = reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json()
-        # the world greedy search's threads are C's; a short clip has none
-        assert len(pools) == (0 if frames else 2 if fit else 1)
-        set_num_threads(1)
-        assert reduce_keys(clip, position_tolerance=0.5, fit=fit).to_json() == threaded
-        assert reduce_keys(clip, np.radians(0.5), 0.5, fit=fit).to_json() == local
-    finally:
-        set_num_threads(previous)
-    J = len(clip.joints)
-    if frames:  # nothing on threads
-        assert handed == []
-    else:  # the local selections (the world searches run their threads in C)
-        assert world_handed == 0 and len(handed) == J
 
 
 def test_a_pass_closed_early_leaves_no_joint_running():
@@ -899,18 +565,6 @@ def test_a_check_stops_only_past_the_limit_as_reported():
     assert core.joint_world(None, None, rot[:1], off[:1], no_sites, truth[:1], LIMIT)[3] == LIMIT
 
 
-def test_world_error_refuses_curves_past_the_limit_at_its_root():
-    from kbspline.motion.world_error import WorldError
-    motion = Motion([Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + ["Zrotation"])],
-                    1 / 30, np.zeros((8, 4)))
-    rot = np.ascontiguousarray(motion.rotations())
-    tr = np.ascontiguousarray(motion.translations())
-    world = WorldError(motion, rot, tr).with_curves(zip(rot, tr))
-    bad = offsets_past_the_limit_at_its_root()
-    assert world.trial(0, rot[0], bad, LIMIT) > LIMIT
-    assert world.with_curves(zip(rot, [bad]), LIMIT) is None
-
-
 def windowed_world(walk):
     """A WorldError of the walk (virtual vertices) under a reduction's
     curves, and those curves."""
@@ -919,35 +573,6 @@ def windowed_world(walk):
         walk.times)
     world = WorldError(walk, walk.rotations(), walk.translations(), 3.0)
     return world.with_curves(zip(rotations, translations)), rotations, translations
-
-
-@pytest.mark.parametrize("j", [0, 1, 7, 20])
-def test_a_trial_placing_only_the_frames_that_differ_is_the_full_one(walk, j):
-    """WorldError.trial places joint j and those below it again only where
-    its new curves differ (kb_world_trial): its worst, frame_worst and,
-    once accepted, every array it keeps are those of placing every frame
-    again (with_curves), bit for bit; a failed trial leaves them alone."""
-    world, rotations, translations = windowed_world(walk)
-    rotations, translations = rotations.copy(), translations.copy()
-    rotations[j, 5:9] = rotations[j, 5:9][:, [1, 0, 3, 2]]  # other turns in a few windows
-    rotations[j, 40] *= -1.0  # the same turn, other bits
-    translations[j, 60:75] += 0.3
-    full = world.with_curves(zip(rotations, translations))
-    held = [a.copy() for a in world.held]
-    frame_worst = np.zeros(walk.num_frames)
-    worst = world.trial(j, rotations[j], translations[j], full.errors.max() / 2, frame_worst)
-    assert worst == full.errors.max() and world.pending is None
-    want = full.held[4][below(world)[j]].max(axis=0)  # each frame's worst over the moved joints
-    assert np.array_equal(frame_worst, want)
-    assert all(np.array_equal(a, b) for a, b in zip(world.held, held))  # nothing kept
-    assert world.trial(j, rotations[j], translations[j]) == full.errors.max()
-    _, n_runs = world.pending  # the blocks of four frames around 5-8, 40 and 60-74
-    runs = world.scratch[1][:2 * n_runs]
-    assert (runs[1::2] - runs[::2]).sum() == 28
-    world.accept()
-    for got, whole in zip(world.held, full.held):
-        assert np.array_equal(got, whole)
-    assert [t is None for t in world.translations] == [t is None for t in full.translations]
 
 
 def test_world_trial_refuses_bad_arguments(walk):
@@ -1071,42 +696,6 @@ def test_reach_refuses_points_not_float64_and_indices_not_integers():
         _core.joint_reach(np.array([-1]), np.array([0.7]), np.zeros(3))
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_world_greedy_search_is_the_python_search_it_replaced(threads):
-    """The world greedy search in C keeps the keys and reports the errors,
-    to the bit, that the Python search it replaced did
-    (world_search_oracle): the same scales in the same order, the same
-    ties, the same loosening, the same capped selections, on every real
-    clip at hand (the 120 Hz ones cut to 300 frames) and a chain of
-    identical sibling joints, whose key counts tie."""
-    from kbspline import set_num_threads
-    from world_search_oracle import world_greedy
-    clips = [(read_bvh(path), 1.0) for path in CLIPS]
-    for path in sorted(CMU.glob("*.bvh")):
-        clip = read_bvh(path)
-        clips.append((Motion(clip.joints, clip.frame_time, clip.frames[:300]), 1 / 5.644))
-    chain = chain_clip(frames=40, end_site=True)
-    last = chain.joints[-1]
-    twin = Joint("twin", last.parent, last.offset, last.channels, last.end_site)
-    columns = chain.frames[:, chain.frames.shape[1] - len(last.channels):]
-    twins = Motion(chain.joints + [twin], chain.frame_time,
-                   np.concatenate([chain.frames, columns], axis=1))
-    clips.append((twins, 1.0))
-    previous = set_num_threads(threads)
-    try:
-        for clip, per_cm in clips:
-            for cm, caps in [(0.1, {}), (0.5, {}), (2.0, {}),
-                             (0.5, dict(angle_tolerance=0.002)),
-                             (1.0, dict(angle_tolerance=0.01, distance_tolerance=0.1 * per_cm))]:
-                tolerance = cm * per_cm
-                got = reduce_keys(clip, position_tolerance=tolerance, fit=False, **caps)
-                want = world_greedy(clip, tolerance, **caps)
-                assert got.to_json() == want.to_json()
-    finally:
-        set_num_threads(previous)
-
-
-
 def smooth_keyframed_chain(seed=11, draws=6, frames=400):
     """A root and two joints at 30 Hz, every Euler channel a ramp plus a
     slow sine (degrees), the root moving likewise: the last of `draws`
@@ -1141,32 +730,6 @@ def test_greedy_keys_kept_by_a_fitted_search_are_measured_as_they_are(tolerance)
     error = world_error(clip, result)
     assert error.max() <= tolerance
     np.testing.assert_allclose(result.max_position, error, rtol=1e-6, atol=1e-3 * tolerance)
-
-
-def test_fitted_passes_reach_the_first_order_scale():
-    """Greedy keys that keep nearly every frame hold the world bound at any
-    scale (76 here), fitted keys near the first-order one: the fitted
-    passes come down to FIRST_SCALE by their third, so a looser tolerance
-    never keeps more keys than a tighter one by falling back to every
-    frame (601 keys at 1e-6 and 1.78e-6 against 297 at 5.6e-7 before, a
-    review found)."""
-    from kbspline.motion.reduce import FIRST_SCALE, _fitted_scales
-    assert _fitted_scales(76.0) == [76.0, 38.0, FIRST_SCALE, 1.0]  # the last: first order
-    assert _fitted_scales(4.0) == [4.0, 2.0, 1.0, 0.5]
-    frames, t = 600, np.arange(600)
-    turns = ["Zrotation", "Xrotation", "Yrotation"]
-    joints = [Joint("root", -1, np.zeros(3), list(POSITION_CHANNELS) + turns)] + [
-        Joint(f"j{i}", i - 1, np.array([0, 10.0, 0]), list(turns),
-              np.array([0, 5.0, 0]) if i == 2 else None) for i in (1, 2)]
-    turning = np.c_[0.1 * t, 0 * t, 0 * t]
-    root = np.c_[10 * np.sin(t / 30), 0.5 * t, 0 * t]
-    clip = Motion(joints, 1 / 30, np.concatenate([root, np.zeros((frames, 3)), turning, turning],
-                                                 axis=1))
-    tight = reduce_keys(clip, position_tolerance=5.62e-7).num_keys
-    for tolerance in (1e-6, 1.78e-6):
-        result = reduce_keys(clip, position_tolerance=tolerance)
-        assert result.num_keys <= tight < 0.6 * 3 * frames
-        assert world_error(clip, result).max() <= tolerance
 
 
 def test_a_fitted_search_does_not_fall_back_to_every_frame_where_the_first_order_scale_holds():

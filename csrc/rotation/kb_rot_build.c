@@ -121,30 +121,18 @@ static unsigned char build_segment(const double *q0, const double *q1, const dou
     return KB_SEG_CUMULATIVE;
 }
 
-/* Key i's quaternion src over its norm: from the memo where it holds it
- * (else into it), or into tmp. */
-static const double *unit_of(const double *src, ptrdiff_t i, const kb_rot_memo *memo,
-                             double tmp[4])
-{
-    double *u = memo ? memo->unit + 4 * memo->frame[i] : tmp;
-    if (!memo || isnan(u[0])) {  /* a unit quaternion is never NaN */
-        const double n = norm4(src);
-        for (int j = 0; j < 4; j++)
-            u[j] = src[j] / n;
-    }
-    return u;
-}
-
 /* Unit keys (K, 4) of track tr: each on the side of its predecessor, or
  * with multi-turn chords as given (q_(n+1) = q_n exp(L_n) fixes the sign);
  * a closed track's last key is the first rotation exactly. */
-static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, const kb_rot_memo *memo, double *q)
+static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, double *q)
 {
     const ptrdiff_t K = k->n_keys;
     const double *src = k->quats + tr * K * 4;
     for (ptrdiff_t i = 0; i < K; i++) {
-        double tmp[4];
-        const double *u = unit_of(src + 4 * i, i, memo, tmp);
+        double u[4];
+        const double n = norm4(src + 4 * i);
+        for (int j = 0; j < 4; j++)
+            u[j] = src[4 * i + j] / n;
         /* q and -q are one rotation (-x / n is -(x / n) to the bit) */
         const int flip = !k->chords && i > 0 && kb_qdot(src + 4 * i, q + 4 * (i - 1)) < 0.0;
         for (int j = 0; j < 4; j++)
@@ -157,25 +145,12 @@ static void unit_keys(const kb_rot_keys *k, ptrdiff_t tr, const kb_rot_memo *mem
     }
 }
 
-/* The chord L from unit key n to n + 1 (q), from the memo where it holds
- * it (else into it where it may: see below). */
-static void chord_of(const kb_rot_keys *k, ptrdiff_t tr, const double *q, ptrdiff_t n,
-                     const kb_rot_memo *memo, double *L)
+/* The chord L from unit key n to n + 1 (q). */
+static void chord_of(const double *q, ptrdiff_t n, double *L)
 {
-    ptrdiff_t a = memo ? memo->frame[n] : -1, b = memo ? memo->frame[n + 1] : -1;
-    if (memo && memo->to[a] == b) {
-        memcpy(L, memo->chord + 3 * a, 3 * sizeof(double));
-        return;
-    }
     double r[4];
     kb_qmul_conj_left(q + 4 * n, q + 4 * (n + 1), r);
     kb_qlog(r, L);
-    /* key n + 1's side is key n's whichever key starts the keys (negating
-     * both leaves the chord's bits) unless their dot is zero (unit_keys) */
-    if (memo && kb_qdot(k->quats + (tr * k->n_keys + n + 1) * 4, q + 4 * n) != 0.0) {
-        memo->to[a] = b;
-        memcpy(memo->chord + 3 * a, L, 3 * sizeof(double));
-    }
 }
 
 static int finite_record(const double *rec)
@@ -190,20 +165,19 @@ static int finite_record(const double *rec)
 }
 
 /* Track tr's unit keys q (K, 4), chords (K - 1, 3), the chords its
- * tangents are taken from (tchord, K - 1, 3) and durations dt (K - 1),
- * with memo (NULL: none) from and into it where it holds them. */
-static void track_chords(const kb_rot_keys *k, ptrdiff_t tr, const kb_rot_memo *memo,
-                         double *q, double *chord, double *tchord, double *dt)
+ * tangents are taken from (tchord, K - 1, 3) and durations dt (K - 1). */
+static void track_chords(const kb_rot_keys *k, ptrdiff_t tr, double *q, double *chord,
+                         double *tchord, double *dt)
 {
     const ptrdiff_t K = k->n_keys;
-    unit_keys(k, tr, memo, q);
+    unit_keys(k, tr, q);
     for (ptrdiff_t n = 0; n < K - 1; n++) {
         double *L = chord + 3 * n, *C = tchord + 3 * n;
         if (k->chords) {
             for (int j = 0; j < 3; j++)
                 L[j] = k->chords[(tr * (K - 1) + n) * 3 + j];
-        } else {  /* (a closed track's last key is not its frame's: no memo) */
-            chord_of(k, tr, q, n, k->ends == KB_ENDS_CLOSED ? NULL : memo, L);
+        } else {
+            chord_of(q, n, L);
         }
         if (k->chords && k->timing == KB_TIMING_3DS)
             kb_compab_chord(L, C);
@@ -286,7 +260,7 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
     kb_status status = KB_OK;
     for (ptrdiff_t tr = begin; tr < end && status == KB_OK; tr++) {
         double *tin = tan_in + tr * K * 3, *tout = tan_out + tr * K * 3;
-        track_chords(k, tr, NULL, q, chord, tchord, dt);
+        track_chords(k, tr, q, chord, tchord, dt);
         track_tangents(k, tr, q, tchord, dt, tin, tout);
         status = track_segments(k, tr, q, chord, dt, tin, tout, 0, S, seg, ctrl, kind, ease,
                                 err);
@@ -297,7 +271,7 @@ static kb_status build_tracks(const kb_rot_keys *k, ptrdiff_t begin, ptrdiff_t e
 
 void kb_rot_chords_of(const kb_rot_keys *k, const kb_rot_chords *c)
 {
-    track_chords(k, 0, c->memo, c->q, c->chord, c->tchord, c->dt);
+    track_chords(k, 0, c->q, c->chord, c->tchord, c->dt);
 }
 
 kb_status kb_rot_build_segments(const kb_rot_keys *k, const kb_rot_chords *c,

@@ -4,7 +4,7 @@
  * and by kb_reduce_rebuild; a uniform turn on a line needs its end keys
  * alone; two frames, constant channels and infinite tolerances; frames
  * negated every other one give the same keys and tangents to the bit;
- * bad input refused as kb_reduce_fit refuses it; the unchecked errors its
+ * bad input refused as kb_reduce_drop refuses it; the unchecked errors its
  * real check takes are kb_reduce_errors' to the bit, on any run of frames. */
 #include <float.h>
 #include <stdlib.h>

@@ -66,7 +66,7 @@ KB_TEST(test_rot_build_segments_equal_kb_rot_build)
         kb_error err;
         kb_status built = kb_rot_build(&k, tin, tout, seg, NULL, kind, NULL, &err);
         double q[4 * N_KEYS], chord[3 * N_SEG], tchord[3 * N_SEG], dt[N_SEG];
-        kb_rot_chords c = {q, chord, tchord, dt, NULL};
+        kb_rot_chords c = {q, chord, tchord, dt};
         kb_rot_chords_of(&k, &c);
         for (int pattern = 0; pattern < 4; pattern++) {
             kb_loc loc[3 * N_SEG];

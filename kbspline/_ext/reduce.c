@@ -180,16 +180,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(reduce_fit_doc,
-"reduce_fit(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"           tangent_keys=False, errors=True)\n"
-"-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
-"Fitted keys of one joint from a first choice of keys: times (F,),\n"
-"rotations (1, F, 4), translations (1, F, 3); with tangent_keys, the\n"
-"rows called TCB are each key's tangent (kb_reduce_joint); without errors,\n"
-"angle and distance are None (not evaluated).  Private: see\n"
-"kbspline.motion.reduce.");
-
 PyDoc_STRVAR(reduce_drop_doc,
 "reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
 "            rotation_tcb, translation_tcb, memory=None, tangent_keys=False,\n"
@@ -199,7 +189,9 @@ PyDoc_STRVAR(reduce_drop_doc,
 "by kb_reduce_drop; memory = (needed, around, least, context), float64\n"
 "(F, 2), intp (F, 4), float64 (F, 2) and intp (F,), the drops that failed,\n"
 "read and written (see kb_drop_memory; None: a memory of this call\n"
-"alone); errors as reduce_fit's.  Private: see kbspline.motion.reduce.");
+"alone); the rows are each key's tangent (tangent_keys is read and\n"
+"ignored: fitted keys are tangent keys); without errors, angle and\n"
+"distance are None (not evaluated).  Private: see kbspline.motion.reduce.");
 
 /* One array of reduce_drop's memory: float64 (or intp) of shape (F, columns)
  * ((F,) for columns 0), C-contiguous and writeable; its data, or NULL with
@@ -248,7 +240,7 @@ static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
     return 1;
 }
 
-/* reduce_fit, or with TCB given (tcb_args 2) reduce_drop. */
+/* reduce_drop (tcb_args 2). */
 static PyObject *reduce_joint(PyObject *args, int tcb_args)
 {
     PyObject *o[6] = {NULL}, *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
@@ -257,11 +249,9 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     double angle_tolerance, distance_tolerance;
     int tangent_keys = 0, errors = 1;
     kb_drop_memory store, *memory;
-    if ((tcb_args ? !PyArg_ParseTuple(args, "OOOddOOO|Opp", &o[0], &o[1], &o[2],
-                                      &angle_tolerance, &distance_tolerance, &o[3], &o[4],
-                                      &o[5], &memory_obj, &tangent_keys, &errors)
-                  : !PyArg_ParseTuple(args, "OOOddO|pp", &o[0], &o[1], &o[2], &angle_tolerance,
-                                      &distance_tolerance, &o[3], &tangent_keys, &errors)) ||
+    if (!PyArg_ParseTuple(args, "OOOddOOO|Opp", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance, &o[3], &o[4], &o[5], &memory_obj, &tangent_keys,
+                          &errors) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
         !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
         !(keys = key_frames(o[3], 0)))
@@ -298,12 +288,8 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     for (int i = 0; i < 4; i++)
         outputs[i] = out[i] == Py_None ? NULL : (double *)PyArray_DATA((PyArrayObject *)out[i]);
     Py_BEGIN_ALLOW_THREADS
-    if (tcb_args)
-        status = kb_reduce_drop(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
-                                outputs[2], outputs[3], memory, &err);
-    else
-        status = kb_reduce_fit(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
-                               outputs[2], outputs[3], &err);
+    status = kb_reduce_drop(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
+                            outputs[2], outputs[3], memory, &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
@@ -316,12 +302,6 @@ done:
     for (int i = 0; i < 4; i++)
         Py_XDECREF(out[i]);
     return result;
-}
-
-static PyObject *reduce_fit(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return reduce_joint(args, 0);
 }
 
 static PyObject *reduce_drop(PyObject *self, PyObject *args)
@@ -458,10 +438,8 @@ PyDoc_STRVAR(reduce_rebuild_doc,
 "The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
 "rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
 "translations None unless translation), and their errors (None for both\n"
-"unless errors).  since = (keys, rotation_tcb, translation_tcb, rotations,\n"
-"translations), an earlier result's keys, TCB and curves (errors False):\n"
-"only the frames of segments that differ are evaluated again, each\n"
-"rotation then up to sign (see kb_reduce_rebuild_from).  Private: see\n"
+"unless errors).  since must be None (its place in the arguments is\n"
+"kept; the partial rebuild it asked for went).  Private: see\n"
 "kbspline.motion.reduce.");
 
 /* An output array's data, or NULL for None (an output not asked for). */
@@ -481,26 +459,10 @@ static int check_tcb(PyObject *obj, const char *name, npy_intp K, PyArrayObject 
     return check_rows(obj, name, K, 3, 1, tcb);
 }
 
-/* A copy of an earlier curve (F, width), named name, as a new array. */
-static PyObject *copy_of_curve(PyObject *obj, const char *name, npy_intp F, npy_intp width)
-{
-    PyArrayObject *a;
-    if (!check_rows(obj, name, F, width, 0, &a))
-        return NULL;
-    npy_intp dims[2] = {F, width};
-    PyObject *copy = new_array(2, dims);  /* a memcpy: NewCopy's machinery cost more */
-    if (copy)
-        memcpy(PyArray_DATA((PyArrayObject *)copy), PyArray_DATA(a),
-               (size_t)(F * width) * sizeof(double));
-    return copy;
-}
-
 static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
 {
     PyObject *o[6], *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL, *since = Py_None;
-    PyObject *from[5];
-    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *from_tcb[2] = {NULL, NULL}, *keys = NULL;
-    PyArrayObject *from_keys = NULL;
+    PyArrayObject *a[3], *tcb[2] = {NULL, NULL}, *keys = NULL;
     int errors = 1, translation = 1, tangent_keys = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO|ppOp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
@@ -514,31 +476,11 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         goto done;
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
     if (since != Py_None) {
-        if (errors) {
-            PyErr_SetString(PyExc_ValueError, "since needs errors=False");
-            goto done;
-        }
-        static const char *const shape = "since must be (keys, rotation_tcb, "
-                                         "translation_tcb, rotations, translations)";
-        if (!PyTuple_Check(since) || PyTuple_GET_SIZE(since) != 5) {
-            PyErr_SetString(PyExc_TypeError, shape);
-            goto done;
-        }
-        for (int i = 0; i < 5; i++)
-            from[i] = PyTuple_GET_ITEM(since, i);
-        if (!(from_keys = key_frames(from[0], 1)))
-            goto done;
-        npy_intp n_from = PyArray_DIM(from_keys, 0);
-        if (!check_tcb(from[1], "since's rotation_tcb", n_from, &from_tcb[0]) ||
-            !check_tcb(from[2], "since's translation_tcb", n_from, &from_tcb[1]) ||
-            !(out[0] = copy_of_curve(from[3], "since's rotations", F, 4)) ||
-            !(out[1] = translation ? copy_of_curve(from[4], "since's translations", F, 3)
-                                   : (Py_INCREF(Py_None), Py_None)))
-            goto done;
-    } else {
-        out[0] = new_array(2, rotation_dims);
-        out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
+        PyErr_SetString(PyExc_ValueError, "since must be None");
+        goto done;
     }
+    out[0] = new_array(2, rotation_dims);
+    out[1] = translation ? new_array(2, translation_dims) : (Py_INCREF(Py_None), Py_None);
     for (int i = 2; i < 4; i++)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
@@ -549,16 +491,9 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
     double *rotations = (double *)PyArray_DATA((PyArrayObject *)out[0]);
     Py_BEGIN_ALLOW_THREADS
-    if (from_keys)
-        status = kb_reduce_rebuild_from(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
-                                        (const ptrdiff_t *)PyArray_DATA(from_keys),
-                                        PyArray_DIM(from_keys, 0), tcb_data(from_tcb[0]),
-                                        tcb_data(from_tcb[1]), rotations,
-                                        skipped_or_data(out[1]), &err);
-    else
-        status = kb_reduce_rebuild(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]),
-                                   rotations, skipped_or_data(out[1]), skipped_or_data(out[2]),
-                                   skipped_or_data(out[3]), &err);
+    status = kb_reduce_rebuild(&jt, key_data, K, tcb_data(tcb[0]), tcb_data(tcb[1]), rotations,
+                               skipped_or_data(out[1]), skipped_or_data(out[2]),
+                               skipped_or_data(out[3]), &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK)
         raise_core_error(status, &err);
@@ -566,7 +501,6 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         result = Py_BuildValue("(OOOO)", out[0], out[1], out[2], out[3]);
 done:
     Py_XDECREF(keys);
-    Py_XDECREF(from_keys);
     for (int i = 0; i < 4; i++)
         Py_XDECREF(out[i]);
     return result;
@@ -613,98 +547,13 @@ done:
     Py_XDECREF(out[1]);
     return result;
 }
-PyDoc_STRVAR(fit_tcb_doc,
-"fit_tcb(times, rotations, translations, rotation, keys, tcb, iterations,\n"
-"        jacobian_every, per_segment=None) -> tcb\n\n"
-"One channel's TCB (K, 3) fitted by Levenberg-Marquardt from tcb, for the\n"
-"rotation (rotation true) or the translation of the joint in rotations\n"
-"(1, F, 4), translations (1, F, 3), weighing per_segment frames of each\n"
-"segment besides its first (None: every frame; see kb_fit_tcb).\n"
-"Private: see kbspline.motion.reduce.");
-
-PyDoc_STRVAR(fit_tcb_model_doc,
-"fit_tcb_model(times, rotations, translations, rotation, keys, tcb, steps,\n"
-"              per_segment=None) -> tcb\n\n"
-"fit_tcb's least squares by steps on the residual's model, then the\n"
-"spline once, as reduce_fit and reduce_drop fit (see kb_fit_tcb_model).\n"
-"Private: see kbspline.motion.reduce.");
-
-/* fit_tcb, or fit_tcb_model (model true: no jacobian_every). */
-static PyObject *fit_tcb_call(PyObject *args, int model)
-{
-    PyObject *o[5], *every = Py_None, *result = NULL;
-    PyArrayObject *a[4], *keys = NULL;
-    int rotation, steps, jacobian_every = 0;  /* steps: fit_tcb's iterations */
-    Py_ssize_t per_segment = PY_SSIZE_T_MAX;
-    if (!(model ? PyArg_ParseTuple(args, "OOOpOOi|O", &o[0], &o[1], &o[2], &rotation, &o[3],
-                                   &o[4], &steps, &every)
-                : PyArg_ParseTuple(args, "OOOpOOii|O", &o[0], &o[1], &o[2], &rotation, &o[3],
-                                   &o[4], &steps, &jacobian_every, &every)) ||
-        !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
-        !check_array(o[4], "tcb", 2, 0, 0, 0, &a[3]) || !(keys = key_frames(o[3], 1)))
-        return NULL;
-    if (!expect_dim(a[3], 0, PyArray_DIM(keys, 0), "tcb") || !expect_dim(a[3], 1, 3, "tcb"))
-        goto done;
-    if (!model && jacobian_every < 1) {
-        PyErr_Format(PyExc_ValueError, "jacobian_every must be at least 1, not %d",
-                     jacobian_every);
-        goto done;
-    }
-    if (every != Py_None) {
-        per_segment = PyNumber_AsSsize_t(every, NULL);  /* huge: every frame */
-        if (per_segment == -1 && PyErr_Occurred())
-            goto done;
-        if (per_segment < 1) {
-            PyErr_Format(PyExc_ValueError, "per_segment must be at least 1, not %zd",
-                         per_segment);
-            goto done;
-        }
-    }
-    result = PyArray_NewCopy(a[3], NPY_CORDER);
-    if (!result)
-        goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, 0);
-    kb_error err;
-    kb_status status;
-    const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
-    double *tcb = (double *)PyArray_DATA((PyArrayObject *)result);
-    Py_BEGIN_ALLOW_THREADS
-    status = model ? kb_fit_tcb_model(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, steps,
-                                      per_segment, &err)
-                   : kb_fit_tcb(&jt, rotation, key_data, PyArray_DIM(keys, 0), tcb, steps,
-                                jacobian_every, per_segment, &err);
-    Py_END_ALLOW_THREADS
-    if (status != KB_OK) {
-        Py_CLEAR(result);
-        raise_core_error(status, &err);
-    }
-done:
-    Py_XDECREF(keys);
-    return result;
-}
-
-static PyObject *fit_tcb(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return fit_tcb_call(args, 0);
-}
-
-static PyObject *fit_tcb_model(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return fit_tcb_call(args, 1);
-}
-
 PyMethodDef kbpy_reduce_methods[] = {
     {"reduce_greedy", reduce_greedy, METH_VARARGS, reduce_greedy_doc},
     {"reduce_greedy_order", reduce_greedy_order, METH_VARARGS, reduce_greedy_order_doc},
-    {"reduce_fit", reduce_fit, METH_VARARGS, reduce_fit_doc},
     {"reduce_drop", reduce_drop, METH_VARARGS, reduce_drop_doc},
     {"reduce_merge", reduce_merge, METH_VARARGS, reduce_merge_doc},
     {"reduce_sweep", reduce_sweep, METH_VARARGS, reduce_sweep_doc},
     {"reduce_rebuild", reduce_rebuild, METH_VARARGS, reduce_rebuild_doc},
     {"reduce_errors", reduce_errors, METH_VARARGS, reduce_errors_doc},
-    {"fit_tcb", fit_tcb, METH_VARARGS, fit_tcb_doc},
-    {"fit_tcb_model", fit_tcb_model, METH_VARARGS, fit_tcb_model_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -72,34 +72,23 @@ class WorldError:
                        np.array([len(s) for s in self.sites], dtype=np.intp),
                        np.concatenate(self.sites), self.flat_truth)
 
-    def _rebuild(self, curves, limit=math.inf):
+    def _rebuild(self, curves):
         """Places every joint under `curves`, its (rotation, translation)
-        curves in joint order (read only as far as needed); False where a
-        point is farther than `limit` from where the clip puts it."""
+        curves in joint order, into the held state (see _placed)."""
         J, F = len(self.truth), len(self.truth[0])
         self.held = _placed(J, F)
-        self.rotations, offsets, _, _, _, self.errors = self.held
-        # views: an accepted trial writes its rows into them
-        self.translations = [offsets[j] if self.offsets[j] is None else None for j in range(J)]
-        self.scratch, self.pending = None, None  # a trial's (see trial), not shared by copies
-        for j, (rotation, translation) in enumerate(curves):
-            if not self._place_held(j, rotation, translation, limit) <= limit:  # or NaN
-                return False
-        return True
-
-    def _place_held(self, j, rotation, translation, limit):
-        """Joint j under its curves (F, 4) and (F, 3), after its parent,
-        into the held state (see _placed); returns its error, or past
-        `limit` a point's distance past it (the joint then unfinished)."""
         rotations, offsets, world_rot, origin, frame_error, errors = self.held
-        rotations[j] = rotation
-        offsets[j] = translation if self.offsets[j] is None else self.offsets[j]
-        p = self.parents[j]
-        errors[j] = _core.joint_world(
-            world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None, rotations[j],
-            offsets[j], self.sites[j], self.truth[j], limit, frame_error[j],
-            (world_rot[j], origin[j]))[3]
-        return errors[j]
+        self.rotations, self.errors = rotations, errors
+        # a joint placed by its OFFSET has no translation curve
+        self.translations = [offsets[j] if self.offsets[j] is None else None for j in range(J)]
+        for j, (rotation, translation) in enumerate(curves):
+            rotations[j] = rotation
+            offsets[j] = translation if self.offsets[j] is None else self.offsets[j]
+            p = self.parents[j]
+            errors[j] = _core.joint_world(
+                world_rot[p] if p >= 0 else None, origin[p] if p >= 0 else None, rotations[j],
+                offsets[j], self.sites[j], self.truth[j], math.inf, frame_error[j],
+                (world_rot[j], origin[j]))[3]
 
     def _place(self, j, rotation, translation, world_rot, origin):
         """Joint j in the world from its parent's entries in the lists
@@ -114,37 +103,13 @@ class WorldError:
             rotation, offset, self.sites[j], None)
         return points
 
-    def with_curves(self, curves, limit=math.inf):
+    def with_curves(self, curves):
         """A WorldError of the same clip (its points computed once) under
-        other curves: (rotation (F, 4), translation (F, 3)), per joint, in
-        joint order, taken as they are needed; None as soon as a point is
-        farther than `limit` (the joints after it are not read)."""
+        other curves: (rotation (F, 4), translation (F, 3)) per joint, in
+        joint order; its `errors` (J,) each joint's worst distance."""
         other = copy.copy(self)
-        return other if other._rebuild(curves, limit) else None
-
-    def trial(self, j, rotation, translation, limit=math.inf, frame_worst=None):
-        """The worst error with joint j's curves (F, 4) and (F, 3)
-        (C-contiguous) instead, or as soon as a point is farther than
-        `limit`, an error past it; `accept` keeps the curves of a trial
-        within the limit.  Only the frames where they differ from the held
-        ones are placed again, with the joints below j (in C:
-        kb_world_trial): a frame's places hang on the curves at that frame
-        alone.  With `frame_worst` (F,) zeros, the trial runs to the end
-        whatever the limit and writes there each frame's worst squared
-        error of the points joint j moves."""
-        if self.scratch is None:  # the trial's state and its runs of frames
-            J, F = self.held[4].shape
-            self.scratch = _placed(J, F), np.empty(F + 1, dtype=np.intp)
-        offsets = translation if self.offsets[j] is None else None  # else its OFFSET's
-        worst, n_runs = _core.world_trial(self.points, self.held, *self.scratch, j, rotation,
-                                          offsets, limit, frame_worst)
-        self.pending = (j, n_runs) if worst <= limit else None
-        return worst
-
-    def accept(self):
-        """Keeps the curves of the last trial (which was within its limit)."""
-        j, n_runs = self.pending
-        _core.world_accept(self.points, self.held, *self.scratch, n_runs, j)
+        other._rebuild(curves)
+        return other
 
 
 def _placed(J, F):
@@ -195,11 +160,8 @@ def local_tolerances(motion, translations, world, position_tolerance):
 
 def _spread(translations):
     """(J,) each joint's largest range of a coordinate of its translations
-    (J, F, 3) over the frames: np.ptp's max and min, exact whatever their
-    order (but for the sign of a zero, which no comparison sees), reduced
-    across frames laid out first: np.ptp along the frame axis cost ten
-    times as much on the 24-frame run's 22 joints, 1.2 times on 131_01's
-    root (callgrind)."""
+    (J, F, 3) over the frames, reduced across frames laid out first (np.ptp
+    along the frame axis was slower)."""
     frames = np.ascontiguousarray(translations.transpose(1, 0, 2))
     frames = frames.reshape(translations.shape[1], -1)
     return (frames.max(axis=0) - frames.min(axis=0)).reshape(-1, 3).max(axis=1)

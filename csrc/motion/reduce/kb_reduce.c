@@ -3,10 +3,11 @@
  * rotation spline and KB translation spline (KB timing, natural ends) stay
  * within tolerances of every frame (kbspline.motion.reduce_keys).
  *
- * A key's tangent depends on its neighbours, so a key's presence shapes the
- * segments from two keys before it to two after it and no others, and its
- * TCB only the two segments beside it (natural ends take no TCB of their
- * own): every step below evaluates again only the frames it can change.
+ * Greedy keys (kb_reduce_greedy: KB tangents from the neighbours, so a
+ * key shapes the segments from two keys before it to two after it) and
+ * tangent keys (kb_reduce_drop: each key's own tangent, fitted, so a key
+ * shapes only the two segments beside it): every step below evaluates
+ * again only the frames it can change.
  */
 #include <float.h>
 #include <math.h>
@@ -20,55 +21,13 @@
 #include "rotation/kb_rot_chords.h"
 #include "quat/kb_quat.h"
 
-/* kb_fit_tcb and the model's fits try no step shorter than this (1e-4
- * and 1e-6 kept 20 553 and 20 541 keys over every clip and tolerance, in
- * the same time, when the fits stepped on the spline itself) */
-#define FIT_SMALLEST_STEP 1e-5
-#define FIT_LIMIT 1.0   /* fitted parameters stay in [-1, 1], the usual TCB range */
-/* kb_reduce_fit's fits (model_fit): FIT_MODEL_STEPS Levenberg-Marquardt
- * steps on the residual's model for each step given below, until one
- * lowers the model's squared error by less than FIT_MODEL_GAIN of it.
- * Against the steps on the spline itself (kb_fit_tcb), each of which
- * evaluates the spline once or more, over every clip of ../shared and
- * tests/data/cmu at 0.1, 0.5 and 1 cm the world search keeps 1.5% fewer
- * fitted keys (18 281 against 18 553) in 20% less time; one model step
- * per step given: 0.1% more keys, 22% less time; two without the gain's
- * stop: 1.7% fewer, the same time.  The model's optimum lowered the
- * spline's own error in all but 1 of 23 052 fits on 131_01 at 0.1 cm. */
-#define FIT_MODEL_STEPS 2
-#define FIT_MODEL_GAIN 0.01
-/* The same stop for a fit of a joint's keys all at once (fit_all), whose
- * squared error sums every segment's, so that 1% of it may be much of a
- * few segments': on the 120 Hz walk played eight times over (7952 frames)
- * at 0.1 cm, 29 235 keys against 30 654 at 1% (29 672 stepping on the
- * spline, before the model); on the clips as they are, 18 307 keys
- * against 18 271 over every clip at 0.1, 0.5 and 1 cm, as much as a
- * small change moves the search */
-#define FIT_MODEL_GAIN_WHOLE 0.001
-/* kb_reduce_fit's steps: on the first keys; after keys are added or
- * dropped, only the keys within FIT_NEAR of them are fitted again,
- * FIT_NEAR_STEPS steps (refit_near: on the 120 Hz clips 10-38% faster
- * than four steps on every key, with 0.2% more keys over every clip and
- * tolerance, measured with steps on the spline itself) */
-#define FIT_FIRST 8
-#define FIT_NEAR 4
-#define FIT_NEAR_STEPS 8
-/* kb_reduce_fit's fits weigh at most this many frames of a segment besides
- * its first (weigh_frames): on every clip of ../shared and tests/data/cmu
- * at 0.1, 0.5 and 1 cm, the world search keeps 0.5% fewer keys than
- * weighing every frame (2, 3 and 6 keep 1.3% more to 0.1% fewer), in
- * 20-50% less time */
-#define FIT_PER_SEGMENT 4
-/* Each fit's first Levenberg-Marquardt damping (then a third of it after a
- * step taken, tenfold after one refused).  Against 1e-3, over every clip
- * of ../shared and tests/data/cmu, the world search keeps 0.4-0.7% fewer
- * fitted keys in 6-9% less time, at 0.1, 0.5 and 1 cm, at 0.2, 0.3 and
- * 2 cm and with virtual vertices, and on the 120 Hz clips played four
- * times: 39% of the steps tried at 1e-3 were refused, mostly in the
- * drops' four-step refits.  The others tried, 3e-3 to 1e-1 divided by 1,
- * 1.5, 2 or 3 after a step, are about as fast, with 0.5% fewer to 2% more
- * keys on each of those three */
-#define FIT_FIRST_DAMPING 3e-2
+/* The fits' constants; docs/benchmarks.md ("Tuning notes") says what was
+ * tried for each and how to measure it. */
+#define FIT_SMALLEST_STEP 1e-5  /* a step shorter than this has converged */
+#define FIT_MODEL_STEPS 2       /* Levenberg-Marquardt steps on the model per step asked */
+#define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
+#define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
+#define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
 #define BAND 6          /* a frame's residual depends on its segment's 2 keys' 3 parameters */
 
 /* Scratch for a spline through up to n_frames keys evaluated at up to
@@ -76,7 +35,6 @@
 typedef struct {
     double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
-    kb_rot_memo memo;      /* chords.memo: the frames' unit keys and chords so far */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
@@ -95,7 +53,7 @@ typedef struct {
 static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(80 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t)
+    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
                        + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
@@ -104,31 +62,18 @@ static void *space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
     s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n, NULL};
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
     s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 80 * n);
+    s->loc = (kb_loc *)(d + 73 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
-    s->memo = (kb_rot_memo){NULL, d + 73 * n, s->between + n, d + 77 * n};
-    s->kind = (unsigned char *)(s->memo.to + n);
+    s->kind = (unsigned char *)(s->between + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
     s->halves = 0;
     s->given = 0;
     return d;
-}
-
-/* Keeps the unit keys and chords of the rotations' windows by frame in s
- * from here on (s->memo), for the many windows of one selection or fit,
- * which share most of their keys. */
-static void remember_chords(space *s, ptrdiff_t F)
-{
-    for (ptrdiff_t f = 0; f < F; f++) {  /* none held */
-        s->memo.unit[4 * f] = NAN;
-        s->memo.to[f] = -1;
-    }
-    s->chords.memo = &s->memo;
 }
 
 /* Whether kb_rot_validate passes any keys of jt's validated frames (see
@@ -219,7 +164,6 @@ static kb_status prepare_keys(const kb_reduce_joint *jt, int rotation, const ptr
     kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
-    s->memo.frame = keys;
     kb_rot_chords_of(&k, &s->chords);
     s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
@@ -597,7 +541,7 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
 }
 
 /* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
- * a TCB outside [-FIT_LIMIT, FIT_LIMIT] named by its parameter, a tangent
+ * a TCB outside [-1, 1] named by its parameter, a tangent
  * key's that is not finite as a tangent. */
 static kb_status refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
                             kb_error *err)
@@ -618,13 +562,6 @@ static ptrdiff_t tangent_reach(const kb_reduce_joint *jt, const double *rows)
     return jt->tangent_keys && rows ? 0 : 1;
 }
 
-/* Whether a key's TCB rows in tcb and from_tcb (NULL: zero) are the same bits. */
-static int same_tcb(const double *tcb, ptrdiff_t i, const double *from_tcb, ptrdiff_t o)
-{
-    static const double zero[3] = {0.0, 0.0, 0.0};
-    return !memcmp(tcb ? tcb + 3 * i : zero, from_tcb ? from_tcb + 3 * o : zero, sizeof zero);
-}
-
 /* Whether two neighbouring keys' quaternions are orthogonal within
  * rounding, so that a window's signs may not follow the whole spline's
  * (see signs_follow, whose dot is with the unit key before: zero only
@@ -638,114 +575,6 @@ static int orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *key
             return 1;
     }
     return 0;
-}
-
-/* One channel's keys and TCB checked as a spline through them all checks
- * them, so that the windows of rebuild_channel_from need not be. */
-static kb_status check_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                               ptrdiff_t K, const double *tcb, space *s, kb_error *err)
-{
-    gather_keys(jt, rotation, keys, K, s);
-    gather_tcb(jt, K, tcb, s);
-    if (!rotation) {
-        kb_tcb_keys k = translation_keys(K, s);
-        return kb_validate_common(&k, 0, err);
-    }
-    kb_rot_keys k = rotation_keys(K, s);
-    kb_status status = kb_rot_validate(&k, err);
-    s->keys_checked = status == KB_OK;
-    return status;
-}
-
-/* Whether segment i of keys (K) is segment from[i] of from_keys, keys i - 1
- * to i + 2 (those that shape it; i and i + 1 alone for tangent keys: see
- * tangent_reach) being the same, consecutive there too, with the same
- * TCB: from[k] is key k's index in from_keys, or -1. */
-static int same_segment(const ptrdiff_t *from, ptrdiff_t K, const double *tcb,
-                        const double *from_tcb, ptrdiff_t i, ptrdiff_t reach)
-{
-    ptrdiff_t lo = i > reach ? i - reach : 0, hi = i + 1 + reach < K ? i + 1 + reach : K - 1;
-    for (ptrdiff_t k = lo; k <= hi; k++)
-        if (from[lo] < 0 || from[k] != from[lo] + (k - lo) || !same_tcb(tcb, k, from_tcb, from[k]))
-            return 0;
-    return 1;
-}
-
-/* One channel of kb_reduce_rebuild_from into out (its curve through
- * from_keys on entry): each run of segments not the same as from_keys'
- * evaluated on the keys that shape it. */
-static kb_status rebuild_channel_from(const kb_reduce_joint *jt, int rotation,
-                                      const ptrdiff_t *keys, ptrdiff_t K, const double *tcb,
-                                      const ptrdiff_t *from, const double *from_tcb,
-                                      double *out, space *s, kb_error *err)
-{
-    ptrdiff_t width = rotation ? 4 : 3, reach = tangent_reach(jt, tcb);
-    kb_status status = KB_OK;
-    for (ptrdiff_t i = 0; status == KB_OK && i + 1 < K; i++) {
-        if (same_segment(from, K, tcb, from_tcb, i, reach))
-            continue;
-        ptrdiff_t j = i;  /* the run of segments i to j */
-        while (j + 2 < K && !same_segment(from, K, tcb, from_tcb, j + 1, reach))
-            j++;
-        ptrdiff_t lo = i > reach ? i - reach : 0, hi = j + 1 + reach < K ? j + 1 + reach : K - 1;
-        ptrdiff_t first = keys[i], last = j + 2 < K ? keys[j + 1] - 1 : keys[K - 1];
-        status = channel_errors(jt, rotation, keys + lo, hi - lo + 1, tcb ? tcb + 3 * lo : NULL,
-                                first, last, NULL, NULL, s, err);
-        size_t bytes = (size_t)(width * (last - first + 1)) * sizeof(double);
-        if (status == KB_OK)
-            memcpy(out + width * first, s->out, bytes);
-        i = j;
-    }
-    return status;
-}
-
-kb_status kb_reduce_rebuild_from(const kb_reduce_joint *jt, const ptrdiff_t *keys,
-                                 ptrdiff_t n_keys, const double *rotation_tcb,
-                                 const double *translation_tcb, const ptrdiff_t *from_keys,
-                                 ptrdiff_t n_from, const double *from_rotation_tcb,
-                                 const double *from_translation_tcb, double *rotations,
-                                 double *translations, kb_error *err)
-{
-    kb_status status = validate(jt, err);
-    if (status == KB_OK && !rotations)
-        status = kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
-    if (status == KB_OK)
-        status = check_keys(jt, keys, n_keys, err);
-    if (status == KB_OK)
-        status = check_keys(jt, from_keys, n_from, err);
-    if (status != KB_OK)
-        return status;
-    /* tangent keys: no TCB (NULL) is not zero tangents, so the curves differ */
-    const int kinds_differ = jt->tangent_keys &&
-        (!rotation_tcb != !from_rotation_tcb || !translation_tcb != !from_translation_tcb);
-    if (!keys_pass(jt) || kinds_differ || orthogonal_neighbours(jt, keys, n_keys) ||
-        orthogonal_neighbours(jt, from_keys, n_from))  /* the whole splines, then */
-        return kb_reduce_rebuild(jt, keys, n_keys, rotation_tcb, translation_tcb, rotations,
-                                 translations, NULL, NULL, err);
-    ptrdiff_t F = jt->n_frames;
-    space s;
-    void *block = space_alloc(&s, F, (size_t)F * sizeof(ptrdiff_t));
-    if (!block)
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    ptrdiff_t *from = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
-    for (ptrdiff_t k = 0, o = 0; k < n_keys; k++) {  /* both ascend */
-        while (o < n_from && from_keys[o] < keys[k])
-            o++;
-        from[k] = o < n_from && from_keys[o] == keys[k] ? o : -1;
-    }
-    for (int rotation = 1; status == KB_OK && rotation >= 0; rotation--) {
-        double *out = rotation ? rotations : translations;
-        const double *tcb = rotation ? rotation_tcb : translation_tcb;
-        if (!out)
-            continue;
-        status = check_channel(jt, rotation, keys, n_keys, tcb, &s, err);
-        if (status == KB_OK)
-            status = rebuild_channel_from(jt, rotation, keys, n_keys, tcb, from,
-                                          rotation ? from_rotation_tcb : from_translation_tcb,
-                                          out, &s, err);
-    }
-    free(block);
-    return status == KB_OK ? kb_ok(err) : status;
 }
 
 /* ---------------------------------------------------------------- */
@@ -900,7 +729,6 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     s.keys_checked = keys_pass(jt);  /* its TCB are zero */
-    remember_chords(&s, F);
     /* the ratios order the angles as the arctangents do (up to rounding,
      * which segment_worst minds near the floor) but for ratios below the
      * normal range: so not where they could matter, scores of angles below
@@ -1023,19 +851,6 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *jt, double floor, ptrdif
 /* Fitted keys                                                       */
 /* ---------------------------------------------------------------- */
 
-/* The residuals of one channel's segments of tangent keys at the frames
- * a fit weighs (weigh_frames, FIT_PER_SEGMENT per segment at most), held
- * by each segment's first key frame for later fits (see start_residual). */
-typedef struct {
-    ptrdiff_t *end;     /* (F): the held segment's last key frame (0: none held) */
-    ptrdiff_t *count;   /* (F): its frames weighed */
-    double *tangents;   /* (F, 6): its keys' tangents */
-    double *residual;   /* (F, FIT_PER_SEGMENT, 3): its residuals at them */
-    double *unit;       /* (F, 8): the rotation's: its keys as its spline took them
-                         * (s->chords.q, of the sign their window gave them); NULL
-                         * for the translation */
-} segment_residuals;
-
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
     double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
@@ -1051,58 +866,7 @@ typedef struct {
     double *chord_store, *dt_store;  /* the translation's */
     ptrdiff_t per_segment; /* frames weighed per segment besides its first */
     double *model_tcb;     /* (3F): model_fit's TCB */
-    int tangent_keys;      /* the parameters are the keys' tangents (kb_reduce_joint's) */
-    /* per channel (translation, rotation) residuals held from fit to fit
-     * (drop_refitted's), NULL where none are; and the first key frame of
-     * the segment a drop joined, which is not held (-1: none) */
-    segment_residuals *held[2];
-    ptrdiff_t joined;
-    unsigned char *from_held;  /* (K): start_residual's segments whose residuals are held */
 } fit_space;
-
-/* Solves (N + damping diag(diagonal)) x = -gradient in rows [first, last)
- * (the free keys': the others' rows and columns of N are zero, and their
- * steps stay zero) by banded LDL^T, L's unit diagonal's place holding
- * 1 / D (a row's chain of dependent operations then has one division and
- * no square root: the fits' steps are bound by it); 0 where the matrix is
- * not numerically positive definite. */
-static int damped_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
-{
-    double *L = w->chol;  /* L[i * BAND + c] = L(i, i - c), L[i * BAND] = 1 / D(i) */
-    const double *N = w->normal;
-    double *x = w->step;
-    for (ptrdiff_t i = first; i < last; i++) {
-        ptrdiff_t band = i - first < BAND - 1 ? i - first : BAND - 1;
-        double *Li = L + i * BAND, u[BAND];  /* u[c] = L(i, i - c) D(i - c) */
-        for (ptrdiff_t e = band; e >= 1; e--) {  /* L(i, i - e), left to right */
-            const double *Lj = Li - e * BAND;
-            double sum = N[i * BAND + e];
-            for (ptrdiff_t c = band; c > e; c--)
-                sum -= u[c] * Lj[c - e];
-            u[e] = sum;
-            Li[e] = sum * Lj[0];
-        }
-        double d = N[i * BAND] + damping * w->diagonal[i];
-        for (ptrdiff_t c = band; c >= 1; c--)
-            d -= u[c] * Li[c];
-        if (!(d > 0) || !isfinite(d))
-            return 0;
-        Li[0] = 1.0 / d;
-    }
-    for (ptrdiff_t i = first; i < last; i++) {  /* L y = -g */
-        double sum = -w->gradient[i];
-        for (ptrdiff_t d = 1; d < BAND && d <= i - first; d++)
-            sum -= L[i * BAND + d] * x[i - d];
-        x[i] = sum;
-    }
-    for (ptrdiff_t i = last - 1; i >= first; i--) {  /* L^T x = D^-1 y */
-        double sum = x[i] * L[i * BAND];
-        for (ptrdiff_t d = 1; d < BAND && i + d < last; d++)
-            sum -= L[(i + d) * BAND + d] * x[i + d];
-        x[i] = sum;
-    }
-    return 1;
-}
 
 /* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
  * not zero only on its diagonal and between the like components of
@@ -1188,24 +952,6 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* d (tangent out, tangent in) / d (tension, continuity, bias) of a key
- * under KB timing: tangent = (a d_prev + b d_next) / sum and (c d_prev +
- * d d_next) / sum (kb_key_weights), as dout[p] and din[p]. */
-static void tangent_derivatives(const double *tcb, const double *d_prev, const double *d_next,
-                                double sum, double dout[3][3], double din[3][3])
-{
-    double omt = 1.0 - tcb[0], cp = 1.0 + tcb[1], cm = 1.0 - tcb[1];
-    double bp = 1.0 + tcb[2], bm = 1.0 - tcb[2];
-    /* rows: d/dT, d/dC, d/dB of the weights a, b, c, d */
-    const double wa[3] = {-cp * bp, omt * bp, omt * cp}, wb[3] = {-cm * bm, -omt * bm, -omt * cm};
-    const double wc[3] = {-cm * bp, -omt * bp, omt * cm}, wd[3] = {-cp * bm, omt * bm, -omt * cp};
-    for (int p = 0; p < 3; p++)
-        for (int c = 0; c < 3; c++) {
-            dout[p][c] = (wa[p] * d_prev[c] + wb[p] * d_next[c]) / sum;
-            din[p][c] = (wc[p] * d_prev[c] + wd[p] * d_next[c]) / sum;
-        }
-}
-
 /* Each segment's chord in its tangents' space and duration, as w->chord
  * and w->dt: the rotation's logs as prepare_keys took them (s->chords),
  * the translation's differences here. */
@@ -1253,7 +999,8 @@ static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t 
  * tangent). */
 static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
 {
-    return k >= r.lo && k <= r.hi && (w->tangent_keys || (k != 0 && k != K - 1));
+    (void)K, (void)w;
+    return k >= r.lo && k <= r.hi;
 }
 
 /* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
@@ -1290,73 +1037,19 @@ static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fi
         tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
 }
 
-/* The residual's derivatives in the free keys' TCB in closed form, and
- * from them the normal matrix J^T J (lower band).  The translation's
- * Hermite cubic is linear in its tangents (exact); the rotation's squad is
- * taken as that cubic in log space (its tangents' own space), exact at the
- * keys and to first order in the segment's angle between them; scale is
- * the residual's change per change of the curve (2 for rotations: twice
- * the log).  A frame's row is then h0 dT0 + h1 dT1 (tangent_bases), so
- * each segment's share of J^T J needs only its sums of the bases'
- * products, and of J^T r only the residuals weighted by the bases
- * (gradient).  Per segment, the derivatives of its start and end tangents
- * in its two keys' parameters go to w->slope (K - 1, 2, 6, 3).  Natural
- * ends: the first key's out tangent is 3/2 d0 / dt0 - in tangent of key 1
- * / 2, the last's likewise.  With tangent keys the parameters are the
- * tangents themselves (both sides of a key), so their derivatives are the
- * identity, the ends' included. */
-static void closed_jacobian(ptrdiff_t K, const double *tcb, double scale, fit_range r,
-                            fit_space *w)
+/* The residual's derivatives in the free keys' tangents, and from them the
+ * normal matrix J^T J (lower band).  The translation's Hermite cubic is
+ * linear in its tangents (exact); the rotation's squad is taken as that
+ * cubic in log space, exact at the keys and to first order in the
+ * segment's angle; scale is the residual's change per change of the curve
+ * (2 for rotations: twice the log).  A frame's row is h0 dT0 + h1 dT1
+ * (tangent_bases), so J^T J needs only each segment's sums of the bases'
+ * products (tangent_slopes). */
+static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
 {
-    ptrdiff_t n = 3 * K;
-    const double *chord = w->chord, *dt = w->dt;
-    memset(w->normal, 0, (size_t)(n * BAND) * sizeof(double));
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        if (w->tangent_keys) {
-            tangent_slopes(seg, K, scale * dt[seg], r, w);
-            continue;
-        }
-        memset(d0, 0, 36 * sizeof(double));
-        for (int slot = 0; slot < 2; slot++) {  /* key seg, then key seg + 1 */
-            ptrdiff_t k = seg + slot;
-            if (!key_moves(k, K, r, w))
-                continue;
-            double dout[3][3], din[3][3], h = scale * dt[seg];
-            tangent_derivatives(tcb + 3 * k, chord + 3 * (k - 1), chord + 3 * k,
-                                dt[k - 1] + dt[k], dout, din);
-            for (int p = 0; p < 3; p++)
-                for (int c = 0; c < 3; c++) {
-                    if (slot == 1) {  /* the end: T1 = in tangent */
-                        d1[3 + p][c] = h * din[p][c];
-                        if (seg == 0)  /* natural start */
-                            d0[3 + p][c] = -0.5 * h * din[p][c];
-                    } else {          /* the start: T0 = out tangent */
-                        d0[p][c] = h * dout[p][c];
-                        if (seg + 1 == K - 1)  /* natural end */
-                            d1[p][c] = -0.5 * h * dout[p][c];
-                    }
-                }
-        }
-        /* rows 0-2 are key seg's, 3-5 key seg + 1's: zero where it is fixed,
-         * and so is the whole share of a segment with no frame weighed */
-        const double *sum = w->sums + 3 * seg;
-        int rows_from = key_moves(seg, K, r, w) ? 0 : 3;
-        int rows_to = key_moves(seg + 1, K, r, w) ? 6 : 3;
-        if (w->seg_start[seg] == w->seg_start[seg + 1])
-            continue;
-        for (int a = rows_from; a < rows_to; a++)
-            for (int b = rows_from; b <= a; b++) {
-                double s00 = 0.0, s01 = 0.0, s11 = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    s00 += d0[a][c] * d0[b][c];
-                    s01 += d0[a][c] * d1[b][c] + d1[a][c] * d0[b][c];
-                    s11 += d1[a][c] * d1[b][c];
-                }
-                w->normal[(3 * seg + a) * BAND + (a - b)] +=
-                    sum[0] * s00 + sum[1] * s01 + sum[2] * s11;
-            }
-    }
+    memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++)
+        tangent_slopes(seg, K, scale * w->dt[seg], r, w);
 }
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
@@ -1375,13 +1068,10 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
         const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
-        for (int a = 0; w->tangent_keys && a < 3; a++) {  /* h I: see tangent_normal */
+        for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
             w->gradient[3 * seg + a] += d0[a][a] * r0[a];
             w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
         }
-        for (int a = 0; !w->tangent_keys && a < 6; a++)
-            w->gradient[3 * seg + a] += d0[a][0] * r0[0] + d0[a][1] * r0[1] + d0[a][2] * r0[2]
-                                      + d1[a][0] * r1[0] + d1[a][1] * r1[1] + d1[a][2] * r1[2];
     }
 }
 
@@ -1392,95 +1082,6 @@ typedef struct {
     ptrdiff_t n, m, first, last;
     double error;
 } fit_problem;
-
-/* Whether the residuals of segment seg of these keys (tangents tcb, n
- * frames weighed; for the rotation, unit keys s->chords.q) are held.  A
- * rotation's keys must have the very signs they had (not only up to a
- * common one): where a frame is exactly half a turn from the spline, the
- * relative rotation's w is +0 or -0 by the spline's sign, and the residual
- * (rotation_errors' side w >= 0) flips with it. */
-static int segment_residuals_held(const segment_residuals *held, const ptrdiff_t *keys,
-                                  const double *tcb, const space *s, ptrdiff_t seg, ptrdiff_t n)
-{
-    ptrdiff_t f = keys[seg];
-    return held->end[f] == keys[seg + 1] && held->count[f] == n &&
-           !memcmp(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double)) &&
-           (!held->unit || !memcmp(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double)));
-}
-
-/* Holds the residuals (n, 3) of segment seg of these keys (tangents tcb;
- * for the rotation, unit keys s->chords.q) where its slot has room. */
-static void hold_segment(segment_residuals *held, const ptrdiff_t *keys, const double *tcb,
-                         const space *s, ptrdiff_t seg, ptrdiff_t n, const double *residual)
-{
-    ptrdiff_t f = keys[seg];
-    if (n > FIT_PER_SEGMENT)  /* the slot's size */
-        return;
-    held->end[f] = keys[seg + 1];
-    held->count[f] = n;
-    memcpy(held->tangents + 6 * f, tcb + 3 * seg, 6 * sizeof(double));
-    if (held->unit)
-        memcpy(held->unit + 8 * f, s->chords.q + 4 * seg, 8 * sizeof(double));
-    memcpy(held->residual + 3 * FIT_PER_SEGMENT * f, residual, (size_t)(3 * n) * sizeof(double));
-}
-
-/* The spline's residual at the m frames a fit weighs, into s->residual.
- * With residuals held (w->held), a segment's are taken from there where
- * held, else evaluated and held (but for the segment a drop joined,
- * w->joined: its drop mostly fails, and its key is back).  A segment of
- * tangent keys hangs on its own two keys and their tangents alone (a
- * rotation's on its unit keys as its window signs them: held only for
- * those very keys, see segment_residuals_held), so of a drop's window of
- * five segments refitted (drop_refitted), the four it shares
- * with the spline before it were mostly evaluated already, for a drop
- * beside it tried in an earlier phase that failed. */
-static kb_status start_residual(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                                ptrdiff_t K, const double *tcb, ptrdiff_t m, fit_space *w,
-                                space *s, kb_error *err)
-{
-    segment_residuals *held = w->held[rotation];
-    if (!held)
-        return spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, m, NULL,
-                             s->residual, s, err);
-    ptrdiff_t missing = 0, hint = 0;  /* the frames of segments not held, gathered */
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first;
-        w->from_held[seg] = (unsigned char)segment_residuals_held(held, keys, tcb, s, seg, n);
-        if (w->from_held[seg])
-            continue;
-        for (ptrdiff_t j = first; j < first + n; j++) {
-            s->between[missing] = w->at[j];
-            s->between_times[missing] = w->at_times[j];
-            /* their places, which prepare_keys left to here: the fits that
-             * hold residuals (drop_refitted's model_fit, unverified) take
-             * no other (any hint gives the same place) */
-            if (rotation)
-                locate(s->t, K - 1, KB_EXTRAP_CLAMP, w->at_times[j], &hint, &s->loc[missing]);
-            missing++;
-        }
-    }
-    kb_status status = !missing ? KB_OK
-                                : spline_errors(jt, rotation, K, tcb, s->between,
-                                                s->between_times, 0, missing, NULL, s->moved, s,
-                                                err);
-    const double *evaluated = s->moved;
-    for (ptrdiff_t seg = 0; status == KB_OK && seg + 1 < K; seg++) {
-        ptrdiff_t first = w->seg_start[seg], n = w->seg_start[seg + 1] - first, f = keys[seg];
-        double *slot = held->residual + 3 * FIT_PER_SEGMENT * f;
-        size_t bytes = (size_t)(3 * n) * sizeof(double);
-        if (!n)
-            continue;
-        if (w->from_held[seg]) {
-            memcpy(s->residual + 3 * first, slot, bytes);
-            continue;
-        }
-        memcpy(s->residual + 3 * first, evaluated, bytes);
-        if (f != w->joined)
-            hold_segment(held, keys, tcb, s, seg, n, evaluated);
-        evaluated += 3 * n;
-    }
-    return status;
-}
 
 /* A fit's start (for fit_channel and model_fit): the frames it weighs,
  * the keys prepared, the residual at tcb, each segment's chord and the
@@ -1493,20 +1094,16 @@ static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *k
     ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
     p->n = 3 * K;
     p->m = 3 * frames;
-    /* the keys stay: their chords and the frames' places are taken once
-     * (with residuals held, only the places of those evaluated, there) */
-    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times,
-                           w->held[rotation] ? 0 : frames, s, err);
+    /* the keys stay: their chords and the frames' places are taken once */
+    *status = prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
     if (*status == KB_OK)
-        *status = start_residual(jt, rotation, keys, K, tcb, frames, w, s, err);
+        *status = spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                                s->residual, s, err);
     p->error = sum_squares(s->residual, p->m);
     chords(jt, rotation, keys, K, s, w);
     tangent_bases(jt->times, keys, K, w);
-    /* the rows of the keys that move: not the natural ends, which take no TCB
-     * (a tangent key's end has its tangent) */
-    ptrdiff_t end = w->tangent_keys ? 0 : 1;
-    p->first = 3 * (r.lo > end ? r.lo : end);
-    p->last = 3 * (r.hi < K - 1 - end ? r.hi + 1 : K - end);
+    p->first = 3 * r.lo;  /* the rows of the keys that move */
+    p->last = 3 * (r.hi < K - 1 ? r.hi + 1 : K);
     memset(w->step, 0, (size_t)p->n * sizeof(double));
     return *status == KB_OK && p->first < p->last && frames;
 }
@@ -1521,80 +1118,19 @@ static void damping_weights(const fit_problem *p, fit_space *w)
         w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)p->n + 1e-300);
 }
 
-/* The damped step from tcb, clipped to [-FIT_LIMIT, FIT_LIMIT], into
+/* The damped step from the tangents tcb into
  * w->trial: 1, or 0 where the damped matrix is not positive definite, or
  * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
 static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
 {
-    if (!(w->tangent_keys ? tangent_solve : damped_solve)(w, p->first, p->last, damping))
+    if (!tangent_solve(w, p->first, p->last, damping))
         return 0;
     double largest = 0.0;
-    for (ptrdiff_t i = 0; w->tangent_keys && i < p->n; i++) {
+    for (ptrdiff_t i = 0; i < p->n; i++) {
         w->trial[i] = tcb[i] + w->step[i];
         largest = larger(largest, fabs(w->trial[i] - tcb[i]));
     }
-    for (ptrdiff_t i = 0; !w->tangent_keys && i < p->n; i++) {
-        w->trial[i] = fmin(fmax(tcb[i] + w->step[i], -FIT_LIMIT), FIT_LIMIT);
-        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
-    }
     return largest < FIT_SMALLEST_STEP ? -1 : 1;
-}
-
-/* One channel's TCB (K, 3) fitted from their values in tcb by
- * Levenberg-Marquardt on all keys at once (kb_fit_tcb): each step taken
- * only where the spline's squared error falls (else the damping grows
- * tenfold); the Jacobian (closed_jacobian) computed again every
- * jacobian_every steps. */
-static kb_status fit_channel(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                             ptrdiff_t K, double *tcb, fit_range r, int iterations,
-                             int jacobian_every, fit_space *w, space *s, kb_error *err)
-{
-    fit_problem p;
-    kb_status status;
-    if (!fit_begin(jt, rotation, keys, K, tcb, r, w, s, &p, &status, err))
-        return status;
-    double *residual = s->residual, *moved_residual = s->moved;
-    double error = p.error, damping = FIT_FIRST_DAMPING;
-    int age = jacobian_every;  /* steps since the Jacobian was computed */
-    for (int it = 0; status == KB_OK && it < iterations; it++) {
-        if (age >= jacobian_every) {
-            /* the residual is twice the rotation's log */
-            closed_jacobian(K, tcb, rotation ? 2.0 : 1.0, r, w);
-            damping_weights(&p, w);
-            age = 0;
-        }
-        double damping_before = damping;
-        gradient(K, residual, w);
-        int taken = 0;
-        for (; damping < 1e9 && status == KB_OK; damping *= 10) {
-            int trial = damped_trial(&p, tcb, damping, w);
-            if (trial < 0)
-                break;
-            if (!trial)
-                continue;
-            status = spline_errors(jt, rotation, K, w->trial, w->at, w->at_times, 0, p.m / 3,
-                                   NULL, moved_residual, s, err);
-            double moved = sum_squares(moved_residual, p.m);
-            if (status == KB_OK && moved < error) {
-                memcpy(tcb, w->trial, (size_t)p.n * sizeof(double));
-                memcpy(residual, moved_residual, (size_t)p.m * sizeof(double));
-                error = moved;
-                damping = fmax(damping / 3, 1e-9);
-                taken = 1;
-                break;
-            }
-        }
-        if (taken) {
-            age++;
-        } else if (age > 0) {  /* a stale Jacobian: compute it again, try once more */
-            age = jacobian_every;
-            damping = damping_before;
-            it--;
-        } else {
-            break;  /* no step lowers the error: converged */
-        }
-    }
-    return status;
 }
 
 /* model_residual with tangent keys, whose change is the tangent's own on
@@ -1627,85 +1163,18 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
     }
 }
 
-/* The residual, at the frames a fit weighs, of the model closed_jacobian
- * differentiates (each segment's curve moving by h0 dT0 + h1 dT1 as its
- * tangents do) at TCB `to`, from its residual `from_residual` at TCB
- * `from`, into moved.  The tangents' changes are exact (the KB weights of
- * both TCB; tangent keys: the change itself), so the model is the
- * translation's spline itself, and the rotation's in log space. */
-static void model_residual(ptrdiff_t K, const double *from, const double *to,
-                           const double *from_residual, double scale, fit_range r,
-                           const fit_space *w, double *moved)
-{
-    if (w->tangent_keys) {
-        tangent_model_residual(K, from, to, from_residual, scale, r, w, moved);
-        return;
-    }
-    const double *chord = w->chord, *dt = w->dt;
-    double out[2][3] = {{0}}, in[2][3] = {{0}};  /* keys seg's and seg + 1's changes per time */
-    int moves[2] = {0, 0};
-    for (ptrdiff_t seg = -1; seg + 1 < K; seg++) {
-        ptrdiff_t k = seg + 1;
-        memcpy(out[0], out[1], sizeof out[0]);
-        memcpy(in[0], in[1], sizeof in[0]);
-        moves[0] = moves[1];
-        moves[1] = key_moves(k, K, r, w);
-        if (moves[1] && w->tangent_keys) {
-            for (int c = 0; c < 3; c++)
-                out[1][c] = in[1][c] = to[3 * k + c] - from[3 * k + c];
-        } else if (moves[1]) {
-            double a[4], b[4];
-            kb_key_weights(KB_TIMING_KB, from[3 * k], from[3 * k + 1], from[3 * k + 2],
-                           dt[k - 1], dt[k], a);
-            kb_key_weights(KB_TIMING_KB, to[3 * k], to[3 * k + 1], to[3 * k + 2], dt[k - 1],
-                           dt[k], b);
-            for (int c = 0; c < 3; c++) {
-                const double before = chord[3 * (k - 1) + c], after = chord[3 * k + c];
-                out[1][c] = (b[0] - a[0]) * before + (b[1] - a[1]) * after;
-                in[1][c] = (b[2] - a[2]) * before + (b[3] - a[3]) * after;
-            }
-        }
-        if (seg < 0)
-            continue;  /* key 0's changes taken */
-        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
-            memcpy(moved + 3 * w->seg_start[seg], from_residual + 3 * w->seg_start[seg],
-                   (size_t)(3 * (w->seg_start[seg + 1] - w->seg_start[seg])) * sizeof(double));
-            continue;
-        }
-        double h = scale * dt[seg], T0[3], T1[3];
-        for (int c = 0; c < 3; c++) {
-            T0[c] = moves[0] ? h * out[0][c] : 0.0;
-            T1[c] = moves[1] ? h * in[1][c] : 0.0;
-            if (seg == 0 && moves[1] && !w->tangent_keys)  /* natural start */
-                T0[c] -= 0.5 * h * in[1][c];
-            if (seg + 2 == K && moves[0] && !w->tangent_keys)  /* natural end */
-                T1[c] -= 0.5 * h * out[0][c];
-        }
-        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
-            for (int c = 0; c < 3; c++)
-                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
-                                 + w->basis[2 * j + 1] * T1[c];
-    }
-}
-
-/* One channel's TCB (K, 3) fitted from their values in tcb as kb_reduce_fit
- * fits them: Levenberg-Marquardt steps on the residual's model
- * (model_residual), whose Jacobian is closed_jacobian's, each taken only
- * where the model's squared error falls, up to `steps` or until a step
- * lowers it by less than `gain` of it.  With `verify`
- * (kb_fit_tcb_model), the model's optimum is kept only where the spline's
- * own squared error there is below that at the start (else tcb stays);
- * kb_reduce_fit's and kb_reduce_drop's fits keep it unverified, as they
- * evaluate every frame a fit changes against the tolerances anyway (over
- * every clip and tolerance 10 keys fewer in 5% less time; the check kept
- * the start in 1 of 23 052 fits on 131_01 at 0.1 cm).  A step on the model
- * costs a fraction of the spline's evaluation, which the steps of
- * fit_channel take each time.  With worst (NULL to skip), the largest norm
- * of the model's residual at the frames weighed, at the TCB kept (0 where
+/* One channel's tangents (K, 3) fitted from their values in tcb:
+ * Levenberg-Marquardt steps on the residual's model
+ * (tangent_model_residual), whose Jacobian is closed_jacobian's, each
+ * taken only where the model's squared error falls, up to `steps` or until
+ * a step lowers it by less than `gain` of it.  The model's optimum is kept
+ * unchecked: the drops evaluate every frame a fit changes against the
+ * tolerances anyway.  With worst (NULL to skip), the largest norm of the
+ * model's residual at the frames weighed, at the tangents kept (0 where
  * nothing is fitted). */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t K, double *tcb, fit_range r, int steps, int verify,
-                           double gain, fit_space *w, space *s, double *worst, kb_error *err)
+                           ptrdiff_t K, double *tcb, fit_range r, int steps, double gain,
+                           fit_space *w, space *s, double *worst, kb_error *err)
 {
     fit_problem p;
     kb_status status;
@@ -1720,8 +1189,8 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     double error = p.error, damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        if (it == 0 || !w->tangent_keys) {  /* tangent keys': the same at any tangents */
-            closed_jacobian(K, at, scale, r, w);
+        if (it == 0) {  /* the same at any tangents */
+            closed_jacobian(K, scale, r, w);
             damping_weights(&p, w);
         }
         gradient(K, model, w);
@@ -1734,7 +1203,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
             }
             if (!trial)
                 continue;
-            model_residual(K, at, w->trial, model, scale, r, w, moved);
+            tangent_model_residual(K, at, w->trial, model, scale, r, w, moved);
             double lower = sum_squares(moved, p.m);
             if (lower < error) {
                 settled = error - lower < gain * error;
@@ -1756,18 +1225,9 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
                                    + model[i + 2] * model[i + 2]);
     if (worst)
         *worst = sqrt(*worst);
-    if (stepped && verify)  /* the spline's own residual at the model's optimum */
-        status = spline_errors(jt, rotation, K, at, w->at, w->at_times, 0, p.m / 3, NULL,
-                               moved, s, err);
-    if (stepped && status == KB_OK && (!verify || sum_squares(moved, p.m) < p.error))
+    if (stepped)
         memcpy(tcb, at, (size_t)p.n * sizeof(double));
     return status;
-}
-
-/* The whole of a fit of K keys over F frames. */
-static fit_range all_of(ptrdiff_t K, ptrdiff_t F)
-{
-    return (fit_range){0, K - 1, 0, F - 1};
 }
 
 /* The bytes of a fit_space of F frames (fit_place). */
@@ -1775,16 +1235,13 @@ static size_t fit_bytes(ptrdiff_t F)
 {
     size_t n = (size_t)F;
     return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-           + 2 * n * sizeof(ptrdiff_t) + n;
+           + 2 * n * sizeof(ptrdiff_t);
 }
 
 /* A fit_space for jt in fit_bytes(n_frames) at d (aligned for doubles). */
 static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
 {
     w->per_segment = per_segment;
-    w->tangent_keys = jt->tangent_keys;
-    w->held[0] = w->held[1] = NULL;
-    w->joined = -1;
     size_t n = (size_t)jt->n_frames;
     w->slope = d;
     w->basis = w->slope + 36 * n;
@@ -1801,88 +1258,7 @@ static void fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_seg
     w->model_tcb = w->dt_store + n;
     w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
     w->seg_start = w->at + n;
-    w->from_held = (unsigned char *)(w->seg_start + n);
 }
-
-static void *fit_alloc(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment)
-{
-    double *d = malloc(fit_bytes(jt->n_frames));
-    if (d)
-        fit_place(w, jt, per_segment, d);
-    return d;
-}
-
-/* kb_fit_tcb (jacobian_every >= 1) or kb_fit_tcb_model (0, `iterations`
- * steps on the model). */
-static kb_status fit_either(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                            ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                            ptrdiff_t per_segment, kb_error *err)
-{
-    kb_status status = validate(jt, err);
-    if (status != KB_OK)
-        return status;
-    ptrdiff_t F = jt->n_frames;
-    if (per_segment < 1)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    status = check_keys(jt, keys, n_keys, err);
-    if (status != KB_OK)
-        return status;
-    for (ptrdiff_t i = 0; i < 3 * n_keys; i++)
-        if (!(fabs(tcb[i]) <= (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
-            return refuse_row(jt, i, 0, err);
-    space s;
-    fit_space w;
-    void *block = space_alloc(&s, F, 0), *fit_block = fit_alloc(&w, jt, per_segment);
-    if (block)  /* the fit keeps its TCB in [-1, 1] (tangent keys: finite) */
-        s.keys_checked = keys_pass(jt);
-    fit_range all = all_of(n_keys, F);
-    if (!block || !fit_block)
-        status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    else if (jacobian_every)
-        status = fit_channel(jt, rotation, keys, n_keys, tcb, all, iterations, jacobian_every,
-                             &w, &s, err);
-    else
-        status = model_fit(jt, rotation, keys, n_keys, tcb, all, iterations, 1, FIT_MODEL_GAIN,
-                           &w, &s, NULL, err);
-    free(block);
-    free(fit_block);
-    return status == KB_OK ? kb_ok(err) : status;
-}
-
-kb_status kb_fit_tcb(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                     ptrdiff_t per_segment, kb_error *err)
-{
-    if (jacobian_every < 1)
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
-    return fit_either(jt, rotation, keys, n_keys, tcb, iterations, jacobian_every, per_segment,
-                      err);
-}
-
-kb_status kb_fit_tcb_model(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t n_keys, double *tcb, int steps, ptrdiff_t per_segment,
-                           kb_error *err)
-{
-    return fit_either(jt, rotation, keys, n_keys, tcb, steps, 0, per_segment, err);
-}
-
-/* The keys and TCB whose errors s.angle, s.distance and s.score hold
- * (fit_score), to evaluate again only the segments they do not share. */
-typedef struct {
-    int valid;
-    ptrdiff_t K, *keys;
-    ptrdiff_t *index;  /* (F): each key frame's index in keys, else -1 */
-    double *tcb[2];
-} scored_keys;
-
-/* The keys and TCB of drop_keys' round (as phases keep drops) with their
- * errors (F each: score, angle, distance), which a phase's candidate
- * shares where the previous phase's does not: the segments of the drops
- * it refused. */
-typedef struct {
-    scored_keys keys;
-    double *errors[3];
-} kept_scores;
 
 /* The fit of one joint: its keys, their TCB per channel, and the work. */
 typedef struct {
@@ -1899,160 +1275,19 @@ typedef struct {
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
     kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
-    ptrdiff_t *refused;     /* (F): drop_keys' refused drops (without_hash), else 0 */
-    segment_residuals held[2]; /* tangent keys': drop_refitted's fits' (translation, rotation) */
-    scored_keys scored;
-    kept_scores kept;
     space s;
     fit_space w;
 } joint_fit;
 
-/* Whether segment i of these keys has the errors held (j->scored): a
- * segment is shaped by its keys' TCB and the chords from the key before it
- * to the key after (its first and last by those of keys 1 and K - 2 too:
- * natural ends), so by keys i - 2 .. i + 3 and the TCB of i - 1 .. i + 2;
- * with tangent keys by keys i and i + 1 and their tangents alone. */
-static int segment_held(const joint_fit *j, const scored_keys *held, const ptrdiff_t *keys,
-                        ptrdiff_t K, double *const tcb[2], ptrdiff_t i)
-{
-    ptrdiff_t o = held->index[keys[i]], reach = tangent_reach(j->jt, j->tcb[0]);
-    if (!held->valid || o < 0)
-        return 0;
-    for (ptrdiff_t d = -2 * reach; d <= 1 + 2 * reach; d++) {
-        int here = i + d >= 0 && i + d < K, there = o + d >= 0 && o + d < held->K;
-        if (here != there || (here && keys[i + d] != held->keys[o + d]))
-            return 0;
-        for (int c = 0; here && d >= -reach && d <= 1 + reach && c < j->channels; c++)
-            if (memcmp(tcb[c] + 3 * (i + d), held->tcb[c] + 3 * (o + d), 3 * sizeof(double)))
-                return 0;
-    }
-    return 1;
-}
-
-static int segment_scored(const joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                          double *const tcb[2], ptrdiff_t i)
-{
-    return segment_held(j, &j->scored, keys, K, tcb, i);
-}
-
-/* Records these keys and TCB as the ones whose errors are held. */
-static void hold_keys(const joint_fit *j, scored_keys *held, const ptrdiff_t *keys, ptrdiff_t K,
-                      double *const tcb[2])
-{
-    for (ptrdiff_t i = 0; held->valid && i < held->K; i++)
-        held->index[held->keys[i]] = -1;
-    memcpy(held->keys, keys, (size_t)K * sizeof(ptrdiff_t));
-    for (ptrdiff_t i = 0; i < K; i++)
-        held->index[keys[i]] = i;
-    for (int c = 0; c < j->channels; c++)
-        memcpy(held->tcb[c], tcb[c], (size_t)(3 * K) * sizeof(double));
-    held->K = K;
-    held->valid = 1;
-}
-
-/* The frames whose errors segment i of these K keys holds: its first key's
- * to the frame before its last key (the last segment's included). */
-static ptrdiff_t segment_frames(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i)
-{
-    return keys[i + 1] - keys[i] + (i + 2 == K);
-}
-
-/* Copies the errors of segment i of these keys between s and the kept
- * scores (to_kept: into them). */
-static void copy_segment(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i,
-                         int to_kept)
-{
-    double *held[3] = {j->s.score, j->s.angle, j->s.distance};
-    size_t bytes = (size_t)segment_frames(keys, K, i) * sizeof(double);
-    for (int e = 0; e < 3; e++)
-        memcpy((to_kept ? j->kept.errors[e] : held[e]) + keys[i],
-               (to_kept ? held[e] : j->kept.errors[e]) + keys[i], bytes);
-}
-
-/* Makes the kept scores these keys' (the state's, after fit_score of
- * them or of a candidate that shares with them every segment the kept
- * ones do not). */
-static void keep_scores(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2])
-{
-    for (ptrdiff_t i = 0; i + 1 < K; i++) {
-        if (j->kept.keys.valid && segment_held(j, &j->kept.keys, keys, K, tcb, i))
-            continue;
-        if (!segment_scored(j, keys, K, tcb, i)) {  /* errors of neither: nothing kept */
-            j->kept.keys.valid = 0;
-            return;
-        }
-        copy_segment(j, keys, K, i, 1);
-    }
-    hold_keys(j, &j->kept.keys, keys, K, tcb);
-}
-
-/* The errors of segments [a, b] of these keys, from the window of keys
- * two before to three after them (the whole spline there, up to the sign
- * of its rotations, which no error sees; with tangent keys their own
- * keys: see segment_scored); *whole set where the window's rotation signs
- * do not follow its first key's (see signs_follow). */
-static kb_status score_segments(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                                double *const tcb[2], ptrdiff_t a, ptrdiff_t b, int *whole,
-                                kb_error *err)
-{
-    ptrdiff_t reach = 2 * tangent_reach(j->jt, j->tcb[0]);
-    ptrdiff_t lo = a >= reach ? a - reach : 0, hi = b + 1 + reach < K - 1 ? b + 1 + reach : K - 1;
-    ptrdiff_t last = b + 2 == K ? keys[K - 1] : keys[b + 1] - 1;
-    j->s.signs_follow = 1;
-    kb_status status = joint_errors(j->jt, keys + lo, hi - lo + 1, tcb[0] + 3 * lo,
-                                    j->channels > 1 ? tcb[1] + 3 * lo : NULL, keys[a], last,
-                                    &j->s, err);
-    *whole |= !j->s.signs_follow;
-    return status;
-}
-
-/* Whether segment i of these keys needs evaluating: its errors neither
- * held nor kept (those then copied from the kept scores). */
-static int segment_new(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
-                       ptrdiff_t i)
-{
-    if (segment_scored(j, keys, K, tcb, i))
-        return 0;
-    if (!segment_held(j, &j->kept.keys, keys, K, tcb, i))
-        return 1;
-    copy_segment(j, keys, K, i, 0);
-    return 0;
-}
-
-/* The errors of the segments of these keys whose errors are not held. */
-static kb_status score_changed(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                               double *const tcb[2], int *whole, kb_error *err)
-{
-    kb_status status = KB_OK;
-    for (ptrdiff_t i = 0; i + 1 < K && status == KB_OK && !*whole; i++) {
-        if (!segment_new(j, keys, K, tcb, i))
-            continue;
-        ptrdiff_t b = i;  /* runs of them from one window */
-        while (b + 2 < K && segment_new(j, keys, K, tcb, b + 1))
-            b++;
-        status = score_segments(j, keys, K, tcb, i, b, whole, err);
-        i = b;
-    }
-    return status;
-}
-
 /* Each frame's worst error relative to its tolerance, into s.score (the
  * errors of each channel of finite tolerance in s.angle, s.distance), for
- * these keys and TCB: only where they differ from the last ones' (on the
- * 120 Hz clips, most segments are shared). */
+ * these keys and tangents, and the worst of them. */
 static kb_status fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                            double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    int whole = (!j->scored.valid && !j->kept.keys.valid) || orthogonal_neighbours(j->jt, keys, K);
-    kb_status status = score_changed(j, keys, K, tcb, &whole, err);
-    if (status == KB_OK && whole)
-        status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0, F - 1,
-                              &j->s, err);
-    if (status == KB_OK)
-        hold_keys(j, &j->scored, keys, K, tcb);
-    else
-        j->scored.valid = 0;
+    kb_status status = joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL, 0,
+                                    F - 1, &j->s, err);
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = larger(*worst, j->s.score[f]);
@@ -2073,17 +1308,7 @@ static int worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K
     return *status == KB_OK && !(worst <= 1.0);
 }
 
-static kb_status fit_all(joint_fit *j, double *const tcb[2], int iterations, kb_error *err)
-{
-    kb_status status = KB_OK;
-    for (int c = 0; c < j->channels && status == KB_OK; c++)
-        status = model_fit(j->jt, c == 0, j->keys, j->K, tcb[c], all_of(j->K, j->jt->n_frames),
-                           FIT_MODEL_STEPS * iterations, 0, FIT_MODEL_GAIN_WHOLE, &j->w, &j->s,
-                           NULL, err);
-    return status;
-}
-
-/* Fits again only the keys within FIT_NEAR of a marked one (mark[i]), each
+/* Fits again only the keys within `near` of a marked one (mark[i]), each
  * run of them against the frames they shape, on the window of keys two
  * beyond the run (one for tangent keys): a key's tangent hangs on its
  * neighbours alone (tangent_reach), so the window's spline is the whole
@@ -2104,7 +1329,6 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
             if (mark[k])
                 hi = k + near;
         hi = hi < K - 1 ? hi : K - 1;
-        j->w.joined = i + 1 < K && mark[i + 1] ? j->keys[i] : -1;  /* a drop's (drop_refitted) */
         i = hi;
         ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
         ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
@@ -2113,7 +1337,7 @@ static kb_status refit_near(joint_fit *j, double *const tcb[2], const unsigned c
         double worst[2] = {0.0, 0.0};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
-                               FIT_MODEL_STEPS * steps, 0, FIT_MODEL_GAIN, &j->w, &j->s,
+                               FIT_MODEL_STEPS * steps, FIT_MODEL_GAIN, &j->w, &j->s,
                                model_worst ? worst + c : NULL, err);
         for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
             memcpy(model_worst + 2 * k, worst, sizeof worst);
@@ -2141,23 +1365,6 @@ static void frame_slope(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, do
         d[c] /= dt;
 }
 
-/* A new key's parameters: TCB zero, or with tangent keys the frames' own
- * tangent there (per time; for rotations in log space, half the body
- * angular velocity), by central differences (one-sided at the ends). */
-static void new_key(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double *param)
-{
-    memset(param, 0, 3 * sizeof(double));
-    if (!jt->tangent_keys)
-        return;
-    ptrdiff_t a = f > 0 ? f - 1 : f, b = f + 1 < jt->n_frames ? f + 1 : f;
-    for (ptrdiff_t side = a; side < b; side++) {  /* the steps a -> a + 1 up to b */
-        double d[3];
-        frame_slope(jt, rotation, side, d);
-        for (int c = 0; c < 3; c++)
-            param[c] += d[c] / (double)(b - a);
-    }
-}
-
 /* The harmonic mean of the steps on either side of frame f, per component
  * (Fritsch and Butland's, as PCHIP takes it), zero where they differ in
  * sign or one is zero: at a hold's edge, the hold's tangent. */
@@ -2174,23 +1381,6 @@ static void monotone_tangent(const kb_reduce_joint *jt, int rotation, ptrdiff_t 
                                               : 0.0;
 }
 
-/* A tangent key whose neighbours are the frames beside it shapes no frame
- * a fit weighs, so its fit keeps its start; at a hold's edge that is half
- * the jump, far off the tangent a drop beside it would need, from which
- * the refit's model does not reach it.  Such keys take monotone_tangent
- * instead.  No frame's error changes. */
-static void settle_unweighed(joint_fit *j)
-{
-    const kb_reduce_joint *jt = j->jt;
-    for (ptrdiff_t i = 1; jt->tangent_keys && i + 1 < j->K; i++) {
-        ptrdiff_t f = j->keys[i];
-        if (j->keys[i - 1] != f - 1 || j->keys[i + 1] != f + 1)
-            continue;
-        for (int c = 0; c < j->channels; c++)
-            monotone_tangent(jt, c == 0, f, j->tcb[c] + 3 * i);
-    }
-}
-
 /* Before the refit of a drop's neighbours, keys m and m + 1 (now one
  * segment apart): a rotation tangent key's tangent that turns it more than
  * a radian over that longer segment is beyond the reach of the refit's
@@ -2203,58 +1393,13 @@ static void restart_far(joint_fit *j, ptrdiff_t m)
 {
     const kb_reduce_joint *jt = j->jt;
     double dt = jt->times[j->keys[m + 1]] - jt->times[j->keys[m]];
-    for (ptrdiff_t k = m; jt->tangent_keys && k <= m + 1; k++) {
+    for (ptrdiff_t k = m; k <= m + 1; k++) {
         ptrdiff_t f = j->keys[k];
         double *T = j->tcb[0] + 3 * k;
         double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
         if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
             monotone_tangent(jt, 1, f, T);
     }
-}
-
-/* Keys the worst frame of each segment out of tolerance (a new key's TCB
- * zero) and fits again near the new keys, until no frame is out of
- * tolerance. */
-static kb_status add_keys(joint_fit *j, kb_error *err)
-{
-    double worst;
-    kb_status status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
-    while (status == KB_OK && worst > 1.0) {
-        ptrdiff_t K = j->K, n = 0;
-        ptrdiff_t *merged = j->spare_keys;
-        for (ptrdiff_t i = 0; i < K; i++) {
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
-            merged[n++] = j->keys[i];
-            if (i + 1 == K) {
-                j->mark[n - 1] = 0;
-                break;
-            }
-            ptrdiff_t at = j->keys[i];
-            for (ptrdiff_t f = j->keys[i]; f <= j->keys[i + 1]; f++)
-                if (j->s.score[f] > j->s.score[at])
-                    at = f;
-            j->mark[n - 1] = 0;
-            if (j->s.score[at] > 1.0 && at != j->keys[i] && at != j->keys[i + 1]) {
-                for (int c = 0; c < j->channels; c++)
-                    new_key(j->jt, c == 0, at, j->spare_tcb[c] + 3 * n);
-                j->mark[n] = 1;
-                merged[n++] = at;
-            }
-        }
-        if (n == K)
-            break;  /* only key frames out of tolerance: cannot happen with finite frames */
-        memcpy(j->keys, merged, (size_t)n * sizeof(ptrdiff_t));
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
-        j->K = n;
-        status = refit_near(j, j->tcb, j->mark, FIT_NEAR, FIT_NEAR_STEPS, NULL, err);
-        if (status == KB_OK)
-            status = fit_score(j, j->keys, j->K, j->tcb, &worst, err);
-    }
-    if (status == KB_OK)  /* for drop_keys */
-        keep_scores(j, j->keys, j->K, j->tcb);
-    return status;
 }
 
 /* Copies keys and TCB without those where drop[i], into the spares;
@@ -2303,126 +1448,19 @@ static ptrdiff_t without_hash(const joint_fit *j, const ptrdiff_t *keys, double 
     return (ptrdiff_t)h;
 }
 
-/* Drops each key whose frames stay in tolerance without it, keys five
- * apart at once (they shape disjoint frames), then fits again where that
- * keeps every frame in tolerance; until no key can go.  A drop refused
- * is not tried again while the keys and rows its frames hang on are the
- * same (j->refused): its frames would be the same (on 131_01 at 0.1 cm,
- * 8 420 of the 16 210 drops considered, of which 505 hold). */
-static kb_status drop_keys(joint_fit *j, unsigned char *drop, kb_error *err)
-{
-    kb_status status = KB_OK;
-    /* a dropped key's frames are those from the key `beyond` before it to
-     * the one `beyond` after it; keys five apart shape disjoint frames (two
-     * apart would with tangent keys, but dropping those at once kept 0.35%
-     * more keys over every clip and tolerance, in 8% less time) */
-    const ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]), apart = 5;
-    /* the frames checked, and the keys their segments hang on */
-    const ptrdiff_t span = beyond + 2 * tangent_reach(j->jt, j->tcb[0]);
-    int dropped = 1;
-    memset(j->refused, 0, (size_t)j->jt->n_frames * sizeof(ptrdiff_t));
-    while (status == KB_OK && dropped && j->K > 2) {
-        dropped = 0;
-        for (int first = 1; first <= apart && status == KB_OK; first++) {
-            ptrdiff_t K = j->K, tried = 0;
-            memset(drop, 0, (size_t)K);
-            for (ptrdiff_t i = first; i < K - 1; i += apart)
-                if (j->refused[j->keys[i]] != without_hash(j, j->keys, j->tcb, K, i, span))
-                    tried += drop[i] = 1;
-            if (!tried)
-                continue;
-            ptrdiff_t n = without(j, drop);
-            double worst;
-            status = fit_score(j, j->spare_keys, n, j->spare_tcb, &worst, err);
-            /* orthogonal neighbours take their relative sign from keys
-             * beyond the span: a refusal there is not remembered */
-            int remember = !orthogonal_neighbours(j->jt, j->spare_keys, n);
-            int any = 0;
-            for (ptrdiff_t i = first; status == KB_OK && i < K - 1; i += apart) {
-                ptrdiff_t a = j->keys[i >= beyond ? i - beyond : 0];
-                ptrdiff_t b = j->keys[i + beyond < K ? i + beyond : K - 1];
-                for (ptrdiff_t f = a; f <= b && drop[i]; f++)
-                    if (!(j->s.score[f] <= 1.0)) {
-                        drop[i] = 0;
-                        if (remember)
-                            j->refused[j->keys[i]] = without_hash(j, j->keys, j->tcb, K, i,
-                                                                  span);
-                    }
-                any |= drop[i];
-            }
-            ptrdiff_t left = status == KB_OK && any ? without(j, drop) : 0;
-            if (left && orthogonal_neighbours(j->jt, j->spare_keys, left))
-                any = !worse_than_tolerance(j, j->spare_keys, left, j->spare_tcb, &status, err);
-            if (status == KB_OK && any) {
-                for (ptrdiff_t i = first; i < K - 1; i += apart)
-                    if (drop[i])
-                        j->near[j->keys[i - 1]] = j->near[j->keys[i + 1]] = 1;
-                take_spares(j, left);
-                keep_scores(j, j->keys, j->K, j->tcb);
-                dropped = 1;
-            }
-        }
-        if (status != KB_OK)
-            break;
-        /* refit near the dropped keys into the spares; keep it if every frame
-         * stays in tolerance */
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->spare_tcb[c], j->tcb[c], (size_t)(3 * j->K) * sizeof(double));
-        for (ptrdiff_t i = 0; i < j->K; i++) {
-            j->mark[i] = j->near[j->keys[i]];
-            j->near[j->keys[i]] = 0;
-        }
-        status = refit_near(j, j->spare_tcb, j->mark, FIT_NEAR, FIT_NEAR_STEPS, NULL, err);
-        double worst;
-        if (status == KB_OK)
-            status = fit_score(j, j->keys, j->K, j->spare_tcb, &worst, err);
-        if (status == KB_OK && worst <= 1.0) {
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * j->K) * sizeof(double));
-            keep_scores(j, j->keys, j->K, j->tcb);
-        }
-    }
-    return status;
-}
-
-/* drop_refitted: the keys refitted on each side of a dropped one, their
- * Levenberg-Marquardt steps, and the spacing of the keys dropped at once,
- * so that no two drops' refitted keys shape a frame in common (each
- * shapes the frames of the segments from two keys before it to two after
- * it).  Refitting one key on each side in four steps keeps, over every
- * clip of ../shared and tests/data/cmu at 0.1, 0.5 and 1 cm, 7% fewer
- * keys (131_01 at 0.1 cm 8.7:1, against 7.7:1) for about twice the time;
- * four keys in eight steps (spacing 15) no fewer for more time (measured
- * with steps on the spline itself; the model takes FIT_MODEL_STEPS for
- * each of these). */
+/* drop_refitted's constants (docs/benchmarks.md, "Tuning notes"): the keys
+ * refitted on each side of a dropped one and their steps; the spacing of
+ * the keys dropped at once, so that no two drops' refits shape a frame in
+ * common; a drop that failed is not tried again (kb_drop_memory) while the
+ * tolerances are below 1 / DROP_HOPELESS of those it needed, nor from the
+ * same keys and tangents under tolerances below the least it could hold
+ * under; a refit whose own model leaves a weighed frame out of tolerance
+ * (the rotation's beyond DROP_MODEL_MARGIN) fails without evaluating the
+ * spline. */
 #define DROP_NEAR 1
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
-/* A drop that failed between the same four keys is not tried again (see
- * kb_drop_memory), in a later call or a later phase of the same one,
- * while the tolerances are below 1 / DROP_HOPELESS of those it needed (in
- * every channel of finite tolerance).  On 131_01 and the 30 Hz walk at 0.1
- * and 1 cm, 54-66% of the drops kb_reduce_drop tries in the world
- * search's loosening are such, and of those 0.0-0.5% would hold (at 1.2:
- * 65-72% and 0-1.2%).  Nor is one that failed from the same keys and TCB
- * (drop_context) under tolerances below the least it could hold under: on
- * 131_01 at 0.1 cm, of 25 516 drops considered, 9 900 skipped by the
- * margin and 3 662 more so (walk: 14 046, 5 302, 1 210), the same keys in
- * 13% less time over every real clip at 0.1, 0.5 and 1 cm.  The context
- * is nearly all a refit starts from, not all: in a review's chains of
- * kb_reduce_drop calls on random clips, 24 of 600 kept other memory than
- * trying each drop would (a retry from the same context failed with other
- * errors), none other keys; a skip only ever keeps a key */
 #define DROP_HOPELESS 1.5
-/* A drop whose refit leaves a frame the fit weighed out of tolerance by
- * the fit's own model (model_fit: the translation's spline itself, the
- * rotation's taken in log space) fails without drop_worst's evaluation of
- * every frame it changed, the rotation's beyond this margin, as its model
- * is not the spline.  Over every clip of ../shared and tests/data/cmu at
- * 0.1, 0.5 and 1 cm, 67 496 of the 81 695 drops tried fail; the model
- * refuses 80% of them, and 10 of the 14 199 that hold (1.02: 83% and 18,
- * 1.2: 65% and 1; the translation's alone: 0.7% and none).  Tangent
- * keys only: TCB keys so kept 18 352 keys against 18 307 */
 #define DROP_MODEL_MARGIN 1.05
 
 /* The two keys on each side of key i of these K (-1 past an end). */
@@ -2511,40 +1549,6 @@ static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const t
     m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
 }
 
-/* Holds, for later fits' start_residual, the residuals that drop_worst's
- * window_errors took of the window keys[0..n) of j->keys (their TCB
- * j->tcb's, unit keys s.chords.q): those of each channel of finite
- * tolerance with residuals held (residual[c], c: 0 translation, 1
- * rotation), at the frames between keys in [first, last] in s.between's
- * order, of which each segment there gives those a fit weighs.  A kept
- * drop's refitted segments are where the next phase's fits start. */
-static void hold_window(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t first,
-                        ptrdiff_t last, double *const residual[2])
-{
-    const ptrdiff_t o = keys - j->keys;  /* the window's first key */
-    const double tolerance[2] = {j->jt->distance_tolerance, j->jt->angle_tolerance};
-    for (int c = 0; c < 2; c++) {
-        segment_residuals *held = j->w.held[c];
-        const double *tcb = c ? j->tcb[0] : j->channels > 1 ? j->tcb[1] : NULL;
-        if (!held || !tcb || !isfinite(tolerance[c]))
-            continue;
-        ptrdiff_t at = 0;  /* the segment's first frame in s.between */
-        for (ptrdiff_t seg = 0; seg + 1 < n; seg++) {
-            if (keys[seg] < first || keys[seg + 1] > last)
-                continue;
-            ptrdiff_t inner = keys[seg + 1] - keys[seg] - 1;
-            ptrdiff_t count = weighed_count(inner, j->w.per_segment);
-            double picked[3 * FIT_PER_SEGMENT];
-            for (ptrdiff_t i = 0; i < count && count <= FIT_PER_SEGMENT; i++)
-                memcpy(picked + 3 * i, residual[c] + 3 * (at + weighed_offset(inner, count, i)),
-                       3 * sizeof(double));
-            if (count)
-                hold_segment(held, keys, tcb + 3 * o, &j->s, seg, count, picked);
-            at += inner;
-        }
-    }
-}
-
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
@@ -2561,14 +1565,10 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
     ptrdiff_t beyond = 1 + tangent_reach(j->jt, j->tcb[0]);
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
-    j->scored.valid = 0;  /* the errors held are no longer all of one spline's */
     j->s.signs_follow = 1;
-    /* with residuals held (tangent keys), the window's residuals too */
-    double *const residual[2] = {j->s.moved, j->s.residual};
-    int hold = j->w.held[0] || j->w.held[1];
     kb_status status = window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                      j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
-                                     hold ? residual : NULL, &j->s, err);
+                                     NULL, &j->s, err);
     int window = j->s.signs_follow;
     if (status == KB_OK && !window)  /* see score_segments */
         status = joint_errors(j->jt, j->keys, K, j->tcb[0], j->channels > 1 ? j->tcb[1] : NULL,
@@ -2582,8 +1582,6 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
         for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
                                                            : j->jt->angle_tolerance); f++)
             least[c] = fmax(least[c], errors[c][f]);
-    if (status == KB_OK && hold && window && *worst <= 1.0)  /* the drop holds */
-        hold_window(j, j->keys + a, b - a + 1, first, last, residual);
     return status;
 }
 
@@ -2613,8 +1611,6 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
     int clear = 0;  /* j->keys known to have no orthogonal neighbours */
-    for (int rotation = 0; rotation < 2 && j->jt->tangent_keys; rotation++)
-        j->w.held[rotation] = &j->held[rotation];
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
@@ -2646,9 +1642,8 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             ptrdiff_t m = o - 1 - d++;
             const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
             double least[2] = {model[0] / DROP_MODEL_MARGIN, model[1]};
-            double worst = !j->jt->tangent_keys ? 0.0
-                           : fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
-                                  model[1] / j->jt->distance_tolerance);
+            double worst = fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
+                                model[1] / j->jt->distance_tolerance);
             if (worst <= 1.0)  /* else failed by the model, remembered with its score */
                 status = drop_worst(j, m, &worst, least, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
@@ -2688,130 +1683,65 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             clear = !orthogonal;
         }
     }
-    j->w.held[0] = j->w.held[1] = NULL;
     return status;
 }
 
-/* The bytes of one channel's residuals drop_refitted holds (tangent keys'),
- * but the rotation's unit keys. */
-static size_t held_channel_bytes(ptrdiff_t F)
-{
-    return (size_t)F * (2 * sizeof(ptrdiff_t) + (6 + 3 * FIT_PER_SEGMENT) * sizeof(double));
-}
-
-/* The bytes of the residuals drop_refitted holds: both channels', and the
- * rotation's unit keys. */
-static size_t held_bytes(ptrdiff_t F)
-{
-    return 2 * held_channel_bytes(F) + 8 * (size_t)F * sizeof(double);
-}
-
-/* The residuals drop_refitted holds, in held_bytes(F) at area, none yet. */
-static void held_place(segment_residuals held[2], ptrdiff_t F, char *area)
-{
-    size_t n = (size_t)F;
-    for (int c = 0; c < 2; c++) {
-        held[c].end = (ptrdiff_t *)(area + (size_t)c * held_channel_bytes(F));
-        held[c].count = held[c].end + n;
-        held[c].tangents = (double *)(held[c].count + n);
-        held[c].residual = held[c].tangents + 6 * n;
-        /* the rotation's unit keys, after both channels' */
-        held[c].unit = c ? (double *)(area + 2 * held_channel_bytes(F)) : NULL;
-        memset(held[c].end, 0, n * sizeof(ptrdiff_t));
-    }
-}
-
-/* kb_reduce_fit (refitted 0) or kb_reduce_drop (1): the work they share. */
+/* kb_reduce_drop. */
 static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                               double *rotation_tcb, double *translation_tcb, double *angle,
-                              double *distance, int refitted, kb_drop_memory *memory,
-                              kb_error *err)
+                              double *distance, kb_drop_memory *memory, kb_error *err)
 {
     kb_status status = validate(jt, err);
     if (status != KB_OK)
         return status;
+    kb_reduce_joint tangent = *jt;  /* the rows are tangents, whatever jt says */
+    tangent.tangent_keys = 1;
+    jt = &tangent;
     ptrdiff_t F = jt->n_frames, K = *n_keys;
     status = check_keys(jt, keys, K, err);
     if (status != KB_OK)
         return status;
     int channels = isfinite(jt->distance_tolerance) ? 2 : 1;
-    for (ptrdiff_t i = 0; refitted && i < 3 * K; i++)
+    for (ptrdiff_t i = 0; i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
-            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <=
-                  (jt->tangent_keys ? DBL_MAX : FIT_LIMIT)))
+            if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= DBL_MAX))
                 return refuse_row(jt, i, c, err);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels, .memory = memory};
-    /* spare and scored keys, index and TCB; drop, mark, near, restore;
-     * backup keys and TCB; a memory of this call's failed drops alone;
-     * the drops' model errors; the kept scores' keys, index, TCB and errors;
-     * the refused drops; with tangent keys, the held residuals; the fit's
-     * space (one allocation: kb_reduce_drop is called per joint, and again) */
-    size_t held = jt->tangent_keys ? held_bytes(F) : 0;
-    size_t extra = (size_t)F * (12 * sizeof(ptrdiff_t) + 33 * sizeof(double) + 4) + 8 + held +
-                   fit_bytes(F);
-    void *block = space_alloc(&j.s, F, extra);
-    if (!block)
+    /* the spare and backup keys and rows, the drops' model errors, this
+     * call's own memory of failed drops, the fit's space, and per key
+     * frame the drop, mark, near and restore flags: one allocation */
+    size_t n = (size_t)F;
+    void *block = space_alloc(&j.s, F, 0);
+    double *d = malloc(18 * n * sizeof(double) + fit_bytes(F) + 7 * n * sizeof(ptrdiff_t) + 4 * n);
+    if (!block || !d) {
+        free(block);
+        free(d);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    j.s.keys_checked = keys_pass(jt);  /* the fit keeps its TCB in [-1, 1] (tangents finite) */
-    remember_chords(&j.s, F);
-    j.spare_keys = (ptrdiff_t *)(j.s.kind + F + (8 - (size_t)F % 8) % 8);
-    j.spare_tcb[0] = (double *)(j.spare_keys + F);
-    j.spare_tcb[1] = j.spare_tcb[0] + 3 * F;
-    j.scored = (scored_keys){.valid = 0, .keys = (ptrdiff_t *)(j.spare_tcb[1] + 3 * F)};
-    j.scored.index = j.scored.keys + F;
-    j.scored.tcb[0] = (double *)(j.scored.index + F);
-    j.scored.tcb[1] = j.scored.tcb[0] + 3 * F;
-    for (ptrdiff_t f = 0; f < F; f++)
-        j.scored.index[f] = -1;
-    unsigned char *drop = (unsigned char *)(j.scored.tcb[1] + 3 * F);
-    j.mark = drop + F;
-    j.near = j.mark + F;
-    j.restore = j.near + F;
-    j.backup_keys = (ptrdiff_t *)(j.restore + F + (8 - (size_t)(4 * F) % 8) % 8);
-    j.backup_tcb[0] = (double *)(j.backup_keys + F);
-    j.backup_tcb[1] = j.backup_tcb[0] + 3 * F;
-    ptrdiff_t *around = (ptrdiff_t *)(j.backup_tcb[1] + 5 * F);
-    j.model_worst = (double *)(around + 4 * F);
-    kb_drop_memory local = {j.backup_tcb[1] + 3 * F, around, j.model_worst + 2 * F,
-                            (ptrdiff_t *)(j.model_worst + 4 * F)};
-    scored_keys *kept = &j.kept.keys;
-    *kept = (scored_keys){.valid = 0, .keys = local.context + F};
-    kept->index = kept->keys + F;
-    kept->tcb[0] = (double *)(kept->index + F);
-    kept->tcb[1] = kept->tcb[0] + 3 * F;
-    for (int e = 0; e < 3; e++)
-        j.kept.errors[e] = kept->tcb[1] + (3 + e) * F;
-    for (ptrdiff_t f = 0; f < F; f++)
-        kept->index[f] = -1;
-    j.refused = (ptrdiff_t *)(j.kept.errors[2] + F);
-    if (jt->tangent_keys)
-        held_place(j.held, F, (char *)(j.refused + F));
-    fit_place(&j.w, jt, FIT_PER_SEGMENT, (double *)((char *)(j.refused + F) + held));
+    }
+    j.s.keys_checked = keys_pass(jt);
+    j.spare_tcb[0] = d;
+    j.spare_tcb[1] = d + 3 * n;
+    j.backup_tcb[0] = d + 6 * n;
+    j.backup_tcb[1] = d + 9 * n;
+    j.model_worst = d + 12 * n;
+    fit_place(&j.w, jt, FIT_PER_SEGMENT, d + 18 * n);
+    ptrdiff_t *x = (ptrdiff_t *)((char *)(d + 18 * n) + fit_bytes(F));
+    j.spare_keys = x;
+    j.backup_keys = x + n;
+    kb_drop_memory local = {d + 14 * n, x + 2 * n, d + 16 * n, x + 6 * n};
+    unsigned char *drop = (unsigned char *)(x + 7 * n);
+    j.mark = drop + n;
+    j.near = j.mark + n;
+    j.restore = j.near + n;
     if (!memory) {  /* a key whose drop failed may come up again in a later phase */
         memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
         j.memory = &local;
     }
     memset(j.near, 0, (size_t)F);
-    if (refitted) {
-        if (channels == 1)
-            memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
-        status = drop_refitted(&j, drop, err);
-    } else {
-        memset(rotation_tcb, 0, (size_t)(3 * F) * sizeof(double));
+    if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
-        for (ptrdiff_t i = 0; i < K; i++)
-            for (int c = 0; c < channels; c++)
-                new_key(jt, c == 0, keys[i], j.tcb[c] + 3 * i);
-        status = fit_all(&j, j.tcb, FIT_FIRST, err);
-        if (status == KB_OK)
-            status = add_keys(&j, err);
-        settle_unweighed(&j);
-        if (status == KB_OK)
-            status = drop_keys(&j, drop, err);
-        if (status == KB_OK)
-            status = drop_refitted(&j, drop, err);
-    }
+    status = drop_refitted(&j, drop, err);
     double worst;
     int errors = angle || distance;  /* a whole spline's evaluation: only where asked for */
     if (status == KB_OK && errors)
@@ -2832,21 +1762,14 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
+    free(d);
     return status == KB_OK ? kb_ok(err) : status;
-}
-
-kb_status kb_reduce_fit(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                        double *rotation_tcb, double *translation_tcb, double *angle,
-                        double *distance, kb_error *err)
-{
-    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 0,
-                        NULL, err);
 }
 
 kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
                          double *distance, kb_drop_memory *memory, kb_error *err)
 {
-    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, 1,
-                        memory, err);
+    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, memory,
+                        err);
 }

@@ -39,15 +39,9 @@
  * tangents).  A segment to the next frame has no frame to fail and always
  * ends the search; a key whose neighbours are both the frames beside it
  * shapes no frame, and takes the Fritsch-Butland tangent at the end (as
- * kb_reduce.c's settle_unweighed: a fitted one there can spin the curve
+ * a fitted one there can spin the curve
  * between frames).  The real check decides every key, so every frame is within the
  * tolerances by the splines kb_reduce_rebuild builds from the result.
- *
- * Transcribed from a NumPy prototype (sweep3.py, alpha 0.003, lookahead
- * 0.75, one Gauss-Newton step, no drop pass): on CMU 131_01 and 131_03
- * (120 Hz) it kept 2-9% fewer keys than reduce_keys' fitted tangent keys
- * at 0.1 and 0.5 degrees, about as many at 1 degree, and 5-32% more on
- * the 30 Hz Bandai Namco walk.
  */
 #include <float.h>
 #include <stdint.h>
@@ -613,7 +607,7 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
                      .ease_to = zeros, .start_omega = none, .end_omega = none,
                      .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
                      .given_in = given, .given_out = given};
-    kb_rot_chords ch = {uq, chord, tchord, dt, NULL};
+    kb_rot_chords ch = {uq, chord, tchord, dt};
     kb_rot_chords_of(&k, &ch);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
@@ -980,7 +974,7 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
         }
     }
     /* a tangent too large for a double (frames far closer in time than
-     * they are apart in value) is refused, as kb_reduce_fit refuses it */
+     * they are apart in value) is refused, as kb_reduce_drop refuses it */
     for (ptrdiff_t i = 0; i < 3 * K; i++)
         if (!isfinite(rrows[i]) || !isfinite(trows[i]))
             return kb_fail(err, KB_ERANGE, KB_ARG_TANGENTS, 0, i / 3);

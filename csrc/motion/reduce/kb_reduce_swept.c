@@ -23,8 +23,7 @@ typedef struct {
     choice selected;      /* its keys so far */
     choice candidate;     /* a pass's or a round's new keys */
     choice merged;        /* the pieces of the candidate that hold */
-    choice built;         /* the keys the curves were built from last (n 0: none yet) */
-    double *rotations;    /* (F, 4) the curves through `built` */
+    double *rotations;    /* (F, 4) its curves built last */
     double *translations; /* (F, 3), only where the joint moves */
     double scale;         /* its tolerances' scale so far */
     kb_drop_memory memory;
@@ -130,26 +129,14 @@ static void for_joints(search *s, ptrdiff_t n, joints_job *job)
         joints_range(job, 0, n);
 }
 
-/* The curves of joint j through c, built from its last (only the segments
- * that differ evaluated again, each rotation then up to sign, which
- * forward kinematics does not see). */
+/* The curves of joint j through c. */
 static kb_status rebuild(search *s, ptrdiff_t j, const choice *c, kb_error *err)
 {
     joint_state *js = &s->joints[j];
     kb_reduce_joint jt = joint_at(s, j, 1.0, 1.0);
     double *translations = s->clip->moves[j] ? js->translations : NULL;
-    kb_status status =
-        js->built.n ? kb_reduce_rebuild_from(&jt, c->keys, c->n, c->rows[0], c->rows[1],
-                                             js->built.keys, js->built.n, js->built.rows[0],
-                                             js->built.rows[1], js->rotations, translations,
-                                             err)
-                    : kb_reduce_rebuild(&jt, c->keys, c->n, c->rows[0], c->rows[1],
-                                        js->rotations, translations, NULL, NULL, err);
-    if (status == KB_OK)
-        copy_choice(&js->built, c);
-    else
-        js->built.n = 0;  /* the curves unfinished: built afresh next time */
-    return status;
+    return kb_reduce_rebuild(&jt, c->keys, c->n, c->rows[0], c->rows[1], js->rotations,
+                             translations, NULL, NULL, err);
 }
 
 /* Joint j under its curves built last, after its parent, into s->held:
@@ -365,11 +352,11 @@ static kb_status run(search *s, const double *scales, int n_scales, const double
     return status == KB_OK ? write_out(s, out, err) : status;
 }
 
-/* Doubles per frame of one joint's state: four choices' rows, its curves,
- * and its drop memory's needed and least; indices per frame: four
+/* Doubles per frame of one joint's state: three choices' rows, its curves,
+ * and its drop memory's needed and least; indices per frame: three
  * choices' keys and the memory's around and context. */
-#define JOINT_DOUBLES (4 * 6 + 7 + 4)
-#define JOINT_INDICES (4 + 4 + 1)
+#define JOINT_DOUBLES (3 * 6 + 7 + 4)
+#define JOINT_INDICES (3 + 4 + 1)
 /* Doubles per joint and frame of a world placing (kb_world_placed; and its
  * error, one per joint), both held and trial's. */
 #define PLACED_DOUBLES (4 + 3 + 9 + 3 + 1)
@@ -377,8 +364,8 @@ static kb_status run(search *s, const double *scales, int n_scales, const double
 /* One joint's state in the blocks at d and x. */
 static void joint_place(joint_state *js, ptrdiff_t F, double *d, ptrdiff_t *x)
 {
-    choice *choices[4] = {&js->selected, &js->candidate, &js->merged, &js->built};
-    for (int i = 0; i < 4; i++) {
+    choice *choices[3] = {&js->selected, &js->candidate, &js->merged};
+    for (int i = 0; i < 3; i++) {
         *choices[i] = (choice){x, 0, {d, d + 3 * F}};
         x += F;
         d += 6 * F;

@@ -15,7 +15,6 @@ typedef struct {
     ptrdiff_t *keys, n_keys;   /* n_keys 0: none yet */
     double *rotations;         /* (F, 4) */
     double *translations;      /* (F, 3), only where the joint moves */
-    long built;                /* when: the rebuilds so far then */
 } curves;
 
 /* One joint's place in the world under some curves. */
@@ -53,7 +52,6 @@ typedef struct {
     void *progress_ctx;
     int passes;
     int n_threads;                    /* for the greedy orders a pass carries on */
-    long rebuilds;
     ptrdiff_t *carried;               /* (J,) scratch: the joints carried on ahead */
 } search;
 
@@ -166,43 +164,18 @@ static kb_status keys_at(search *s, ptrdiff_t j, double scale, kb_error *err)
     return kb_ok(err);
 }
 
-/* s->keys' curves for joint j into s->other_curves[j], from the joint's
- * curves built last, there or held, as the search's next keys mostly
- * differ least from its last (only the segments that differ evaluated
- * again, each rotation then up to sign, which forward kinematics does not
- * see). */
+/* s->keys' curves for joint j into s->other_curves[j]. */
 static kb_status rebuild(search *s, ptrdiff_t j, kb_error *err)
 {
     curves *to = &s->other_curves[j];
-    const curves *held = &s->held_curves[j];
-    const curves *from = to->n_keys && to->built > held->built ? to : held;
-    int moves = s->clip->moves[j];
-    size_t F = (size_t)s->F;
     kb_reduce_joint jt = joint_at(s, j, 1.0, 1.0);
-    kb_status status;
-    if (!from->n_keys) {
-        status = kb_reduce_rebuild(&jt, s->keys, s->n_keys, NULL, NULL, to->rotations,
-                                   moves ? to->translations : NULL, NULL, NULL, err);
-    } else {
-        int same = from->n_keys == s->n_keys &&
-                   !memcmp(from->keys, s->keys, (size_t)s->n_keys * sizeof *s->keys);
-        if (same && from == to)
-            return kb_ok(err);
-        if (from != to) {
-            memcpy(to->rotations, from->rotations, 4 * F * sizeof(double));
-            if (moves)
-                memcpy(to->translations, from->translations, 3 * F * sizeof(double));
-        }
-        status = same ? KB_OK  /* a copy: kb_reduce_rebuild_from would allocate for nothing */
-                      : kb_reduce_rebuild_from(&jt, s->keys, s->n_keys, NULL, NULL, from->keys,
-                                               from->n_keys, NULL, NULL, to->rotations,
-                                               moves ? to->translations : NULL, err);
-    }
+    kb_status status = kb_reduce_rebuild(&jt, s->keys, s->n_keys, NULL, NULL, to->rotations,
+                                         s->clip->moves[j] ? to->translations : NULL, NULL,
+                                         NULL, err);
     if (status != KB_OK)
         return status;
     memcpy(to->keys, s->keys, (size_t)s->n_keys * sizeof *s->keys);
     to->n_keys = s->n_keys;
-    to->built = ++s->rebuilds;
     return kb_ok(err);
 }
 
@@ -534,7 +507,7 @@ kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tole
         for (int k = 0; k < 2; k++) {
             curves *cv = k ? &s.other_curves[j] : &s.held_curves[j];
             placed *pl = k ? &s.other[j] : &s.held[j];
-            *cv = (curves){xx, 0, dd, moves ? dd + ROTATION_DOUBLES * F : NULL, 0};
+            *cv = (curves){xx, 0, dd, moves ? dd + ROTATION_DOUBLES * F : NULL};
             xx += F;
             dd += (ROTATION_DOUBLES + (moves ? TRANSLATION_DOUBLES : 0)) * F;
             double *place = carries ? dd : unread;

@@ -66,27 +66,6 @@ kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations
                            kb_error *err);
 
 /*
- * kb_reduce_rebuild's rotations and translations (NULL to skip: not the
- * rotations) through keys with rotation_tcb and translation_tcb, given in
- * them on entry the curves through other keys, from_keys (n_from) with
- * from_rotation_tcb and from_translation_tcb, as kb_reduce_rebuild or this
- * function wrote them: only the frames of segments whose keys (the two at
- * their ends and one beyond each) or their TCB differ are evaluated again,
- * each run of them on the keys that shape it.  A rotation is the whole
- * spline's or its negative (the same rotation: a window of keys takes its
- * first key's sign; a zero's sign may differ); where two neighbouring keys
- * are orthogonal, so that a window's signs need not follow the whole
- * spline's, both curves are evaluated whole.  Allocates about 75 n_frames
- * doubles.
- */
-kb_status kb_reduce_rebuild_from(const kb_reduce_joint *joint, const ptrdiff_t *keys,
-                                 ptrdiff_t n_keys, const double *rotation_tcb,
-                                 const double *translation_tcb, const ptrdiff_t *from_keys,
-                                 ptrdiff_t n_from, const double *from_rotation_tcb,
-                                 const double *from_translation_tcb, double *rotations,
-                                 double *translations, kb_error *err);
-
-/*
  * The greedy selection's order: runs it until no score is above floor
  * (> 0; 1 is kb_reduce_greedy) and writes the frames it keyed, in turn,
  * with the score each had when keyed (order, order_score: n_frames - 2
@@ -106,64 +85,6 @@ kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptr
                                  double *order_score, ptrdiff_t *n_order, kb_error *err);
 
 /*
- * One channel's TCB (n_keys, 3) fitted by Levenberg-Marquardt from the
- * values in tcb (each in [-1, 1]): squared residuals (rotation: twice the
- * vector part of frame* spline; else spline - frame) summed over the frames
- * weighed: of each segment up to per_segment (>= 1; PTRDIFF_MAX: every
- * one) of its inner frames, evenly spaced (frame keys[s] + 1 + (2 i + 1) m
- * / (2 per_segment), i < per_segment, of a segment s of m > per_segment
- * inner frames), not the keys, which the spline passes through whatever
- * the TCB; Jacobian in closed form
- * (each segment's curve taken as the cubic Hermite of its chord and
- * tangents: exact for translations, for rotations the log-space cubic,
- * exact at the keys and to first order in the angle between them), the
- * banded normal equations solved by LDL^T, every step clipped to
- * [-1, 1] and taken only where the sum falls (none shorter than 1e-5); the
- * Jacobian computed again every jacobian_every (>= 1) steps.  keys: ascending frames from 0 to
- * n_frames - 1.
- */
-kb_status kb_fit_tcb(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t n_keys, double *tcb, int iterations, int jacobian_every,
-                     ptrdiff_t per_segment, kb_error *err);
-
-/*
- * kb_fit_tcb's least squares as kb_reduce_fit and kb_reduce_drop fit them:
- * Levenberg-Marquardt steps on the residual's model, the curve of each
- * segment moving by h0 dT0 + h1 dT1 (Hermite bases) as its tangents
- * change, those changes exact (the KB weights of both TCB): the
- * translation's spline itself, the rotation's taken in log space as the
- * Jacobian is.  Each step is taken only where the model's squared error
- * falls (else the damping grows tenfold), up to `steps` of them or until
- * one lowers it by less than 1%, or is shorter than 1e-5; then the spline
- * itself is evaluated once at the model's optimum, which replaces tcb only
- * where its squared error is below that at tcb.  A step on the model costs
- * a fraction of one on the spline.  Arguments as kb_fit_tcb's.
- */
-kb_status kb_fit_tcb_model(const kb_reduce_joint *joint, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t n_keys, double *tcb, int steps, ptrdiff_t per_segment,
-                           kb_error *err);
-
-/*
- * Fitted keys from a first choice (keys, *n_keys in; capacity n_frames):
- * fits both channels' TCB (the translation's only where distance_tolerance
- * is finite; kb_fit_tcb_model's steps, weighing four frames per segment,
- * their optimum taken without its check, as every frame it moves is then
- * checked against the tolerances), keys
- * the worst frame of each segment out of tolerance and fits again the keys
- * near the new ones until none is, then drops keys, five apart at once,
- * whose frames stay within tolerance without them, and refits near them
- * where that keeps every frame in tolerance, then drops more as
- * kb_reduce_drop does (with no memory given).  Writes the keys and their
- * count, rotation_tcb and translation_tcb (n_frames, 3; the first n_keys
- * rows used, the rest zero) and the final angle and distance at every
- * frame (unless both are NULL: a whole spline's evaluation skipped).
- * Allocates about 206 n_frames doubles (254 with tangent keys).
- */
-kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                        double *rotation_tcb, double *translation_tcb, double *angle,
-                        double *distance, kb_error *err);
-
-/*
  * Tangent keys (C1 Hermite keys: the rows kb_reduce_rebuild takes with
  * tangent_keys set, whatever jt->tangent_keys says) in one forward sweep,
  * keys shared by both channels: from the last key, whose tangent is fixed,
@@ -176,7 +97,7 @@ kb_status kb_reduce_fit(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t
  * last frames always.  Writes keys (n_frames capacity, ascending) and
  * their count, and rotation_rows and translation_rows (n_frames, 3; the
  * first n_keys rows used, the rest zero).  Frames are checked as
- * kb_reduce_fit checks them.  Allocates about 50 n_frames doubles.
+ * kb_reduce_drop checks them.  Allocates about 50 n_frames doubles.
  */
 kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                           double *rotation_rows, double *translation_rows, kb_error *err);
@@ -220,7 +141,7 @@ typedef struct {
  * drops that fail are recorded there.  Whatever the memory holds, the result
  * keeps every frame within tolerance: at worst it keeps keys that could
  * have gone.  Writes the keys, their count, TCB and the final angle and
- * distance at every frame as kb_reduce_fit does (or neither).  Allocates
+ * distance at every frame as kb_reduce_rebuild gives them (or neither).  Allocates
  * about 206 n_frames doubles (254 with tangent keys).
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
@@ -382,7 +303,7 @@ typedef struct {
  * is not positive (NaN included; track: the joint).  Allocates about 40
  * n_frames doubles and 5 n_frames indices a joint, besides what each call
  * of kb_reduce_greedy_order (one per thread at once) and
- * kb_reduce_rebuild_from allocates.
+ * kb_reduce_rebuild allocates.
  */
 kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
                                  double first_scale, int search_passes,
