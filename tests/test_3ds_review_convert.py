@@ -56,13 +56,11 @@ def test_a_bvh_clip_is_written_through_its_frames(tmp_path):
     """A BVH's frames are its data: glTF goes through them at their rate,
     without the LightWave check between frames (which would double the rate
     four times over a linear interpolation's corners and then warn)."""
-    import pathlib
     import warnings
-    clip = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "mocap" / \
-        "bandai-namco-1_walk_normal_001.bvh"
+    from mocap import MISSING, MOCAP
+    clip = MOCAP / "bandai-namco-1_walk_normal_001.bvh"
     if not clip.exists():
-        pytest.skip(f"needs {clip} (the project's shared data, checked out beside the "
-                    "repository as ../shared)")
+        pytest.skip(MISSING)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = convert(clip, tmp_path / "walk.glb", fps=30.0)
