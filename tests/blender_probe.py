@@ -5,9 +5,10 @@ Z-up frame.
 
     python blender_probe.py FILE gltf|bvh FPS TIME [TIME ...]
 
-glTF joints come in as objects (empties) named after the nodes, animated
-from frame 0; BVH joints as the bones of one armature, from frame 1 (the
-importer's frame_start), their positions the bones' heads.
+glTF nodes come in as objects (empties) named after the nodes, and a
+skin's joints as the bones of an armature, animated from frame 0; BVH
+joints as the bones of one armature, from frame 1 (the importer's
+frame_start); a bone's position is its head.
 """
 import json
 import sys
@@ -31,11 +32,14 @@ def main(path, kind, fps, times):
         frame = first + t * fps
         whole = int(frame // 1)
         scene.frame_set(whole, subframe=frame - whole)
+        armatures = [o for o in scene.objects if o.type == "ARMATURE"]
         if kind == "gltf":
             for obj in scene.objects:
-                out.setdefault(obj.name, []).append(list(obj.matrix_world.translation))
+                if obj.type != "ARMATURE":
+                    out.setdefault(obj.name, []).append(list(obj.matrix_world.translation))
         else:
-            (armature,) = [o for o in scene.objects if o.type == "ARMATURE"]
+            (armature,) = armatures
+        for armature in armatures:
             for bone in armature.pose.bones:
                 head = armature.matrix_world @ bone.head
                 out.setdefault(bone.name, []).append(list(head))
