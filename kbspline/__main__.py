@@ -132,7 +132,7 @@ def main(argv=None):
             error(problem)
 
     if args.command == "convert":
-        return run_reported(args.command, convert_.cli_run, args)
+        return run_reported(args.command, convert_command, args)
     if args.command in PIPELINE:
         return run_reported(args.command, PIPELINE[args.command], args)
     if args.frames < 2:
@@ -360,6 +360,13 @@ def usd_command(args):
             f"{report.max_distance:.3g} units")
     hint = ("keys would need to be closer than 0.0005 s, or more precision than float32 "
             "holds", "--accept-miss accepts it")
+    return text, missed_line(report, hint, args.accept_miss)
+
+
+def convert_command(args):
+    from .formats.convert import cli_run
+    text, report = cli_run(args)
+    hint = ("keys would need to be closer than 0.0005 s", "--accept-miss accepts it")
     return text, missed_line(report, hint, args.accept_miss)
 
 

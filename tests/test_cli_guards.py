@@ -246,6 +246,26 @@ def test_usd_missed_tolerance_is_one_line_and_exit_1(capsys, fast_turn, tmp_path
     assert status == 0 and err.rstrip().endswith("accepted)")
 
 
+@pytest.mark.parametrize("suffix", [".glb", ".usda"])
+def test_convert_missed_tolerance_is_one_line_and_exit_1(capsys, tmp_path, suffix):
+    if suffix == ".usda":
+        pytest.importorskip("pxr")
+    joints = [Joint("hip", -1, (0.0, 0.0, 0.0), ["Zrotation", "Xrotation", "Yrotation"],
+                    end_site=(0.0, -4.0, 0.0))]
+    frames = np.zeros((20, 3))
+    frames[10:, 0] = 60.0           # 60 degrees in one 10 ms frame
+    clip = tmp_path / "turn.bvh"
+    write_bvh(Motion(joints, 0.01, frames), clip)
+    convert = ("convert", clip, "--fps", "100", "-o")
+    status, _, err = run(capsys, *convert, tmp_path / f"a{suffix}")
+    assert status == 1
+    (line,) = err.splitlines()
+    assert line.startswith("kbspline convert: playback misses the tolerance on ")
+    assert "hip " in line and " deg > 0.00573 deg" in line and "--accept-miss" in line
+    status, _, err = run(capsys, *convert, tmp_path / f"b{suffix}", "--accept-miss")
+    assert status == 0 and err.rstrip().endswith("accepted)")
+
+
 def test_a_missing_input_is_named_even_when_the_output_exists(capsys, tmp_path):
     out = tmp_path / "out.bvh"
     out.write_text("keep me")

@@ -8,7 +8,11 @@ error bound exceeds the tolerance into as many equal pieces as the error's
 quadratic decay asks for, or, for rotations, that sweeps more than a
 quarter turn (so playback, which takes the shorter way, replays every turn
 of a spin), until every interval passes.  Keys end up dense
-where the motion bends and sparse where it does not.
+where the motion bends and sparse where it does not.  An interval that
+still fails but is too short to halve (keys stay `min_spacing` apart)
+has its neighbourhood respaced as densely as that spacing allows (evenly,
+or with all pieces that short but one where the bound prefers it),
+so a tolerance is missed only where keys that close cannot meet it.
 
 The bound of an interval: its playback error is measured at CHECKS + 1
 equally spaced points, with keys' values rounded to float32 as both formats
@@ -46,6 +50,10 @@ SPLIT_ANGLE = np.pi / 2
 _AIM = 0.5
 _SAFETY = 2.0
 _MAX_ROUNDS = 40
+# How far around a failing interval too short to halve keys are respaced
+# (in key spacings), and by how much at least that must shorten it.
+_REACH = 8
+_PROGRESS = 0.99
 
 Spline = Union[RotationSpline, PositionSpline]
 FloatArray = NDArray[np.float64]
@@ -54,7 +62,8 @@ FloatArray = NDArray[np.float64]
 def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
                 round_times: Optional[Callable[[FloatArray], FloatArray]] = None,
                 start: Optional[FloatArray] = None,
-                min_spacing: float = MIN_KEY_SPACING) -> list[FloatArray]:
+                min_spacing: float = MIN_KEY_SPACING,
+                lerp_within: float = 0.0) -> list[FloatArray]:
     """Key times at which to sample a spline for linear playback within a tolerance.
 
     Parameters
@@ -79,6 +88,10 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     min_spacing : float
         Seconds: added keys never come closer (default MIN_KEY_SPACING,
         what importers keep); lower it for importers that keep closer keys.
+    lerp_within : float
+        Rotations only: playback lerps two samples without normalising where
+        1 - |q0 . q1| is at most this (UsdSkel's GfSlerp: 1e-5), which moves
+        a vector up to (1 - |q|^2) |I - R| more; the bound counts it.
 
     Returns
     -------
@@ -92,7 +105,8 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     Raises
     ------
     ValueError
-        For a tolerance that is not positive and finite.
+        For a tolerance that is not positive and finite, or a negative
+        `lerp_within`.
     TypeError
         For a tolerance that is not a number, or another kind of spline.
     """
@@ -101,18 +115,25 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
     if not isinstance(spline, (RotationSpline, PositionSpline)):
         raise TypeError(f"spline must be a RotationSpline or PositionSpline, "
                         f"not {type(spline).__name__}")
+    if not 0 <= lerp_within < np.inf:
+        raise ValueError(f"lerp_within must be a finite number >= 0, not {lerp_within!r}")
     rounding = round_times or (lambda t: t)
     keys = _start_keys(spline, shared, rounding, start)
+    fixed = [k.copy() for k in keys]
     done = [np.zeros(len(k) - 1, dtype=bool) for k in keys]
     for _ in range(_MAX_ROUNDS):
         starts, ends, owner = _open_intervals(keys, done)
         if not len(starts):
             break
-        pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance)
+        pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance, lerp_within)
         for g in range(len(keys)):
             mine = owner == g
-            keys[g], done[g] = _refine(keys[g], done[g], starts[mine], ends[mine],
-                                       pieces[mine], rounding, min_spacing)
+
+            def worst(s, e, g=g):   # the bound of intervals (s, e) of key list g
+                bound = _bound(spline, s, e, np.full(len(s), g), len(keys), lerp_within)[0]
+                return bound.max(axis=0) if bound.ndim == 2 else bound
+            keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
+                                       pieces[mine], rounding, worst, min_spacing)
     return keys
 
 
@@ -171,19 +192,44 @@ def _open_intervals(keys, done):
     return np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
 
 
-def _pieces(spline, starts, ends, owner, groups, tolerance):
+def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0):
     """How many pieces each interval asks to be split into (1: it passes):
     enough for the error bound to fall to _AIM of the tolerance and, for
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
-    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
+    bound, swept = _bound(spline, starts, ends, owner, groups, lerp_within)
     with np.errstate(invalid="ignore", over="ignore"):
-        bound = size + _SAFETY * bend / 8.0
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
     # non-finite values (beyond float32) pass here; the exporter refuses them
     pieces = np.where(np.isfinite(pieces), pieces, 1)
     return pieces.max(axis=0) if pieces.ndim == 2 else pieces
+
+
+def _bound(spline, starts, ends, owner, groups, lerp_within):
+    """(error bound, swept angle) of each interval's playback (see the
+    module's docstring), per track when they share intervals."""
+    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        bound = size + _SAFETY * bend / 8.0
+    if lerp_within > 0 and isinstance(spline, RotationSpline):
+        bound = bound + _lerp_shortfall(spline, starts, ends, owner, groups, lerp_within)
+    return bound, swept
+
+
+def _lerp_shortfall(spline, starts, ends, owner, groups, within):
+    """How much more than slerp a vector moves where playback lerps the
+    interval's end samples q0, q1 unnormalised: the matrix |q|^2 R +
+    (1 - |q|^2) I at the lerp's middle, where 1 - |q|^2 = (1 - c) / 2 with
+    c = |q0 . q1|, times |I - R| <= 2 min(1, |end's vector part| + sin)."""
+    ends_q = _evaluate(spline, np.stack([starts, ends], axis=1), owner, groups)
+    q = ends_q.astype(np.float32).astype(np.float64)
+    if not spline.scalar_first:
+        q = q[..., [3, 0, 1, 2]]
+    c = np.minimum(np.abs(np.sum(q[..., 0, :] * q[..., 1, :], axis=-1)), 1.0)
+    turn = np.sqrt(np.sum(q[..., 1:] ** 2, axis=-1)).max(axis=-1)
+    reach = 2 * np.minimum(1.0, turn + np.sqrt(1 - c * c))
+    return np.where(1 - c <= within * (1 + 1e-3), (1 - c) / 2 * reach, 0.0)
 
 
 def _check(spline, starts, ends, owner, groups, m):
@@ -234,22 +280,91 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, done, starts, ends, pieces, rounding, min_spacing):
-    """Accepts the open intervals that pass (or are too short to split) and
-    splits the others; returns the new keys and accepted flags."""
+def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst, spacing):
+    """Accepts the open intervals that pass, splits the others, and respaces
+    the keys around a failing interval too short to halve (see `_windows`
+    and `_window_keys`); returns the new keys and accepted flags."""
     length = ends - starts
-    pieces = np.minimum(pieces, np.floor(length / min_spacing))
+    most = np.floor(length / spacing)
+    stuck = (pieces >= 2) & (most < 2)
+    pieces = np.minimum(pieces, most)
     split = pieces >= 2
     # interval i gains the points j / pieces[i] of its length, j = 1 .. pieces[i] - 1
-    inner = (pieces[split] - 1).astype(np.intp)
-    which = np.repeat(np.flatnonzero(split), inner)
-    j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
-    added = np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
+    added = _even_points(starts[split], ends[split], pieces[split], rounding)
     # a split whose new keys all rounded onto its ends cannot go further
     landed = (np.searchsorted(added, ends, side="left")
               - np.searchsorted(added, starts, side="right"))
+    lo, hi, count = _windows(keys, fixed, starts[stuck], ends[stuck], spacing)
     accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
-    merged = np.union1d(keys, added)
-    # an accepted interval stays so while no key lands inside it
+    kept = np.union1d(keys, added)
+    kept = kept[~_inside(kept, lo, hi)]
+    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst, spacing))
+    # an accepted interval stays so while no key lands inside it; a
+    # window's pieces are final (their bounds chose the layout)
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
-    return merged, flags
+    return merged, flags | _inside(merged[:-1], lo, hi, closed=True)
+
+
+def _even_points(starts, ends, pieces, rounding):
+    """The points that split each interval into `pieces` equal parts, rounded."""
+    inner = (pieces - 1).astype(np.intp)
+    which = np.repeat(np.arange(len(starts)), inner)
+    j = np.arange(len(which)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
+    length = ends - starts
+    return np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
+
+
+def _window_keys(lo, hi, count, rounding, worst, spacing):
+    """The inner keys of each window (lo, hi) of `count` pieces: its even
+    split, or, if its worst piece then has a smaller bound `worst(starts,
+    ends)`, pieces `spacing` long but one, which takes the slack where the
+    even split's bound is least; windows of a size go together."""
+    out = [np.zeros(0)]
+    for n in np.unique(count).astype(np.intp):
+        a, b = lo[count == n, None], hi[count == n, None]
+
+        def layout(gaps):       # the keys of each window, (windows, n + 1)
+            return np.hstack([a, rounding(a + np.cumsum(gaps, axis=1)[:, :-1]), b])
+
+        def bounds(keys):       # the bound of each piece, (windows, n)
+            return worst(keys[:, :-1].ravel(), keys[:, 1:].ravel()).reshape(len(a), n)
+        even = layout(np.broadcast_to((b - a) / n, (len(a), n)))
+        even_bound = bounds(even)
+        gaps = np.full((len(a), n), spacing)
+        gaps[np.arange(len(a)), np.argmin(even_bound, axis=1)] += (b - a)[:, 0] - n * spacing
+        packed = layout(gaps)
+        better = bounds(packed).max(axis=1) < even_bound.max(axis=1)
+        out += [even[~better, 1:-1].ravel(), packed[better, 1:-1].ravel()]
+    return np.unique(np.concatenate(out))
+
+
+def _windows(keys, fixed, starts, ends, spacing):
+    """Where failing intervals too short to halve get denser keys: each
+    interval's neighbourhood (_REACH spacings either side, within the
+    spline's own keys, widened to the keys there), split into as many parts
+    as the spacing allows, where that shortens the interval; windows
+    that overlap are merged.  Returns their (lo, hi, parts)."""
+    left = fixed[np.maximum(np.searchsorted(fixed, starts, side="right") - 1, 0)]
+    right = fixed[np.minimum(np.searchsorted(fixed, ends, side="left"), len(fixed) - 1)]
+    lo = np.maximum(left, starts - _REACH * spacing)
+    hi = np.minimum(right, ends + _REACH * spacing)
+    lo = keys[np.maximum(np.searchsorted(keys, lo, side="right") - 1, 0)]
+    hi = keys[np.minimum(np.searchsorted(keys, hi, side="left"), len(keys) - 1)]
+    used = (hi - lo) / np.floor((hi - lo) / spacing) < _PROGRESS * (ends - starts)
+    lo, hi = lo[used], hi[used]
+    order = np.argsort(lo)
+    lo, hi = lo[order], np.maximum.accumulate(hi[order]) if len(hi) else hi
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = lo[1:] >= hi[:-1]            # a window apart from the ones before
+    lo = lo[first]
+    hi = np.maximum.reduceat(hi, np.flatnonzero(first)) if len(hi) else hi
+    return lo, hi, np.floor((hi - lo) / spacing)
+
+
+def _inside(times, lo, hi, closed=False):
+    """Whether each time lies inside one of the disjoint sorted windows
+    (lo, hi), or [lo, hi) when closed."""
+    at = np.searchsorted(lo, times, side="right" if closed else "left") - 1
+    ok = at >= 0
+    at = np.maximum(at, 0)
+    return ok & (times < hi[at]) if len(lo) else np.zeros(len(times), dtype=bool)

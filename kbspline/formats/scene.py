@@ -48,10 +48,16 @@ class Node:
         ``"null"``, ``"bone"``, ``"target"``... as the format says.
     pivot : ndarray (3,)
         The point, in the node's own frame, that it turns and scales about
-        (3D Studio and LightWave pivots; zero elsewhere).
+        (3D Studio and LightWave pivots; zero elsewhere): its geometry is
+        drawn at T(translation) R S T(-pivot).
     extras : dict
         Facts particular to the format (a glTF node's mesh or camera index,
         an instance name, a camera's field of view...).
+    pivot_inherited : bool
+        Whether the -pivot shift is part of the node's frame, which its
+        children and `Scene.to_motion`'s joint take: True for LightWave
+        (Assimp's importer hangs children below the shift), False for 3D
+        Studio, whose pivot places only the node's own mesh (lib3ds, Assimp).
     """
     name: str
     parent: int
@@ -62,6 +68,7 @@ class Node:
     kind: str = "node"
     pivot: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    pivot_inherited: bool = True
 
 
 @runtime_checkable
@@ -304,7 +311,7 @@ def _world_matrices(nodes, wanted, sample, n_frames):
         m = np.tile(np.eye(4), (n_frames, 1, 1))
         m[:, :3, :3] = quat_to_matrix(sample(i, "rotation")) * sample(i, "scale")[:, None, :]
         m[:, :3, 3] = sample(i, "translation")
-        if np.any(nodes[i].pivot):    # turn and scale about the pivot
+        if nodes[i].pivot_inherited and np.any(nodes[i].pivot):   # about the pivot
             m[:, :3, 3] -= m[:, :3, :3] @ nodes[i].pivot
         return m
 

@@ -11,6 +11,7 @@ only turns the file's conventions into their arguments.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 from typing import Optional, Union
 
@@ -324,7 +325,8 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
         (a FormatError, a ValueError) for a malformed file, naming the chunk
         id in hex and its byte offset.
     """
-    if not (isinstance(fps, (int, float)) and np.isfinite(fps) and fps > 0):
+    if isinstance(fps, bool) or not (isinstance(fps, numbers.Real) and np.isfinite(fps)
+                                     and fps > 0):
         raise ValueError(f"fps must be a positive finite number, not {fps!r}")
     with open(path, "rb") as stream:
         raw = parse(stream.read())
@@ -338,10 +340,13 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
               for name, node in zip(names, raw.nodes)}
     start = raw.segment[0] / fps if raw.segment else 0.0
     aims = _look_ats(raw.nodes, names, tracks)
+    children: list[list[int]] = [[] for _ in raw.nodes]
+    for j, parent in enumerate(parents):
+        if parent != -1:
+            children[parent].append(j)
     nodes = []
     for i, (name, node) in enumerate(zip(names, raw.nodes)):
-        children = [j for j, p in enumerate(parents) if p == i]
-        nodes.append(_keyframer_node(name, node, parents[i], children, tracks[name],
+        nodes.append(_keyframer_node(name, node, parents[i], children[i], tracks[name],
                                      raw.objects.get(node.name, {}), start, aims.get(name)))
     animation: dict[tuple[str, str], Channel] = {
         (name, track.path): track for name in names
@@ -374,15 +379,17 @@ def _unique_names(nodes: list[RawNode]) -> list[str]:
     """A camera's or spotlight's target is "<name>.target"; a dummy takes its
     instance name; a repeated name gets its instance name (or "#<n>") appended."""
     out: list[str] = []
+    taken: set[str] = set()      # a set, not the list: files may hold 65536 nodes
     for i, node in enumerate(nodes):
         name = node.instance if node.name == "$$$DUMMY" and node.instance else node.name
         if node.tag in ("target", "light_target"):
             name += ".target"
-        if name in out:
+        if name in taken:
             name = f"{name}.{node.instance}" if node.instance else f"{name}#{i}"
-        while name in out:
+        while name in taken:
             name += f"#{i}"
         out.append(name)
+        taken.add(name)
     return out
 
 
@@ -405,14 +412,18 @@ def _parents(nodes: list[RawNode]) -> list[int]:
         else:
             raise ThreeDSError(f"chunk 0x{0xB010:04X} in node at byte {node.offset}: "
                                f"parent id {node.parent_id} names no node")
+    done = [False] * len(nodes)      # each node walked once: linear in a deep chain
     for i in range(len(nodes)):
-        seen, j = set(), i
-        while j != -1:
-            if j in seen:
+        path, on_path, j = [], set(), i
+        while j != -1 and not done[j]:
+            if j in on_path:
                 raise ThreeDSError(f"chunk 0x{0xB010:04X} in node at byte {nodes[i].offset}: "
                                    "the parents form a cycle")
-            seen.add(j)
+            path.append(j)
+            on_path.add(j)
             j = parents[j]
+        for j in path:
+            done[j] = True
     return parents
 
 
@@ -435,7 +446,8 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
                 rotation=_rest(tracks, "rotation", start, [1.0, 0.0, 0.0, 0.0]) if aim is None
                 else aim(start)[0],
                 scale=_rest(tracks, "scale", start, [1.0, 1.0, 1.0]), kind=kind,
-                pivot=np.zeros(3) if node.pivot is None else node.pivot, extras=extras)
+                pivot=np.zeros(3) if node.pivot is None else node.pivot, extras=extras,
+                pivot_inherited=False)
 
 
 def _static_node(name: str, record: dict) -> Node:

@@ -134,16 +134,18 @@ def parse(buf: bytes) -> RawFile:
     if cid != MAIN:
         raise ThreeDSError(f"chunk 0x{cid:04X} at byte 0: not a .3ds file (expected the "
                            f"main chunk 0x{MAIN:04X})")
+    if length < _HEADER or length > len(buf):
+        raise ThreeDSError(f"chunk 0x{MAIN:04X} at byte 0: length {length} " +
+                           (f"runs past the file's end (byte {len(buf)})" if length > len(buf)
+                            else "is shorter than its header"))
     raw = RawFile(objects={}, nodes=[])
-    for cid, off, data, end in chunks(buf, 0, len(buf), 0xFFFF, 0):
-        if cid != MAIN:
-            continue         # trailing chunks after MAIN carry nothing we read
-        for sub, soff, sdata, send in chunks(buf, data, end, MAIN, off):
-            if sub == MDATA:
-                _read_mdata(buf, sdata, send, soff, raw)
-            elif sub == KFDATA:
-                raw.keyframer = True
-                _read_kfdata(buf, sdata, send, soff, raw)
+    # bytes after the main chunk (padding, other data) are not read, as lib3ds does
+    for sub, soff, sdata, send in chunks(buf, _HEADER, length, MAIN, 0):
+        if sub == MDATA:
+            _read_mdata(buf, sdata, send, soff, raw)
+        elif sub == KFDATA:
+            raw.keyframer = True
+            _read_kfdata(buf, sdata, send, soff, raw)
     return raw
 
 

@@ -342,7 +342,7 @@ def _sample_times(rotations, angle, translations, distance):
     """One increasing list of sample times for the rotations and the
     translations: each spline's keys only split the intervals of the list so
     far (no two closer than MIN_KEY_SPACING), in turns until both accept it."""
-    times = linear_keys(rotations, angle, shared=True)[0]
+    times = linear_keys(rotations, angle, shared=True, lerp_within=_GF_SLERP_LERP)[0]
     if translations is None:
         return times
     turns = [(rotations, angle), (translations, distance)]
@@ -351,7 +351,8 @@ def _sample_times(rotations, angle, translations, distance):
         if accepting == len(turns):
             break
         spline, tolerance = turns[turn % 2]
-        grown = linear_keys(spline, tolerance, shared=True, start=times)[0]
+        grown = linear_keys(spline, tolerance, shared=True, start=times,
+                            lerp_within=_GF_SLERP_LERP)[0]
         accepting = accepting + 1 if len(grown) == len(times) else 1
         times = grown
     return times
