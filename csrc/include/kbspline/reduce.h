@@ -36,13 +36,11 @@ typedef struct {
     int n_threads;               /* threads to search on; <= 1: one */
 } kb_reduce_options;
 
-/* Per joint j, its keys[j * n_frames + k] for k < n_keys[j], ascending from
- * frame 0 to n_frames - 1.  With tangents (not NULL), each key's rotation
- * and translation tangent per unit time (n_joints, n_frames, 3), C1
- * Hermite keys (the `tangents` of RotationSpline and PositionSpline); with
- * NULL, Kochanek-Bartels keys of zero TCB.  The worst errors per joint:
- * max_position of its points in the world, max_angle and max_distance of
- * its local rotation and translation. */
+/* Joint j's keys are keys[j * n_frames + k], k < n_keys[j], from frame 0 to
+ * n_frames - 1; its key k's tangents per unit time (C1 Hermite keys) rows
+ * j * n_frames + k of the tangents (n_joints, n_frames, 3), NULL for
+ * greedy keys (Kochanek-Bartels, zero TCB); its worst errors (n_joints),
+ * of its points in the world and of its local rotation and translation. */
 typedef struct {
     ptrdiff_t n_joints, n_frames;
     ptrdiff_t *keys, *n_keys;
