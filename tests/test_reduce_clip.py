@@ -145,6 +145,11 @@ def test_bad_input_gives_its_status():
     bad["parents"][0] = 0
     status, err = reduce_clip(bad, motion.frame_time, **good)
     assert (status, err.track) == (KB_EBADSHAPE, 0)
+    for count in (-1, 2**62):
+        bad = dict(arrays, n_sites=arrays["n_sites"].copy())
+        bad["n_sites"][0] = count
+        status, err = reduce_clip(bad, motion.frame_time, **good)
+        assert (status, err.track) == (KB_EBADSHAPE, 0)
     # far below what even every frame keyed reproduces (rounding's)
     assert reduce_clip(arrays, motion.frame_time, position_tolerance=1e-300)[0] == KB_ERANGE
 

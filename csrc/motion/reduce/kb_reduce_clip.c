@@ -52,10 +52,13 @@ static kb_status check(const kb_motion_clip *c, const kb_reduce_options *o, kb_e
         !(o->virtual_distance >= 0.0 && o->virtual_distance < INFINITY))
         return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
     const ptrdiff_t F = c->n_frames;
+    ptrdiff_t points = 4 * c->n_joints;  /* origins and virtual vertices, then the sites */
     for (ptrdiff_t j = 0; j < c->n_joints; j++) {
-        if (c->parents[j] < -1 || c->parents[j] >= j ||
-            (c->n_sites && (c->n_sites[j] < 0 || c->n_sites[j] > F)))
+        const ptrdiff_t n = c->n_sites ? c->n_sites[j] : 0;
+        if (c->parents[j] < -1 || c->parents[j] >= j || n < 0 ||
+            n > PTRDIFF_MAX / 2 - points || !kb_doubles_fit(F, points + n, 3, 1))
             return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, j, -1);
+        points += n;
         for (ptrdiff_t f = 0; f < F; f++)
             for (int i = 0; i < 7; i++)
                 if (!isfinite(i < 4 ? c->rotations[(j * F + f) * 4 + i]
