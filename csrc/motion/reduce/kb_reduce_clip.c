@@ -8,7 +8,8 @@
 
 #include "motion/reduce/reduce_internal.h"
 
-/* reduce.py's constants (see docs/benchmarks.md, "Tuning notes"). */
+/* reduce.py's constants, repeated (see docs/benchmarks.md, "Tuning notes");
+ * tests/test_reduce_clip.py fails where the two searches part. */
 static const double SWEPT_SCALES[] = {2.0, 1.0, 0.5, 0.25};  /* SWEPT_SCALE halved */
 static const double TANGENT_LOOSEN_FACTORS[] = {2.0, 1.68};
 static const double LOOSEN_FACTORS[] = {2.0, 1.41, 1.19, 1.09};
