@@ -1,5 +1,5 @@
 """Greedy key selection in NumPy: the oracle of the C core's
-kb_reduce_greedy (csrc/motion/reduce/kb_reduce.c), its first implementation, kept here
+kb_reduce_greedy (csrc/motion/reduce/kb_reduce_greedy.c), its first implementation, kept here
 to check the C one against: from the first and last frames, key the frame
 worst out of tolerance until none is, evaluating again only the frames
 beside a new key."""

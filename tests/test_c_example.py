@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import kbspline
+from kbspline.motion import Joint, Motion, reduce_keys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIMES = [0.0, 1.0, 2.5, 4.0]
@@ -36,11 +37,12 @@ def printed(tmp_path_factory):
     return {what: np.array(r) for what, r in rows.items()}
 
 
-def test_the_example_uses_only_the_public_header():
-    source = (ROOT / "examples" / "c" / "splines.c").read_text()
+@pytest.mark.parametrize("name, extra", [("splines.c", []), ("reduce.c", ["#include <math.h>"])])
+def test_the_example_uses_only_the_public_header(name, extra):
+    source = (ROOT / "examples" / "c" / name).read_text()
     includes = [line for line in source.splitlines() if line.startswith("#include")]
-    assert includes == ["#include <stdio.h>", "#include <stdlib.h>",
-                        "#include <kbspline/kbspline.h>"]
+    assert includes == extra + ["#include <stdio.h>", "#include <stdlib.h>",
+                                "#include <kbspline/kbspline.h>"]
 
 
 def test_positions_and_velocities_are_the_python_splines(printed):
@@ -58,3 +60,27 @@ def test_rotations_are_the_python_spline(printed):
     got = printed["rotation"]
     np.testing.assert_array_equal(got[:, 0], QUERIES)
     np.testing.assert_allclose(got[:, 1:], expected, rtol=1e-12, atol=1e-14)
+
+
+def _example_clip(frames):
+    """reduce.c's clip: a root with position channels, two joints placed by
+    their OFFSET, an End Site; its frames as the program printed them."""
+    rotation = ["Zrotation", "Xrotation", "Yrotation"]
+    joints = [Joint("hips", -1, np.zeros(3), ["Xposition", "Yposition", "Zposition"] + rotation),
+              Joint("spine", 0, np.array([0.0, 10, 0]), rotation),
+              Joint("head", 1, np.array([0.0, 8, 0]), rotation, np.array([0.0, 5, 0]))]
+    return Motion(joints, 1 / 30, frames)
+
+
+@pytest.mark.parametrize("search, options", [
+    (0, dict(position_tolerance=0.05)),
+    (1, dict(position_tolerance=0.05, fit=False)),
+    (2, dict(position_tolerance=0.2, virtual_distance=3.0, angle_tolerance=0.01,
+             distance_tolerance=0.1)),
+])
+def test_the_reduction_keeps_the_python_keys(printed, search, options):
+    clip = _example_clip(printed["frame"])
+    reduction = reduce_keys(clip, **options)
+    assert reduction.num_keys < 3 * clip.num_frames  # it did reduce
+    for j, keys in enumerate(reduction.key_frames):
+        np.testing.assert_array_equal(printed[f"keys{search}_{j}"][0], keys)

@@ -1,4 +1,4 @@
-"""The C core of key reduction (csrc/motion/reduce/kb_reduce.c) against its NumPy oracle
+"""The C core of key reduction (csrc/motion/reduce/kb_reduce_*.c) against its NumPy oracle
 (reduce_oracles.py, the first implementation): the same greedy keys on every
 clip, and clear errors for input the core refuses."""
 import pathlib

@@ -97,7 +97,7 @@ static inline void locate(const double *k, ptrdiff_t n_seg, kb_extrap extrap, do
 /* kb_rot_eval's unit quaternions (nu 0, scalar first) of track 0 of a
  * rotation curve at n queries t located in loc (by locate), into out (n,
  * 4), without checks: for callers that evaluate one curve many times
- * (kb_reduce.c). */
+ * (kb_reduce_errors.c, kb_reduce_sweep_fit.c). */
 void kb_rot_values_at(const kb_rot_curve *c, const double *t, const kb_loc *loc, ptrdiff_t n,
                       double *out);
 

@@ -88,8 +88,6 @@ static int rotations(void)
 int main(void)
 {
     int status = positions() || rotations();
-    /* KEY REDUCTION: the `reduce` work adds a call of kbspline's public
-     * reduction entry point here (include/kbspline/reduce.h, to come). */
     kb_threads_shutdown();
     return status;
 }

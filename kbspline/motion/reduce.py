@@ -406,7 +406,7 @@ def _check_reached(name, tolerance, worst):
 
 
 # The search's constants; docs/benchmarks.md ("Tuning notes") says what was
-# tried for each and the command that measures it.
+# tried for each.  kb_reduce_clip.c repeats them (test_reduce_clip.py: same keys).
 FIRST_SCALE = 2 ** 1.5  # greedy world search: the first scale of first-order tolerances
 SEARCH_PASSES = 8   # greedy world search: scales tried
 LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)  # greedy: per-joint loosening, in turn

@@ -18,7 +18,7 @@
  *   quat.h        quaternion utilities
  *   threads.h     the worker threads
  *   kinematics.h  forward kinematics
- *   (key reduction: its public entry point is still to come)
+ *   reduce.h      key reduction of a clip
  */
 #ifndef KBSPLINE_H
 #define KBSPLINE_H
@@ -30,5 +30,6 @@
 #include "length.h"
 #include "quat.h"
 #include "kinematics.h"
+#include "reduce.h"
 
 #endif /* KBSPLINE_H */

@@ -113,7 +113,7 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff
  * (-1 past an end); least (n_frames, 2), the least angle and distance
  * tolerances it could hold under, each alone (0 for both where unknown),
  * and context (n_frames), a hash of the keys and TCB its refit started
- * from (nearly all the refit hangs on: see DROP_HOPELESS in kb_reduce.c).
+ * from (nearly all the refit hangs on: see DROP_HOPELESS in kb_reduce_drop.c).
  * Start with needed all zero.
  */
 typedef struct {

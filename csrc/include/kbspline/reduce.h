@@ -1,0 +1,65 @@
+/*
+ * kbspline/reduce.h -- key reduction of a motion clip (Python's
+ * kbspline.motion.reduce_keys with position_tolerance: the same keys).
+ *
+ *   kb_reduce_clip     per joint, few keys within a world-space tolerance
+ *   kb_reduction_free  frees what kb_reduce_clip allocated
+ */
+#ifndef KBSPLINE_REDUCE_H
+#define KBSPLINE_REDUCE_H
+
+#include "status.h"
+
+KB_BEGIN_DECLS
+
+/* A joint hierarchy and its frames (frame f at time f * frame_time). */
+typedef struct {
+    ptrdiff_t n_joints;          /* >= 1 */
+    ptrdiff_t n_frames;          /* >= 2 */
+    double frame_time;           /* > 0 */
+    const ptrdiff_t *parents;    /* (n_joints) -1 for a root; parents before children */
+    const double *rotations;     /* (n_joints, n_frames, 4) local, (w, x, y, z) */
+    const double *translations;  /* (n_joints, n_frames, 3) local; read where moves */
+    const unsigned char *moves;  /* (n_joints) 1: translations place the joint, 0: offsets */
+    const double *offsets;       /* (n_joints, 3) read where moves is 0 */
+    const ptrdiff_t *n_sites;    /* (n_joints) points besides its origin (End Sites); or NULL */
+    const double *sites;         /* (sum of n_sites, 3) joint after joint, in its frame */
+} kb_motion_clip;
+
+typedef struct {
+    double position_tolerance;   /* > 0: the worst world distance of any point, any frame */
+    double angle_cap;            /* > 0: the worst local rotation error; 0 for none */
+    double distance_cap;         /* > 0: the worst local translation error; 0 for none */
+    double virtual_distance;     /* > 0: three virtual vertices per joint this far along
+                                    its local axes are measured too; 0 for none */
+    int greedy;                  /* 1: greedy keys (fit=False), 0: fitted tangents */
+    int n_threads;               /* threads to search on; <= 1: one */
+} kb_reduce_options;
+
+/* Joint j's keys are keys[j * n_frames + k], k < n_keys[j], from frame 0 to
+ * n_frames - 1; its key k's tangents per unit time (C1 Hermite keys) rows
+ * j * n_frames + k of the tangents (n_joints, n_frames, 3), NULL for
+ * greedy keys (Kochanek-Bartels, zero TCB); its worst errors (n_joints),
+ * of its points in the world and of its local rotation and translation. */
+typedef struct {
+    ptrdiff_t n_joints, n_frames;
+    ptrdiff_t *keys, *n_keys;
+    double *rotation_tangents, *translation_tangents;
+    double *max_position, *max_angle, *max_distance;
+} kb_reduction;
+
+/*
+ * Reduces a clip: the swept search with fitted tangents, else (or with
+ * greedy) the greedy search, else every frame a key; see reduce_keys'
+ * Notes.  KB_EBADSHAPE for counts or parents out of range, KB_ENONFINITE
+ * for a frame that is not finite (track: joint, index: frame), KB_ERANGE
+ * for a tolerance or cap that is not positive and finite, or below what
+ * the splines reproduce keyed at every frame.  On success free *out with
+ * kb_reduction_free; on failure it holds nothing.
+ */
+kb_status kb_reduce_clip(const kb_motion_clip *clip, const kb_reduce_options *options,
+                         kb_reduction *out, kb_error *err);
+void kb_reduction_free(kb_reduction *reduction);
+
+KB_END_DECLS
+#endif /* KBSPLINE_REDUCE_H */

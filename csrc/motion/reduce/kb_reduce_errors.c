@@ -1,0 +1,535 @@
+/*
+ * kb_reduce_errors.c -- key reduction's splines through keys and their
+ * errors at the frames (kbspline.motion.reduce_keys): the shared scratch,
+ * the splines, the errors of a window or a joint, validation, and
+ * kb_reduce_rebuild and kb_reduce_errors.  Every step of the searches
+ * evaluates again only the frames it can change.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "motion/reduce/kb_reduce_stages.h"
+
+void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
+{
+    size_t n = (size_t)F;
+    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
+                       + n + 8 + extra_bytes);
+    if (!d)  /* 8 above: alignment */
+        return NULL;
+    s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
+    s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
+    s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
+    s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
+    s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
+    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    memset(s->zeros, 0, n * sizeof(double));
+    s->between_times = d + 71 * n;
+    s->between_error = d + 72 * n;
+    s->loc = (kb_loc *)(d + 73 * n);
+    s->between = (ptrdiff_t *)(s->loc + n);
+    s->kind = (unsigned char *)(s->between + n);
+    s->keys_checked = 0;
+    s->signs_follow = 1;
+    s->halves = 0;
+    s->given = 0;
+    return d;
+}
+
+/* Whether kb_rot_validate passes any keys of jt's validated frames (see
+ * validate: finite, no zero quaternion) with finite TCB, so that the many
+ * splines of a reduction need not check theirs: it fails then only on a
+ * spacing of times below DBL_MIN or on a span that overflows, and a
+ * spacing or span of keys is at least that of neighbouring frames and at
+ * most the clip's (rounding is monotonic). */
+int kb_rd_keys_pass(const kb_reduce_joint *jt)
+{
+    ptrdiff_t F = jt->n_frames;
+    if (!isfinite(jt->times[F - 1] - jt->times[0]))
+        return 0;
+    for (ptrdiff_t f = 1; f < F; f++)
+        if (jt->times[f] - jt->times[f - 1] < DBL_MIN)
+            return 0;
+    return 1;
+}
+
+/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows, or
+ * with jt->tangent_keys their tangents (n, 3) as they are. */
+static void gather_tcb(const kb_reduce_joint *jt, ptrdiff_t n, const double *tcb, space *s)
+{
+    s->given = jt->tangent_keys && tcb;
+    if (s->given) {
+        memcpy(s->tcb3, tcb, (size_t)(3 * n) * sizeof(double));
+        return;
+    }
+    for (int p = 0; p < 3; p++)
+        for (ptrdiff_t i = 0; i < n; i++)
+            s->tcb3[p * n + i] = tcb ? tcb[3 * i + p] : 0.0;
+}
+
+/* The rotation keys in s (kb_rd_prepare_keys) with the TCB in s->tcb3. */
+static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    if (s->given)
+        T = C = B = zero;
+    return (kb_rot_keys){.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_omega = none, .end_omega = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
+                         .given_in = s->given ? s->tcb3 : NULL,
+                         .given_out = s->given ? s->tcb3 : NULL};
+}
+
+/* Whether the unit keys' signs (each on its predecessor's side) follow the
+ * first key's: flipping it flips them all, so that a window of keys and
+ * all of them give each segment up to its sign.  A dot of exactly zero
+ * keeps a key's sign whichever side its predecessor is on. */
+int kb_rd_signs_follow(ptrdiff_t n, const space *s)
+{
+    for (ptrdiff_t i = 1; i < n; i++)
+        if (kb_qdot(s->q + 4 * i, s->chords.q + 4 * (i - 1)) == 0.0)
+            return 0;
+    return 1;
+}
+
+/*
+ * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
+ * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
+ * for rotations also their chords (s->chords) and the m frames at
+ * ascending times at_times located on them (s->loc).  What kb_rd_spline_errors needs of the
+ * keys, so that a fit, which moves only the TCB, takes it once.
+ */
+static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                        ptrdiff_t n, space *s)
+{
+    for (ptrdiff_t i = 0; i < n; i++)
+        s->t[i] = jt->times[keys[i]];
+    for (ptrdiff_t i = 0; rotation && i < n; i++)  /* copies of constant size: no calls */
+        memcpy(s->q + 4 * i, jt->rotations + 4 * keys[i], 4 * sizeof(double));
+    for (ptrdiff_t i = 0; !rotation && i < n; i++)
+        memcpy(s->x + 3 * i, jt->translations + 3 * keys[i], 3 * sizeof(double));
+}
+
+kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                             ptrdiff_t n, const double *tcb, const double *at_times,
+                             ptrdiff_t m, space *s, kb_error *err)
+{
+    gather_keys(jt, rotation, keys, n, s);
+    if (!rotation)
+        return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
+    gather_tcb(jt, n, tcb, s);
+    kb_rot_keys k = rotation_keys(n, s);
+    kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
+    if (status != KB_OK)
+        return status;
+    kb_rot_chords_of(&k, &s->chords);
+    s->signs_follow &= kb_rd_signs_follow(n, s);
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t j = 0; j < m; j++)
+        locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
+    return KB_OK;
+}
+
+/* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
+ * m located frames, into s->out: only the segments they lie in are built
+ * (the greedy selection's windows evaluate 4 of their 6, fewer where no
+ * frame between keys lies in one: see kb_rd_joint_errors). */
+static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                             kb_error *err)
+{
+    kb_rot_keys k = rotation_keys(n, s);
+    kb_status status = kb_rot_build_segments(&k, &s->chords, s->loc, m, s->tan_in, s->tan_out,
+                                             s->seg, s->kind, err);
+    kb_rot_curve c = {.n_tracks = 1, .n_seg = n - 1, .knots = s->t, .knots_stride = n,
+                      .seg = s->seg, .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = s->kind};
+    if (status == KB_OK)
+        kb_rot_values_at(&c, at_times, s->loc, m, s->out);
+    return status;
+}
+
+/* The translation keys in s (kb_rd_prepare_keys) with the TCB in s->tcb3. */
+static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
+{
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
+    if (s->given)
+        T = C = B = zero;
+    return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                         .given_in = s->given ? s->tcb3 : NULL,
+                         .given_out = s->given ? s->tcb3 : NULL};
+}
+
+/* The translation spline of the prepared keys with the TCB in s->tcb3 at
+ * the m frames at_times, into s->out. */
+static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
+                                kb_error *err)
+{
+    kb_tcb_keys k = translation_keys(n, s);
+    kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
+    kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
+                  .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+    if (status == KB_OK)
+        status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
+    return status;
+}
+
+
+/* conj(f) p: its scalar part, and its vector part into v. */
+static inline double relative_rotation(const double *f, const double *p, double v[3])
+{
+    v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
+    v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
+    v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
+    return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
+}
+
+/* The norm of v (3,) as sqrt(v . v) where that neither underflows nor
+ * overflows; else (frames far from unit length, 1e-200 or 1e200: the
+ * rotation's v and w scale with the frame) the norm of v and *w both
+ * divided by the largest of them, *w so divided too, so that their ratio,
+ * the error, is kept (rotation: w the dot; translation: w NULL).  Frames
+ * of unit length (or translations of ordinary size) keep the first form,
+ * bit for bit, whatever their error. */
+static inline double robust_norm(double v[3], double *w)
+{
+    double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (n2 >= 1e-280 && n2 <= 1e280)
+        return sqrt(n2);
+    double m = fmax(fmax(fabs(v[0]), fabs(v[1])), fmax(fabs(v[2]), w ? fabs(*w) : 0.0));
+    if (!(m > 0.0) || !isfinite(m) || (w && m >= 1e-100 && m <= 1e100) ||
+        (!w && n2 > 0.0 && n2 < 1e-280 && m >= 1e-140))
+        return sqrt(n2);
+    for (int c = 0; c < 3; c++)
+        v[c] /= m;
+    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (w) {
+        *w /= m;
+        return sqrt(n2);
+    }
+    return m * sqrt(n2);
+}
+
+/* The rotation errors and residuals (see errors_at) of the spline values
+ * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves, the
+ * sine and cosine of each error's half instead of the error, and their
+ * ratio as the frame's score (at the frame's index). */
+static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
+                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                            const space *s)
+{
+    for (ptrdiff_t j = 0; s->halves && j < m; j++) {
+        ptrdiff_t f = at ? at[j] : first + j;
+        double v[3], w = relative_rotation(jt->rotations + 4 * f, values + 4 * j, v);
+        error[j] = robust_norm(v, &w);
+        s->cosine[f] = fabs(w);
+        s->score[f] = error[j] / fabs(w);
+    }
+    for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
+        double v[3];
+        double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
+                                     values + 4 * j, v);
+        double sign = w < 0 ? -2.0 : 2.0;
+        for (int c = 0; residual && c < 3; c++)
+            residual[3 * j + c] = v[c] * sign;
+        if (error) {
+            double n = robust_norm(v, &w);
+            error[j] = kb_rotation_angle(n, fabs(w));
+        }
+    }
+}
+
+/* The translation errors and residuals, likewise. */
+static void translation_errors(const kb_reduce_joint *jt, const double *values,
+                               const ptrdiff_t *at, ptrdiff_t first, ptrdiff_t m, double *error,
+                               double *residual)
+{
+    for (ptrdiff_t j = 0; j < m; j++) {
+        const double *p = values + 3 * j, *f = jt->translations + 3 * (at ? at[j] : first + j);
+        double v[3] = {p[0] - f[0], p[1] - f[1], p[2] - f[2]};
+        if (residual)
+            memcpy(residual + 3 * j, v, sizeof v);
+        if (error)
+            error[j] = robust_norm(v, NULL);
+    }
+}
+
+/* errors_at of keys prepared by kb_rd_prepare_keys (with the same frames), with
+ * TCB tcb. */
+kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t n,
+                              const double *tcb, const ptrdiff_t *at, const double *at_times,
+                              ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                              space *s, kb_error *err)
+{
+    gather_tcb(jt, n, tcb, s);
+    kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
+                                : translation_at(n, at_times, m, s, err);
+    if (status != KB_OK || (!error && !residual))
+        return status;
+    if (rotation)
+        rotation_errors(jt, s->out, at, first, m, error, residual, s);
+    else
+        translation_errors(jt, s->out, at, first, m, error, residual);
+    return status;
+}
+
+/*
+ * The errors at m frames, at[0..m) (their times at_times, ascending) or
+ * where at is NULL first .. first + m - 1, of one channel's spline through
+ * frames keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the
+ * j-th frame is the rotation angle (rotation != 0) or the translation
+ * distance (NULL to skip: the fit needs only residuals), and residual
+ * (NULL to skip) its vector: twice the vector part of frame* spline on the
+ * side w >= 0 (about the rotation vector), or spline - frame.
+ */
+static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                           ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
+                           const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
+                           double *residual, space *s, kb_error *err)
+{
+    kb_status status = kb_rd_prepare_keys(jt, rotation, keys, n, tcb, at_times, m, s, err);
+    if (status == KB_OK)
+        status = kb_rd_spline_errors(jt, rotation, n, tcb, at, at_times, first, m, error,
+                                     residual, s, err);
+    return status;
+}
+
+/* errors_at at frames [first, last]. */
+static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                                ptrdiff_t n, const double *tcb, ptrdiff_t first, ptrdiff_t last,
+                                double *error, double *residual, space *s, kb_error *err)
+{
+    return errors_at(jt, rotation, keys, n, tcb, NULL, jt->times + first, first,
+                     last - first + 1, error, residual, s, err);
+}
+
+/* The errors of each channel of finite tolerance at the m ascending frames
+ * at (their times in s->between_times) into s->angle and s->distance at
+ * those frames, and with residual (NULL: none) each one's residuals at
+ * them into residual[c] (c: 0 translation, 1 rotation; see errors_at). */
+static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             const ptrdiff_t *at, ptrdiff_t m, double *const *residual,
+                             space *s, kb_error *err)
+{
+    const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
+    kb_status status = KB_OK;
+    /* with no frame, only the keys' check where they need one (keys_checked) */
+    for (int c = 1; c >= 0 && (m || !s->keys_checked) && status == KB_OK; c--) {
+        double *error = c ? s->angle : s->distance;
+        if (!isfinite(tolerance[c]))
+            continue;
+        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
+                           s->between_times, 0, m, s->between_error,
+                           residual ? residual[c] : NULL, s, err);
+        for (ptrdiff_t j = 0; j < m; j++)
+            error[at[j]] = s->between_error[j];
+    }
+    return status;
+}
+
+/* Both channels' errors at frames [first, last] into s->angle, s->distance
+ * and their worst ratio to the tolerances into s->score (with s->halves,
+ * the rotation's halves and their ratio: see rotation_errors).  The splines
+ * pass through their keys, so a key frame's errors are zero and only the
+ * frames between keys are evaluated (keys, ascending, has every key in
+ * [first, last]): where nearly every frame is a key, as on short clips, a
+ * window then builds few of its segments.  A channel of infinite tolerance
+ * cannot raise a score, so it is skipped here (its errors are left as they
+ * were) and evaluated once at the end by kb_rd_skipped_errors.  With residual
+ * (NULL: none), each such channel's residuals at the frames between keys
+ * too (see errors_into; in s->between's order). */
+kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                              const double *rotation_tcb, const double *translation_tcb,
+                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                              space *s, kb_error *err)
+{
+    int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
+    ptrdiff_t m = 0;
+    for (ptrdiff_t f = first, k = 0; f <= last; f++) {
+        while (k < n && keys[k] < f)
+            k++;
+        if (k < n && keys[k] == f) {
+            if (rotation)
+                s->angle[f] = 0.0;
+            if (translation)
+                s->distance[f] = 0.0;
+            s->cosine[f] = 1.0;
+            s->score[f] = 0.0;
+        } else {
+            s->between[m] = f;
+            s->between_times[m++] = jt->times[f];
+        }
+    }
+    kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
+                                   residual, s, err);
+    for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
+        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+    return status;
+}
+
+kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
+{
+    return kb_rd_window_errors(jt, keys, n, rotation_tcb, translation_tcb, first, last, NULL, s,
+                               err);
+}
+
+/* The errors kb_rd_joint_errors takes as zero, at the key frames, as the splines
+ * give them (rounding's), for the final keys' errors at every frame. */
+kb_status kb_rd_key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                           const double *rotation_tcb, const double *translation_tcb,
+                           space *s, kb_error *err)
+{
+    for (ptrdiff_t j = 0; j < n; j++)
+        s->between_times[j] = jt->times[keys[j]];
+    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
+}
+
+/* The errors kb_rd_joint_errors skipped, at every frame, for the final keys. */
+kb_status kb_rd_skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                               const double *rotation_tcb, const double *translation_tcb,
+                               space *s, kb_error *err)
+{
+    ptrdiff_t last = jt->n_frames - 1;
+    kb_status status = KB_OK;
+    if (!isfinite(jt->angle_tolerance))
+        status = channel_errors(jt, 1, keys, n, rotation_tcb, 0, last, s->angle, NULL, s, err);
+    if (status == KB_OK && !isfinite(jt->distance_tolerance))
+        status = channel_errors(jt, 0, keys, n, translation_tcb, 0, last, s->distance, NULL, s,
+                                err);
+    return status;
+}
+
+kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err)
+{
+    ptrdiff_t F = jt ? jt->n_frames : 0;
+    if (!jt || F < 2 || !kb_doubles_fit(F, 64, 1, 1) || !jt->times || !jt->rotations ||
+        !jt->translations)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
+    if (!(jt->angle_tolerance > 0) || !(jt->distance_tolerance > 0))
+        return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
+    for (ptrdiff_t f = 0; f < F; f++) {
+        const double *q = jt->rotations + 4 * f, *x = jt->translations + 3 * f;
+        if (!isfinite(jt->times[f]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_TIMES, 0, f);
+        if (f && !(jt->times[f] > jt->times[f - 1]))
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, f);
+        if (!isfinite(q[0] + q[1] + q[2] + q[3]) || !isfinite(x[0] + x[1] + x[2]))
+            return kb_fail(err, KB_ENONFINITE, KB_ARG_VALUES, 0, f);
+        if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)  /* no rotation */
+            return kb_fail(err, KB_EZERONORM, KB_ARG_VALUES, 0, f);
+    }
+    return KB_OK;
+}
+
+/* Key frames must rise from the first frame to the last. */
+kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
+                           kb_error *err)
+{
+    if (K < 2 || K > jt->n_frames || keys[0] != 0 || keys[K - 1] != jt->n_frames - 1)
+        return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
+    for (ptrdiff_t k = 1; k < K; k++)
+        if (keys[k] <= keys[k - 1])
+            return kb_fail(err, KB_ENOTSORTED, KB_ARG_TIMES, 0, k);
+    return KB_OK;
+}
+
+kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n_keys,
+                            const double *rotation_tcb, const double *translation_tcb,
+                            double *rotations, double *translations, double *angle,
+                            double *distance, kb_error *err)
+{
+    kb_status status = kb_rd_validate(jt, err);
+    if (status == KB_OK)
+        status = kb_rd_check_keys(jt, keys, n_keys, err);
+    if (status != KB_OK)
+        return status;
+    ptrdiff_t F = jt->n_frames;
+    space s;
+    void *block = kb_rd_space_alloc(&s, F, 0);
+    if (!block)
+        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, 0, F - 1, angle, NULL, &s, err);
+    if (status == KB_OK) {
+        memcpy(rotations, s.out, (size_t)(4 * F) * sizeof(double));
+        if (translations || distance)
+            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance,
+                                    NULL, &s, err);
+    }
+    if (status == KB_OK && translations)
+        memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
+    free(block);
+    return status == KB_OK ? kb_ok(err) : status;
+}
+
+kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
+                           const double *translations, double *angle, double *distance,
+                           kb_error *err)
+{
+    kb_status status = kb_rd_validate(jt, err);
+    if (status != KB_OK)
+        return status;
+    const space plain = {.halves = 0};  /* the errors themselves */
+    if (angle)
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+    if (translations && distance)
+        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+    return kb_ok(err);
+}
+
+void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
+                                const double *translations, double *angle, double *distance)
+{
+    const space plain = {.halves = 0};
+    if (angle)
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+    if (translations && distance)
+        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+}
+
+/* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
+ * a TCB outside [-1, 1] named by its parameter, a tangent
+ * key's that is not finite as a tangent. */
+kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
+                           kb_error *err)
+{
+    if (jt->tangent_keys)
+        return kb_fail(err, KB_ENONFINITE, KB_ARG_TANGENTS, track, i / 3);
+    return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), track, i / 3);
+}
+
+/* How many keys on each side of a key its tangent hangs on: KB tangents
+ * on one (the chords to its neighbours), a tangent key's on none (given),
+ * so that a tangent key's segment is shaped by its own two keys alone
+ * and every window below is that much narrower.  Only where the keys
+ * have rows: keys without (NULL: greedy keys) have KB tangents, whatever
+ * jt says.  The fits' keys always have them. */
+ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows)
+{
+    return jt->tangent_keys && rows ? 0 : 1;
+}
+
+/* Whether two neighbouring keys' quaternions are orthogonal within
+ * rounding, so that a window's signs may not follow the whole spline's
+ * (see kb_rd_signs_follow, whose dot is with the unit key before: zero only
+ * where this one is within rounding of it). */
+int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K)
+{
+    for (ptrdiff_t k = 1; k < K; k++) {
+        const double *a = jt->rotations + 4 * keys[k - 1], *b = jt->rotations + 4 * keys[k];
+        double dot = kb_qdot(a, b);
+        if (!(dot * dot > 1e-24 * kb_qdot(a, a) * kb_qdot(b, b)))
+            return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,589 @@
+/*
+ * kb_reduce_fit.c -- the least-squares fit of tangent keys' tangents
+ * (each key's own tangent, so a key shapes only the two segments beside
+ * it), and the refits of the keys near a drop.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "motion/reduce/kb_reduce_stages.h"
+
+/* ---------------------------------------------------------------- */
+/* Fitted keys                                                       */
+/* ---------------------------------------------------------------- */
+
+
+/* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
+ * not zero only on its diagonal and between the like components of
+ * neighbouring keys (3 apart): three tridiagonal systems, a component's
+ * each, interleaved (so three chains of dependent operations, not one).
+ * The general solve's other terms are products with zeros: the same bits,
+ * but for a zero step's sign, which no tangent plus the step sees (none is
+ * -0: the fits' starts are not, nor is any sum with a +0 in it). */
+static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
+{
+    double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
+    const double *N = w->normal;
+    /* the factor and L y = -g row by row (a failed factor's rows of y are
+     * written again by the next solve, and only those) */
+    for (ptrdiff_t i = first; i < last; i++) {
+        double d = N[i * BAND] + damping * w->diagonal[i], y = -w->gradient[i];
+        if (i - first >= 3) {
+            L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
+            d -= N[i * BAND + 3] * L[i * BAND + 3];
+            y -= L[i * BAND + 3] * x[i - 3];
+        }
+        if (!(d > 0 && d <= DBL_MAX))  /* positive and finite */
+            return 0;
+        L[i * BAND] = 1.0 / d;
+        x[i] = y;
+    }
+    for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
+        x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
+                            : x[i] * L[i * BAND];
+    return 1;
+}
+
+static double sum_squares(const double *x, ptrdiff_t n)
+{
+    double s = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+
+/* The part of a fit that moves: the TCB of keys [lo, hi] (the others fixed)
+ * against the frames [first, last] they shape. */
+typedef struct {
+    ptrdiff_t lo, hi, first, last;
+} fit_range;
+
+/* How many of a segment's `inner` frames between its keys a fit weighs,
+ * per_segment at most, and the i-th's offset among them (see weigh_frames). */
+static ptrdiff_t weighed_count(ptrdiff_t inner, ptrdiff_t per_segment)
+{
+    return inner > per_segment ? per_segment : inner;
+}
+
+static ptrdiff_t weighed_offset(ptrdiff_t inner, ptrdiff_t count, ptrdiff_t i)
+{
+    return inner == count ? i : (2 * i + 1) * inner / (2 * count);
+}
+
+/* The frames of range r a fit weighs, into w->at (and their times,
+ * segments and each segment's first, w->seg_start): of each segment up to
+ * w->per_segment frames between its keys, evenly spaced (every one where
+ * it has no more).  Frames a few apart move together, so a few fit the
+ * TCB about as well as all (see FIT_PER_SEGMENT); kb_reduce_fit checks
+ * the tolerances at every frame.  The keys themselves carry no weight:
+ * the curve passes through them whatever the TCB.  Returns how many. */
+static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
+                              fit_range r, fit_space *w)
+{
+    ptrdiff_t m = 0;
+    for (ptrdiff_t s = 0; s + 1 < K; s++) {
+        w->seg_start[s] = m;
+        ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
+        ptrdiff_t count = weighed_count(inner, w->per_segment);
+        for (ptrdiff_t i = 0; i < count; i++) {
+            ptrdiff_t f = start + 1 + weighed_offset(inner, count, i);
+            if (f < r.first || f > r.last)
+                continue;
+            w->at[m] = f;
+            w->at_times[m++] = jt->times[f];
+        }
+    }
+    w->seg_start[K - 1] = m;
+    return m;
+}
+
+/* Each segment's chord in its tangents' space and duration, as w->chord
+ * and w->dt: the rotation's logs as kb_rd_prepare_keys took them (s->chords),
+ * the translation's differences here. */
+static void chords(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys, ptrdiff_t K,
+                   const space *s, fit_space *w)
+{
+    if (rotation) {
+        w->chord = s->chords.tchord;
+        w->dt = s->chords.dt;
+        return;
+    }
+    w->chord = w->chord_store;
+    w->dt = w->dt_store;
+    for (ptrdiff_t i = 0; i + 1 < K; i++) {
+        const double *a = jt->translations + 3 * keys[i], *b = jt->translations + 3 * keys[i + 1];
+        w->dt_store[i] = jt->times[keys[i + 1]] - jt->times[keys[i]];
+        for (int c = 0; c < 3; c++)
+            w->chord_store[3 * i + c] = b[c] - a[c];
+    }
+}
+
+/* Each weighed frame's Hermite bases of its segment's start and end
+ * tangents (per u), h0 = u (1 - u)^2 and h1 = -u^2 (1 - u), into w->basis,
+ * and each segment's sums of h0^2, h0 h1 and h1^2 into w->sums: the curve
+ * at a frame moves by h0 dT0 + h1 dT1 as the tangents do. */
+static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t K, fit_space *w)
+{
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        double t0 = times[keys[seg]], *sum = w->sums + 3 * seg;
+        sum[0] = sum[1] = sum[2] = 0.0;
+        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
+            double u = (w->at_times[j] - t0) / w->dt[seg], v = 1.0 - u;
+            double h0 = u * v * v, h1 = -u * u * v;
+            w->basis[2 * j] = h0;
+            w->basis[2 * j + 1] = h1;
+            sum[0] += h0 * h0;
+            sum[1] += h0 * h1;
+            sum[2] += h1 * h1;
+        }
+    }
+}
+
+/* Whether key k of K moves in a fit of range r: not a fixed key, nor a
+ * natural end (which takes no TCB of its own; a tangent key's end has its
+ * tangent). */
+static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
+{
+    (void)K, (void)w;
+    return k >= r.lo && k <= r.hi;
+}
+
+/* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
+ * rows_from to rows_to (see there): their derivatives are h times the
+ * identity, so each component of a tangent pairs with its own alone, and
+ * only the diagonal and the two keys' like components (3 apart) are not
+ * zero.  The general products' sums without their zero terms: the same
+ * bits, as adding zeros (all +0 or -0 products of the bases' finite sums)
+ * to these changes none. */
+static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
+                           int rows_to, fit_space *w)
+{
+    const double hh = h * h;
+    for (int a = rows_from; a < rows_to; a++)
+        w->normal[(3 * seg + a) * BAND] += (a < 3 ? sum[0] : sum[2]) * hh;
+    for (int c = 0; rows_from == 0 && rows_to == 6 && c < 3; c++)
+        w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
+}
+
+/* Segment seg's share of closed_jacobian with tangent keys: its slopes, h
+ * times the identity for a key that moves (else zero), of which gradient
+ * reads the diagonals alone (d0[a][a], d1[3 + a][a]: h as h * 1.0 is, or
+ * the general path's zero; the others are not written), and its share of
+ * J^T J (tangent_normal; none where no frame of it is weighed). */
+static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fit_space *w)
+{
+    double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+    int from = key_moves(seg, K, r, w), to = key_moves(seg + 1, K, r, w);
+    for (int a = 0; a < 3; a++) {
+        d0[a][a] = from ? h : 0.0;
+        d1[3 + a][a] = to ? h : 0.0;
+    }
+    if (w->seg_start[seg] != w->seg_start[seg + 1])
+        tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
+}
+
+/* The residual's derivatives in the free keys' tangents, and from them the
+ * normal matrix J^T J (lower band).  The translation's Hermite cubic is
+ * linear in its tangents (exact); the rotation's squad is taken as that
+ * cubic in log space, exact at the keys and to first order in the
+ * segment's angle; scale is the residual's change per change of the curve
+ * (2 for rotations: twice the log).  A frame's row is h0 dT0 + h1 dT1
+ * (tangent_bases), so J^T J needs only each segment's sums of the bases'
+ * products (tangent_slopes). */
+static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
+{
+    memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++)
+        tangent_slopes(seg, K, scale * w->dt[seg], r, w);
+}
+
+/* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
+ * its tangents' derivatives against the residuals summed with the bases
+ * as weights.  A fixed key's rows stay zero, so its step is zero.  Tangent
+ * keys' rows take their own component's product alone, the others' being
+ * zeros (at a residual not finite, NaN, where no step lowers the error). */
+static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
+{
+    memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        double r0[3] = {0, 0, 0}, r1[3] = {0, 0, 0};
+        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
+            for (int c = 0; c < 3; c++) {
+                r0[c] += w->basis[2 * j] * residual[3 * j + c];
+                r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
+            }
+        const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
+        for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
+            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
+            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+        }
+    }
+}
+
+/* What a fit of one channel works on: its rows that move [first, last)
+ * of n, its m residuals (three per frame weighed, in s->residual at the
+ * TCB it starts from) and their squared sum. */
+typedef struct {
+    ptrdiff_t n, m, first, last;
+    double error;
+} fit_problem;
+
+/* A fit's start (for fit_channel and model_fit): the frames it weighs,
+ * the keys prepared, the residual at tcb, each segment's chord and the
+ * frames' bases; 0 where there is nothing to fit (no key that moves, no
+ * frame between keys to weigh) or *status is not KB_OK. */
+static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                     ptrdiff_t K, const double *tcb, fit_range r, fit_space *w, space *s,
+                     fit_problem *p, kb_status *status, kb_error *err)
+{
+    ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
+    p->n = 3 * K;
+    p->m = 3 * frames;
+    /* the keys stay: their chords and the frames' places are taken once */
+    *status = kb_rd_prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    if (*status == KB_OK)
+        *status = kb_rd_spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                                s->residual, s, err);
+    p->error = sum_squares(s->residual, p->m);
+    chords(jt, rotation, keys, K, s, w);
+    tangent_bases(jt->times, keys, K, w);
+    p->first = 3 * r.lo;  /* the rows of the keys that move */
+    p->last = 3 * (r.hi < K - 1 ? r.hi + 1 : K);
+    memset(w->step, 0, (size_t)p->n * sizeof(double));
+    return *status == KB_OK && p->first < p->last && frames;
+}
+
+/* The normal equations' damping weights (their diagonal, kept off zero). */
+static void damping_weights(const fit_problem *p, fit_space *w)
+{
+    double trace = 0.0;
+    for (ptrdiff_t i = 0; i < p->n; i++)
+        trace += w->normal[i * BAND];
+    for (ptrdiff_t i = 0; i < p->n; i++)
+        w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)p->n + 1e-300);
+}
+
+/* The damped step from the tangents tcb into
+ * w->trial: 1, or 0 where the damped matrix is not positive definite, or
+ * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
+static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
+{
+    if (!tangent_solve(w, p->first, p->last, damping))
+        return 0;
+    double largest = 0.0;
+    for (ptrdiff_t i = 0; i < p->n; i++) {
+        w->trial[i] = tcb[i] + w->step[i];
+        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
+    }
+    return largest < FIT_SMALLEST_STEP ? -1 : 1;
+}
+
+/* model_residual with tangent keys, whose change is the tangent's own on
+ * both sides of a key and which have no natural ends' terms: the same
+ * products and sums, each key's change taken in its two segments. */
+static void tangent_model_residual(ptrdiff_t K, const double *from, const double *to,
+                                   const double *from_residual, double scale, fit_range r,
+                                   const fit_space *w, double *moved)
+{
+    int moves[2] = {0, key_moves(0, K, r, w)};
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        const ptrdiff_t first = w->seg_start[seg], last = w->seg_start[seg + 1];
+        moves[0] = moves[1];
+        moves[1] = key_moves(seg + 1, K, r, w);
+        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
+            memcpy(moved + 3 * first, from_residual + 3 * first,
+                   (size_t)(3 * (last - first)) * sizeof(double));
+            continue;
+        }
+        const double h = scale * w->dt[seg], *a = from + 3 * seg, *b = to + 3 * seg;
+        double T0[3], T1[3];
+        for (int c = 0; c < 3; c++) {
+            T0[c] = moves[0] ? h * (b[c] - a[c]) : 0.0;
+            T1[c] = moves[1] ? h * (b[3 + c] - a[3 + c]) : 0.0;
+        }
+        for (ptrdiff_t j = first; j < last; j++)
+            for (int c = 0; c < 3; c++)
+                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
+                                 + w->basis[2 * j + 1] * T1[c];
+    }
+}
+
+/* One channel's tangents (K, 3) fitted from their values in tcb:
+ * Levenberg-Marquardt steps on the residual's model
+ * (tangent_model_residual), whose Jacobian is closed_jacobian's, each
+ * taken only where the model's squared error falls, up to `steps` or until
+ * a step lowers it by less than `gain` of it.  The model's optimum is kept
+ * unchecked: the drops evaluate every frame a fit changes against the
+ * tolerances anyway.  With worst (NULL to skip), the largest norm of the
+ * model's residual at the frames weighed, at the tangents kept (0 where
+ * nothing is fitted). */
+static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                           ptrdiff_t K, double *tcb, fit_range r, int steps, double gain,
+                           fit_space *w, space *s, double *worst, kb_error *err)
+{
+    fit_problem p;
+    kb_status status;
+    if (worst)
+        *worst = 0.0;
+    if (!fit_begin(jt, rotation, keys, K, tcb, r, w, s, &p, &status, err))
+        return status;
+    const double scale = rotation ? 2.0 : 1.0;  /* the residual is twice the rotation's log */
+    /* the model's residual starts as the spline's (fit_begin's) */
+    double *at = w->model_tcb, *model = s->residual, *moved = s->moved;
+    memcpy(at, tcb, (size_t)p.n * sizeof(double));
+    double error = p.error, damping = FIT_FIRST_DAMPING;
+    int stepped = 0;
+    for (int it = 0; it < steps; it++) {
+        if (it == 0) {  /* the same at any tangents */
+            closed_jacobian(K, scale, r, w);
+            damping_weights(&p, w);
+        }
+        gradient(K, model, w);
+        int taken = 0, settled = 0;
+        for (; damping < 1e9; damping *= 10) {
+            int trial = damped_trial(&p, at, damping, w);
+            if (trial < 0) {
+                settled = 1;
+                break;
+            }
+            if (!trial)
+                continue;
+            tangent_model_residual(K, at, w->trial, model, scale, r, w, moved);
+            double lower = sum_squares(moved, p.m);
+            if (lower < error) {
+                settled = error - lower < gain * error;
+                memcpy(at, w->trial, (size_t)p.n * sizeof(double));
+                double *swap = model;
+                model = moved;
+                moved = swap;
+                error = lower;
+                damping = fmax(damping / 3, 1e-9);
+                taken = stepped = 1;
+                break;
+            }
+        }
+        if (!taken || settled)
+            break;
+    }
+    for (ptrdiff_t i = 0; worst && i < p.m; i += 3)
+        *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
+                                   + model[i + 2] * model[i + 2]);
+    if (worst)
+        *worst = sqrt(*worst);
+    if (stepped)
+        memcpy(tcb, at, (size_t)p.n * sizeof(double));
+    return status;
+}
+
+/* The bytes of a fit_space of F frames (kb_rd_fit_place). */
+size_t kb_rd_fit_bytes(ptrdiff_t F)
+{
+    size_t n = (size_t)F;
+    return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
+           + 2 * n * sizeof(ptrdiff_t);
+}
+
+/* A fit_space for jt in kb_rd_fit_bytes(n_frames) at d (aligned for doubles). */
+void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
+{
+    w->per_segment = per_segment;
+    size_t n = (size_t)jt->n_frames;
+    w->slope = d;
+    w->basis = w->slope + 36 * n;
+    w->sums = w->basis + 2 * n;
+    w->normal = w->sums + 3 * n;
+    w->chol = w->normal + 3 * n * BAND;
+    w->gradient = w->chol + 3 * n * BAND;
+    w->diagonal = w->gradient + 3 * n;
+    w->step = w->diagonal + 3 * n;
+    w->trial = w->step + 3 * n;
+    w->at_times = w->trial + 3 * n;
+    w->chord_store = w->at_times + n;
+    w->dt_store = w->chord_store + 3 * n;
+    w->model_tcb = w->dt_store + n;
+    w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
+    w->seg_start = w->at + n;
+}
+
+
+/* Each frame's worst error relative to its tolerance, into s.score (the
+ * errors of each channel of finite tolerance in s.angle, s.distance), for
+ * these keys and tangents, and the worst of them. */
+kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
+                          double *worst, kb_error *err)
+{
+    ptrdiff_t F = j->jt->n_frames;
+    kb_status status = kb_rd_joint_errors(j->jt, keys, K, tcb[0],
+                                          j->channels > 1 ? tcb[1] : NULL, 0, F - 1, &j->s, err);
+    *worst = 0.0;
+    for (ptrdiff_t f = 0; f < F; f++)
+        *worst = larger(*worst, j->s.score[f]);
+    return status;
+}
+
+/* Whether any frame of the whole spline through these keys is out of
+ * tolerance (0 on an error, in *status).  Where two neighbouring keys'
+ * rotations are (about) orthogonal, the chord between them turns with the
+ * signs of every key before (see kb_rd_signs_follow), so a change of keys
+ * anywhere may move frames far from it: the drops check the whole spline
+ * then, and undo what leaves a frame out of tolerance. */
+int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                               double *const tcb[2], kb_status *status, kb_error *err)
+{
+    double worst;
+    *status = kb_rd_fit_score(j, keys, K, tcb, &worst, err);
+    return *status == KB_OK && !(worst <= 1.0);
+}
+
+/* Fits again only the keys within `near` of a marked one (mark[i]), each
+ * run of them against the frames they shape, on the window of keys two
+ * beyond the run (one for tangent keys): a key's tangent hangs on its
+ * neighbours alone (kb_rd_tangent_reach), so the window's spline is the whole
+ * one there (up to a sign of every key, which the residual does not see).
+ * The other keys' TCB stay.  With model_worst (NULL to skip), each refitted
+ * key's run's worst error per channel (F, 2: rotation, translation) as the
+ * fits' models give it at the frames they weigh (see DROP_MODEL_MARGIN). */
+kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
+                           ptrdiff_t near, int steps, double *model_worst, kb_error *err)
+{
+    const ptrdiff_t K = j->K, beyond = 1 + kb_rd_tangent_reach(j->jt, j->tcb[0]);
+    kb_status status = KB_OK;
+    for (ptrdiff_t i = 0; i < K && status == KB_OK; i++) {
+        if (!mark[i])
+            continue;
+        ptrdiff_t lo = i >= near ? i - near : 0, hi = i + near;
+        for (ptrdiff_t k = i + 1; k < K && k <= hi + 1; k++)  /* runs that touch merge */
+            if (mark[k])
+                hi = k + near;
+        hi = hi < K - 1 ? hi : K - 1;
+        i = hi;
+        ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
+        ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
+        fit_range r = {lo - a, hi - a, j->keys[lo >= 1 ? lo - 1 : 0],
+                       j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
+        double worst[2] = {0.0, 0.0};
+        for (int c = 0; c < j->channels && status == KB_OK; c++)
+            status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
+                               FIT_MODEL_STEPS * steps, FIT_MODEL_GAIN, &j->w, &j->s,
+                               model_worst ? worst + c : NULL, err);
+        for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
+            memcpy(model_worst + 2 * k, worst, sizeof worst);
+    }
+    return status;
+}
+
+/* The step of one channel from frame f to f + 1 per time: for rotations
+ * the log of the relative rotation on the short side. */
+static void frame_slope(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double d[3])
+{
+    double dt = jt->times[f + 1] - jt->times[f];
+    if (rotation) {
+        double rel[4];
+        kb_qmul_conj_left(jt->rotations + 4 * f, jt->rotations + 4 * (f + 1), rel);
+        if (rel[0] < 0)
+            for (int c = 0; c < 4; c++)
+                rel[c] = -rel[c];
+        kb_qlog(rel, d);
+    } else {
+        for (int c = 0; c < 3; c++)
+            d[c] = jt->translations[3 * (f + 1) + c] - jt->translations[3 * f + c];
+    }
+    for (int c = 0; c < 3; c++)
+        d[c] /= dt;
+}
+
+/* The harmonic mean of the steps on either side of frame f, per component
+ * (Fritsch and Butland's, as PCHIP takes it), zero where they differ in
+ * sign or one is zero: at a hold's edge, the hold's tangent. */
+static void monotone_tangent(const kb_reduce_joint *jt, int rotation, ptrdiff_t f,
+                             double *param)
+{
+    double before[3], after[3];
+    frame_slope(jt, rotation, f - 1, before);
+    frame_slope(jt, rotation, f, after);
+    double h0 = jt->times[f] - jt->times[f - 1], h1 = jt->times[f + 1] - jt->times[f];
+    double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
+    for (int p = 0; p < 3; p++)
+        param[p] = before[p] * after[p] > 0.0 ? (w0 + w1) / (w0 / before[p] + w1 / after[p])
+                                              : 0.0;
+}
+
+/* Before the refit of a drop's neighbours, keys m and m + 1 (now one
+ * segment apart): a rotation tangent key's tangent that turns it more than
+ * a radian over that longer segment is beyond the reach of the refit's
+ * model (a cubic in log space), which then misses the tangent the frames
+ * need; it starts from monotone_tangent instead (a failed drop restores
+ * it).  A hold, 90 degrees over two frames, and a hold kept 6 keys where
+ * 4 are exact (4 now); a blocking pass of 17 such steps 58-66 keys where
+ * 36 are (36-44 now); the real clips as many keys as before, to 0.1%. */
+void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
+{
+    const kb_reduce_joint *jt = j->jt;
+    double dt = jt->times[j->keys[m + 1]] - jt->times[j->keys[m]];
+    for (ptrdiff_t k = m; k <= m + 1; k++) {
+        ptrdiff_t f = j->keys[k];
+        double *T = j->tcb[0] + 3 * k;
+        double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
+        if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
+            monotone_tangent(jt, 1, f, T);
+    }
+}
+
+/* Copies keys and TCB without those where drop[i], into the spares;
+ * returns how many are left. */
+ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop)
+{
+    ptrdiff_t n = 0;
+    ptrdiff_t *keys = j->spare_keys;
+    for (ptrdiff_t i = 0; i < j->K; i++) {
+        if (drop[i])
+            continue;
+        keys[n] = j->keys[i];
+        for (int c = 0; c < j->channels; c++)
+            memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
+        n++;
+    }
+    return n;
+}
+
+void kb_rd_take_spares(joint_fit *j, ptrdiff_t n)
+{
+    memcpy(j->keys, j->spare_keys, (size_t)n * sizeof(ptrdiff_t));
+    for (int c = 0; c < j->channels; c++)
+        memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
+    j->K = n;
+}
+
+/* A hash of the keys from `span` before key i of these K to as many after
+ * (-1 past an end), the rows of all but key i, and the channels scored:
+ * what a drop of key i hangs on.  Equal hashes of different keys (about
+ * 2^-64) would only skip a drop that could hold. */
+ptrdiff_t kb_rd_without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
+                             ptrdiff_t K, ptrdiff_t i, ptrdiff_t span)
+{
+    uint64_t h = (uint64_t)(j->channels + 2 * isfinite(j->jt->angle_tolerance));
+    for (ptrdiff_t k = i - span; k <= i + span; k++) {
+        uint64_t words[7] = {k >= 0 && k < K ? (uint64_t)keys[k] : UINT64_MAX};
+        int n = 1;
+        for (int c = 0; k >= 0 && k < K && k != i && c < j->channels; c++, n += 3)
+            memcpy(words + n, tcb[c] + 3 * k, 3 * sizeof(double));
+        for (int w = 0; w < n; w++) {  /* a 64-bit multiply-xorshift mix */
+            h = (h ^ words[w]) * 0x9E3779B97F4A7C15u;
+            h ^= h >> 29;
+        }
+    }
+    return (ptrdiff_t)h;
+}
+
+/* drop_refitted's constants (docs/benchmarks.md, "Tuning notes"): the keys
+ * refitted on each side of a dropped one and their steps; the spacing of
+ * the keys dropped at once, so that no two drops' refits shape a frame in
+ * common; a drop that failed is not tried again (kb_drop_memory) while the
+ * tolerances are below 1 / DROP_HOPELESS of those it needed, nor from the
+ * same keys and tangents under tolerances below the least it could hold
+ * under; a refit whose own model leaves a weighed frame out of tolerance
+ * (the rotation's beyond DROP_MODEL_MARGIN) fails without evaluating the
+ * spline. */

@@ -1,0 +1,560 @@
+/*
+ * kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c
+ * says how it goes): a candidate end's tangents fitted on the models, with
+ * the lookahead, and the check on the real splines.
+ */
+#include <float.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "motion/reduce/kb_reduce_sweep.h"
+
+static void hermite(double u, double h[4])
+{
+    double u2 = u * u, u3 = u2 * u;
+    h[0] = 2.0 * u3 - 3.0 * u2 + 1.0;
+    h[1] = u3 - 2.0 * u2 + u;
+    h[2] = -2.0 * u3 + 3.0 * u2;
+    h[3] = u3 - u2;
+}
+
+/* inverse3's plain cofactors (see there), inlined into it. */
+KB_INLINE int inverse3_plain(const double *a, double *inv)
+{
+    double c[9] = {a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8],
+                   a[3] * a[7] - a[4] * a[6], a[2] * a[7] - a[1] * a[8],
+                   a[0] * a[8] - a[2] * a[6], a[1] * a[6] - a[0] * a[7],
+                   a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5],
+                   a[0] * a[4] - a[1] * a[3]};
+    double det = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+    if (!(fabs(det) > 0.0) || !isfinite(det))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            inv[3 * i + j] = c[3 * j + i] / det;
+    return 1;
+}
+
+/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.
+ * Where the determinant (cubic in the entries) overflows or underflows,
+ * as the normal matrices' entries of dt^2 do for frames 1e60 or 1e-60 s
+ * apart, the inverse of the matrix divided by its largest entry, so
+ * divided again; elsewhere the plain cofactors, bit for bit. */
+static int inverse3(const double *a, double *inv)
+{
+    if (inverse3_plain(a, inv))
+        return 1;
+    double m = 0.0, b[9];
+    for (int i = 0; i < 9; i++)
+        m = fmax(m, fabs(a[i]));
+    if (!(m > 0.0) || !isfinite(m))
+        return 0;
+    for (int i = 0; i < 9; i++)
+        b[i] = a[i] / m;
+    if (!inverse3_plain(b, inv))
+        return 0;
+    for (int i = 0; i < 9; i++)
+        inv[i] /= m;
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(inv[i]))
+            return 0;
+    return 1;
+}
+
+static void mat_vec(const double *a, const double *v, double *out)
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = a[3 * i] * v[0] + a[3 * i + 1] * v[1] + a[3 * i + 2] * v[2];
+}
+
+static void mat_t_vec(const double *a, const double *v, double *out)
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = a[i] * v[0] + a[3 + i] * v[1] + a[6 + i] * v[2];
+}
+
+/* The Jacobian of q_s exp(v) in the half-angle convention: the body
+ * log-space tangent is jr_half(v) v'. */
+static void jr_half(const double *v, double *J)
+{
+    double p[3] = {2.0 * v[0], 2.0 * v[1], 2.0 * v[2]};
+    double th2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2], th = sqrt(th2), a, b;
+    double K[9] = {0.0, -p[2], p[1], p[2], 0.0, -p[0], -p[1], p[0], 0.0}, KK[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            KK[3 * i + j] = K[3 * i] * K[j] + K[3 * i + 1] * K[3 + j] + K[3 * i + 2] * K[6 + j];
+    if (th < 1e-6) {
+        a = 0.5;
+        b = 1.0 / 6.0;
+    } else {
+        a = (1.0 - cos(th)) / th2;
+        b = (th - sin(th)) / (th2 * th);
+    }
+    for (int i = 0; i < 9; i++)
+        J[i] = (i % 4 == 0 ? 1.0 : 0.0) - a * K[i] + b * KK[i];
+}
+
+/* Frame f's value in a channel's models: its translation, or its
+ * rotation's log relative to the last key (taken once per last key, and
+ * only where a model reaches it: a failing one stops early). */
+static const double *value_at(sweep *w, ptrdiff_t f, int rotation)
+{
+    if (!rotation)
+        return w->jt->translations + 3 * f;
+    double *v = w->logs + 3 * f;
+    if (w->logs_of[f] != w->s) {
+        short_log(w->q + 4 * w->s, w->q + 4 * f, v);
+        w->logs_of[f] = w->s;
+    }
+    return v;
+}
+
+/* The inverse of the Jacobian of the log map (jr_half) at frame f's log,
+ * once per last key: a segment's end and a lookahead's are often another
+ * candidate's (20% of them on CMU 131_01 at 0.1 cm).  NULL where singular. */
+static const double *jinv_at(sweep *w, ptrdiff_t f)
+{
+    double *inv = w->jinv + 9 * f;
+    if (w->jinv_of[f] != w->s) {
+        double J[9];
+        jr_half(value_at(w, f, 1), J);
+        if (!inverse3(J, inv))
+            inv[0] = NAN;  /* an inverse3 that succeeds is never NaN */
+        w->jinv_of[f] = w->s;
+    }
+    return isnan(inv[0]) ? NULL : inv;
+}
+
+/* A channel's cubic Hermite model of the frames strictly between frames a
+ * and b with one of its two tangents fitted: the segment's (at b, the last
+ * key's fixed at a) or the lookahead's (at a, the frames' own fixed at b). */
+typedef struct {
+    ptrdiff_t a, b;
+    int rotation, fit_at_b;
+    const double *va, *vb;     /* the values at a (NULL: zero, a log at the last key) and b */
+    const double *d;           /* the fixed tangent, per time */
+} model;
+
+/* A row's radius in apart: the tolerance r, grown (see there). */
+KB_INLINE double radius(const double *row, double r)
+{
+    return r + 1e-9 * (fabs(row[0]) + fabs(row[1]) + fabs(row[2]) + r);
+}
+
+/* Whether no tangent v brings both frames i and j (model_residuals' rows;
+ * r, the tolerance; gj, j's radius as below) within the tolerance: those
+ * that bring frame i, |res_i - c_i v| <= gi, form a ball about res_i / c_i
+ * of radius gi / |c_i|, and the two balls do not meet.  The radii are
+ * grown by far more than residuals_within's rounding (relative 1e-16 of
+ * the residual's terms, and its d2's underflow where r >= 1e-100), so
+ * that no frames it would pass are apart. */
+KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
+{
+    double gi = radius(ri, r), d2 = 0.0;
+    for (int c = 0; c < 3; c++) {
+        double d = rj[3] * ri[c] - ri[3] * rj[c];
+        d2 += d * d;
+    }
+    double reach = gi * fabs(rj[3]) + gj * fabs(ri[3]);
+    /* and d2 well above underflow and finite, so that its own rounding is relative */
+    return d2 > reach * reach * (1.0 + 1e-6) && d2 > 1e-290 && d2 <= DBL_MAX;
+}
+
+/* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
+ * the model's span, k its values at a and b and its fixed tangent (copies,
+ * which the rows' stores cannot alias); fit_at_b and has_va (va not NULL)
+ * constants where inlined. */
+KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
+                         ptrdiff_t i, int fit_at_b, int has_va, double *row)
+{
+    const double *v = value_at(w, md->a + 1 + i, md->rotation);
+    double h[4];
+    hermite((w->jt->times[md->a + 1 + i] - ta) / dt, h);
+    const double hd = (fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
+    for (int c = 0; c < 3; c++)
+        row[c] = (has_va ? v[c] - h[0] * k[c] : v[c]) - h[2] * k[3 + c] - hd * k[6 + c];
+    row[3] = (fit_at_b ? h[3] : h[1]) * dt;
+}
+
+/* model_residuals for a model whose fit_at_b and has_va (va not NULL) are
+ * constants where inlined: no row tests them, nor reloads what its stores
+ * could alias. */
+KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int fit_at_b,
+                           int has_va)
+{
+    const ptrdiff_t m = md->b - md->a, n = m - 1;
+    if (n < 1)
+        return 1;
+    const double ta = w->jt->times[md->a], dt = w->jt->times[md->b] - ta;
+    double k[9], anchor[4];
+    for (int c = 0; c < 3; c++) {
+        k[c] = has_va ? md->va[c] : 0.0;
+        k[3 + c] = md->vb[c];
+        k[6 + c] = md->d[c];
+    }
+    ptrdiff_t ia = (fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
+    ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
+    model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
+    memcpy(res + 4 * ia, anchor, sizeof anchor);
+    const double ga = radius(anchor, r);
+    const int look = r >= 1e-100;
+    for (ptrdiff_t odd = 0; odd < 2; odd++)
+        for (ptrdiff_t i = odd; i < n; i += 2) {
+            if (i == ia)
+                continue;
+            model_row(w, md, ta, dt, k, i, fit_at_b, has_va, res + 4 * i);
+            if (look && apart(res + 4 * i, anchor, r, ga))
+                return 0;
+        }
+    return 1;
+}
+
+/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
+ * the residual before the fitted tangent's term, and that term's
+ * coefficient), so that the check after the fit takes no basis again; 0,
+ * some rows left out, where two frames are apart (no tangent fits both
+ * within r, so the fit would fail; not looked for where r < 1e-100).  The
+ * frame where the fitted term's basis peaks (u 1/3 or 2/3) first and each
+ * other against it, the even rows before the odd: on CMU 131_01 at 0.1 cm
+ * that found 94% of the failing lookaheads, in 3 of their 18 frames, and
+ * 53% of the failing segments. */
+static int model_residuals(sweep *w, const model *md, double r, double *res)
+{
+    if (md->fit_at_b)
+        return md->va ? residuals_as(w, md, r, res, 1, 1) : residuals_as(w, md, r, res, 1, 0);
+    return md->va ? residuals_as(w, md, r, res, 0, 1) : residuals_as(w, md, r, res, 0, 0);
+}
+
+/* The normal-equation sums (rhs, *nn) of n residuals (model_residuals')
+ * for the fitted tangent. */
+static void tangent_sums(const double *res, ptrdiff_t n, double *rhs, double *nn)
+{
+    for (ptrdiff_t i = 0; i < n; i++, res += 4) {
+        for (int c = 0; c < 3; c++)
+            rhs[c] += res[3] * res[c];
+        *nn += res[3] * res[3];
+    }
+}
+
+/* The virtual next segment's frames after e before look_search (0:
+ * none): SWEEP_LOOK times this segment's, at least SWEEP_LOOK_LEAST, not
+ * past the last frame nor across a hold's edge (from held steps to moving
+ * ones or back) in this channel. */
+static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int rotation)
+{
+    ptrdiff_t m = (ptrdiff_t)ceil(SWEEP_LOOK * (double)(e - w->s));
+    if (m < SWEEP_LOOK_LEAST)
+        m = SWEEP_LOOK_LEAST;
+    if (m > w->F - 1 - e)
+        m = w->F - 1 - e;
+    if (e + 1 < w->F) {  /* not across a hold's edge */
+        ptrdiff_t g = (rotation ? w->run_q : w->run_x)[e + 1];
+        if (m > g - e)
+            m = g - e;
+    }
+    return m >= 2 ? m : 0;
+}
+
+/* Whether n frames' residuals (res: each a model's residual before the
+ * fitted tangent's term, and that term's coefficient), less the term with
+ * tangent v, are all within sqrt(lim) (none NaN). */
+static int residuals_within(const double *res, ptrdiff_t n, const double *v, double lim)
+{
+    for (ptrdiff_t i = 0; i < n; i++, res += 4) {
+        double d2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            double d = res[c] - res[3] * v[c];
+            d2 += d * d;
+        }
+        if (!(d2 <= lim))
+            return 0;
+    }
+    return 1;
+}
+
+/* The lookahead of m frames after e for one channel: its normal-equation
+ * sums for the tangent at e (lr, *ln; the rotation's in log-space slope
+ * terms relative to the last key), and whether a cubic with that tangent
+ * alone fitted fits its frames within the tolerance (-1 where the end's
+ * Jacobian is singular; the sums unset where it does not fit). */
+static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *lr, double *ln)
+{
+    const ptrdiff_t b = e + m;
+    double db[3];
+    model md = {e, b, rotation, 0, value_at(w, e, rotation), value_at(w, b, rotation), db};
+    if (rotation) {
+        const double *jbinv = jinv_at(w, b);
+        if (!jbinv)
+            return -1;
+        mat_vec(jbinv, w->dq + 3 * b, db);
+    } else {
+        memcpy(db, w->dx + 3 * b, sizeof db);
+    }
+    double tol = rotation ? 0.5 * w->angle_tol : w->distance_tol;
+    double lim = tol * tol, tl[3];
+    if (!model_residuals(w, &md, sqrt(lim), w->res_look))
+        return 0;
+    lr[0] = lr[1] = lr[2] = 0.0;
+    *ln = 0.0;
+    tangent_sums(w->res_look, m - 1, lr, ln);
+    for (int c = 0; c < 3; c++)
+        tl[c] = lr[c] / *ln;
+    return residuals_within(w->res_look, m - 1, tl, lim);
+}
+
+/* The lookahead's frames (0: none): m, else halved until a cubic fits
+ * them (the next segment is then that short at most); its sums. */
+static ptrdiff_t look_search(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation,
+                             double *lr, double *ln)
+{
+    int ok;
+    while ((ok = look_sums(w, e, m, rotation, lr, ln)) == 0) {
+        m /= 2;
+        if (m < 2)
+            return 0;
+    }
+    return ok < 0 ? 0 : m;
+}
+
+/* The lookahead's sums (look_search from m frames; none where m is 0 or
+ * no cubic fits) added to a channel's normal-equation sums rhs, *n. */
+static void add_lookahead(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *rhs,
+                          double *n)
+{
+    double lr[3], ln;
+    if (m && look_search(w, e, m, rotation, lr, &ln)) {
+        for (int c = 0; c < 3; c++)
+            rhs[c] += lr[c];
+        *n += ln;
+    }
+}
+
+/* The translation tangent at e by least squares; 0 where a frame of the
+ * segment is then beyond the tolerance (or the fit is not finite). */
+static int fit_translation(sweep *w, ptrdiff_t e, fit *r)
+{
+    if (!w->tr_fit) {
+        memcpy(r->tx, w->dx + 3 * e, sizeof r->tx);
+        return 1;
+    }
+    const double *t = w->jt->times, *x = w->jt->translations;
+    const ptrdiff_t s = w->s;
+    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
+    const double lim = w->distance_tol * w->distance_tol;
+    model md = {s, e, 0, 1, x + 3 * s, x + 3 * e, w->tx_s};
+    if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
+        return 0;
+    double n = lam, rhs[3];
+    for (int c = 0; c < 3; c++)
+        rhs[c] = lam * w->dx[3 * e + c];
+    tangent_sums(w->res_seg, e - s - 1, rhs, &n);
+    add_lookahead(w, e, look_frames(w, e, 0), 0, rhs, &n);
+    for (int c = 0; c < 3; c++)
+        r->tx[c] = rhs[c] / n;
+    if (!isfinite(r->tx[0] + r->tx[1] + r->tx[2]))
+        return 0;
+    return residuals_within(w->res_seg, e - s - 1, r->tx, lim);
+}
+
+/* The rotation tangent at e by least squares on the log-space model; 0
+ * where twice a frame's residual is then beyond the tolerance. */
+static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
+{
+    if (!w->rot_fit) {
+        memcpy(r->tq, w->dq + 3 * e, sizeof r->tq);
+        return 1;
+    }
+    const double *t = w->jt->times;
+    const ptrdiff_t s = w->s;
+    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
+    const double lim = 0.25 * w->angle_tol * w->angle_tol;
+    const double *L = value_at(w, e, 1);
+    model md = {s, e, 1, 1, NULL, L, w->tq_s};
+    if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
+        return 0;
+    const double *jinv = jinv_at(w, e);
+    if (!jinv)
+        return 0;
+    memcpy(r->jinv, jinv, sizeof r->jinv);
+    double jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
+    tangent_sums(w->res_seg, e - s - 1, cr, &cc);
+    add_lookahead(w, e, look_frames(w, e, 1), 1, cr, &cc);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            jtj[3 * i + j] = r->jinv[i] * r->jinv[j] + r->jinv[3 + i] * r->jinv[3 + j] +
+                             r->jinv[6 + i] * r->jinv[6 + j];
+    mat_t_vec(r->jinv, cr, rhs);
+    for (int i = 0; i < 9; i++)
+        r->normal[i] = cc * jtj[i] + (i % 4 == 0 ? lam : 0.0);
+    for (int c = 0; c < 3; c++)
+        rhs[c] += lam * w->dq[3 * e + c];
+    double ninv[9], slope[3];
+    if (!inverse3(r->normal, ninv))
+        return 0;
+    mat_vec(ninv, rhs, r->tq);
+    r->lam = lam;
+    if (!isfinite(r->tq[0] + r->tq[1] + r->tq[2]))
+        return 0;
+    mat_vec(r->jinv, r->tq, slope);  /* the log-space slope at e, per time */
+    return residuals_within(w->res_seg, e - s - 1, slope, lim);
+}
+
+/* Both channels' fit of the segment from the last key to e, on the models. */
+int kb_sw_fit_model(sweep *w, ptrdiff_t e, fit *r)
+{
+    return fit_translation(w, e, r) && fit_rotation(w, e, r);
+}
+
+/* The joint's frames strictly between s and e as a joint of their own,
+ * for kb_reduce_errors_unchecked: kb_reduce_errors' errors, whose check
+ * of the frames s .. e always passed (frames of the joint checked at
+ * entry), and only those the check scores (not the keys'). */
+static kb_reduce_joint inner_frames(const sweep *w, ptrdiff_t s, ptrdiff_t e)
+{
+    const kb_reduce_joint *jt = w->jt;
+    return (kb_reduce_joint){e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
+                             jt->translations + 3 * (s + 1), jt->angle_tolerance,
+                             jt->distance_tolerance, 1};
+}
+
+/* The translation spline's segment from the last key to e with tangents
+ * tx_s and tx, as kb_reduce_rebuild builds and evaluates it, at frames
+ * strictly between s and e (into w->curve_x, row j frame s + j's; each
+ * query's value is its own, whatever the others), and their distances
+ * (w->distance likewise); 0 where it cannot be built. */
+static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
+{
+    const kb_reduce_joint *jt = w->jt;
+    const ptrdiff_t s = w->s, m = e - s + 1;
+    double kt[2] = {jt->times[s], jt->times[e]}, kx[6], given[6], zero[2] = {0.0, 0.0};
+    double tin[6], tout[6], coef[12];
+    memcpy(kx, jt->translations + 3 * s, 3 * sizeof(double));
+    memcpy(kx + 3, jt->translations + 3 * e, 3 * sizeof(double));
+    memcpy(given, w->tx_s, 3 * sizeof(double));
+    memcpy(given + 3, tx, 3 * sizeof(double));
+    kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
+    kb_tcb_keys k = {.n_tracks = 1, .n_keys = 2, .dim = 3, .times = times, .values = kx,
+                     .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
+                     .ease_to = zeros, .start_tangent = none, .end_tangent = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .given_in = given,
+                     .given_out = given};
+    kb_error err;
+    if (kb_tcb_build(&k, tin, tout, coef, NULL, &err) != KB_OK)
+        return 0;
+    kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
+                  .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+    if (kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
+                      &err) != KB_OK)
+        return 0;
+    kb_reduce_joint view = inner_frames(w, s, e);
+    kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
+    return 1;
+}
+
+/* The rotation spline's segment likewise (into w->curve_q, w->angle; its
+ * segment built as the keys' locations ask, frames s .. e), its
+ * keys the last key with the sign the whole spline gives it and frame e
+ * (on its side, as the whole spline puts it): the same unit keys, chord,
+ * segment and values as kb_reduce_rebuild's to the bit, up to one sign for
+ * the segment.  *sign_e: the sign the whole spline gives frame e. */
+static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e)
+{
+    const kb_reduce_joint *jt = w->jt;
+    const ptrdiff_t s = w->s, m = e - s + 1;
+    double kt[2] = {jt->times[s], jt->times[e]}, kq[8], given[6], zero[2] = {0.0, 0.0};
+    double uq[8], chord[3], tchord[3], dt[1], tin[6], tout[6], seg[KB_ROT_SEG];
+    unsigned char kind[1];
+    for (int c = 0; c < 4; c++) {
+        kq[c] = w->sign_s * jt->rotations[4 * s + c];
+        kq[4 + c] = jt->rotations[4 * e + c];
+    }
+    memcpy(given, w->tq_s, 3 * sizeof(double));
+    memcpy(given + 3, tq, 3 * sizeof(double));
+    kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
+    kb_rot_keys k = {.n_tracks = 1, .n_keys = 2, .times = times, .quats = kq,
+                     .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
+                     .ease_to = zeros, .start_omega = none, .end_omega = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
+                     .given_in = given, .given_out = given};
+    kb_rot_chords ch = {uq, chord, tchord, dt};
+    kb_rot_chords_of(&k, &ch);
+    ptrdiff_t hint = 0;
+    for (ptrdiff_t j = 0; j < m; j++)
+        locate(kt, 1, KB_EXTRAP_CLAMP, jt->times[s + j], &hint, &w->loc[j]);
+    kb_error err;
+    if (kb_rot_build_segments(&k, &ch, w->loc, m, tin, tout, seg, kind, &err) != KB_OK)
+        return 0;
+    kb_rot_curve c = {.n_tracks = 1, .n_seg = 1, .knots = kt, .knots_stride = 2, .seg = seg,
+                      .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = kind};
+    kb_rot_values_at(&c, jt->times + s + 1, w->loc + 1, m - 2, w->curve_q + 4);
+    /* the unit key e is frame e divided by its norm, negated or not:
+     * compare the signs of their largest component */
+    const double *src = jt->rotations + 4 * e;
+    int big = 0;
+    for (int c = 1; c < 4; c++)
+        if (fabs(src[c]) > fabs(src[big]))
+            big = c;
+    *sign_e = (uq[4 + big] < 0.0) == (src[big] < 0.0) ? 1.0 : -1.0;
+    kb_reduce_joint view = inner_frames(w, s, e);
+    kb_reduce_errors_unchecked(&view, w->curve_q + 4, NULL, w->angle + 1, NULL);
+    return 1;
+}
+
+/* The worst of errors over the frames strictly between the keys. */
+static double worst_inside(const double *error, ptrdiff_t m)
+{
+    double worst = 0.0;
+    for (ptrdiff_t j = 1; j + 1 < m; j++)
+        if (!(error[j] <= worst))
+            worst = isnan(error[j]) ? INFINITY : error[j];
+    return worst;
+}
+
+/* The real check of a fitted end e (r, the rotation tangent perhaps moved
+ * by one Gauss-Newton step on the real spline's log residual): 1 where
+ * every frame of the segment is within the tolerances by the splines
+ * kb_reduce_rebuild builds.  *sign_e as real_rotation's. */
+int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
+{
+    const ptrdiff_t s = w->s, m = e - s + 1;
+    *sign_e = 1.0;
+    if (w->tr_check &&
+        (!real_translation(w, e, r->tx) || worst_inside(w->distance, m) > w->distance_tol))
+        return 0;
+    if (!w->rot_check)
+        return 1;
+    for (int step = 0;; step++) {
+        if (!real_rotation(w, e, r->tq, sign_e))
+            return 0;
+        double worst = worst_inside(w->angle, m);
+        if (worst <= w->angle_tol)
+            return 1;
+        if (step == 1 || !w->rot_fit || worst > 2.0 * w->angle_tol)
+            return 0;
+        /* one Gauss-Newton step: the frames' logs from the curve's, relative
+         * to the start key, through the model's Jacobian */
+        const double *t = w->jt->times, dt = t[e] - t[s];
+        const double *q0 = w->q + 4 * s;
+        double acc[3] = {0.0, 0.0, 0.0}, rhs[3], ninv[9], step_v[3];
+        for (ptrdiff_t f = s + 1; f < e; f++) {
+            double h[4], v[3];
+            hermite((t[f] - t[s]) / dt, h);
+            const double *lf = value_at(w, f, 1);
+            short_log(q0, w->curve_q + 4 * (f - s), v);
+            for (int c = 0; c < 3; c++)
+                acc[c] += h[3] * dt * (lf[c] - v[c]);
+        }
+        mat_t_vec(r->jinv, acc, rhs);
+        for (int c = 0; c < 3; c++)
+            rhs[c] += r->lam * (w->dq[3 * e + c] - r->tq[c]);
+        if (!inverse3(r->normal, ninv))
+            return 0;
+        mat_vec(ninv, rhs, step_v);
+        for (int c = 0; c < 3; c++)
+            r->tq[c] += step_v[c];
+        if (!isfinite(r->tq[0] + r->tq[1] + r->tq[2]))
+            return 0;
+    }
+}
