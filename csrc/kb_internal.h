@@ -182,4 +182,13 @@ typedef kb_status (*kb_build_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_e
 kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
                             void *ctx, kb_error *err);
 
+/* Forward kinematics' companion for key reduction's tolerances. */
+/* reach[j]: the farthest any point joint j carries (its own and those of
+ * the joints below it) gets from its origin in any frame (NaN where a point
+ * is); points as kb_joint_world writes them, joint after joint; parents[j]
+ * in [-1, j). */
+kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t *parents,
+                         const ptrdiff_t *n_sites, const double *points, double *reach,
+                         kb_error *err);
+
 #endif /* KB_INTERNAL_H */

@@ -11,6 +11,7 @@
 
 #include "kb_test.h"
 #include "kbspline/kbspline.h"
+#include "kb_internal.h"  /* kb_joint_reach */
 
 #define LONG_F 11 /* two blocks of four and three frames after */
 #define LONG_SITES 2

@@ -1,5 +1,6 @@
 /* kinematics.c -- forward kinematics of a joint hierarchy. */
 #include "ext.h"
+#include "kb_internal.h"  /* kb_joint_reach */
 
 PyDoc_STRVAR(joint_world_doc,
 "joint_world(parent_rot, parent_origin, rotations, offsets, sites, truth,\n"

@@ -11,12 +11,11 @@
  * Derivatives are d/dt in global time (per unit of t), never d/du.
  *
  * Headers (include this one; each opens with an index of its functions):
- *   status.h      errors, option codes, per-key parameters
+ *   status.h      errors, option codes, per-key parameters, threads
  *   position.h    position-like splines: build, evaluate
  *   rotation.h    rotation splines: build, evaluate
  *   length.h      arc length and swept angle
  *   quat.h        quaternion utilities
- *   threads.h     the worker threads
  *   kinematics.h  forward kinematics
  *   reduce.h      key reduction of a clip
  */
@@ -24,7 +23,6 @@
 #define KBSPLINE_H
 
 #include "status.h"
-#include "threads.h"
 #include "position.h"
 #include "rotation.h"
 #include "length.h"

@@ -2,7 +2,6 @@
  * kbspline/kinematics.h -- forward kinematics of a joint hierarchy.
  *
  *   kb_joint_world  one joint placed in the world, frame by frame
- *   kb_joint_reach  how far each joint's points get from its origin
  */
 #ifndef KBSPLINE_KINEMATICS_H
 #define KBSPLINE_KINEMATICS_H
@@ -31,14 +30,6 @@ kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *sites, const double *truth, double limit,
                          double *world_rot, double *origin, double *points, double *max_error,
                          double *frame_worst, kb_error *err);
-
-/* reach[j]: the farthest any point joint j carries (its own and those of
- * the joints below it) gets from its origin in any frame (NaN where a point
- * is); points as kb_joint_world writes them, joint after joint; parents[j]
- * in [-1, j). */
-kb_status kb_joint_reach(ptrdiff_t n_joints, ptrdiff_t n_frames, const ptrdiff_t *parents,
-                         const ptrdiff_t *n_sites, const double *points, double *reach,
-                         kb_error *err);
 
 KB_END_DECLS
 #endif /* KBSPLINE_KINEMATICS_H */

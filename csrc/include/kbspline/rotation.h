@@ -49,8 +49,7 @@ enum {
  * else the cumulative cubic of the same ends and end angular velocities
  * (the construction and its bound: docs/guide/rotations.md).
  *   tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
- *   seg    (n_tracks, S, KB_ROT_SEG), what evaluation reads: squad (q_n, a_n,
- *          L_n, log(a_n* b_(n+1)), 0, 0); cumulative (q_n, spin, w1, w2, w3)
+ *   seg    (n_tracks, S, KB_ROT_SEG): what evaluation reads (opaque)
  *   ctrl   (n_tracks, S, 4, 4) control points, or NULL: squad (q_n, a_n,
  *          b_(n+1), q_(n+1)); cumulative (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
  *   kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE

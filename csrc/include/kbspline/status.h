@@ -1,11 +1,12 @@
 /*
- * kbspline/status.h -- errors, option codes and per-key parameters shared by
- * every kbspline header.
+ * kbspline/status.h -- errors, option codes, per-key parameters and threads,
+ * shared by every kbspline header.
  *
  *   kb_strerror           the message of a status
  *   kb_min_keys           fewest keys an end condition accepts
  *   kb_num_segments       segments of a spline of n keys
  *   kb_first_segment_key  the key that starts segment 0
+ *   kb_threads_shutdown   join the worker threads behind the *_threaded calls
  */
 #ifndef KBSPLINE_STATUS_H
 #define KBSPLINE_STATUS_H
@@ -93,6 +94,14 @@ ptrdiff_t kb_num_segments(kb_ends ends, ptrdiff_t n_keys);
 
 /* Index of the first key that starts a segment (1 for phantom, else 0). */
 ptrdiff_t kb_first_segment_key(kb_ends ends);
+
+/* The most threads a *_threaded call uses; a larger n_threads counts as this. */
+#define KB_MAX_THREADS 256
+
+/* Joins the worker threads that *_threaded calls start on first use and
+ * keep (optional: for leak checkers and programs that unload the library);
+ * must not run beside a call. */
+void kb_threads_shutdown(void);
 
 KB_END_DECLS
 #endif /* KBSPLINE_STATUS_H */
