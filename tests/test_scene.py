@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kbspline
 from gltf_files import Gltf, z_turn
 from kbspline.formats import (FormatError, READERS, BvhError, GltfError, read_gltf,
                               read_scene)
@@ -18,13 +19,15 @@ from kbspline.motion import Joint, Motion, world_positions, write_bvh
 from kbspline.quaternion import quat_to_matrix
 
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "gltf"
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+# the folder the kbspline under test comes from: the source tree or site-packages
+IMPORTED_FROM = pathlib.Path(kbspline.__file__).resolve().parents[1]
 
 
-def run_python(code):
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+def run_python(code, tmp_path):
+    """`code` in a fresh interpreter, started outside any source tree."""
+    env = {"PYTHONPATH": str(IMPORTED_FROM), "PATH": "/usr/bin:/bin"}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, cwd=ROOT)
+                          env=env, cwd=tmp_path)
 
 
 def arm(path):
@@ -159,19 +162,19 @@ def test_gltf_scene_names_are_aliases_of_the_model():
     assert isinstance(gltf.GltfChannel, type)
 
 
-def test_old_gltf_module_warns_and_names_the_new_home():
+def test_old_gltf_module_warns_and_names_the_new_home(tmp_path):
     out = run_python("import warnings\n"
                      "with warnings.catch_warnings(record=True) as w:\n"
                      "    warnings.simplefilter('always')\n"
                      "    from kbspline.gltf import export_gltf, read_gltf\n"
                      "import kbspline.formats.gltf as new\n"
                      "assert read_gltf is new.read_gltf\n"
-                     "print([(x.category.__name__, str(x.message)) for x in w])")
+                     "print([(x.category.__name__, str(x.message)) for x in w])", tmp_path)
     assert out.returncode == 0, out.stderr
     assert "DeprecationWarning" in out.stdout and "kbspline.formats.gltf" in out.stdout
 
 
-def test_motion_does_not_import_formats():
+def test_motion_does_not_import_formats(tmp_path):
     out = run_python("import sys, kbspline.motion\n"
                      "assert 'kbspline.formats' not in sys.modules, 'imported'\n"
                      "from kbspline.motion import read_bvh, BvhError, motion_to_gltf\n"
@@ -179,7 +182,7 @@ def test_motion_does_not_import_formats():
                      "assert read_bvh is bvh.read_bvh and BvhError is bvh.BvhError\n"
                      "import kbspline.motion as m\n"
                      "assert 'motion_to_usd' in dir(m)\n"
-                     "try:\n    m.no_such_name\nexcept AttributeError as e:\n    print(e)")
+                     "try:\n    m.no_such_name\nexcept AttributeError as e:\n    print(e)", tmp_path)
     assert out.returncode == 0, out.stderr
     assert "no_such_name" in out.stdout
 
