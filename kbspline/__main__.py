@@ -315,18 +315,11 @@ def missed_line(report, hint, accepted):
     """(One line naming the channels whose playback misses its tolerance, in
     degrees and the output's units, whether that is accepted), or None.
     `hint`: (why it was missed, which option accepts it)."""
-    missed = getattr(report, "missed", {})
-    if not missed:
+    from .formats.report import missed_channels
+    if not getattr(report, "missed", {}):
         return None
-    parts = []
-    for (node, path), error in sorted(missed.items(), key=lambda item: -item[1]):
-        tolerance = report.tolerances[node, path]
-        if path == "rotation":
-            parts.append(f"{node} {math.degrees(error):.3g} deg > "
-                         f"{math.degrees(tolerance):.3g} deg")
-        else:
-            parts.append(f"{node} {path} {error:.3g} > {tolerance:.3g} units")
-    line = (f"playback misses the tolerance on {len(parts)} channel(s): {', '.join(parts)} "
+    parts = missed_channels(report, units=" units", compare=True)
+    line = (f"playback misses the tolerance on {len(report.missed)} channel(s): {parts} "
             f"({hint[0]}; ")
     return (line + "accepted)", True) if accepted else (line + hint[1] + ")", False)
 

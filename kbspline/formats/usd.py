@@ -44,6 +44,7 @@ from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .adaptive import CHECKS, MIN_KEY_SPACING, _check, linear_keys
 from .gltf import DEFAULT_ANGLE_TOLERANCE
+from .report import missed_channels
 
 __all__ = ["motion_to_usd", "UsdExport"]
 
@@ -421,20 +422,11 @@ def _note(max_error, tolerances, names, path, errors, tolerance):
 def _warn_misses(report):
     """One warning naming the channels beyond their tolerance, in degrees
     and in the clip's units."""
-    missed = report.missed
-    if not missed:
+    if not report.missed:
         return
-    parts = []
-    for (name, path), error in sorted(missed.items(), key=lambda item: -item[1]):
-        tolerance = report.tolerances[name, path]
-        if path == "rotation":
-            parts.append(f"{name} rotation {math.degrees(error):.3g} deg "
-                         f"(tolerance {math.degrees(tolerance):.3g})")
-        else:
-            parts.append(f"{name} translation {error:.3g} (tolerance {tolerance:.3g}, "
-                         f"the clip's units)")
+    channels = missed_channels(report, units=", the clip's units")
     warnings.warn(f"{report.path}: UsdSkel's playback misses the tolerance on "
-                  f"{len(parts)} channel(s): {', '.join(parts)}; meeting it would need keys "
+                  f"{len(report.missed)} channel(s): {channels}; meeting it would need keys "
                   f"closer than {MIN_KEY_SPACING} s or more precision than float32 holds",
                   UserWarning, stacklevel=3)
 

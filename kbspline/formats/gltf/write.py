@@ -39,6 +39,7 @@ from ...position import PositionSpline
 from ...quaternion import _angle_between
 from ...rotation import RotationSpline
 from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
+from ..report import missed_channels
 from .playback import _play_cubic, _play_linear, _play_slerp
 
 __all__ = ["export_gltf", "motion_to_gltf", "reduction_to_gltf", "GltfExport",
@@ -232,19 +233,10 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
 def _warn_misses(report, min_spacing):
     """One warning naming the channels beyond their tolerance, rotations in
     degrees, translations and scales in the channels' units."""
-    missed = report.missed
-    if not missed:
+    if not report.missed:
         return
-    parts = []
-    for (node, path), error in sorted(missed.items(), key=lambda item: -item[1]):
-        tolerance = report.tolerances[node, path]
-        if path == "rotation":
-            parts.append(f"{node} rotation {math.degrees(error):.3g} deg "
-                         f"(tolerance {math.degrees(tolerance):.3g})")
-        else:
-            parts.append(f"{node} {path} {error:.3g} (tolerance {tolerance:.3g})")
-    warnings.warn(f"glTF's playback misses the tolerance on {len(parts)} channel(s): "
-                  f"{', '.join(parts)}; meeting it would need keys closer than "
+    warnings.warn(f"glTF's playback misses the tolerance on {len(report.missed)} channel(s): "
+                  f"{missed_channels(report)}; meeting it would need keys closer than "
                   f"{min_spacing:g} s (min_key_spacing)", UserWarning, stacklevel=3)
 
 
