@@ -23,7 +23,7 @@ import numpy as np
 from .lightwave_envelope import BEHAVIOURS, SPAN_TYPES, Envelope
 
 from .errors import FormatError
-from .scene import Node, Scene
+from .scene import Node, Scene, _looped_node
 
 CHANNELS = ("X", "Y", "Z", "H", "P", "B", "SX", "SY", "SZ")
 _KINDS = {"LoadObjectLayer": "mesh", "LoadObject": "mesh", "AddNullObject": "null",
@@ -486,21 +486,11 @@ def _parents(reader, items):
                 raise reader.error(line, f"ParentObject {number}: the scene has "
                                          f"{len(objects)} objects")
             parents.append(objects[number - 1])
-    # a parent chain must end at a root; each item is walked once (0 new,
-    # 1 on the chain being walked, 2 known to reach a root)
-    state = [0] * len(items)
-    for n, item in enumerate(items):
-        chain, p = [], n
-        while p >= 0 and state[p] == 0:
-            state[p] = 1
-            chain.append(p)
-            p = parents[p]
-        if p >= 0 and state[p] == 1:
-            looped = items[p]
-            raise reader.error(looped.parent_ref[2] if looped.parent_ref else looped.line,
-                               f"{looped.name!r} is its own ancestor")
-        for q in chain:
-            state[q] = 2
+    looped_at = _looped_node(parents)
+    if looped_at is not None:
+        looped = items[looped_at]
+        raise reader.error(looped.parent_ref[2] if looped.parent_ref else looped.line,
+                           f"{looped.name!r} is its own ancestor")
     return parents
 
 

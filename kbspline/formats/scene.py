@@ -185,6 +185,23 @@ class Scene:
         return _to_motion(self, animation, fps, skin)
 
 
+def _looped_node(parents: list[int]) -> Optional[int]:
+    """A node that is its own ancestor, or None where every parent chain
+    (-1 for a root) ends at a root; each node is walked once."""
+    state = [0] * len(parents)     # 0 unseen, 1 on the current walk, 2 under a root
+    for start in range(len(parents)):
+        walk, node = [], start
+        while node >= 0 and state[node] == 0:
+            state[node] = 1
+            walk.append(node)
+            node = parents[node]
+        if node >= 0 and state[node] == 1:
+            return node
+        for seen in walk:
+            state[seen] = 2
+    return None
+
+
 def _to_motion(scene, animation, fps, skin):
     from ..motion.resample import WHOLE_FRAMES_TOLERANCE
     from ..quaternion import quat_conjugate, quat_from_matrix, quat_multiply

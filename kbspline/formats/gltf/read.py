@@ -17,7 +17,7 @@ from typing import Union
 import numpy as np
 
 from ..errors import FormatError
-from ..scene import Node, Scene, Skin
+from ..scene import Node, Scene, Skin, _looped_node
 from .playback import INTERPOLATIONS, GltfChannel
 
 __all__ = ["GltfError", "read_gltf", "IGNORED_EXTENSIONS"]
@@ -342,17 +342,9 @@ class _Reader:
         return out
 
     def _check_acyclic(self, parent):
-        state = [0] * len(parent)      # 0 unseen, 1 on the current walk, 2 under a root
-        for i in range(len(parent)):
-            walk, j = [], i
-            while j >= 0 and state[j] == 0:
-                state[j] = 1
-                walk.append(j)
-                j = parent[j]
-            if j >= 0 and state[j] == 1:
-                self.fail(f"node {j} is its own ancestor (a cycle of children)")
-            for k in walk:
-                state[k] = 2
+        looped = _looped_node(parent)
+        if looped is not None:
+            self.fail(f"node {looped} is its own ancestor (a cycle of children)")
 
     def _rest(self, node, i):
         numbers = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}
