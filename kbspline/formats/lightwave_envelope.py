@@ -65,58 +65,41 @@ def _outgoing(prev: Optional[LwsKey], key0: LwsKey, key1: LwsKey) -> float:
     """Outgoing tangent at key0 toward key1, per span (the SDK's rule, which
     follows key0's own shape)."""
     p = key0.sdk_params()
-    span = key0.span
-    if span == "tcb":
-        a = (1 - key0.tension) * (1 + key0.continuity) * (1 + key0.bias)
-        b = (1 - key0.tension) * (1 - key0.continuity) * (1 - key0.bias)
-        d = key1.value - key0.value
-        if prev is None:
-            return b * d
-        return (key1.time - key0.time) / (key1.time - prev.time) * (
-            a * (key0.value - prev.value) + b * d)
-    if span == "linear":
-        d = key1.value - key0.value
-        if prev is None:
-            return d
-        return (key1.time - key0.time) / (key1.time - prev.time) * (
-            key0.value - prev.value + d)
-    if span in ("hermite", "bezier"):
-        out = p[1]
-        if prev is not None:
-            out *= (key1.time - key0.time) / (key1.time - prev.time)
-        return out
-    if span == "bezier2d":
-        out = p[3] * (key1.time - key0.time)
-        return out / p[2] if abs(p[2]) > 1e-5 else out * 1e5
-    return 0.0
+    tcb = ((1 - key0.tension) * (1 - key0.continuity) * (1 - key0.bias),
+           (1 - key0.tension) * (1 + key0.continuity) * (1 + key0.bias))
+    before = None if prev is None else (key0.value - prev.value, key1.time - prev.time)
+    return _tangent(key0.span, key1.value - key0.value, key1.time - key0.time, before,
+                    tcb, p[1], (p[3], p[2]))
 
 
 def _incoming(key0: LwsKey, key1: LwsKey, nxt: Optional[LwsKey]) -> float:
     """Incoming tangent at key1 from key0 (the SDK's rule, by key1's shape)."""
     p = key1.sdk_params()
-    span = key1.span
-    if span == "linear":
-        d = key1.value - key0.value
-        if nxt is None:
-            return d
-        return (key1.time - key0.time) / (nxt.time - key0.time) * (nxt.value - key1.value + d)
-    if span == "tcb":
-        a = (1 - key1.tension) * (1 - key1.continuity) * (1 + key1.bias)
-        b = (1 - key1.tension) * (1 + key1.continuity) * (1 - key1.bias)
-        d = key1.value - key0.value
-        if nxt is None:
-            return a * d
-        return (key1.time - key0.time) / (nxt.time - key0.time) * (
-            b * (nxt.value - key1.value) + a * d)
+    tcb = ((1 - key1.tension) * (1 - key1.continuity) * (1 + key1.bias),
+           (1 - key1.tension) * (1 + key1.continuity) * (1 - key1.bias))
+    after = None if nxt is None else (nxt.value - key1.value, nxt.time - key0.time)
+    return _tangent(key1.span, key1.value - key0.value, key1.time - key0.time, after,
+                    tcb, p[0], (p[1], p[0]))
+
+
+def _tangent(span: str, d: float, dt: float, neighbour: Optional[tuple[float, float]],
+             tcb: tuple[float, float], handle: float, handle2d: tuple[float, float]) -> float:
+    """A key's tangent over its span (value change `d` in `dt` seconds), by
+    the key's `span` shape. `neighbour`: the other span's value change and
+    the seconds both spans cover, None at an end; `tcb`: the TCB weights of
+    (this span, the other); `handle`: a Hermite or 1-D Bezier key's tangent;
+    `handle2d`: a 2-D Bezier handle's (value, time) offsets."""
     if span in ("hermite", "bezier"):
-        tan = p[0]
-        if nxt is not None:
-            tan *= (key1.time - key0.time) / (nxt.time - key0.time)
-        return tan
+        return handle if neighbour is None else handle * (dt / neighbour[1])
     if span == "bezier2d":
-        tan = p[1] * (key1.time - key0.time)
-        return tan / p[0] if abs(p[0]) > 1e-5 else tan * 1e5
-    return 0.0
+        value, time = handle2d
+        return value * dt / time if abs(time) > 1e-5 else value * dt * 1e5
+    if span not in ("tcb", "linear"):
+        return 0.0
+    own, other = tcb if span == "tcb" else (1.0, 1.0)
+    if neighbour is None:
+        return own * d
+    return dt / neighbour[1] * (other * neighbour[0] + own * d)
 
 
 def _cubic_root(a: float, b: float, c: float, d: np.ndarray) -> np.ndarray:
