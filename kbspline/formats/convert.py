@@ -219,7 +219,7 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     source, output = pathlib.Path(source), pathlib.Path(output)
     kind = output.suffix.lower()
     if kind not in (".gltf", ".glb", ".bvh", ".usd", ".usda", ".usdc"):
-        raise ValueError(f"cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
+        raise ValueError(f"output: cannot write {output.suffix!r} files (known: .gltf, .glb, .bvh, "
                          ".usd, .usda, .usdc)")
     if output.exists() and source.exists() and os.path.samefile(source, output):
         raise ValueError(f"output {str(output)!r} is the input file; convert never writes "

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from ..quaternion import quat_from_matrix
-from .scene import Channel, Node, Scene
+from .scene import Channel, Node, Scene, _looped_node
 from .threeds_chunks import KEY_FIELDS, RawNode, RawTrack, ThreeDSError, parse
 
 __all__ = ["read_3ds", "ThreeDSError", "ThreeDSScene", "Track", "LookAt"]
@@ -412,18 +412,10 @@ def _parents(nodes: list[RawNode]) -> list[int]:
         else:
             raise ThreeDSError(f"chunk 0x{0xB010:04X} in node at byte {node.offset}: "
                                f"parent id {node.parent_id} names no node")
-    done = [False] * len(nodes)      # each node walked once: linear in a deep chain
-    for i in range(len(nodes)):
-        path, on_path, j = [], set(), i
-        while j != -1 and not done[j]:
-            if j in on_path:
-                raise ThreeDSError(f"chunk 0x{0xB010:04X} in node at byte {nodes[i].offset}: "
-                                   "the parents form a cycle")
-            path.append(j)
-            on_path.add(j)
-            j = parents[j]
-        for j in path:
-            done[j] = True
+    looped = _looped_node(parents)
+    if looped is not None:
+        raise ThreeDSError(f"chunk 0x{0xB010:04X} in node at byte {nodes[looped].offset}: "
+                           "the parents form a cycle")
     return parents
 
 
