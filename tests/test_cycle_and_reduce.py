@@ -5,6 +5,7 @@ import pytest
 
 from kbspline.motion import Motion, find_cycle, read_bvh, reduce_keys
 from kbspline.motion import cycle as cycle_module
+from kbspline.motion.resample import WHOLE_FRAMES_TOLERANCE
 from kbspline.quaternion import _angle_between as rotation_error
 from mocap import CLIPS, first_clip
 
@@ -21,7 +22,7 @@ def find_cycle_whole(motion, min_seconds=0.5, max_seconds=None):
     lag = idx[None, :] - idx[:, None]
     # seconds to frames as find_cycle documents it (a relative slack for
     # rounding and BVH's 6-digit frame times)
-    slack = cycle_module._FRAME_SLACK
+    slack = WHOLE_FRAMES_TOLERANCE
     shortest = max(1, int(np.ceil(min_seconds / motion.frame_time * (1 - slack))))
     longest = F if max_seconds is None else int(max_seconds / motion.frame_time * (1 + slack))
     allowed = (lag >= shortest) & (lag <= longest)

@@ -12,13 +12,14 @@ from .._checks import _check_count, _check_scalar
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
+from .resample import WHOLE_FRAMES_TOLERANCE
 
 
 _BLOCK_VALUES = 1 << 22  # joint-pair angles computed at once: 32 MiB of float64
-# Seconds are turned into frames with this relative slack, so that a loop of
-# exactly max_seconds is considered: 7 / 24 s is 6.999999999999999 frames,
-# and BVH prints frame times to 6 digits (0.2 s is 6.000006 frames of 0.0333333 s).
-_FRAME_SLACK = 1e-5
+# Seconds are turned into frames with resample's relative slack, so that a
+# loop of exactly max_seconds is considered: 7 / 24 s is 6.999999999999999
+# frames, and BVH prints frame times to 6 digits (0.2 s is 6.000006 frames of
+# 0.0333333 s).
 
 
 def pose_distances(p, q):
@@ -82,8 +83,8 @@ def find_cycle(motion: Motion, min_seconds: float = 0.5,
     F = motion.num_frames
     in_frames = 1.0 / motion.frame_time
     # frame counts as floats first: seconds far beyond the clip are no overflow
-    least = max(1.0, float(np.ceil(min_seconds * in_frames * (1 - _FRAME_SLACK))))
-    most = float(np.floor(limit * in_frames * (1 + _FRAME_SLACK)))
+    least = max(1.0, float(np.ceil(min_seconds * in_frames * (1 - WHOLE_FRAMES_TOLERANCE))))
+    most = float(np.floor(limit * in_frames * (1 + WHOLE_FRAMES_TOLERANCE)))
     shortest, longest = int(min(least, F)), int(min(most, F))
     if most < least:
         raise ValueError(f"no loop of a whole number of frames ({motion.frame_time:.6g} s each) "
