@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._checks import _check_positive
-from ...motion.clip import POSITION_CHANNELS, Joint, Motion, check_motion
+from ...motion.clip import POSITION_CHANNELS, Motion, check_motion
 from ...motion.kinematics import local_offsets
 from ...position import PositionSpline
 from ...quaternion import _angle_between
