@@ -192,6 +192,10 @@ def test_time_offset():
     ({"a": {"translation": ("pos", 0)}}, {"rate": 0}, ValueError, "rate"),
     ({"a": {"translation": ("pos", 0)}}, {"parents": {"a": "b", "b": "a"}}, ValueError,
      "cycle"),
+    ({"a": {"translation": ("pos", 0)}}, {"parents": {"a": "a"}}, ValueError,
+     "cycle through 'a'"),
+    ({"a": {"translation": ("pos", 0)}}, {"parents": {"a": "b", "b": "c", "c": "b"}},
+     ValueError, "cycle through '[bc]'"),
     ({"a": {"translation": ("pos", 0)}}, {"path": "x.fbx"}, ValueError, ".gltf or .glb"),
 ])
 def test_bad_arguments(splines, tmp_path, channels, kwargs, error, words):

@@ -105,6 +105,8 @@ def test_one_frame_and_bad_scale(tmp_path):
     clip = read_bvh(path)
     with pytest.raises(ValueError, match="scale"):
         motion_to_gltf(clip, scale=0.0)
+    with pytest.raises(TypeError, match="scale must be a number, not 'big'"):
+        motion_to_gltf(clip, scale="big")
     clip.frames = clip.frames[:1]
     with pytest.raises(ValueError, match="2 frames"):
         motion_to_gltf(clip)

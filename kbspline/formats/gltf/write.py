@@ -39,6 +39,7 @@ from ...quaternion import _angle_between
 from ...rotation import RotationSpline
 from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
 from ..report import missed_channels
+from ..scene import _looped_node
 from .playback import _play_cubic, _play_linear, _play_slerp
 
 __all__ = ["export_gltf", "motion_to_gltf", "reduction_to_gltf", "GltfExport",
@@ -290,13 +291,13 @@ def motion_to_gltf(motion: Motion, path: Union[str, os.PathLike[str], None] = No
     ValueError
         For a clip of fewer than 2 frames, joint names that are not unique, a
         non-positive scale, or arguments `export_gltf` refuses.
+    TypeError
+        For a scale that is not a number.
     """
     check_motion(motion, "motion")
     if motion.num_frames < 2:
         raise ValueError("motion_to_gltf needs a clip of at least 2 frames")
-    scale = float(scale)
-    if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be a positive number, not {scale}")
+    scale = _check_positive("scale", scale)
     joints = motion.joints
     names = [joint.name for joint in joints]
     if len(set(names)) != len(names):
@@ -513,13 +514,12 @@ def _as_float32(what, rows, times):
 
 
 def _check_acyclic(parents):
-    for start in parents:
-        seen, node = {start}, parents[start]
-        while node in parents:
-            if node in seen:
-                raise ValueError(f"parents has a cycle through {node!r}")
-            seen.add(node)
-            node = parents[node]
+    """Refuses {child: parent} names that loop; a parent that is no child is a root."""
+    children = list(parents)
+    number = {name: i for i, name in enumerate(children)}
+    looped = _looped_node([number.get(parents[name], -1) for name in children])
+    if looped is not None:
+        raise ValueError(f"parents has a cycle through {children[looped]!r}")
 
 
 def _save(gl, doc, path):
