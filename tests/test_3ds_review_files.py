@@ -105,3 +105,11 @@ def test_a_main_chunk_past_the_end_is_an_error(tmp_path):
         read(tmp_path, data[:-1])
     with pytest.raises(ThreeDSError, match="chunk 0x4D4D at byte 0: length 5 is shorter"):
         read(tmp_path, data[:2] + struct.pack("<I", 5) + data[6:])
+
+
+def test_errors_name_the_file_first(tmp_path):
+    data = small_file()
+    with pytest.raises(ThreeDSError) as caught:
+        read(tmp_path, data[:-1])
+    path = next(tmp_path.glob("*.3ds"))
+    assert str(caught.value).startswith(f"{path}: chunk 0x4D4D at byte 0: ")

@@ -322,20 +322,24 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
     Raises
     ------
     ThreeDSError
-        (a FormatError, a ValueError) for a malformed file, naming the chunk
-        id in hex and its byte offset.
+        (a FormatError, a ValueError) for a malformed file, naming the file,
+        the chunk id in hex and its byte offset.
     """
     if isinstance(fps, bool) or not (isinstance(fps, numbers.Real) and np.isfinite(fps)
                                      and fps > 0):
         raise ValueError(f"fps must be a positive finite number, not {fps!r}")
     with open(path, "rb") as stream:
-        raw = parse(stream.read())
+        data = stream.read()
+    try:
+        raw = parse(data)
+        parents = _parents(raw.nodes)
+    except ThreeDSError as exc:    # named by the file too, as the other readers' errors
+        raise ThreeDSError(f"{os.fspath(path)}: {exc}") from None
     if not raw.keyframer:
         nodes = [_static_node(name, record) for name, record in raw.objects.items()]
         return ThreeDSScene(nodes=nodes, skins=[], animations={}, up_axis="Z",
                             handedness="right", source="3ds", fps=float(fps))
     names = _unique_names(raw.nodes)
-    parents = _parents(raw.nodes)
     tracks = {name: {kind: Track(track, float(fps)) for kind, track in node.tracks.items()}
               for name, node in zip(names, raw.nodes)}
     start = raw.segment[0] / fps if raw.segment else 0.0
