@@ -27,7 +27,9 @@ class Clip(C.Structure):
 class Options(C.Structure):
     _fields_ = [("position_tolerance", C.c_double), ("angle_cap", C.c_double),
                 ("distance_cap", C.c_double), ("virtual_distance", C.c_double),
-                ("greedy", C.c_int), ("n_threads", C.c_int)]
+                ("greedy", C.c_int), ("n_threads", C.c_int),
+                ("progress", C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_int)),
+                ("progress_data", C.c_void_p)]
 
 
 class Reduction(C.Structure):
