@@ -272,23 +272,17 @@ def _check_fitted_rows(reduction):
 
 class _JointFrames:
     """One joint's frames (times, (1, F, 4) rotations, (1, F, 3)
-    translations), whether it has position channels, and its base and cap
-    tolerances (angle, distance)."""
+    translations), whether it has position channels, and its tolerances
+    (angle, distance)."""
 
-    def __init__(self, times, rotations, translations, base, caps, j, moves):
+    def __init__(self, times, rotations, translations, tolerances, j, moves):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves
-        self.base = (float(base[0][j]), float(base[1][j]))
-        self.caps = (float(caps[0][j]), float(caps[1][j]))
-
-    def tolerances(self, scale):
-        """Angle and distance tolerances at `scale`: the base ones times it, capped."""
-        (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
-        return min(scale * angle, angle_cap), min(scale * distance, distance_cap)
+        self.tolerances = tolerances
 
     def greedy(self):
         """Greedy keys (kb_reduce_greedy) under its tolerances."""
-        tolerances = np.array(self.tolerances(1.0))[:, None]
+        tolerances = np.array(self.tolerances)[:, None]
         return _core.reduce_greedy(*self.frames, *tolerances)[0][0]
 
 
@@ -307,7 +301,7 @@ def _fitted_joint(joint):
     """A joint's tangent keys (local mode): swept in one pass
     (kb_reduce_sweep), then keys dropped with their neighbours refitted
     (kb_reduce_drop).  Returns (keys, rotation rows, translation rows)."""
-    tolerances = joint.tolerances(1.0)
+    tolerances = joint.tolerances
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
     if _nothing_to_fit(swept[0], tolerances):
         return swept
@@ -375,7 +369,8 @@ def _rebuild(joint, choice):
 
 def _reduction(motion, joints, selected, world):
     """The Reduction of these choices of keys (local mode), `world` (a
-    WorldError of the clip) measuring their world-space errors."""
+    WorldError of the clip's rotations and translations) measuring their
+    world-space errors."""
     world = world.with_curves(_rebuild(joint, choice) for joint, choice in zip(joints, selected))
     keys = [choice[0] for choice in selected]
     rows = ([[c[1] for c in selected], [c[2] for c in selected]] if len(selected[0]) == 3
@@ -385,16 +380,20 @@ def _reduction(motion, joints, selected, world):
               for j, joint in enumerate(joints)]
     angle = np.array([a.max() for a, _ in errors])
     distance = np.array([0.0 if d is None else d.max() for _, d in errors])
-    return _keyed(motion, joints, keys, angle, distance, world.errors, *rows)
+    return _keyed(motion, [joint.frames[1][0] for joint in joints],
+                  [joint.frames[2][0] for joint in joints], keys, angle, distance,
+                  world.errors, *rows)
 
 
-def _keyed(motion, joints, keys, angle, distance, position, rotation=None, translation=None):
-    """The Reduction of these keys per joint, with their worst errors and
-    fitted tangents (None for greedy keys)."""
+def _keyed(motion, rotations, translations, keys, angle, distance, position,
+           rotation_rows=None, translation_rows=None):
+    """The Reduction of these keys per joint of the clip's rotations and
+    translations, with their worst errors and fitted tangents (None for
+    greedy keys)."""
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
-                     keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
-                     [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     angle, distance, position, None, None, rotation, translation)
+                     keys, [q[k] for q, k in zip(rotations, keys)],
+                     [x[k] for x, k in zip(translations, keys)], angle, distance, position,
+                     None, None, rotation_rows, translation_rows)
 
 
 def _check_reached(name, tolerance, worst):
@@ -512,9 +511,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
                                   progress)
     else:
         J = len(motion.joints)
-        caps = ([angle_tolerance] * J, [distance_tolerance] * J)
-        joints = [_JointFrames(motion.times, rotations, translations, caps, caps, j,
-                               moves(joint))
+        joints = [_JointFrames(motion.times, rotations, translations,
+                               (angle_tolerance, distance_tolerance), j, moves(joint))
                   for j, joint in enumerate(motion.joints)]
         threads_from = FIT_THREADS_FROM if fit else GREEDY_THREADS_FROM
         with _joint_threads(J if motion.num_frames >= threads_from else 1) as pool:
@@ -549,7 +547,5 @@ def _world_reduction(motion, rotations, translations, position_tolerance, angle_
         np.array(sites, dtype=np.float64).reshape(-1, 3), position_tolerance,
         angle_cap or 0.0, distance_cap or 0.0, virtual_distance or 0.0, not fit,
         min(get_num_threads(), len(joints)), progress)
-    return Reduction([joint.name for joint in joints], motion.frame_time, motion.num_frames,
-                     keys, [q[k] for q, k in zip(rotations, keys)],
-                     [x[k] for x, k in zip(translations, keys)], angle, distance, position,
-                     None, None, rotation_rows, translation_rows)
+    return _keyed(motion, rotations, translations, keys, angle, distance, position,
+                  rotation_rows, translation_rows)
