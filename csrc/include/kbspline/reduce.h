@@ -59,8 +59,9 @@ typedef struct {
  * for a frame that is not finite (track: joint, index: frame), KB_ERANGE
  * for a tolerance or cap that is not positive and finite, or below what
  * the splines reproduce keyed at every frame (track: the joint, index:
- * 0 position, 1 angle, 2 distance), KB_ESTOPPED where progress stopped it.  On success free *out with
- * kb_reduction_free; on failure it holds nothing.
+ * 0 position, 1 angle, 2 distance), KB_ESTOPPED where progress stopped
+ * it.  On success free *out with kb_reduction_free; on failure it holds
+ * nothing.
  */
 kb_status kb_reduce_clip(const kb_motion_clip *clip, const kb_reduce_options *options,
                          kb_reduction *out, kb_error *err);
