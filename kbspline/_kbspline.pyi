@@ -120,21 +120,14 @@ def world_accept(
     points: _WorldPoints, held: _WorldPlaced, trial: _WorldPlaced, runs: NDArray[np.intp],
     n_runs: int, j: int, /,
 ) -> None: ...
-def reduce_world_greedy(
-    times: _F64, rotations: _F64, translations: _F64, parents: NDArray[np.intp],
+def reduce_clip(
+    rotations: _F64, translations: _F64, frame_time: float, parents: NDArray[np.intp],
     moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,
-    truth: _F64, tolerances: _F64, caps: _F64, position_tolerance: float,
-    first_scale: float, search_passes: int, factors: _F64,
-    progress: Optional[Callable[[int], object]], n_threads: int, /,
-) -> tuple[Optional[list[NDArray[np.intp]]], _F64, _F64, _F64, _F64,
-           list[NDArray[np.intp]], list[_F64], _F64, float, float]: ...
-def reduce_world_swept(
-    times: _F64, rotations: _F64, translations: _F64, parents: NDArray[np.intp],
-    moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,
-    truth: _F64, tolerances: _F64, caps: _F64, position_tolerance: float, scales: _F64,
-    factors: _F64, progress: Optional[Callable[[int], object]], n_threads: int, /,
-) -> Optional[tuple[list[NDArray[np.intp]], list[_F64], list[_F64], _F64, _F64, _F64,
-                    float]]: ...
+    position_tolerance: float, angle_tolerance: float, distance_tolerance: float,
+    virtual_distance: float, greedy: bool, n_threads: int,
+    progress: Optional[Callable[[int, int], object]], /,
+) -> tuple[list[NDArray[np.intp]], Optional[list[_F64]], Optional[list[_F64]], _F64, _F64,
+           _F64]: ...
 def reduce_fit(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
     distance_tolerance: float, keys: NDArray[np.intp], tangent_keys: bool = False,

@@ -1,7 +1,10 @@
 """kb_reduce_clip (csrc/include/kbspline/reduce.h), the C entry point of
 key reduction, called through ctypes from the extension (which links the
 core in): the same keys, tangents and errors as reduce_keys, bit for bit,
-on random hierarchies, and bad input refused with the status it names."""
+on random hierarchies, and bad input refused with the status it names.
+reduce_keys calls it too (through the extension's binding), so this checks
+the struct layout and the binding's conversions; the searches' oracles are
+in test_reduce_world.py and test_reduce_contract.py."""
 import ctypes as C
 
 import numpy as np
@@ -15,6 +18,7 @@ from test_reduce_contract import hard_clips
 
 P = C.POINTER
 KB_EBADSHAPE, KB_ENONFINITE, KB_ERANGE = 1, 3, 9
+KB_ESTOPPED = 11
 
 
 class Clip(C.Structure):
@@ -27,7 +31,9 @@ class Clip(C.Structure):
 class Options(C.Structure):
     _fields_ = [("position_tolerance", C.c_double), ("angle_cap", C.c_double),
                 ("distance_cap", C.c_double), ("virtual_distance", C.c_double),
-                ("greedy", C.c_int), ("n_threads", C.c_int)]
+                ("greedy", C.c_int), ("n_threads", C.c_int),
+                ("progress", C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_int)),
+                ("progress_data", C.c_void_p)]
 
 
 class Reduction(C.Structure):
@@ -169,3 +175,33 @@ def test_the_c_entry_point_is_reduce_keys_on_a_real_clip(fit):
     assert status == 0
     _same(keys, expected.key_frames)
     np.testing.assert_array_equal(position, expected.max_position)
+
+
+PROGRESS = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int, C.c_int)
+
+
+@pytest.mark.parametrize("fit", [True, False])
+def test_progress_counts_the_passes_and_stops_the_search(fit):
+    """The options' progress(done, total) is called as reduce_keys calls
+    its own, and a non-zero return stops the search: KB_ESTOPPED, nothing
+    to free."""
+    from test_reduce_contract import chain
+    motion = chain()
+    expected = []
+    reduce_keys(motion, position_tolerance=0.1, fit=fit,
+                progress=lambda done, total: expected.append((done, total)))
+    assert expected and expected[-1][0] <= expected[-1][1]
+    for stop_at in (None, 1):
+        calls = []
+
+        def report(_, done, total):
+            calls.append((done, total))
+            return done == stop_at
+
+        callback = PROGRESS(report)
+        status, _ = reduce_clip(clip_arrays(motion), motion.frame_time, position_tolerance=0.1,
+                                greedy=not fit, progress=callback)
+        if stop_at is None:
+            assert (status, calls) == (0, expected)
+        else:
+            assert (status, calls) == (KB_ESTOPPED, expected[:1])

@@ -443,84 +443,89 @@ def test_joint_world_frame_worst_keeps_a_nan(F):
     assert math.isnan(error) and math.isnan(frame_worst[0])
 
 
-def world_greedy_arguments(clip, monkeypatch):
-    """The arguments reduce_keys gives the core's world greedy search on
-    this clip at 0.5 units."""
+def reduce_clip_arguments(clip, monkeypatch, **options):
+    """The arguments reduce_keys gives the core's world search
+    (kb_reduce_clip) on this clip at 0.5 units."""
     from kbspline.motion import reduce as reduce_module
-    seen, search = [], _core.reduce_world_greedy
+    seen, search = [], _core.reduce_clip
 
     def recorded(*args):
         seen.append(args)
         return search(*args)
 
-    monkeypatch.setattr(reduce_module._core, "reduce_world_greedy", recorded)
-    reduce_keys(clip, position_tolerance=0.5, fit=False)
+    monkeypatch.setattr(reduce_module._core, "reduce_clip", recorded)
+    reduce_keys(clip, position_tolerance=0.5, **options)
     monkeypatch.undo()
     (args,) = seen
     return list(args)
 
 
-def test_world_greedy_search_refuses_bad_arguments(walk, monkeypatch):
-    """The core's world greedy search names the argument it refuses, and
-    an exception from its progress callback stops it and propagates."""
-    args = world_greedy_arguments(walk, monkeypatch)
-    keys, *_, good, best = _core.reduce_world_greedy(*args)
-    assert len(keys) == len(walk.joints) and 0 < best <= good
+def test_world_search_refuses_bad_arguments(walk, monkeypatch):
+    """The core's world search names the argument it refuses, and an
+    exception from its progress callback stops it and propagates."""
+    args = reduce_clip_arguments(walk, monkeypatch, fit=False)
+    keys, rotation_rows, translation_rows, *_ = _core.reduce_clip(*args)
+    assert len(keys) == len(walk.joints) and rotation_rows is translation_rows is None
     J = len(walk.joints)
     for index, value, error, words in [
+            (0, np.zeros((J, 5, 3)), ValueError, "rotations"),
+            (1, np.zeros((J, 5, 3)), ValueError, "translations"),
             (3, np.zeros(J - 1, dtype=np.intp), ValueError, "parents"),
             (4, np.ones(J + 1, dtype=bool), ValueError, "moves"),
             (5, np.zeros((J, 2)), ValueError, "offsets"),
-            (6, np.zeros(J, dtype=np.intp), ValueError, "sites"),
+            (6, np.zeros(J, dtype=np.intp), ValueError, "n_sites"),
             (6, np.full(J, -1, dtype=np.intp), ValueError, "n_sites"),
-            (8, args[8][:-1], ValueError, "truth"),
-            (9, np.ones((J, 3)), ValueError, "tolerances"),
-            (10, np.ones(J), ValueError, "caps"),
-            (9, np.zeros((J, 2)), ValueError, "tolerances and caps must be positive"),
-            (10, np.full((J, 2), np.nan), ValueError, "tolerances and caps must be positive"),
-            (11, np.nan, ValueError, "position_tolerance"),
-            (12, np.inf, ValueError, "first_scale"),
-            (13, 0, ValueError, "search_passes"),
-            (14, [2.0], TypeError, "factors"),
-            (15, 3, TypeError, "progress must be callable"),
-            (16, 0, ValueError, "n_threads")]:
+            (7, np.zeros((1, 2)), ValueError, "sites"),
+            (8, np.nan, _core.CoreError, "range"),
+            (14, 3, TypeError, "progress must be callable")]:
         bad = list(args)
         bad[index] = value
         with pytest.raises(error, match=words):
-            _core.reduce_world_greedy(*bad)
+            _core.reduce_clip(*bad)
     bad = list(args)
     bad[3] = np.arange(J, dtype=np.intp)  # each joint its own parent
-    with pytest.raises(ValueError):
-        _core.reduce_world_greedy(*bad)
+    with pytest.raises(_core.CoreError):
+        _core.reduce_clip(*bad)
+    # far below rounding's error: refused, naming the tolerance
+    bad = list(args)
+    bad[8] = 1e-300
+    with pytest.raises(ValueError, match="position_tolerance=1e-300 is below what"):
+        _core.reduce_clip(*bad)
     calls = []
 
-    def stop(passes):
-        calls.append(passes)
-        if passes == 3:
+    def stop(done, total):
+        calls.append((done, total))
+        if done == 3:
             raise KeyboardInterrupt
 
     bad = list(args)
-    bad[15] = stop
+    bad[14] = stop
     with pytest.raises(KeyboardInterrupt):
-        _core.reduce_world_greedy(*bad)
-    assert calls == [1, 2, 3]
+        _core.reduce_clip(*bad)
+    assert calls == [(1, 12), (2, 12), (3, 12)]
     # the core reads its indices on every pass: a progress callback that
     # rewrites the caller's arrays meanwhile cannot reach them (it read out
     # of bounds before they were copied, a review found)
     parents, n_sites = args[3].copy(), args[6].copy()
 
-    def hostile(passes):
+    def hostile(done, total):
         parents[-1], n_sites[0] = 10 ** 6, 10 ** 6
 
     bad = list(args)
-    bad[3], bad[6], bad[15] = parents, n_sites, hostile
-    again = _core.reduce_world_greedy(*bad)
+    bad[3], bad[6], bad[14] = parents, n_sites, hostile
+    again = _core.reduce_clip(*bad)
     assert [k.tolist() for k in again[0]] == [k.tolist() for k in keys]
     # n_sites that wrap around when summed are refused, not summed
     bad = list(args)
     bad[6] = np.array([1, 2 ** 63 - 1, 2 ** 63 - 1, 2] + [0] * (J - 4), dtype=np.intp)
     with pytest.raises(ValueError, match="n_sites"):
-        _core.reduce_world_greedy(*bad)
+        _core.reduce_clip(*bad)
+
+
+def test_an_angle_cap_below_rounding_is_named(walk):
+    """A cap below what every frame keyed reproduces is refused by name."""
+    with pytest.raises(ValueError, match="angle_tolerance=1e-300 is below what"):
+        reduce_keys(walk, 1e-300, position_tolerance=0.5)
 
 
 def test_an_error_in_progress_stops_the_world_greedy_search(walk):
@@ -628,8 +633,8 @@ def below(world):
 
 
 def per_joint_reach(world):
-    """Each joint's farthest carried point, as local_tolerances found it
-    before it took all (joint, point) pairs at once: joint by joint."""
+    """Each joint's farthest carried point, joint by joint in NumPy (as
+    the tolerance split once found it)."""
     first = np.cumsum([0] + [p.shape[1] for p in world.truth])
     x, y, z = np.ascontiguousarray(np.concatenate(world.truth, axis=1).transpose(2, 1, 0))
     reach, moved = np.empty(len(world.truth)), below(world)
@@ -643,12 +648,14 @@ def per_joint_reach(world):
 @pytest.mark.parametrize("source", CLIPS + sorted(CMU.glob("*.bvh")), ids=lambda p: p.name)
 @pytest.mark.parametrize("virtual", [None, 3.0])
 def test_reach_is_the_per_joint_one_bit_for_bit(source, virtual):
-    """The reach local_tolerances divides by (in C: kb_joint_reach, from
-    the points laid out flat) is the per-joint loop's in NumPy to the bit."""
-    from kbspline.motion.world_error import WorldError, _reach
+    """The reach the tolerance split divides by (kb_joint_reach, from the
+    points laid out flat) is the per-joint loop's in NumPy to the bit."""
+    from kbspline.motion.world_error import WorldError
     clip = read_bvh(source)
     world = WorldError(clip, clip.rotations(), clip.translations(), virtual)
-    assert _reach(world).tobytes() == per_joint_reach(world).tobytes()
+    parents, n_sites, _, truth = world.points
+    assert _core.joint_reach(parents, n_sites, truth).tobytes() == \
+        per_joint_reach(world).tobytes()
 
 
 def test_reach_keeps_a_nan_and_counts_every_ancestor():

@@ -1,36 +1,35 @@
-/* reduce_world.c -- key reduction's world-space search and its trials. */
+/* reduce_world.c -- key reduction in world space (kb_reduce_clip) and the
+ * trials its search makes. */
 #include "ext.h"
+#include "kbspline/reduce.h"
 #include "motion/reduce/reduce_internal.h"
 
-PyDoc_STRVAR(reduce_world_greedy_doc,
-"reduce_world_greedy(times, rotations, translations, parents, moves, offsets,\n"
-"                    n_sites, sites, truth, tolerances, caps, position_tolerance,\n"
-"                    first_scale, search_passes, factors, progress, n_threads)\n"
-"-> (keys, scales, max_position, max_angle, max_distance, orders, scores,\n"
-"    floors, good_scale, best_scale)\n\n"
-"The world-space search with greedy keys (kb_reduce_world_greedy) on the\n"
-"clip times (F,), rotations (J, F, 4), translations (J, F, 3); parents,\n"
-"n_sites intp (J,), moves bool (J,), offsets (J, 3), sites (S, 3), truth\n"
-"float64 (every joint's (F, 1 + n_sites, 3) points, raveled one after\n"
-"the other), tolerances and caps (J, 2), factors (N,).  progress(passes)\n"
-"is called after each pass (None: none), and an exception from it, or a\n"
-"signal's (Ctrl-C), stops the search and propagates; n_threads carry the\n"
-"greedy orders on.  Returns per joint its keys (a list of J arrays; None\n"
-"where no pass held, best_scale then 0), final scale, worst world-space\n"
-"error, angle and distance; its greedy order so far, each frame's score\n"
-"when keyed (lists of J arrays) and the order's floor; the largest scale\n"
-"that held and the scale of the pass the keys came from.  Private: see\n"
-"kbspline.motion.reduce.");
+PyDoc_STRVAR(reduce_clip_doc,
+"reduce_clip(rotations, translations, frame_time, parents, moves, offsets,\n"
+"            n_sites, sites, position_tolerance, angle_tolerance,\n"
+"            distance_tolerance, virtual_distance, greedy, n_threads, progress)\n"
+"-> (keys, rotation_rows, translation_rows, max_position, max_angle,\n"
+"    max_distance)\n\n"
+"Key reduction in world space (kb_reduce_clip) of the clip rotations\n"
+"(J, F, 4), translations (J, F, 3), parents, n_sites intp (J,), moves bool\n"
+"(J,), offsets (J, 3), sites (sum of n_sites, 3); the caps and\n"
+"virtual_distance 0 for none.  progress(done, total) is called as passes\n"
+"end (None: none), and an exception from it, or a signal's (Ctrl-C),\n"
+"stops the search and propagates; n_threads search the joints.  Returns\n"
+"per joint its keys and each key's tangent rows (lists of J arrays; the\n"
+"rows None for greedy keys), worst world-space error, angle and distance.\n"
+"ValueError names a tolerance below what every frame keyed reproduces.\n"
+"Private: see kbspline.motion.reduce.");
 
-/* Calls a Python progress(passes) from the core, which runs without the
- * GIL, or with none (ctx NULL) checks for signals, so that Ctrl-C stops a
- * long search between passes. */
-static int call_progress(void *ctx, int passes)
+/* Calls a Python progress(done, total) from the core, which runs without
+ * the GIL, or with none (ctx NULL) checks for signals, so that Ctrl-C
+ * stops a long search between passes. */
+static int call_progress(void *ctx, int done, int total)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     int stop;
     if (ctx) {
-        PyObject *r = PyObject_CallFunction((PyObject *)ctx, "i", passes);
+        PyObject *r = PyObject_CallFunction((PyObject *)ctx, "ii", done, total);
         Py_XDECREF(r);
         stop = r == NULL;
     } else
@@ -52,29 +51,30 @@ static PyArrayObject *vector_of(PyObject *obj, int type, npy_intp n, const char 
     return a;
 }
 
-/* A list of J 1-D arrays: counts[j] items of `type` from data + j * stride. */
-static PyObject *rows_of(npy_intp J, const void *data, npy_intp stride, const ptrdiff_t *counts,
-                         int type, size_t item)
+/* A list of J 1-D intp arrays: counts[j] keys from keys + j * F. */
+static PyObject *keys_of(npy_intp J, npy_intp F, const ptrdiff_t *keys, const ptrdiff_t *counts)
 {
     PyObject *list = PyList_New(J);
     for (npy_intp j = 0; list && j < J; j++) {
         npy_intp n = counts[j];
-        PyObject *row = PyArray_SimpleNew(1, &n, type);
+        PyObject *row = PyArray_SimpleNew(1, &n, NPY_INTP);
         if (!row) {
             Py_CLEAR(list);
             break;
         }
-        memcpy(PyArray_DATA((PyArrayObject *)row), (const char *)data + j * stride * item,
-               (size_t)n * item);
+        memcpy(PyArray_DATA((PyArrayObject *)row), keys + j * F, (size_t)n * sizeof *keys);
         PyList_SET_ITEM(list, j, row);
     }
     return list;
 }
 
-/* A list of J arrays (counts[j], 3): joint j's rows from data + j * F * 3. */
+/* A list of J arrays (counts[j], 3): joint j's rows from data + j * F * 3;
+ * None where data is NULL. */
 static PyObject *table_rows_of(npy_intp J, const double *data, npy_intp F,
                                const ptrdiff_t *counts)
 {
+    if (!data)
+        Py_RETURN_NONE;
     PyObject *list = PyList_New(J);
     for (npy_intp j = 0; list && j < J; j++) {
         npy_intp dims[2] = {counts[j], 3};
@@ -90,280 +90,120 @@ static PyObject *table_rows_of(npy_intp J, const double *data, npy_intp F,
     return list;
 }
 
-/* reduce_world_greedy's outputs and its call of the core on a checked clip. */
-static PyObject *world_greedy_call(const kb_world_clip *clip, double position_tolerance,
-                                   double first_scale, int search_passes,
-                                   PyArrayObject *factors, PyObject *progress, int n_threads)
+/* A (J,) float64 array of values. */
+static PyObject *vector_copy(npy_intp J, const double *values)
 {
-    npy_intp J = clip->n_joints, F = clip->n_frames, capacity = F - 2;
-    npy_intp JF[2] = {J, F}, JC[2] = {J, capacity};
-    PyObject *result = NULL, *out[10] = {
-        PyArray_SimpleNew(2, JF, NPY_INTP), PyArray_SimpleNew(1, &J, NPY_INTP),
-        new_array(1, &J), new_array(1, &J), new_array(1, &J), new_array(1, &J),
-        PyArray_SimpleNew(2, JC, NPY_INTP), new_array(2, JC),
-        PyArray_SimpleNew(1, &J, NPY_INTP), new_array(1, &J)};
-    int made = 1;
-    for (int i = 0; i < 10; i++)
-        made = made && out[i];
-    if (made) {
-        void *data[10];
-        for (int i = 0; i < 10; i++)
-            data[i] = PyArray_DATA((PyArrayObject *)out[i]);
-        kb_world_keys keys = {data[0], data[1], data[2], data[3], data[4], data[5],
-                              data[6], data[7], data[8], data[9], 0.0, 0.0};
-        kb_error err;
-        kb_status status;
-        Py_BEGIN_ALLOW_THREADS
-        status = kb_reduce_world_greedy(clip, position_tolerance, first_scale, search_passes,
-                                        (const double *)PyArray_DATA(factors),
-                                        (int)PyArray_DIM(factors, 0),
-                                        call_progress, progress == Py_None ? NULL : progress,
-                                        n_threads, &keys, &err);
-        Py_END_ALLOW_THREADS
-        if (status == KB_OK) {
-            PyObject *key_rows = keys.best_scale == 0.0
-                ? (Py_INCREF(Py_None), Py_None)
-                : rows_of(J, keys.keys, F, keys.n_keys, NPY_INTP, sizeof(ptrdiff_t));
-            PyObject *order_rows = rows_of(J, keys.order, capacity, keys.n_order, NPY_INTP,
-                                           sizeof(ptrdiff_t));
-            PyObject *score_rows = rows_of(J, keys.order_score, capacity, keys.n_order,
-                                           NPY_DOUBLE, sizeof(double));
-            if (key_rows && order_rows && score_rows)
-                result = Py_BuildValue("(OOOOOOOOdd)", key_rows, out[2], out[3], out[4],
-                                       out[5], order_rows, score_rows, out[9],
-                                       keys.good_scale, keys.best_scale);
-            Py_XDECREF(key_rows);
-            Py_XDECREF(order_rows);
-            Py_XDECREF(score_rows);
-        } else if (status != KB_ESTOPPED)  /* stopped: progress's exception is set */
-            raise_core_error(status, &err);
-    } else if (!PyErr_Occurred())
-        PyErr_NoMemory();
-    for (int i = 0; i < 10; i++)
-        Py_XDECREF(out[i]);
+    PyObject *a = new_array(1, &J);
+    if (a)
+        memcpy(PyArray_DATA((PyArrayObject *)a), values, (size_t)J * sizeof(double));
+    return a;
+}
+
+/* reduce_clip's result from a reduction. */
+static PyObject *reduction_tuple(const kb_reduction *r)
+{
+    const npy_intp J = r->n_joints, F = r->n_frames;
+    PyObject *items[6] = {
+        keys_of(J, F, r->keys, r->n_keys), table_rows_of(J, r->rotation_tangents, F, r->n_keys),
+        table_rows_of(J, r->translation_tangents, F, r->n_keys),
+        vector_copy(J, r->max_position), vector_copy(J, r->max_angle),
+        vector_copy(J, r->max_distance)};
+    PyObject *result = NULL;
+    if (items[0] && items[1] && items[2] && items[3] && items[4] && items[5])
+        result = PyTuple_Pack(6, items[0], items[1], items[2], items[3], items[4], items[5]);
+    for (int i = 0; i < 6; i++)
+        Py_XDECREF(items[i]);
     return result;
 }
 
-/* The clip of a world search's first arguments, o = (times, rotations,
- * translations, parents, moves, offsets, n_sites, sites, truth, tolerances,
- * caps), checked, into *clip; copies[3] the copies it reads parents, moves
- * and n_sites from (the caller's to release, NULL where not made). */
-static int parse_world_clip(PyObject *const o[11], PyArrayObject *copies[3],
-                            kb_world_clip *clip)
+/* The exception of a failed kb_reduce_clip: a tolerance below what every
+ * frame keyed reproduces named with its value, else the core's error. */
+static void raise_reduce_error(kb_status status, const kb_error *err, const double bounds[3])
 {
-    PyArrayObject *a[3], *sites, *truth, *tolerances, *caps, *offsets;
-    copies[0] = copies[1] = copies[2] = NULL;
-    if (!check_clip(o, a))
-        return 0;
-    npy_intp J = PyArray_DIM(a[1], 0), F = PyArray_DIM(a[0], 0);
-    if (J < 1 || F < 2) {
-        PyErr_SetString(PyExc_ValueError, "need at least one joint and two frames");
-        return 0;
+    static const char *names[3] = {"position_tolerance", "angle_tolerance",
+                                   "distance_tolerance"};
+    if (status == KB_ESTOPPED && PyErr_Occurred())
+        return;  /* progress's exception, or the signal's */
+    if (status != KB_ERANGE || err->track < 0 || err->index < 0 || err->index > 2) {
+        raise_core_error(status, err);
+        return;
     }
-    if (!(copies[0] = vector_of(o[3], NPY_INTP, J, "parents")) ||
-        !(copies[1] = vector_of(o[4], NPY_UINT8, J, "moves")) ||
-        !(copies[2] = vector_of(o[6], NPY_INTP, J, "n_sites")) ||
-        !check_rows(o[5], "offsets", J, 3, 0, &offsets) ||
-        !check_array(o[7], "sites", 2, 0, 0, 0, &sites) || !expect_dim(sites, 1, 3, "sites") ||
-        !check_array(o[8], "truth", 1, 0, 0, 0, &truth) ||
-        !check_rows(o[9], "tolerances", J, 2, 0, &tolerances) ||
-        !check_rows(o[10], "caps", J, 2, 0, &caps))
-        return 0;
-    for (npy_intp i = 0; i < 2 * J; i++)
-        if (!(((const double *)PyArray_DATA(tolerances))[i] > 0.0) ||
-            !(((const double *)PyArray_DATA(caps))[i] > 0.0)) {
-            PyErr_SetString(PyExc_ValueError, "tolerances and caps must be positive "
-                                              "(infinite for none)");
-            return 0;
-        }
-    const ptrdiff_t *site_counts = (const ptrdiff_t *)PyArray_DATA(copies[2]);
-    npy_intp total_sites = 0, points = 0;
+    PyObject *value = PyFloat_FromDouble(bounds[err->index]);
+    if (value)
+        PyErr_Format(PyExc_ValueError, "%s=%R is below what the splines reproduce even "
+                     "keyed at every frame (joint %zd): give a larger one",
+                     names[err->index], value, (Py_ssize_t)err->track);
+    Py_XDECREF(value);
+}
+
+static PyObject *reduce_clip(PyObject *self, PyObject *args)
+{
+    PyObject *o[8], *progress, *result = NULL;
+    PyArrayObject *a[5] = {NULL}, *sites;  /* rotations, translations, parents, moves, n_sites */
+    kb_reduce_options options = {0};
+    double frame_time;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOdOOOOOddddpiO", &o[0], &o[1], &frame_time, &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &options.position_tolerance,
+                          &options.angle_cap, &options.distance_cap,
+                          &options.virtual_distance, &options.greedy, &options.n_threads,
+                          &progress))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return NULL;
+    }
+    PyArrayObject *offsets;
+    if (!check_array(o[0], "rotations", 3, 0, 0, 0, &a[0]) ||
+        !check_array(o[1], "translations", 3, 0, 0, 0, &a[1]))
+        return NULL;
+    const npy_intp J = PyArray_DIM(a[0], 0), F = PyArray_DIM(a[0], 1);
+    if (!expect_dim(a[0], 2, 4, "rotations") || !expect_dim(a[1], 0, J, "translations") ||
+        !expect_dim(a[1], 1, F, "translations") || !expect_dim(a[1], 2, 3, "translations") ||
+        !(a[2] = vector_of(o[2], NPY_INTP, J, "parents")) ||
+        !(a[3] = vector_of(o[3], NPY_UINT8, J, "moves")) ||
+        !check_rows(o[4], "offsets", J, 3, 0, &offsets) ||
+        !(a[4] = vector_of(o[5], NPY_INTP, J, "n_sites")) ||
+        !check_array(o[6], "sites", 2, 0, 0, 0, &sites) || !expect_dim(sites, 1, 3, "sites"))
+        goto done;
+    const ptrdiff_t *n_sites = PyArray_DATA(a[4]);
+    npy_intp left = PyArray_DIM(sites, 0);
     for (npy_intp j = 0; j < J; j++) {
-        if (site_counts[j] < 0 || site_counts[j] > PyArray_DIM(sites, 0) - total_sites) {
+        if (n_sites[j] < 0 || n_sites[j] > left) {
             PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
-            return 0;
+            goto done;
         }
-        total_sites += site_counts[j];
+        left -= n_sites[j];
     }
-    points = J + total_sites;  /* each joint's origin and its sites */
-    if (points > PY_SSIZE_T_MAX / 3 / F) {
-        PyErr_SetString(PyExc_ValueError, "truth: too many points");
-        return 0;
+    if (left) {
+        PyErr_SetString(PyExc_ValueError, "n_sites must count the rows of sites");
+        goto done;
     }
-    if (!expect_dim(sites, 0, total_sites, "sites") ||
-        !expect_dim(truth, 0, 3 * F * points, "truth"))
-        return 0;
-    *clip = (kb_world_clip){J, F, (const double *)PyArray_DATA(a[0]),
-                            (const double *)PyArray_DATA(a[1]),
-                            (const double *)PyArray_DATA(a[2]),
-                            (const ptrdiff_t *)PyArray_DATA(copies[0]),
-                            (const unsigned char *)PyArray_DATA(copies[1]),
-                            (const double *)PyArray_DATA(offsets), site_counts,
-                            (const double *)PyArray_DATA(sites),
-                            (const double *)PyArray_DATA(truth),
-                            (const double *)PyArray_DATA(tolerances),
-                            (const double *)PyArray_DATA(caps)};
-    return 1;
-}
-
-/* Checks a world search's progress (a callable or None). */
-static int check_progress(PyObject *progress)
-{
-    if (progress == Py_None || PyCallable_Check(progress))
-        return 1;
-    PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
-    return 0;
-}
-
-/* Checks a world search's scales or factors: a 1-D float64 array of at
- * most INT_MAX entries, each positive and finite (min_n of them at least). */
-static int check_scales(PyObject *obj, const char *name, npy_intp min_n, PyArrayObject **a)
-{
-    if (!check_array(obj, name, 1, 0, 0, 0, a))
-        return 0;
-    npy_intp n = PyArray_DIM(*a, 0);
-    const double *v = (const double *)PyArray_DATA(*a);
-    int good = n >= min_n && n <= INT_MAX;
-    for (npy_intp i = 0; i < n && good; i++)
-        good = v[i] > 0.0 && v[i] < INFINITY;
-    if (!good)
-        PyErr_Format(PyExc_ValueError, "%s must be %s of positive finite numbers", name,
-                     min_n ? "a non-empty array" : "an array");
-    return good;
-}
-
-static PyObject *reduce_world_greedy(PyObject *self, PyObject *args)
-{
-    PyObject *o[12], *progress = Py_None, *result = NULL;
-    PyArrayObject *copies[3], *factors;
-    double position_tolerance, first_scale;
-    int search_passes, n_threads;
-    kb_world_clip clip;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOddiOOi", &o[0], &o[1], &o[2], &o[3], &o[4],
-                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &position_tolerance,
-                          &first_scale, &search_passes, &o[11], &progress, &n_threads) ||
-        !check_progress(progress))
-        return NULL;
-    if (n_threads < 1 || search_passes < 1) {
-        PyErr_SetString(PyExc_ValueError, "n_threads and search_passes must be at least 1");
-        return NULL;
+    kb_motion_clip clip = {J, F, frame_time, PyArray_DATA(a[2]), PyArray_DATA(a[0]),
+                           PyArray_DATA(a[1]), PyArray_DATA(a[3]), PyArray_DATA(offsets),
+                           n_sites, PyArray_DATA(sites)};
+    options.progress = call_progress;
+    options.progress_data = progress == Py_None ? NULL : progress;
+    kb_reduction reduction;
+    kb_error err;
+    kb_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = kb_reduce_clip(&clip, &options, &reduction, &err);
+    Py_END_ALLOW_THREADS
+    if (status == KB_OK) {
+        result = reduction_tuple(&reduction);
+        kb_reduction_free(&reduction);
+    } else {
+        const double bounds[3] = {options.position_tolerance, options.angle_cap,
+                                  options.distance_cap};
+        raise_reduce_error(status, &err, bounds);
     }
-    if (!(position_tolerance >= 0.0 && position_tolerance < INFINITY) ||
-        !(first_scale > 0.0 && first_scale < INFINITY)) {
-        PyErr_SetString(PyExc_ValueError, "position_tolerance must be finite and not negative, "
-                                          "first_scale finite and positive");
-        return NULL;
-    }
-    if (parse_world_clip(o, copies, &clip) &&
-        check_array(o[11], "factors", 1, 0, 0, 0, &factors)) {
-        if (PyArray_DIM(factors, 0) > INT_MAX)
-            PyErr_SetString(PyExc_ValueError, "factors: too many");
-        else
-            result = world_greedy_call(&clip, position_tolerance, first_scale, search_passes,
-                                       factors, progress, n_threads);
-    }
-    for (int i = 0; i < 3; i++)
-        Py_XDECREF(copies[i]);
+done:
+    for (int i = 2; i < 5; i++)
+        Py_XDECREF(a[i]);
     return result;
 }
 
-PyDoc_STRVAR(reduce_world_swept_doc,
-"reduce_world_swept(times, rotations, translations, parents, moves, offsets,\n"
-"                   n_sites, sites, truth, tolerances, caps, position_tolerance,\n"
-"                   scales, factors, progress, n_threads)\n"
-"-> (keys, rotation_rows, translation_rows, max_position, max_angle,\n"
-"    max_distance, scale) or None\n\n"
-"The world-space search with tangent keys (kb_reduce_world_swept) on the\n"
-"clip as reduce_world_greedy takes it; scales (S,) the passes' scales in\n"
-"turn, factors (N,) the loosening rounds'.  progress(passes) is called as\n"
-"kb_reduce_world_swept says (None: none), and an exception from it, or a\n"
-"signal's (Ctrl-C), stops the search and propagates; n_threads sweep and\n"
-"drop the joints.  Returns per joint its keys and each key's tangent rows\n"
-"(lists of J arrays), worst world-space error, angle and distance, and the\n"
-"scale of the pass that held; None where none did.  Private: see\n"
-"kbspline.motion.reduce.");
-
-/* reduce_world_swept's outputs and its call of the core on a checked clip. */
-static PyObject *world_swept_call(const kb_world_clip *clip, double position_tolerance,
-                                  PyArrayObject *scales, PyArrayObject *factors,
-                                  PyObject *progress, int n_threads)
-{
-    npy_intp J = clip->n_joints, F = clip->n_frames, JF[2] = {J, F}, JF3[3] = {J, F, 3};
-    PyObject *result = NULL, *out[7] = {
-        PyArray_SimpleNew(2, JF, NPY_INTP), PyArray_SimpleNew(1, &J, NPY_INTP),
-        new_array(3, JF3), new_array(3, JF3), new_array(1, &J), new_array(1, &J),
-        new_array(1, &J)};
-    int made = 1;
-    for (int i = 0; i < 7; i++)
-        made = made && out[i];
-    if (made) {
-        void *data[7];
-        for (int i = 0; i < 7; i++)
-            data[i] = PyArray_DATA((PyArrayObject *)out[i]);
-        kb_swept_keys keys = {data[0], data[1], data[2], data[3], data[4], data[5], data[6],
-                              0.0};
-        kb_error err;
-        kb_status status;
-        Py_BEGIN_ALLOW_THREADS
-        status = kb_reduce_world_swept(clip, position_tolerance,
-                                       (const double *)PyArray_DATA(scales),
-                                       (int)PyArray_DIM(scales, 0),
-                                       (const double *)PyArray_DATA(factors),
-                                       (int)PyArray_DIM(factors, 0), call_progress,
-                                       progress == Py_None ? NULL : progress, n_threads,
-                                       &keys, &err);
-        Py_END_ALLOW_THREADS
-        if (status == KB_OK && keys.scale == 0.0) {
-            result = (Py_INCREF(Py_None), Py_None);
-        } else if (status == KB_OK) {
-            PyObject *rows[3] = {
-                rows_of(J, keys.keys, F, keys.n_keys, NPY_INTP, sizeof(ptrdiff_t)),
-                table_rows_of(J, keys.rotation_rows, F, keys.n_keys),
-                table_rows_of(J, keys.translation_rows, F, keys.n_keys)};
-            if (rows[0] && rows[1] && rows[2])
-                result = Py_BuildValue("(OOOOOOd)", rows[0], rows[1], rows[2], out[4],
-                                       out[5], out[6], keys.scale);
-            for (int i = 0; i < 3; i++)
-                Py_XDECREF(rows[i]);
-        } else if (status != KB_ESTOPPED)  /* stopped: progress's exception is set */
-            raise_core_error(status, &err);
-    } else if (!PyErr_Occurred())
-        PyErr_NoMemory();
-    for (int i = 0; i < 7; i++)
-        Py_XDECREF(out[i]);
-    return result;
-}
-
-static PyObject *reduce_world_swept(PyObject *self, PyObject *args)
-{
-    PyObject *o[13], *progress = Py_None, *result = NULL;
-    PyArrayObject *copies[3], *scales, *factors;
-    double position_tolerance;
-    int n_threads;
-    kb_world_clip clip;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOdOOOi", &o[0], &o[1], &o[2], &o[3], &o[4],
-                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &position_tolerance,
-                          &o[11], &o[12], &progress, &n_threads) ||
-        !check_progress(progress))
-        return NULL;
-    if (n_threads < 1) {
-        PyErr_SetString(PyExc_ValueError, "n_threads must be at least 1");
-        return NULL;
-    }
-    if (!(position_tolerance >= 0.0 && position_tolerance < INFINITY)) {
-        PyErr_SetString(PyExc_ValueError, "position_tolerance must be finite and not negative");
-        return NULL;
-    }
-    if (parse_world_clip(o, copies, &clip) && check_scales(o[11], "scales", 1, &scales) &&
-        check_scales(o[12], "factors", 0, &factors))
-        result = world_swept_call(&clip, position_tolerance, scales, factors, progress,
-                                  n_threads);
-    for (int i = 0; i < 3; i++)
-        Py_XDECREF(copies[i]);
-    return result;
-}
 /* An intp array of shape (n,) (any length where n is negative),
  * C-contiguous and, if asked, writeable (a WorldError's own, not copied);
  * its data, or NULL with an exception set. */
@@ -551,8 +391,7 @@ static PyObject *world_accept(PyObject *self, PyObject *args)
 }
 
 PyMethodDef kbpy_reduce_world_methods[] = {
-    {"reduce_world_greedy", reduce_world_greedy, METH_VARARGS, reduce_world_greedy_doc},
-    {"reduce_world_swept", reduce_world_swept, METH_VARARGS, reduce_world_swept_doc},
+    {"reduce_clip", reduce_clip, METH_VARARGS, reduce_clip_doc},
     {"world_trial", world_trial, METH_VARARGS, world_trial_doc},
     {"world_accept", world_accept, METH_VARARGS, world_accept_doc},
     {NULL, NULL, 0, NULL},

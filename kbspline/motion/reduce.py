@@ -18,7 +18,7 @@ from .._threads import get_num_threads
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from .clip import Motion, check_motion
-from .world_error import WorldError, local_tolerances, moves
+from .world_error import WorldError, moves
 
 
 @dataclasses.dataclass
@@ -272,23 +272,17 @@ def _check_fitted_rows(reduction):
 
 class _JointFrames:
     """One joint's frames (times, (1, F, 4) rotations, (1, F, 3)
-    translations), whether it has position channels, and its base and cap
-    tolerances (angle, distance)."""
+    translations), whether it has position channels, and its tolerances
+    (angle, distance)."""
 
-    def __init__(self, times, rotations, translations, base, caps, j, moves):
+    def __init__(self, times, rotations, translations, tolerances, j, moves):
         self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
         self.moves = moves
-        self.base = (float(base[0][j]), float(base[1][j]))
-        self.caps = (float(caps[0][j]), float(caps[1][j]))
-
-    def tolerances(self, scale):
-        """Angle and distance tolerances at `scale`: the base ones times it, capped."""
-        (angle, distance), (angle_cap, distance_cap) = self.base, self.caps
-        return min(scale * angle, angle_cap), min(scale * distance, distance_cap)
+        self.tolerances = tolerances
 
     def greedy(self):
         """Greedy keys (kb_reduce_greedy) under its tolerances."""
-        tolerances = np.array(self.tolerances(1.0))[:, None]
+        tolerances = np.array(self.tolerances)[:, None]
         return _core.reduce_greedy(*self.frames, *tolerances)[0][0]
 
 
@@ -307,7 +301,7 @@ def _fitted_joint(joint):
     """A joint's tangent keys (local mode): swept in one pass
     (kb_reduce_sweep), then keys dropped with their neighbours refitted
     (kb_reduce_drop).  Returns (keys, rotation rows, translation rows)."""
-    tolerances = joint.tolerances(1.0)
+    tolerances = joint.tolerances
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
     if _nothing_to_fit(swept[0], tolerances):
         return swept
@@ -375,7 +369,8 @@ def _rebuild(joint, choice):
 
 def _reduction(motion, joints, selected, world):
     """The Reduction of these choices of keys (local mode), `world` (a
-    WorldError of the clip) measuring their world-space errors."""
+    WorldError of the clip's rotations and translations) measuring their
+    world-space errors."""
     world = world.with_curves(_rebuild(joint, choice) for joint, choice in zip(joints, selected))
     keys = [choice[0] for choice in selected]
     rows = ([[c[1] for c in selected], [c[2] for c in selected]] if len(selected[0]) == 3
@@ -385,16 +380,20 @@ def _reduction(motion, joints, selected, world):
               for j, joint in enumerate(joints)]
     angle = np.array([a.max() for a, _ in errors])
     distance = np.array([0.0 if d is None else d.max() for _, d in errors])
-    return _keyed(motion, joints, keys, angle, distance, world.errors, *rows)
+    return _keyed(motion, [joint.frames[1][0] for joint in joints],
+                  [joint.frames[2][0] for joint in joints], keys, angle, distance,
+                  world.errors, *rows)
 
 
-def _keyed(motion, joints, keys, angle, distance, position, rotation=None, translation=None):
-    """The Reduction of these keys per joint, with their worst errors and
-    fitted tangents (None for greedy keys)."""
+def _keyed(motion, rotations, translations, keys, angle, distance, position,
+           rotation_rows=None, translation_rows=None):
+    """The Reduction of these keys per joint of the clip's rotations and
+    translations, with their worst errors and fitted tangents (None for
+    greedy keys)."""
     return Reduction([j.name for j in motion.joints], motion.frame_time, motion.num_frames,
-                     keys, [joint.frames[1][0][k] for joint, k in zip(joints, keys)],
-                     [joint.frames[2][0][k] for joint, k in zip(joints, keys)],
-                     angle, distance, position, None, None, rotation, translation)
+                     keys, [q[k] for q, k in zip(rotations, keys)],
+                     [x[k] for x, k in zip(translations, keys)], angle, distance, position,
+                     None, None, rotation_rows, translation_rows)
 
 
 def _check_reached(name, tolerance, worst):
@@ -405,16 +404,8 @@ def _check_reached(name, tolerance, worst):
                          f"keyed at every frame ({worst:.3g}): give a larger one")
 
 
-# The search's constants; docs/benchmarks.md ("Tuning notes") says what was
-# tried for each.  kb_reduce_clip.c repeats them (test_reduce_clip.py: same keys).
-FIRST_SCALE = 2 ** 1.5  # greedy world search: the first scale of first-order tolerances
-SEARCH_PASSES = 8   # greedy world search: scales tried
-LOOSEN_FACTORS = (2.0, 1.41, 1.19, 1.09)  # greedy: per-joint loosening, in turn
-SWEPT_SCALE = 2.0   # fitted world search: the first scale, halved until it holds
-FIT_PASSES = 4      # fitted world search: scales tried
-TANGENT_LOOSEN_FACTORS = (2.0, 1.68)  # fitted: per-joint loosening by drops, in turn
-GREEDY_THREADS_FROM = 100  # frames from which the greedy world search runs on threads
-FIT_THREADS_FROM = 50      # frames from which fitted reductions run on threads
+GREEDY_THREADS_FROM = 100  # frames from which local greedy keys run on threads
+FIT_THREADS_FROM = 50      # frames from which local fitted keys run on threads
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
@@ -514,23 +505,20 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     fit = fit is not False and fit is not np.False_
     rotations = np.ascontiguousarray(motion.rotations())
     translations = np.ascontiguousarray(motion.translations())
-    J = len(motion.joints)
-    caps = (np.full(J, angle_tolerance or np.inf), np.full(J, distance_tolerance or np.inf))
-    world = WorldError(motion, rotations, translations, virtual_distance)
-    base = caps if position_tolerance is None else local_tolerances(
-        motion, translations, world, position_tolerance)
-    base_lists, cap_lists = [t.tolist() for t in base], [t.tolist() for t in caps]
-    joints = [_JointFrames(motion.times, rotations, translations, base_lists, cap_lists, j,
-                           moves(joint))
-              for j, joint in enumerate(motion.joints)]
     if position_tolerance is not None:
-        result = _world_reduction(motion, joints, world, (rotations, translations),
-                                  position_tolerance, fit, progress)
+        result = _world_reduction(motion, rotations, translations, position_tolerance,
+                                  angle_tolerance, distance_tolerance, virtual_distance, fit,
+                                  progress)
     else:
+        J = len(motion.joints)
+        joints = [_JointFrames(motion.times, rotations, translations,
+                               (angle_tolerance, distance_tolerance), j, moves(joint))
+                  for j, joint in enumerate(motion.joints)]
         threads_from = FIT_THREADS_FROM if fit else GREEDY_THREADS_FROM
         with _joint_threads(J if motion.num_frames >= threads_from else 1) as pool:
             selected = _choose(_fitted_joint if fit else _greedy_joint, joints, pool, progress)
-        result = _reduction(motion, joints, selected, world)
+        result = _reduction(motion, joints, selected,
+                            WorldError(motion, rotations, translations))
     # local tolerances given with position_tolerance are caps: below
     # rounding's they are refused as in local mode
     for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
@@ -541,58 +529,23 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     return result
 
 
-def _world_reduction(motion, joints, world, channels, position_tolerance, fit, progress):
-    """reduce_keys with `position_tolerance`: the swept search with tangent
-    keys, else (or where no swept scale holds) the greedy search; every
-    frame a key where neither holds.  progress(done, total) as passes end:
+def _world_reduction(motion, rotations, translations, position_tolerance, angle_cap,
+                     distance_cap, virtual_distance, fit, progress):
+    """reduce_keys with `position_tolerance`, in C (kb_reduce_clip): the
+    swept search with tangent keys, else (or with fit False) the greedy
+    search, else every frame a key.  progress(done, total) as passes end:
     the swept passes count from 1 and their loosening ends at `total`; the
     greedy passes count on from the swept ones tried."""
-    swept_passes = FIT_PASSES + len(TANGENT_LOOSEN_FACTORS) + 2  # the core's numbering
-    total = SEARCH_PASSES + len(LOOSEN_FACTORS) + (FIT_PASSES if fit else 0)
-    report = progress and (lambda done: progress(done, total))
-    clip = _world_clip(joints, world, channels)
-    if fit:
-        # loosening rounds jump to the end of the count (the greedy passes not needed)
-        found = _core.reduce_world_swept(
-            *clip, position_tolerance,
-            np.array([SWEPT_SCALE / 2.0 ** k for k in range(FIT_PASSES)]),
-            np.array(TANGENT_LOOSEN_FACTORS),
-            report and (lambda done: report(done if done <= FIT_PASSES
-                                            else total - swept_passes + done)),
-            _search_threads(joints, FIT_THREADS_FROM))
-        if found is not None:
-            keys, rotation_rows, translation_rows, position, angle, distance, _ = found
-            return _keyed(motion, joints, keys, angle, distance, position, rotation_rows,
-                          translation_rows)
-    skipped = FIT_PASSES if fit else 0
-    keys, _, position, angle, distance = _core.reduce_world_greedy(
-        *clip, position_tolerance, FIRST_SCALE, SEARCH_PASSES,
-        np.array(LOOSEN_FACTORS, dtype=np.float64),
-        report and (lambda done: report(skipped + done)),
-        _search_threads(joints, GREEDY_THREADS_FROM))[:5]
-    if keys is not None:
-        return _keyed(motion, joints, keys, angle, distance, position)
-    every = [(np.arange(motion.num_frames),)] * len(joints)  # exact to rounding
-    result = _reduction(motion, joints, every, world)
-    if progress:
-        progress(total, total)
-    _check_reached("position_tolerance", position_tolerance, result.max_position.max())
-    return result
-
-
-def _world_clip(joints, world, channels):
-    """The clip as the core's world searches take it (see kb_world_clip):
-    times, rotations, translations, parents, moves, offsets, n_sites,
-    sites, truth, tolerances and caps."""
-    parents, n_sites, sites, truth = world.points
-    return (joints[0].frames[0], *channels, parents, np.array([o is None for o in world.offsets]),
-            np.array([np.zeros(3) if o is None else o for o in world.offsets]), n_sites, sites,
-            truth, np.array([joint.base for joint in joints]),
-            np.array([joint.caps for joint in joints]))
-
-
-def _search_threads(joints, threads_from):
-    """The threads a world search in C runs on: set_num_threads()'s (at
-    most one per joint) on clips of threads_from frames or more, else one."""
-    F = len(joints[0].frames[0])
-    return min(get_num_threads(), len(joints)) if F >= threads_from else 1
+    joints = motion.joints
+    sites = [joint.end_site for joint in joints if joint.end_site is not None]
+    keys, rotation_rows, translation_rows, position, angle, distance = _core.reduce_clip(
+        rotations, translations, motion.frame_time,
+        np.array([joint.parent for joint in joints], dtype=np.intp),
+        np.array([moves(joint) for joint in joints]),
+        np.array([joint.offset for joint in joints], dtype=np.float64),
+        np.array([joint.end_site is not None for joint in joints], dtype=np.intp),
+        np.array(sites, dtype=np.float64).reshape(-1, 3), position_tolerance,
+        angle_cap or 0.0, distance_cap or 0.0, virtual_distance or 0.0, not fit,
+        min(get_num_threads(), len(joints)), progress)
+    return _keyed(motion, rotations, translations, keys, angle, distance, position,
+                  rotation_rows, translation_rows)

@@ -1,6 +1,5 @@
-"""World-space error of a clip's local rotations and translations: the
-points it is measured at (joints, End Sites, virtual vertices) and a
-per-joint split of one world-space tolerance into local ones."""
+"""World-space error of a clip's local rotations and translations, at the
+points it is measured at (joints, End Sites, virtual vertices)."""
 from __future__ import annotations
 
 import copy
@@ -121,55 +120,3 @@ def _placed(J, F):
     joint's largest distance."""
     return (np.empty((J, F, 4)), np.empty((J, F, 3)), np.empty((J, F, 3, 3)),
             np.empty((J, F, 3)), np.zeros((J, F)), np.zeros(J))
-
-
-def local_tolerances(motion, translations, world, position_tolerance):
-    """(J,) angle and (J,) distance tolerances under which no point that
-    `world` (a WorldError of the clip) measures moves more than
-    `position_tolerance` from where the clip puts it, to first order.  A
-    point moves by at most the sum, over the joints that carry it, of
-    d_a + theta_a r_a (d_a, theta_a the joint's translation and rotation
-    errors, r_a the farthest point below it): each joint gets the share 1/n
-    of the tolerance, n the longest chain of joints carrying a point below
-    it, so every chain's shares sum to at most the tolerance.  A joint whose
-    translation (J, F, 3) is constant (varies by at most 1e-6 of its share,
-    as text rounding leaves it) gives its whole share to rotation; one with
-    nothing below it rotates freely (infinite angle tolerance)."""
-    joints = motion.joints
-    J = len(joints)
-    parents = world.parents
-    chain = [1] * J  # joints carrying joint j's points: j and its ancestors
-    for j, parent in enumerate(parents):  # parents come before children
-        if parent >= 0:
-            chain[j] = chain[parent] + 1
-    longest = list(chain)
-    for j in reversed(range(J)):
-        if parents[j] >= 0:
-            longest[parents[j]] = max(longest[parents[j]], longest[j])
-    longest = np.array(longest)
-    reach = _reach(world)
-    share = position_tolerance / longest
-    # only the joints with position channels: the others' are their OFFSET
-    moving = np.array([offset is None for offset in world.offsets])
-    moving[moving] = ~(_spread(translations[moving]) <= 1e-6 * share[moving])
-    distance = np.where(moving, share / 2, np.inf)
-    angle = np.divide(np.where(moving, share / 2, share), reach, out=np.full(J, np.inf),
-                      where=reach > 0)
-    return angle, distance
-
-
-def _spread(translations):
-    """(J,) each joint's largest range of a coordinate of its translations
-    (J, F, 3) over the frames, reduced across frames laid out first (np.ptp
-    along the frame axis was slower)."""
-    frames = np.ascontiguousarray(translations.transpose(1, 0, 2))
-    frames = frames.reshape(translations.shape[1], -1)
-    return (frames.max(axis=0) - frames.min(axis=0)).reshape(-1, 3).max(axis=1)
-
-
-def _reach(world):
-    """(J,) the farthest any point a joint carries (its own or a
-    descendant's) gets from the joint's origin in any frame of `world`'s
-    clip (in C: see kb_joint_reach)."""
-    parents, n_sites, _, truth = world.points
-    return _core.joint_reach(parents, n_sites, truth)

@@ -34,6 +34,10 @@ typedef struct {
                                     its local axes are measured too; 0 for none */
     int greedy;                  /* 1: greedy keys (fit=False), 0: fitted tangents */
     int n_threads;               /* threads to search on; <= 1: one */
+    /* Called as passes end, done of total (reduce_keys' progress), from the
+     * calling thread; non-zero stops the search (KB_ESTOPPED).  Or NULL. */
+    int (*progress)(void *progress_data, int done, int total);
+    void *progress_data;
 } kb_reduce_options;
 
 /* Joint j's keys are keys[j * n_frames + k], k < n_keys[j], from frame 0 to
@@ -54,8 +58,10 @@ typedef struct {
  * Notes.  KB_EBADSHAPE for counts or parents out of range, KB_ENONFINITE
  * for a frame that is not finite (track: joint, index: frame), KB_ERANGE
  * for a tolerance or cap that is not positive and finite, or below what
- * the splines reproduce keyed at every frame.  On success free *out with
- * kb_reduction_free; on failure it holds nothing.
+ * the splines reproduce keyed at every frame (track: the joint, index:
+ * 0 position, 1 angle, 2 distance), KB_ESTOPPED where progress stopped
+ * it.  On success free *out with kb_reduction_free; on failure it holds
+ * nothing.
  */
 kb_status kb_reduce_clip(const kb_motion_clip *clip, const kb_reduce_options *options,
                          kb_reduction *out, kb_error *err);

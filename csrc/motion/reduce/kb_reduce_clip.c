@@ -8,12 +8,33 @@
 
 #include "motion/reduce/reduce_internal.h"
 
-/* reduce.py's constants, repeated (see docs/benchmarks.md, "Tuning notes");
- * tests/test_reduce_clip.py fails where the two searches part. */
-static const double SWEPT_SCALES[] = {2.0, 1.0, 0.5, 0.25};  /* SWEPT_SCALE halved */
-static const double TANGENT_LOOSEN_FACTORS[] = {2.0, 1.68};
-static const double LOOSEN_FACTORS[] = {2.0, 1.41, 1.19, 1.09};
-enum { SEARCH_PASSES = 8, GREEDY_THREADS_FROM = 100, FIT_THREADS_FROM = 50 };
+/* The searches' constants (docs/benchmarks.md, "Tuning notes", says what
+ * was tried for each). */
+static const double SWEPT_SCALES[] = {2.0, 1.0, 0.5, 0.25};  /* from 2, halved */
+static const double TANGENT_LOOSEN_FACTORS[] = {2.0, 1.68};  /* fitted: per joint, in turn */
+static const double LOOSEN_FACTORS[] = {2.0, 1.41, 1.19, 1.09};  /* greedy: per joint */
+#define FIRST_SCALE 2.8284271247461903  /* greedy: 2^1.5 first-order tolerances first */
+enum {
+    FIT_PASSES = 4, TANGENT_ROUNDS = 2, SEARCH_PASSES = 8, GREEDY_ROUNDS = 4,
+    GREEDY_THREADS_FROM = 100, FIT_THREADS_FROM = 50  /* frames from which threads pay */
+};
+
+/* The options' progress(done, total) for one search: its passes counted
+ * on from `skipped`, and the swept search's loosening rounds (past
+ * FIT_PASSES) jumped to the end of the count, the greedy passes unneeded. */
+typedef struct {
+    const kb_reduce_options *options;
+    int skipped, total, swept;
+} counting;
+
+static int count_pass(void *ctx, int passes)
+{
+    const counting *c = ctx;
+    int done = c->skipped + passes;
+    if (c->swept && passes > FIT_PASSES)
+        done = c->total - (FIT_PASSES + TANGENT_ROUNDS + 2) + passes;
+    return c->options->progress(c->options->progress_data, done, c->total);
+}
 
 /* The clip as the searches take it, and what it points to. */
 typedef struct {
@@ -232,12 +253,15 @@ static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, con
 {
     const ptrdiff_t J = c->n_joints, F = c->n_frames;
     kb_status status;
+    const int total = SEARCH_PASSES + GREEDY_ROUNDS + (o->greedy ? 0 : FIT_PASSES);
+    counting count = {o, 0, total, 1};
+    int (*report)(void *, int) = o->progress ? count_pass : NULL;
     if (!o->greedy) {
         kb_swept_keys swept = {out->keys, out->n_keys, out->rotation_tangents,
                                out->translation_tangents, out->max_position, out->max_angle,
                                out->max_distance, 0.0};
-        status = kb_reduce_world_swept(&p->clip, o->position_tolerance, SWEPT_SCALES, 4,
-                                       TANGENT_LOOSEN_FACTORS, 2, NULL, NULL,
+        status = kb_reduce_world_swept(&p->clip, o->position_tolerance, SWEPT_SCALES, FIT_PASSES,
+                                       TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS, report, &count,
                                        threads_for(c, o, FIT_THREADS_FROM), &swept, err);
         if (status != KB_OK || swept.scale != 0.0)
             return status;
@@ -256,25 +280,33 @@ static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, con
     kb_world_keys keys = {out->keys, out->n_keys, scales, out->max_position, out->max_angle,
                           out->max_distance, order, scales + 2 * J, order + J * inner,
                           scales + J, 0.0, 0.0};
-    status = kb_reduce_world_greedy(&p->clip, o->position_tolerance, pow(2.0, 1.5),
-                                    SEARCH_PASSES, LOOSEN_FACTORS, 4, NULL, NULL,
+    count.skipped = total - SEARCH_PASSES - GREEDY_ROUNDS;
+    count.swept = 0;
+    status = kb_reduce_world_greedy(&p->clip, o->position_tolerance, FIRST_SCALE,
+                                    SEARCH_PASSES, LOOSEN_FACTORS, GREEDY_ROUNDS, report, &count,
                                     threads_for(c, o, GREEDY_THREADS_FROM), &keys, err);
     free(scales);
     free(order);
     if (status != KB_OK || keys.best_scale != 0.0)
         return status;
-    return every_frame(p, out, err);
+    status = every_frame(p, out, err);
+    if (status == KB_OK && o->progress && o->progress(o->progress_data, total, total))
+        status = kb_fail(err, KB_ESTOPPED, KB_ARG_NONE, -1, -1);
+    return status;
 }
 
 /* KB_ERANGE where a joint's worst error is past what bounds it. */
 static kb_status check_reached(const kb_reduction *r, const kb_reduce_options *o,
                                kb_error *err)
 {
-    for (ptrdiff_t j = 0; j < r->n_joints; j++)
-        if (!(r->max_position[j] <= o->position_tolerance) ||
-            !(r->max_angle[j] <= cap_of(o->angle_cap)) ||
-            !(r->max_distance[j] <= cap_of(o->distance_cap)))
-            return kb_fail(err, KB_ERANGE, KB_ARG_NONE, j, -1);
+    for (ptrdiff_t j = 0; j < r->n_joints; j++) {
+        const double worst[3] = {r->max_position[j], r->max_angle[j], r->max_distance[j]},
+                     bound[3] = {o->position_tolerance, cap_of(o->angle_cap),
+                                 cap_of(o->distance_cap)};
+        for (int i = 0; i < 3; i++)
+            if (!(worst[i] <= bound[i]))
+                return kb_fail(err, KB_ERANGE, KB_ARG_NONE, j, i);
+    }
     return kb_ok(err);
 }
 
