@@ -43,7 +43,7 @@ def main(argv=None):
     red.add_argument("--no-fit", dest="fit", action="store_false",
                      help="keep the greedy key choice: no fitted tangents, no keys dropped "
                           "after")
-    red.add_argument("--tcb", dest="fit", action="store_const", const=True,
+    red.add_argument("--tcb", dest="fit", action="store_const", const="tcb",
                      help="deprecated, the same as the default: fitted tangents keep "
                           "fewer keys than fitted TCB did")
     red.add_argument("--angle-tolerance", "--tolerance", dest="tolerance", default=None,

@@ -271,3 +271,12 @@ def test_a_missing_input_is_named_even_when_the_output_exists(capsys, tmp_path):
     out.write_text("keep me")
     status, _, err = run(capsys, "resample", tmp_path / "absent.bvh", "--fps", 60, "-o", out)
     assert status == 1 and "absent.bvh" in err and out.read_text() == "keep me"
+
+
+def test_deprecated_tcb_flag_warns_and_fits_tangents(capsys, clip_file, tmp_path):
+    """--tcb says it is deprecated (as fit='tcb' does), then runs the default."""
+    out = tmp_path / "keys.json"
+    with pytest.warns(DeprecationWarning, match="fit='tcb' is deprecated"):
+        status, _, err = run(capsys, "reduce", clip_file, "--tcb", "-o", out)
+    assert status == 0, err
+    assert "rotation_tangents" in out.read_text()
