@@ -210,9 +210,9 @@ def test_readme_shell_examples_run_on_files_a_clone_has(tmp_path):
     root = pathlib.Path(__file__).resolve().parent.parent
     readme = (root / "README.md").read_text()
     shell = readme.split("From the shell")[1].split("## Documentation")[0]
-    commands = re.findall(r"`python -m kbspline ((?:gltf|resample|from-gltf|usd) [^`]+)`",
+    commands = re.findall(r"`python -m kbspline ((?:gltf|resample|from-gltf|usd|convert) [^`]+)`",
                           shell.replace("\n", " "))
-    assert [c.split()[0] for c in commands] == ["gltf", "usd", "resample", "from-gltf"]
+    assert [c.split()[0] for c in commands] == ["gltf", "usd", "resample", "from-gltf", "convert"]
     (tmp_path / "tests" / "data").mkdir(parents=True)
     shutil.copytree(root / "tests" / "data" / "cmu", tmp_path / "tests" / "data" / "cmu")
     for command in commands:
