@@ -90,8 +90,8 @@ def linear_keys(spline: Spline, tolerance: float, *, shared: bool = False,
         what importers keep); lower it for importers that keep closer keys.
     lerp_within : float
         Rotations only: playback lerps two samples without normalising where
-        1 - |q0 . q1| is at most this (UsdSkel's GfSlerp: 1e-5), which moves
-        a vector up to (1 - |q|^2) |I - R| more; the bound counts it.
+        ``1 - |q0 . q1|`` is at most this (UsdSkel's GfSlerp: 1e-5), which
+        moves a vector up to ``(1 - |q|^2) |I - R|`` more; the bound counts it.
 
     Returns
     -------
