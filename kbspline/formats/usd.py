@@ -80,7 +80,7 @@ class UsdExport:
         unit vector from the rotation spline's, at most, measured densely
         between samples.  Beside the slerp of float32 samples it counts
         GfSlerp's lerp of nearly equal samples, which UsdSkel turns into a
-        matrix |q|^2 R + (1 - |q|^2) I without normalising (up to 1e-5 from
+        matrix ``|q|^2 R + (1 - |q|^2) I`` without normalising (up to 1e-5 from
         a rotation); the float32 rounding of that matrix (about 1e-7) aside.
     max_distance : float
         The largest distance between UsdSkel's playback of animated
