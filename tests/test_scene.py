@@ -1,5 +1,6 @@
 """The scene model every reader returns, `read_scene`, and the module layout
 around them (aliases, no import cycle)."""
+import os
 import pathlib
 import subprocess
 import sys
@@ -25,7 +26,7 @@ IMPORTED_FROM = pathlib.Path(kbspline.__file__).resolve().parents[1]
 
 def run_python(code, tmp_path):
     """`code` in a fresh interpreter, started outside any source tree."""
-    env = {"PYTHONPATH": str(IMPORTED_FROM), "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PYTHONPATH": str(IMPORTED_FROM)}   # LD_PRELOAD etc. kept
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, cwd=tmp_path)
 
