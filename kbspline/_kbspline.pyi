@@ -109,17 +109,6 @@ def joint_world(
     offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ...,
     frame_worst: Optional[_F64] = ..., out: Optional[tuple[_F64, _F64]] = ..., /,
 ) -> tuple[_F64, _F64, Optional[_F64], Optional[float]]: ...
-_WorldPoints = tuple[NDArray[np.intp], NDArray[np.intp], _F64, _F64]
-_WorldPlaced = tuple[_F64, _F64, _F64, _F64, _F64, _F64]
-def world_trial(
-    points: _WorldPoints, held: _WorldPlaced, trial: _WorldPlaced, runs: NDArray[np.intp],
-    j: int, rotations: _F64, offsets: Optional[_F64], limit: float = ...,
-    frame_worst: Optional[_F64] = ..., /,
-) -> tuple[float, int]: ...
-def world_accept(
-    points: _WorldPoints, held: _WorldPlaced, trial: _WorldPlaced, runs: NDArray[np.intp],
-    n_runs: int, j: int, /,
-) -> None: ...
 def reduce_clip(
     rotations: _F64, translations: _F64, frame_time: float, parents: NDArray[np.intp],
     moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,

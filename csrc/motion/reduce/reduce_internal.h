@@ -7,6 +7,7 @@
 #define KB_REDUCE_INTERNAL_H
 
 #include "kb_internal.h"
+#include "kbspline/reduce.h"
 
 /* ------------------------------------------------------------------ */
 /* Key reduction (kbspline.motion.reduce_keys).  One joint's frames:   */
@@ -172,71 +173,6 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
                           ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
                           kb_error *err);
 
-/*
- * A clip's joints and the points they carry, for kb_world_trial: parents
- * (n_joints; each in [-1, j), parents before children), n_sites
- * (n_joints), sites (sum of n_sites, 3) and truth (each joint's
- * (n_frames, 1 + n_sites, 3), origin first, joint after joint) as in
- * kb_world_clip.
- */
-typedef struct {
-    ptrdiff_t n_joints, n_frames;   /* >= 1 each */
-    const ptrdiff_t *parents;
-    const ptrdiff_t *n_sites;
-    const double *sites;
-    const double *truth;
-} kb_world_points;
-
-/*
- * Every joint of a clip placed in the world under some curves, frame by
- * frame: from its rotations (n_joints, n_frames, 4) and offsets (n_joints,
- * n_frames, 3: its translations, or where they do not place it its OFFSET
- * at every frame), its world_rot (n_joints, n_frames, 9) and origin
- * (n_joints, n_frames, 3) as kb_joint_world gives them, frame_error
- * (n_joints, n_frames) each frame's largest squared distance of its points
- * from the truth (kb_joint_world's frame_worst from zeros) and error
- * (n_joints) the largest distance over every frame.
- */
-typedef struct {
-    double *rotations, *offsets, *world_rot, *origin, *frame_error, *error;
-} kb_world_placed;
-
-/*
- * New curves for joint j, checked against those `held` places (read only)
- * at only the frames where they differ: a frame's places hang on the
- * curves at that frame alone, so the other frames keep held's.  Its new
- * rotations (n_frames, 4) and offsets (n_frames, 3; NULL: held's, as for
- * a joint its OFFSET places) are placed again in the blocks of four frames
- * (from frame 0) where a row differs from held's, bit for bit (placing a
- * frame again gives the same bits, and whole blocks run four frames at a
- * time): runs takes those frames as [first, end) pairs (capacity
- * n_frames + 1), *n_runs of them.  There j's new rows and the places of j
- * and every joint below it go to `trial` (nothing else of it written),
- * each such joint's error to trial->error, and *worst is every joint's
- * largest error: bit for bit those of placing every frame again
- * (kb_joint_world), where no point is NaN.  Past limit (an infinite or NaN
- * one: none) a joint stops the trial (as kb_joint_world), *worst then an
- * error past it (or NaN) and trial unfinished.  With frame_worst
- * (n_frames; NULL to skip) there is no stop, and at every frame, in joint
- * order, each moved joint's squared error there (trial's in the runs,
- * held's elsewhere) is written in where larger (or NaN), as
- * kb_joint_world's frame_worst: the frames where the new curves stray.
- * kb_world_accept then installs a trial in held.
- */
-kb_status kb_world_trial(const kb_world_points *points, const kb_world_placed *held,
-                         ptrdiff_t j, const double *rotations, const double *offsets,
-                         double limit, kb_world_placed *trial, ptrdiff_t *runs,
-                         ptrdiff_t *n_runs, double *worst, double *frame_worst, kb_error *err);
-
-/*
- * Installs in held what kb_world_trial of joint j left in trial at its
- * runs (n_runs [first, end) pairs): j's rows, and the places and errors of
- * j and every joint below it.  A trial that stopped must not be installed.
- */
-kb_status kb_world_accept(const kb_world_points *points, ptrdiff_t j,
-                          const kb_world_placed *trial, const ptrdiff_t *runs, ptrdiff_t n_runs,
-                          kb_world_placed *held, kb_error *err);
-
 /* ------------------------------------------------------------------ */
 /* The world-space search with greedy keys (reduce_keys with           */
 /* position_tolerance: all of it with fit=False, with fit=True its     */
@@ -264,98 +200,36 @@ typedef struct {
 /* Called after each pass; nonzero stops the search (KB_ESTOPPED). */
 typedef int (*kb_progress_fn)(void *ctx, int passes);
 
+/* How kb_reduce_world keys and loosens. */
 typedef struct {
-    ptrdiff_t *keys;         /* (n_joints, n_frames): joint j's from j * n_frames */
-    ptrdiff_t *n_keys;       /* (n_joints,) */
-    double *scales;          /* (n_joints,) each joint's final scale */
-    double *max_position;    /* (n_joints,) worst distance of the joint's points */
-    double *max_angle;       /* (n_joints,) worst local rotation error */
-    double *max_distance;    /* (n_joints,) worst local translation error (0 unless moves) */
-    ptrdiff_t *order;        /* (n_joints, n_frames - 2) each joint's greedy order so far */
-    double *order_score;     /* (n_joints, n_frames - 2) and each one's score when keyed */
-    ptrdiff_t *n_order;      /* (n_joints,) */
-    double *floor;           /* (n_joints,) the least scale each order was run to (+inf) */
-    double good_scale;       /* the largest scale whose keys passed */
-    double best_scale;       /* the scale of the fewest keys that passed; 0 where none did */
-} kb_world_keys;
+    int fitted;          /* 1: swept tangent keys, loosened by drops; 0: greedy keys */
+    double first_scale;  /* the first pass's scale of every tolerance, halved until one holds */
+    int passes;          /* passes at most */
+    int refine;          /* 1: the passes left double, then bisect, keeping the fewest keys */
+    const double *factors;  /* the loosening rounds: each joint's scale times each in turn */
+    int n_factors;
+    double *scales;      /* output (n_joints; NULL to skip): each joint's final scale */
+} kb_world_plan;
 
 /*
- * The world-space search: every joint's greedy keys at its tolerances
- * times one scale, the scale tried from first_scale, halved until a pass
- * keeps every point within position_tolerance (forward kinematics of every
- * frame), then doubled until one fails and bisected (geometric mean),
- * search_passes passes in all; the pass of fewest keys (the later of a
- * tie) is kept.  Then for each of factors in turn, every joint with more
- * than two keys, most keys first, has its own scale loosened by it, its
- * fewer keys kept where every point stays within the tolerance (only it
- * and the joints below it moved again).  The greedy keys at a scale s are
- * a prefix of each joint's greedy order (kb_reduce_greedy_order, carried
- * on below its floor), or where s times a tolerance passes its cap,
- * kb_reduce_greedy's under the capped tolerances; with n_threads > 1,
- * a pass first carries on, on that many threads, every joint's order it
- * reads below its floor (the same orders, bit for bit).  Writes every
- * output; where no pass held (best_scale 0), no keys (n_keys 0), scales 0
- * and NaN errors.
- * progress (NULL: none) is called after each pass with the passes so far.
- * KB_EBADSHAPE for counts or parents out of range (track: the joint),
- * KB_ERANGE for a position_tolerance that is negative or not finite, a
- * first_scale that is not positive and finite, or a tolerance or cap that
- * is not positive (NaN included; track: the joint).  Allocates about 40
- * n_frames doubles and 5 n_frames indices a joint, besides what each call
- * of kb_reduce_greedy_order (one per thread at once) and
- * kb_reduce_rebuild allocates.
+ * The world-space search: every joint's keys (plan->fitted: kb_reduce_sweep;
+ * else the greedy keys, read off kb_reduce_greedy_order) at its tolerances
+ * times one scale, capped, placed by forward kinematics until a pass keeps
+ * every point of every frame within position_tolerance; then for each
+ * factor, every joint with more than two keys, most keys first, keyed at
+ * its own scale times the factor (fitted: kb_reduce_drop from its keys),
+ * its fewer keys kept where every point still holds (fitted: else the
+ * pieces that hold, kb_reduce_merge), its scale then times the factor.
+ * Keys are computed on n_threads threads, checked in order: the same keys.
+ * progress after pass k with k, after round r with plan->passes + r.
+ * *found 0 where no pass held (out untouched); else out's keys, n_keys,
+ * tangents (fitted) and worst errors written.  The clip is validated by
+ * kb_reduce_clip.
  */
-kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
-                                 double first_scale, int search_passes,
-                                 const double *factors, int n_factors,
-                                 kb_progress_fn progress, void *progress_ctx, int n_threads,
-                                 kb_world_keys *out, kb_error *err);
-
-/* ------------------------------------------------------------------ */
-/* The world-space search with tangent keys (reduce_keys with          */
-/* position_tolerance and fit=True; see kbspline.motion.reduce).       */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-    ptrdiff_t *keys;          /* (n_joints, n_frames): joint j's from j * n_frames */
-    ptrdiff_t *n_keys;        /* (n_joints,) */
-    double *rotation_rows;    /* (n_joints, n_frames, 3) each key's rotation tangent */
-    double *translation_rows; /* (n_joints, n_frames, 3) and translation tangent */
-    double *max_position;     /* (n_joints,) worst distance of the joint's points */
-    double *max_angle;        /* (n_joints,) worst local rotation error */
-    double *max_distance;     /* (n_joints,) worst local translation error (0 unless moves) */
-    double scale;             /* the scale of the pass that held; 0 where none did */
-} kb_swept_keys;
-
-/*
- * The world-space search with tangent keys: every joint's swept keys
- * (kb_reduce_sweep) at its tolerances times scales[0], then scales[1]...
- * until a pass keeps every point of every frame within position_tolerance
- * (forward kinematics, each joint's curves rebuilt from those it built
- * last); then for each of factors in turn, and last once more at no
- * factor, every joint with more than two keys, most keys first (ties:
- * joint order), has its keys dropped under its own scale times the factor
- * (kb_reduce_drop, with a memory per joint kept through the search), and
- * its fewer keys are kept where every point stays within the tolerance
- * (only it and the joints below it placed again: kb_world_trial), else
- * the pieces of them that hold (kb_reduce_merge) where those are fewer
- * and hold; a joint whose keys are kept has its scale times the factor.
- * With n_threads > 1, a pass's sweeps and a round's drops run on that
- * many threads, the checks in order after them: the same keys, bit for
- * bit.  progress (NULL: none) is called after pass k with k (k <=
- * n_scales), after the pass that held with n_scales + 1, and after each
- * round with one more.  Writes every output; where no pass held, only
- * scale (0).  KB_EBADSHAPE for counts or parents out of range (track: the
- * joint), KB_ERANGE for a position_tolerance that is negative or not
- * finite, a scale or factor that is not positive and finite, or a
- * tolerance or cap that is not positive (NaN included; track: the joint).
- * Allocates about 75 n_frames doubles and 9 n_frames indices a joint,
- * besides what each sweep, drop and rebuild allocates.
- */
-kb_status kb_reduce_world_swept(const kb_world_clip *clip, double position_tolerance,
-                                const double *scales, int n_scales, const double *factors,
-                                int n_factors, kb_progress_fn progress, void *progress_ctx,
-                                int n_threads, kb_swept_keys *out, kb_error *err);
+kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
+                          const kb_world_plan *plan, kb_progress_fn progress,
+                          void *progress_ctx, int n_threads, kb_reduction *out, int *found,
+                          kb_error *err);
 
 /* Joint j of a world search's clip under these tolerances. */
 static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
