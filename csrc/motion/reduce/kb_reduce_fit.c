@@ -5,7 +5,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -557,33 +556,9 @@ void kb_rd_take_spares(joint_fit *j, ptrdiff_t n)
     j->K = n;
 }
 
-/* A hash of the keys from `span` before key i of these K to as many after
- * (-1 past an end), the rows of all but key i, and the channels scored:
- * what a drop of key i hangs on.  Equal hashes of different keys (about
- * 2^-64) would only skip a drop that could hold. */
-ptrdiff_t kb_rd_without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                             ptrdiff_t K, ptrdiff_t i, ptrdiff_t span)
-{
-    uint64_t h = (uint64_t)(j->channels + 2 * isfinite(j->jt->angle_tolerance));
-    for (ptrdiff_t k = i - span; k <= i + span; k++) {
-        uint64_t words[7] = {k >= 0 && k < K ? (uint64_t)keys[k] : UINT64_MAX};
-        int n = 1;
-        for (int c = 0; k >= 0 && k < K && k != i && c < j->channels; c++, n += 3)
-            memcpy(words + n, tcb[c] + 3 * k, 3 * sizeof(double));
-        for (int w = 0; w < n; w++) {  /* a 64-bit multiply-xorshift mix */
-            h = (h ^ words[w]) * 0x9E3779B97F4A7C15u;
-            h ^= h >> 29;
-        }
-    }
-    return (ptrdiff_t)h;
-}
-
 /* drop_refitted's constants (docs/benchmarks.md, "Tuning notes"): the keys
  * refitted on each side of a dropped one and their steps; the spacing of
  * the keys dropped at once, so that no two drops' refits shape a frame in
- * common; a drop that failed is not tried again (kb_drop_memory) while the
- * tolerances are below 1 / DROP_HOPELESS of those it needed, nor from the
- * same keys and tangents under tolerances below the least it could hold
- * under; a refit whose own model leaves a weighed frame out of tolerance
+ * common; a refit whose own model leaves a weighed frame out of tolerance
  * (the rotation's beyond DROP_MODEL_MARGIN) fails without evaluating the
  * spline. */

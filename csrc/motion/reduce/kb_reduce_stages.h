@@ -80,7 +80,6 @@ typedef struct {
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial (drop_refitted) */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
-    kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
     space s;
     fit_space w;
@@ -130,7 +129,5 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
 ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
 void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
-ptrdiff_t kb_rd_without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                             ptrdiff_t K, ptrdiff_t i, ptrdiff_t span);
 
 #endif /* KB_REDUCE_STAGES_H */

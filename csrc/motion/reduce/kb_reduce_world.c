@@ -138,7 +138,7 @@ static void key(search *s, ptrdiff_t j, double scale, int afresh)
         js->status = KB_OK;
         if (t->n > 2 && !(isinf(jt.angle_tolerance) && isinf(jt.distance_tolerance)))
             js->status = kb_reduce_drop(&jt, t->keys, &t->n, t->rows[0], t->rows[1], NULL,
-                                        NULL, NULL, &js->err);
+                                        NULL, &js->err);
     }
 }
 
@@ -296,7 +296,7 @@ static kb_status loosen(search *s, ptrdiff_t j, int *held, kb_error *err)
     const double *new_rows[2] = {js->trial.rows[0], js->trial.rows[1]};
     status = kb_reduce_merge(s->F, js->held.keys, js->held.n, old_rows, js->trial.keys,
                              js->trial.n, new_rows, worst, s->tolerance, js->spare.keys,
-                             &js->spare.n, js->spare.rows, NULL, err);
+                             &js->spare.n, js->spare.rows, err);
     if (status != KB_OK || !js->spare.n || js->spare.n >= js->held.n)
         return status;
     return trial(s, j, &js->spare, NULL, held, err);

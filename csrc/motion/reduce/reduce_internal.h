@@ -104,74 +104,33 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff
                           double *rotation_rows, double *translation_rows, kb_error *err);
 
 /*
- * The drops of one joint's keys that failed, kept from one kb_reduce_drop
- * call to the next on the same joint's frames (and read within a call,
- * where a key comes up again between the same keys).  Per frame f, where
- * dropping key f last failed: needed (n_frames, 2), its worst score then
- * times that call's angle and distance tolerances (the least tolerances,
- * scaled alike, it could have held under; 0 for both where no drop of f
- * failed), and around (n_frames, 4), the two keys on each side of it then
- * (-1 past an end); least (n_frames, 2), the least angle and distance
- * tolerances it could hold under, each alone (0 for both where unknown),
- * and context (n_frames), a hash of the keys and TCB its refit started
- * from (nearly all the refit hangs on: see DROP_HOPELESS in kb_reduce_drop.c).
- * Start with needed all zero.
- */
-typedef struct {
-    double *needed;
-    ptrdiff_t *around;
-    double *least;
-    ptrdiff_t *context;
-} kb_drop_memory;
-
-/*
- * Fewer keys from fitted ones (keys, *n_keys in, capacity n_frames; their
- * TCB in the first *n_keys rows of rotation_tcb and translation_tcb, each
- * in [-1, 1], the translation's read only where distance_tolerance is
- * finite): drops keys a few apart at once, refits the TCB of the keys near
- * each, and keeps each drop whose frames nearby all stay within tolerance
- * (a failed one restores its key and its neighbours' TCB, so those frames
- * are as they were), for every phase of the spacing in turn.  With memory
- * (NULL: a memory of this call alone), a key is not tried where its drop
- * failed before between the same four keys and needed tolerances that
- * this call's are too tight for, to a margin (the largest ratio of this
- * call's tolerances to those it needed, over the channels of finite
- * tolerance, is below 2/3; an infinite one adds nothing), nor where it
- * failed from the same keys and TCB (context) under tolerances below the
- * least it could hold under, and the
- * drops that fail are recorded there.  Whatever the memory holds, the result
- * keeps every frame within tolerance: at worst it keeps keys that could
- * have gone.  Writes the keys, their count, TCB and the final angle and
- * distance at every frame as kb_reduce_rebuild gives them (or neither).  Allocates
- * about 206 n_frames doubles (254 with tangent keys).
+ * Fewer tangent keys (keys, *n_keys in, capacity n_frames; their tangents
+ * in the first *n_keys rows of rotation_tcb and translation_tcb, the
+ * translation's read only where distance_tolerance is finite): drops keys
+ * a few apart at once, refits the keys near each, and keeps each drop
+ * whose frames nearby all stay within tolerance (a failed one restores
+ * its key and its neighbours' rows), for every phase of the spacing in
+ * turn.  Writes the keys, their count, rows and the final angle and
+ * distance at every frame as kb_reduce_rebuild gives them (or neither).
  */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_drop_memory *memory, kb_error *err);
+                         double *distance, kb_error *err);
 
 /*
- * The pieces of a joint's new tangent keys (new_keys, n_new; rows: the
- * rotation's and the translation's (n_new, 3)) whose frames all have
- * frame_worst (n_frames, squared world errors under the new keys) at most
- * limit squared (none where limit is negative or NaN), the old keys
- * (which held) elsewhere: keys both share with
- * the same rows cut the frames into pieces, and a segment of tangent keys
- * hangs on its two keys alone, so each piece's curves are wholly the old
- * or the new ones (reduce_keys' world search keeps the pieces of a
- * joint's drops that hold).  Writes keys (n_frames capacity) and rows,
- * *n_keys 0 where no piece that differs holds.  With memory (NULL to
- * skip), each old key the new ones dropped in a piece that failed, where a
- * frame from two keys before it to two after is past the limit, is
- * recorded as a drop that fails between the same keys (needed infinite),
- * so that kb_reduce_drop does not try it again there.  Keys ascending in
- * [0, n_frames), at least two each.
+ * The pieces of a joint's new tangent keys (new_keys, n_new; rows (n_new,
+ * 3) each) whose frames all have frame_worst (n_frames, squared world
+ * errors under the new keys) at most limit squared, the old keys (which
+ * held) elsewhere: keys both share with the same rows cut the frames into
+ * pieces, and a segment of tangent keys hangs on its two keys alone, so
+ * each piece's curves are wholly the old or the new ones.  Writes keys
+ * (n_frames capacity) and rows, *n_keys 0 where no piece that differs holds.
  */
 kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
                           const double *const old_rows[2], const ptrdiff_t *new_keys,
                           ptrdiff_t n_new, const double *const new_rows[2],
                           const double *frame_worst, double limit, ptrdiff_t *keys,
-                          ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
-                          kb_error *err);
+                          ptrdiff_t *n_keys, double *const rows[2], kb_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The world-space search with greedy keys (reduce_keys with           */
