@@ -24,7 +24,7 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
-    s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
+    s->moved = d + 55 * n;   s->zeros = d + 58 * n;
     s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
@@ -34,7 +34,6 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->kind = (unsigned char *)(s->between + n);
     s->keys_checked = 0;
     s->signs_follow = 1;
-    s->halves = 0;
     s->given = 0;
     return d;
 }
@@ -218,21 +217,11 @@ static inline double robust_norm(double v[3], double *w)
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
- * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves, the
- * sine and cosine of each error's half instead of the error, and their
- * ratio as the frame's score (at the frame's index). */
+ * (m, 4) at the m frames at[j] (NULL: first + j). */
 static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
-                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
-                            const space *s)
+                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual)
 {
-    for (ptrdiff_t j = 0; s->halves && j < m; j++) {
-        ptrdiff_t f = at ? at[j] : first + j;
-        double v[3], w = relative_rotation(jt->rotations + 4 * f, values + 4 * j, v);
-        error[j] = robust_norm(v, &w);
-        s->cosine[f] = fabs(w);
-        s->score[f] = error[j] / fabs(w);
-    }
-    for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
+    for (ptrdiff_t j = 0; j < m; j++) {
         double v[3];
         double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
                                      values + 4 * j, v);
@@ -274,7 +263,7 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
     if (status != KB_OK || (!error && !residual))
         return status;
     if (rotation)
-        rotation_errors(jt, s->out, at, first, m, error, residual, s);
+        rotation_errors(jt, s->out, at, first, m, error, residual);
     else
         translation_errors(jt, s->out, at, first, m, error, residual);
     return status;
@@ -336,8 +325,7 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 }
 
 /* Both channels' errors at frames [first, last] into s->angle, s->distance
- * and their worst ratio to the tolerances into s->score (with s->halves,
- * the rotation's halves and their ratio: see rotation_errors).  The splines
+ * and their worst ratio to the tolerances into s->score.  The splines
  * pass through their keys, so a key frame's errors are zero and only the
  * frames between keys are evaluated (keys, ascending, has every key in
  * [first, last]): where nearly every frame is a key, as on short clips, a
@@ -361,7 +349,6 @@ kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
                 s->angle[f] = 0.0;
             if (translation)
                 s->distance[f] = 0.0;
-            s->cosine[f] = 1.0;
             s->score[f] = 0.0;
         } else {
             s->between[m] = f;
@@ -370,7 +357,7 @@ kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     }
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
                                    residual, s, err);
-    for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
+    for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
         s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                              translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
@@ -479,9 +466,8 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
         return status;
-    const space plain = {.halves = 0};  /* the errors themselves */
     if (angle)
-        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL);
     if (translations && distance)
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
     return kb_ok(err);
@@ -490,9 +476,8 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance)
 {
-    const space plain = {.halves = 0};
     if (angle)
-        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL);
     if (translations && distance)
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }

@@ -33,13 +33,9 @@ typedef struct {
     double *between_times, *between_error;
     int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    /* set where the greedy selection scores the rotation alone: rotation_errors
-     * then writes each frame's half angle's sine into angle, its cosine into
-     * cosine and their ratio into score (see segment_worst) */
-    int halves;
     int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows (gather_tcb) */
     unsigned char *kind;
-    double *angle, *distance, *score, *residual, *moved, *zeros, *cosine;
+    double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
 
 /* fmax(a, b) inline, where the library's is a call: the larger, or the

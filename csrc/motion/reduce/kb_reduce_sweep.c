@@ -10,7 +10,7 @@
  *   - a candidate end e is fitted (fit_model): its translation tangent by
  *     linear least squares on the segment's exact cubic Hermite; its
  *     rotation tangent likewise on the segment taken as a cubic Hermite in
- *     log space relative to key s (the logs cached per start key), the
+ *     log space relative to key s, the
  *     fitted log-space slope at e turned into the key's tangent by the
  *     exact 3x3 Jacobian of the log map.  The fit also weighs a virtual
  *     next segment (a lookahead, so that the tangent suits the segment
@@ -359,7 +359,7 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     if (!kb_doubles_fit(F, 50, 1, 1))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     size_t n = (size_t)F;
-    double *block = malloc(39 * n * sizeof(double) + n * sizeof(kb_loc));
+    double *block = malloc(30 * n * sizeof(double) + n * sizeof(kb_loc));
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     sweep w = {.jt = jt, .F = F, .angle_tol = jt->angle_tolerance,
@@ -374,9 +374,8 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.distance = block + 21 * n;
     w.res_seg = block + 22 * n;
     w.res_look = block + 26 * n;
-    w.jinv = block + 30 * n;
-    w.loc = (kb_loc *)(block + 39 * n);
-    ptrdiff_t *runs = malloc(6 * n * sizeof(ptrdiff_t));
+    w.loc = (kb_loc *)(block + 30 * n);
+    ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
     if (!runs) {
         free(block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
@@ -385,10 +384,6 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.run_x = runs + n;
     w.hs_q = runs + 2 * n;
     w.hs_x = runs + 3 * n;
-    w.logs_of = runs + 4 * n;
-    w.jinv_of = runs + 5 * n;
-    for (ptrdiff_t f = 0; f < F; f++)
-        w.logs_of[f] = w.jinv_of[f] = -1;
     prepare(&w);
     memset(rotation_rows, 0, 3 * n * sizeof(double));
     memset(translation_rows, 0, 3 * n * sizeof(double));

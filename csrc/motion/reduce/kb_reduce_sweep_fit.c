@@ -97,34 +97,23 @@ static void jr_half(const double *v, double *J)
 }
 
 /* Frame f's value in a channel's models: its translation, or its
- * rotation's log relative to the last key (taken once per last key, and
- * only where a model reaches it: a failing one stops early). */
+ * rotation's log relative to the last key (into w->logs at f). */
 static const double *value_at(sweep *w, ptrdiff_t f, int rotation)
 {
     if (!rotation)
         return w->jt->translations + 3 * f;
     double *v = w->logs + 3 * f;
-    if (w->logs_of[f] != w->s) {
-        short_log(w->q + 4 * w->s, w->q + 4 * f, v);
-        w->logs_of[f] = w->s;
-    }
+    short_log(w->q + 4 * w->s, w->q + 4 * f, v);
     return v;
 }
 
-/* The inverse of the Jacobian of the log map (jr_half) at frame f's log,
- * once per last key: a segment's end and a lookahead's are often another
- * candidate's (20% of them on CMU 131_01 at 0.1 cm).  NULL where singular. */
-static const double *jinv_at(sweep *w, ptrdiff_t f)
+/* The inverse of the Jacobian of the log map (jr_half) at frame f's log
+ * into inv; 0 where singular. */
+static int jinv_at(sweep *w, ptrdiff_t f, double *inv)
 {
-    double *inv = w->jinv + 9 * f;
-    if (w->jinv_of[f] != w->s) {
-        double J[9];
-        jr_half(value_at(w, f, 1), J);
-        if (!inverse3(J, inv))
-            inv[0] = NAN;  /* an inverse3 that succeeds is never NaN */
-        w->jinv_of[f] = w->s;
-    }
-    return isnan(inv[0]) ? NULL : inv;
+    double J[9];
+    jr_half(value_at(w, f, 1), J);
+    return inverse3(J, inv);
 }
 
 /* A channel's cubic Hermite model of the frames strictly between frames a
@@ -285,8 +274,8 @@ static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *l
     double db[3];
     model md = {e, b, rotation, 0, value_at(w, e, rotation), value_at(w, b, rotation), db};
     if (rotation) {
-        const double *jbinv = jinv_at(w, b);
-        if (!jbinv)
+        double jbinv[9];
+        if (!jinv_at(w, b, jbinv))
             return -1;
         mat_vec(jbinv, w->dq + 3 * b, db);
     } else {
@@ -374,10 +363,8 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
     model md = {s, e, 1, 1, NULL, L, w->tq_s};
     if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
         return 0;
-    const double *jinv = jinv_at(w, e);
-    if (!jinv)
+    if (!jinv_at(w, e, r->jinv))
         return 0;
-    memcpy(r->jinv, jinv, sizeof r->jinv);
     double jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
     tangent_sums(w->res_seg, e - s - 1, cr, &cc);
     add_lookahead(w, e, look_frames(w, e, 1), 1, cr, &cc);
