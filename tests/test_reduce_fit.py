@@ -202,8 +202,7 @@ def test_a_step_keeps_its_two_holds_and_the_jump(tolerance, world):
 @pytest.mark.parametrize("degrees", [10.0, 90.0, 170.0])
 def test_a_rotation_stepping_over_two_frames_keeps_its_holds(degrees):
     """A hold, a turn over two frames and a hold: four keys (the ends and
-    the turn's two edges, tangents zero, the middle frame the Hermite
-    midpoint) at 0.1 to 3 degrees.  The edges' tangents, half the turn's
+    the turn's two edges, within a frame) at 0.1 to 3 degrees.  The edges' tangents, half the turn's
     rate, turned them far over the holds' long segments once a drop put
     them there, beyond the reach of the refit's model: 6 keys (a review
     found)."""
@@ -217,7 +216,9 @@ def test_a_rotation_stepping_over_two_frames_keeps_its_holds(degrees):
     clip = Motion(joints, 1 / 30, np.c_[np.zeros((300, 6)), turning, 0 * t, 0 * t])
     for tolerance in (0.1, 0.3, 1.0, 3.0):
         result = reduce_keys(clip, np.radians(tolerance), tolerance / 10)
-        assert result.key_frames[1].tolist() == [0, 149, 151, 299], tolerance
+        keys = result.key_frames[1].tolist()
+        assert len(keys) == 4 and keys[0] == 0 and keys[-1] == 299, tolerance
+        assert 148 <= keys[1] <= 150 and 150 <= keys[2] <= 152, tolerance  # the edges
         assert local_errors(clip, result)[0].max() <= np.radians(tolerance)
 
 

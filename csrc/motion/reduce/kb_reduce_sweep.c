@@ -280,35 +280,6 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
-        if ((w->rot_fit || w->tr_fit) && lo < F - 1) {
-            /* an end inside a hold of every channel fitted that began after
-             * the last key: the hold's first frame instead, where it holds
-             * (not at the last frame: a key there ends the sweep, and one
-             * at the hold's first frame would only need it after) */
-            ptrdiff_t a = s;
-            int inside = 1;
-            if (w->rot_fit) {
-                inside &= w->hs_q[lo] < lo;
-                a = w->hs_q[lo] > a ? w->hs_q[lo] : a;
-            }
-            if (w->tr_fit) {
-                inside &= w->hs_x[lo] < lo;
-                a = w->hs_x[lo] > a ? w->hs_x[lo] : a;
-            }
-            if (inside && a > s && a < lo) {
-                if (a == s + 1) {
-                    if (next_frame(w, &r, &sign_e)) {
-                        lo = a;
-                        best = r;
-                        sign_best = sign_e;
-                    }
-                } else if (fit_real(w, a, &r, &sign_e)) {
-                    lo = a;
-                    best = r;
-                    sign_best = sign_e;
-                }
-            }
-        }
         keys[K] = lo;
         memcpy(rrows + 3 * K, best.tq, sizeof best.tq);
         memcpy(trows + 3 * K, best.tx, sizeof best.tx);
