@@ -1,9 +1,6 @@
 /*
- * kb_reduce_errors.c -- key reduction's splines through keys and their
- * errors at the frames (kbspline.motion.reduce_keys): the shared scratch,
- * the splines, the errors of a window or a joint, validation, and
- * kb_reduce_rebuild and kb_reduce_errors.  Every step of the searches
- * evaluates again only the frames it can change.
+ * kb_reduce_errors.c -- the splines through keys and their errors at the
+ * frames, of a window of keys or a whole joint; validation.
  */
 #include <float.h>
 #include <math.h>
@@ -38,12 +35,8 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     return d;
 }
 
-/* Whether kb_rot_validate passes any keys of jt's validated frames (see
- * validate: finite, no zero quaternion) with finite TCB, so that the many
- * splines of a reduction need not check theirs: it fails then only on a
- * spacing of times below DBL_MIN or on a span that overflows, and a
- * spacing or span of keys is at least that of neighbouring frames and at
- * most the clip's (rounding is monotonic). */
+/* Whether any keys of jt's validated frames pass kb_rot_validate (no
+ * spacing below DBL_MIN, no span that overflows), so the splines skip it. */
 int kb_rd_keys_pass(const kb_reduce_joint *jt)
 {
     ptrdiff_t F = jt->n_frames;
@@ -96,13 +89,8 @@ int kb_rd_signs_follow(ptrdiff_t n, const space *s)
     return 1;
 }
 
-/*
- * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
- * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
- * for rotations also their chords (s->chords) and the m frames at
- * ascending times at_times located on them (s->loc).  What kb_rd_spline_errors needs of the
- * keys, so that a fit, which moves only the TCB, takes it once.
- */
+/* One channel's keys gathered into s (rotations: their chords, and the m
+ * frames at_times located on them): prepared once for a fit's many tries. */
 static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                         ptrdiff_t n, space *s)
 {
@@ -190,13 +178,8 @@ static inline double relative_rotation(const double *f, const double *p, double 
     return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
 }
 
-/* The norm of v (3,) as sqrt(v . v) where that neither underflows nor
- * overflows; else (frames far from unit length, 1e-200 or 1e200: the
- * rotation's v and w scale with the frame) the norm of v and *w both
- * divided by the largest of them, *w so divided too, so that their ratio,
- * the error, is kept (rotation: w the dot; translation: w NULL).  Frames
- * of unit length (or translations of ordinary size) keep the first form,
- * bit for bit, whatever their error. */
+/* The norm of v, rescaled (with *w, the rotation's dot) where its square
+ * under- or overflows, so that the ratio of the two, the error, is kept. */
 static inline double robust_norm(double v[3], double *w)
 {
     double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
@@ -269,15 +252,8 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
     return status;
 }
 
-/*
- * The errors at m frames, at[0..m) (their times at_times, ascending) or
- * where at is NULL first .. first + m - 1, of one channel's spline through
- * frames keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the
- * j-th frame is the rotation angle (rotation != 0) or the translation
- * distance (NULL to skip: the fit needs only residuals), and residual
- * (NULL to skip) its vector: twice the vector part of frame* spline on the
- * side w >= 0 (about the rotation vector), or spline - frame.
- */
+/* One channel's errors (angle or distance) and residuals (twice the vector
+ * part of frame* spline, or spline - frame) at m frames (at NULL: from first). */
 static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
                            const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
@@ -324,16 +300,8 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
     return status;
 }
 
-/* Both channels' errors at frames [first, last] into s->angle, s->distance
- * and their worst ratio to the tolerances into s->score.  The splines
- * pass through their keys, so a key frame's errors are zero and only the
- * frames between keys are evaluated (keys, ascending, has every key in
- * [first, last]): where nearly every frame is a key, as on short clips, a
- * window then builds few of its segments.  A channel of infinite tolerance
- * cannot raise a score, so it is skipped here (its errors are left as they
- * were) and evaluated once at the end by kb_rd_skipped_errors.  With residual
- * (NULL: none), each such channel's residuals at the frames between keys
- * too (see errors_into; in s->between's order). */
+/* Both channels' errors at frames [first, last] and their score; key frames
+ * are zero, a channel of infinite tolerance is skipped (kb_rd_skipped_errors). */
 kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                               const double *rotation_tcb, const double *translation_tcb,
                               ptrdiff_t first, ptrdiff_t last, double *const *residual,
@@ -493,12 +461,8 @@ kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t tra
     return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), track, i / 3);
 }
 
-/* How many keys on each side of a key its tangent hangs on: KB tangents
- * on one (the chords to its neighbours), a tangent key's on none (given),
- * so that a tangent key's segment is shaped by its own two keys alone
- * and every window below is that much narrower.  Only where the keys
- * have rows: keys without (NULL: greedy keys) have KB tangents, whatever
- * jt says.  The fits' keys always have them. */
+/* How many keys on each side a key's tangent hangs on: KB tangents one,
+ * tangent keys (with rows) none. */
 ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows)
 {
     return jt->tangent_keys && rows ? 0 : 1;

@@ -110,15 +110,8 @@ static ptrdiff_t link_keys(greedy_state *g, ptrdiff_t F, const ptrdiff_t *order,
     return K;
 }
 
-/* The greedy selection until no score is above `floor`: the keys and their
- * count (keys, n_keys; NULL to skip), the frames in the order they were
- * keyed and each one's score then (order, order_score, n_order; NULL to
- * skip; on entry the first *n_order of order are keyed already, as a run
- * to a higher floor keyed them), and the final errors (angle, distance;
- * NULL to skip).  A run continued from an earlier one's keys is that run
- * carried on: the errors of splines through all its keys at once are
- * those its windows gave, bit for bit, and the heap then holds the same
- * worst frame of each segment. */
+/* The greedy selection until no score is above `floor`: keys, the order
+ * keyed with scores (carried on from *n_order), final errors (NULL: skip). */
 static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys,
                         ptrdiff_t *n_keys, ptrdiff_t *order, double *order_score,
                         ptrdiff_t *n_order, double *angle, double *distance, kb_error *err)
@@ -149,12 +142,8 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     }
     status = kb_rd_joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
-    /* Where two neighbouring keys' rotations have a dot of exactly zero,
-     * the second keeps its sign whatever the first's (unit_keys), so the
-     * chord between them turns with the signs of all the keys before: a
-     * key added anywhere before may change the segments beside them, and
-     * a window of keys is no longer the whole spline (kb_rd_signs_follow).  From
-     * the first such pair on, every key added evaluates the whole spline. */
+    /* from the first pair of orthogonal neighbouring keys on, a window is no
+     * longer the whole spline: every key added evaluates it whole */
     int whole = !s.signs_follow;
     if (status == KB_OK)
         push_segments(&g, &s, 0, F - 1);

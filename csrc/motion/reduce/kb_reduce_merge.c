@@ -1,16 +1,6 @@
-/*
- * kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
- * the world within its tolerance, the old keys elsewhere (the world-space
- * search of kbspline.motion.reduce_keys, which checks the new keys of one
- * joint at a time by forward kinematics, frame by frame).
- *
- * A segment of tangent keys hangs on its two keys and their tangents
- * alone, so keys that the old and the new keys share with the same rows
- * cut the frames into pieces, and within a piece the curves are wholly
- * the old ones or wholly the new.  A frame's world error hangs on every
- * joint's curves at that frame alone: where each piece keeps the keys
- * whose frames were within the limit, every frame is.
- */
+/* kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
+ * the world within its tolerance, the old keys elsewhere: keys both share
+ * with the same rows cut the frames into pieces, each wholly old or new. */
 #include <math.h>
 #include <string.h>
 

@@ -1,47 +1,12 @@
 /*
- * kb_reduce_sweep.c -- tangent keys (C1 Hermite keys, kb_reduce_joint's
- * tangent_keys) of one joint in a single forward sweep: from the last key,
- * whose tangent is fixed, the farthest frame that can end a segment within
- * the tolerances, its tangent fitted in closed form.
- *
- * A tangent key's segment is shaped by its two keys and their tangents
- * alone, so each segment is settled once, left to right, and both channels
- * share its keys.  From the last key s:
- *   - a candidate end e is fitted (fit_model): its translation tangent by
- *     linear least squares on the segment's exact cubic Hermite; its
- *     rotation tangent likewise on the segment taken as a cubic Hermite in
- *     log space relative to key s, the
- *     fitted log-space slope at e turned into the key's tangent by the
- *     exact 3x3 Jacobian of the log map.  The fit also weighs a virtual
- *     next segment (a lookahead, so that the tangent suits the segment
- *     after it as well) ending on the frames' value and tangent (see
- *     prepare): 3 times this one (at least 2 frames), not across a hold's
- *     edge, halved until a cubic with its start tangent alone fitted keeps
- *     its frames within the tolerance (none below 2 frames: a step, a
- *     kink or a bounce ahead then pulls no tangent), and pulls weakly
- *     (weight SWEEP_ALPHA dt^2) towards the frames' own tangent at e;
- *   - the candidate passes where every frame of the segment is within the
- *     tolerances on these models (for the rotation twice the log-space
- *     residual, about the angle); a model two of whose frames no tangent
- *     fits together fails without its fit, most after a few frames
- *     (model_residuals), as the fit would;
- *   - the search starts at the previous segment's length, doubles until a
- *     candidate fails, then bisects, on the models alone;
- *   - the chosen end is then checked once on the real splines, as
- *     kb_reduce_rebuild evaluates them (check_real: the same segment
- *     construction, squad or the cumulative cubic, and the same errors as
- *     kb_reduce_errors'), with at most one Gauss-Newton step on the rotation
- *     where it is off by at most twice the tolerance; where it still fails,
- *     the end is bisected down on the model and the real splines together.
- * An end inside a hold of every channel fitted, the hold begun after the
- * last key, moves back to the hold's first frame where that segment passes
- * too (a turn between two holds then keys the holds' edges, zero
- * tangents).  A segment to the next frame has no frame to fail and always
- * ends the search; a key whose neighbours are both the frames beside it
- * shapes no frame, and takes the Fritsch-Butland tangent at the end (as
- * a fitted one there can spin the curve
- * between frames).  The real check decides every key, so every frame is within the
- * tolerances by the splines kb_reduce_rebuild builds from the result.
+ * kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.
+ * A tangent key's segment hangs on its two keys alone, so each segment is
+ * settled once, left to right: from the last key s, a candidate end e gets
+ * its tangents by least squares on cubic Hermite models (the rotation's in
+ * log space relative to s), weighing a lookahead segment and a weak pull
+ * towards the frames' own tangent (kb_reduce_sweep_fit.c); the end is
+ * doubled then bisected on the models, then checked once on the real
+ * splines (one Gauss-Newton step allowed), bisected down where it fails.
  */
 #include <float.h>
 #include <stdint.h>

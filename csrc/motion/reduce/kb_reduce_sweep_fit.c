@@ -152,9 +152,7 @@ KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 }
 
 /* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
- * the model's span, k its values at a and b and its fixed tangent (copies,
- * which the rows' stores cannot alias); fit_at_b and has_va (va not NULL)
- * constants where inlined. */
+ * the model's span, k its values at a and b and its fixed tangent. */
 KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
                          ptrdiff_t i, int fit_at_b, int has_va, double *row)
 {
@@ -167,12 +165,14 @@ KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const 
     row[3] = (fit_at_b ? h[3] : h[1]) * dt;
 }
 
-/* model_residuals for a model whose fit_at_b and has_va (va not NULL) are
- * constants where inlined: no row tests them, nor reloads what its stores
- * could alias. */
-KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int fit_at_b,
-                           int has_va)
+/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
+ * the residual before the fitted tangent's term, and that term's
+ * coefficient); 0, some rows left out, where two frames are apart (no
+ * tangent fits both within r), checked from the frame where the fitted
+ * term's basis peaks. */
+static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
+    const int fit_at_b = md->fit_at_b, has_va = md->va != NULL;
     const ptrdiff_t m = md->b - md->a, n = m - 1;
     if (n < 1)
         return 1;
@@ -198,22 +198,6 @@ KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int
                 return 0;
         }
     return 1;
-}
-
-/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
- * the residual before the fitted tangent's term, and that term's
- * coefficient), so that the check after the fit takes no basis again; 0,
- * some rows left out, where two frames are apart (no tangent fits both
- * within r, so the fit would fail; not looked for where r < 1e-100).  The
- * frame where the fitted term's basis peaks (u 1/3 or 2/3) first and each
- * other against it, the even rows before the odd: on CMU 131_01 at 0.1 cm
- * that found 94% of the failing lookaheads, in 3 of their 18 frames, and
- * 53% of the failing segments. */
-static int model_residuals(sweep *w, const model *md, double r, double *res)
-{
-    if (md->fit_at_b)
-        return md->va ? residuals_as(w, md, r, res, 1, 1) : residuals_as(w, md, r, res, 1, 0);
-    return md->va ? residuals_as(w, md, r, res, 0, 1) : residuals_as(w, md, r, res, 0, 0);
 }
 
 /* The normal-equation sums (rhs, *nn) of n residuals (model_residuals')
@@ -440,12 +424,8 @@ static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
     return 1;
 }
 
-/* The rotation spline's segment likewise (into w->curve_q, w->angle; its
- * segment built as the keys' locations ask, frames s .. e), its
- * keys the last key with the sign the whole spline gives it and frame e
- * (on its side, as the whole spline puts it): the same unit keys, chord,
- * segment and values as kb_reduce_rebuild's to the bit, up to one sign for
- * the segment.  *sign_e: the sign the whole spline gives frame e. */
+/* The rotation spline's segment s .. e as kb_reduce_rebuild builds it (the
+ * same bits, up to one sign); *sign_e the sign it gives frame e. */
 static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e)
 {
     const kb_reduce_joint *jt = w->jt;
