@@ -233,6 +233,38 @@ KB_TEST(test_reduce_drop_refits_and_restores)
     free(copy);
 }
 
+/* The shortcuts kept for speed switched off (kb_reduce_shortcuts): the
+ * sweep keeps the same keys and rows, the drops still hold the tolerances. */
+KB_TEST(test_reduce_shortcuts_switched_off)
+{
+    wiggle(0.3);
+    kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 1};
+    kb_reduce_joint tighter = {F, times, rot, tr, 2e-3, 1e-3, 1};
+    static ptrdiff_t keys[2][F], n[2];
+    static double rows[2][2][3 * F], angle[F], distance[F];
+    kb_error err;
+    for (int off = 0; off < 2; off++) {
+        kb_reduce_shortcuts = !off;
+        KB_ASSERT(kb_reduce_sweep(&tighter, keys[off], &n[off], rows[off][0], rows[off][1],
+                                  &err) == KB_OK);
+    }
+    KB_ASSERT(n[0] == n[1] && !memcmp(keys[0], keys[1], sizeof keys[0]) &&
+              !memcmp(rows[0], rows[1], sizeof rows[0]));
+    for (int off = 0; off < 2; off++) {
+        kb_reduce_shortcuts = !off;
+        KB_ASSERT(kb_reduce_drop(&jt, keys[off], &n[off], rows[off][0], rows[off][1], angle,
+                                 distance, &err) == KB_OK);
+        double worst_angle, worst_distance;
+        tangent_rows = 1;
+        int whole = whole_errors(keys[off], n[off], rows[off][0], rows[off][1], &worst_angle,
+                                 &worst_distance);
+        tangent_rows = 0;
+        KB_ASSERT(whole && worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    }
+    kb_reduce_shortcuts = 1;
+    KB_ASSERT(n[1] <= n[0] + 2 && n[1] < F / 4);
+}
+
 /* The greedy keys under s times the tolerances are a prefix of the order
  * kept at a tighter floor: the first and last frames and the frames keyed
  * before the first whose score was at most s. */

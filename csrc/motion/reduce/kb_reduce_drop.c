@@ -15,6 +15,8 @@
 #define DROP_SPACING (2 * DROP_NEAR + 7)
 #define DROP_MODEL_MARGIN 1.05
 
+int kb_reduce_shortcuts = 1;
+
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
@@ -42,32 +44,13 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     return status;
 }
 
-/* Whether the keys of a phase of drop_refitted (j->keys: the K backup
- * keys without those where drop[o], which is set only from `first` on,
- * DROP_SPACING apart) have orthogonal neighbours, where the backup keys
- * have none: the keys beside each drop kept are the only new neighbours
- * (drops are never next to one another, nor at an end). */
-static int joined_orthogonal(const joint_fit *j, const unsigned char *drop, ptrdiff_t first,
-                             ptrdiff_t K)
-{
-    for (ptrdiff_t o = first; o + 1 < K; o += DROP_SPACING) {
-        const ptrdiff_t beside[2] = {j->backup_keys[o - 1], j->backup_keys[o + 1]};
-        if (drop[o] && kb_rd_orthogonal_neighbours(j->jt, beside, 2))
-            return 1;
-    }
-    return 0;
-}
-
-/* Drops keys DROP_SPACING apart at once and
- * refits the DROP_NEAR keys on each side of each, keeping each drop whose
- * changed frames all stay within tolerance (drop_worst); a failed one
- * gets its key back and its neighbours' TCB as they were, so its frames
- * are as they were.  Every phase of the spacing in
- * turn. */
+/* Drops keys DROP_SPACING apart at once, refits the DROP_NEAR keys on each
+ * side of each and keeps each drop whose changed frames stay within
+ * tolerance (a failed one gets its key and neighbours' rows back); every
+ * phase of the spacing in turn. */
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
-    int clear = 0;  /* j->keys known to have no orthogonal neighbours */
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
@@ -99,6 +82,8 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
             double worst = fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
                                 model[1] / j->jt->distance_tolerance);
+            if (!kb_reduce_shortcuts)
+                worst = 0.0;
             if (worst <= 1.0)  /* else failed by the model */
                 status = drop_worst(j, m, &worst, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
@@ -126,16 +111,12 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             }
             kb_rd_take_spares(j, out);
         }
-        int orthogonal = status == KB_OK &&
-                         (clear ? joined_orthogonal(j, drop, 1 + phase, K)
-                                : kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K));
-        if (orthogonal && kb_rd_worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
+        if (status == KB_OK && kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K) &&
+            kb_rd_worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
             memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
             for (int c = 0; c < j->channels; c++)
                 memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));
             j->K = K;
-        } else {
-            clear = !orthogonal;
         }
     }
     return status;

@@ -188,7 +188,7 @@ static int model_residuals(sweep *w, const model *md, double r, double *res)
     model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
     memcpy(res + 4 * ia, anchor, sizeof anchor);
     const double ga = radius(anchor, r);
-    const int look = r >= 1e-100;
+    const int look = r >= 1e-100 && kb_reduce_shortcuts;
     for (ptrdiff_t odd = 0; odd < 2; odd++)
         for (ptrdiff_t i = odd; i < n; i += 2) {
             if (i == ia)

@@ -9,6 +9,11 @@
 #include "kb_internal.h"
 #include "kbspline/reduce.h"
 
+/* 1 (the default): two shortcuts that each save about 1.3x of the fitted
+ * search's time (a drop failed by its refit's own model; a sweep model
+ * failed by two frames no tangent fits together); 0: off (tests). */
+extern int kb_reduce_shortcuts;
+
 /* One joint's frames and tolerances; a frame's score is the larger of its
  * rotation angle over angle_tolerance and its translation distance over
  * distance_tolerance (each > 0, +inf for none). */
