@@ -155,7 +155,6 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
         free(d);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
-    j.s.keys_checked = kb_rd_keys_pass(jt);
     j.spare_tcb[0] = d;
     j.spare_tcb[1] = d + 3 * n;
     j.backup_tcb[0] = d + 6 * n;

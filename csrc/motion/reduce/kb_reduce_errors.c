@@ -29,23 +29,9 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->loc = (kb_loc *)(d + 73 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
     s->kind = (unsigned char *)(s->between + n);
-    s->keys_checked = 0;
     s->signs_follow = 1;
     s->given = 0;
     return d;
-}
-
-/* Whether any keys of jt's validated frames pass kb_rot_validate (no
- * spacing below DBL_MIN, no span that overflows), so the splines skip it. */
-int kb_rd_keys_pass(const kb_reduce_joint *jt)
-{
-    ptrdiff_t F = jt->n_frames;
-    if (!isfinite(jt->times[F - 1] - jt->times[0]))
-        return 0;
-    for (ptrdiff_t f = 1; f < F; f++)
-        if (jt->times[f] - jt->times[f - 1] < DBL_MIN)
-            return 0;
-    return 1;
 }
 
 /* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows, or
@@ -111,7 +97,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
     gather_tcb(jt, n, tcb, s);
     kb_rot_keys k = rotation_keys(n, s);
-    kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
+    kb_status status = kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
@@ -286,8 +272,7 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 {
     const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
     kb_status status = KB_OK;
-    /* with no frame, only the keys' check where they need one (keys_checked) */
-    for (int c = 1; c >= 0 && (m || !s->keys_checked) && status == KB_OK; c--) {
+    for (int c = 1; c >= 0 && status == KB_OK; c--) {
         double *error = c ? s->angle : s->distance;
         if (!isfinite(tolerance[c]))
             continue;
@@ -434,10 +419,7 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
         return status;
-    if (angle)
-        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL);
-    if (translations && distance)
-        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+    kb_reduce_errors_unchecked(jt, rotations, translations, angle, distance);
     return kb_ok(err);
 }
 

@@ -129,7 +129,6 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     void *block = kb_rd_space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    s.keys_checked = kb_rd_keys_pass(jt);  /* its TCB are zero */
     greedy_state g = {.heap_size = 0, .entries = 0};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;

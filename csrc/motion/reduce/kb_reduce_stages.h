@@ -31,7 +31,6 @@ typedef struct {
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
     double *between_times, *between_error;
-    int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
     int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows (gather_tcb) */
     unsigned char *kind;
@@ -83,7 +82,6 @@ typedef struct {
 
 /* kb_reduce_errors.c */
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
-int kb_rd_keys_pass(const kb_reduce_joint *jt);
 int kb_rd_signs_follow(ptrdiff_t n, const space *s);
 kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t n, const double *tcb, const double *at_times,
