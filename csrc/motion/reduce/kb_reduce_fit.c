@@ -152,19 +152,13 @@ static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_
         w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
 }
 
-/* Segment seg's share of closed_jacobian with tangent keys: its slopes, h
- * times the identity for a key that moves (else zero), of which gradient
- * reads the diagonals alone (d0[a][a], d1[3 + a][a]: h as h * 1.0 is, or
- * the general path's zero; the others are not written), and its share of
- * J^T J (tangent_normal; none where no frame of it is weighed). */
+/* Segment seg's slopes, h times the identity for each of its keys that
+ * moves (else zero), and its share of J^T J (none where no frame is weighed). */
 static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fit_space *w)
 {
-    double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
     int from = key_moves(seg, K, r, w), to = key_moves(seg + 1, K, r, w);
-    for (int a = 0; a < 3; a++) {
-        d0[a][a] = from ? h : 0.0;
-        d1[3 + a][a] = to ? h : 0.0;
-    }
+    w->slope[2 * seg] = from ? h : 0.0;
+    w->slope[2 * seg + 1] = to ? h : 0.0;
     if (w->seg_start[seg] != w->seg_start[seg + 1])
         tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
 }
@@ -193,10 +187,9 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r0[c] += w->basis[2 * j] * residual[3 * j + c];
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
-        const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
         for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
-            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
-            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+            w->gradient[3 * seg + a] += w->slope[2 * seg] * r0[a];
+            w->gradient[3 * seg + 3 + a] += w->slope[2 * seg + 1] * r1[a];
         }
     }
 }
@@ -354,7 +347,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
 size_t kb_rd_fit_bytes(ptrdiff_t F)
 {
     size_t n = (size_t)F;
-    return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
+    return (7 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
            + 2 * n * sizeof(ptrdiff_t);
 }
 
@@ -364,7 +357,7 @@ void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segm
     w->per_segment = per_segment;
     size_t n = (size_t)jt->n_frames;
     w->slope = d;
-    w->basis = w->slope + 36 * n;
+    w->basis = w->slope + 2 * n;
     w->sums = w->basis + 2 * n;
     w->normal = w->sums + 3 * n;
     w->chol = w->normal + 3 * n * BAND;

@@ -47,7 +47,7 @@ static inline double larger(double a, double b)
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
-    double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
+    double *slope;    /* (K - 1, 2): d T0 / d key s, d T1 / d key s + 1, times I (closed_jacobian) */
     double *basis;    /* (m, 2): each weighed frame's tangent bases (tangent_bases) */
     double *sums;     /* (K - 1, 3): each segment's sums of their products */
     double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
