@@ -145,7 +145,13 @@ def test_scene_model_shape(tmp_path):
     for (name, path), channel in channels.items():
         if channel.interpolation == "LOOKAT":
             continue
-        assert channel is scene.tracks[name][{"translation": "position"}.get(path, path)]
+        track = scene.tracks[name][{"translation": "position"}.get(path, path)]
+        if path == "fov":             # the track in degrees, the channel in radians
+            assert channel.source is track and channel.axis == "horizontal"
+            np.testing.assert_allclose(channel(channel.times), np.radians(track(track.times)),
+                                       rtol=1e-15)
+            continue
+        assert channel is track
         out = channel(np.array([0.0, 0.1]))
         assert out.shape == (2, 4 if path == "rotation" else 1 if path in ("roll", "fov") else 3)
         made = channel.spline()
