@@ -235,6 +235,12 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
     if kind in (".gltf", ".glb") and scene.source == "lws":   # envelopes: frames, checked
         return _frames_to_gltf(upright(scene), output, fps, angle_tolerance, distance_tolerance)
+    if kind in (".usd", ".usda", ".usdc") and scene.source in ("3ds", "lws"):
+        from .usd_scene import scene_to_usd      # Xforms and Cameras, not a skeleton
+        return scene_to_usd(scene, output, angle_tolerance=angle_tolerance,
+                            distance_tolerance=distance_tolerance)
+    if kind == ".bvh":
+        _warn_cameras(scene)
     motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
     if kind in (".gltf", ".glb"):      # BVH and glTF: their frames are the data
         from .gltf import motion_to_gltf
@@ -247,6 +253,15 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
     from .usd import motion_to_usd
     return motion_to_usd(motion, output, angle_tolerance=angle_tolerance,
                          distance_tolerance=distance_tolerance)
+
+
+def _warn_cameras(scene):
+    """BVH has no cameras: one warning naming the scene's."""
+    names = [node.name for node in scene.nodes if node.kind == "camera"]
+    if names:
+        warnings.warn(f"BVH has no cameras: {', '.join(names)} keep only their transform "
+                      f"(a joint where animated), not their field of view", UserWarning,
+                      stacklevel=3)
 
 
 # glTF from frames is checked against the scene at this many times the frame
