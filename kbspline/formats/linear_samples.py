@@ -83,7 +83,7 @@ def channel_samples(channel, tolerance: float, *, start: float, end: float,
     """(times (K,), values (K, n)) of linear samples of `channel` over
     [start, end]: values are the channel's own at those times, float64."""
     try:
-        from .adaptive import channel_keys       # helper envkeys' keyer, where merged
+        from .adaptive import channel_keys  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         channel_keys = None
     if channel_keys is not None:

@@ -26,7 +26,7 @@ DEFAULT_ZOOM = 3.2                       # LightWave's default: a 24 mm lens
 DEFAULT_FRAME = (640.0, 480.0)           # every real scene here
 
 
-def zoom_to_fov(zoom: np.ndarray) -> np.ndarray:
+def zoom_to_fov(zoom) -> np.ndarray:
     """Vertical field of view (radians) of a LightWave zoom factor."""
     zoom = np.asarray(zoom, dtype=np.float64)
     with np.errstate(divide="ignore"):

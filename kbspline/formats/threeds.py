@@ -445,7 +445,7 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
     kind = _KINDS[node.tag]
     if node.tag == "object" and (node.name == "$$$DUMMY" or record.get("kind") == "null"):
         kind = "null"
-    extras = {"object": node.name, "instance": node.instance, "node_id": node.node_id,
+    extras: dict = {"object": node.name, "instance": node.instance, "node_id": node.node_id,
               "node_flags": node.flags, "tag": node.tag}
     extras.update({key: value for key, value in record.items() if key not in ("kind", "offset")})
     if node.tag == "camera":

@@ -122,7 +122,7 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
     ImportError
         Without the ``usd`` extra (usd-core).
     """
-    from pxr import Gf, Sdf, Usd, UsdGeom
+    from pxr import Gf, Usd, UsdGeom
 
     path = pathlib.Path(path)
     if path.suffix.lower() not in _SUFFIXES:
@@ -153,7 +153,11 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
     root = UsdGeom.Xform.Define(stage, "/" + _usd_name(animation or path.stem))
     stage.SetDefaultPrim(root.GetPrim())
 
-    prims, cameras, times, errors, tolerances = {}, {}, {}, {}, {}
+    prims: dict = {}
+    cameras: dict = {}
+    times: dict = {}
+    errors: dict = {}
+    tolerances: dict = {}
     names = _prim_names(moved.nodes)
     for i in _parents_first(moved.nodes):
         node = moved.nodes[i]
