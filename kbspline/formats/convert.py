@@ -140,6 +140,10 @@ class _InAxes:
     def __call__(self, t):
         return _moved(self.path, np.asarray(self.channel(t), dtype=np.float64), self.axes)
 
+    def key_times(self, start, end):
+        from .adaptive import key_times_in
+        return key_times_in(self.channel, start, end)
+
 
 def _moved(path, values, axes):
     if path == "translation":

@@ -68,6 +68,10 @@ class LwsChannel:
     def __repr__(self) -> str:
         return f"LwsChannel({self.path!r}, {len(self.times)} key times)"
 
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """Every envelope's `Envelope.key_times` within [start, end]."""
+        return np.unique(np.concatenate([e.key_times(start, end) for e in self.envelopes]))
+
     def __call__(self, t) -> np.ndarray:
         """The channel at seconds `t`.
 

@@ -139,6 +139,20 @@ class Track:
             return None
         return self._spline, ()
 
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """Key times within [start, end] (seconds), with their images in
+        every period after the last key where the track repeats or loops."""
+        times, (first, last) = self.times, (self.times[:1], self.times[-1:])
+        if len(times) > 1 and self.flags & 3 and end > last[0] > first[0]:
+            period = last[0] - first[0]
+            cycles = np.arange(1, np.ceil((end - first[0]) / period) + 1)
+            if len(cycles) * len(times) > 10_000_000:
+                raise ValueError(f"{start}..{end} s holds more than 10000000 repeated "
+                                 f"key times of {self!r}")
+            times = np.concatenate([times, (times[None] + period * cycles[:, None]).ravel()])
+        times = np.unique(times)
+        return times[(times >= start) & (times <= end)]
+
     def _frames_played(self, t: np.ndarray) -> np.ndarray:
         """Seconds t mapped into the keys: held before the first, and after the
         last held, or wrapped when the track repeats or loops."""
@@ -211,6 +225,12 @@ class LookAt:
         self.position, self.target, self.roll = position, target, roll
         self.times = np.unique(np.concatenate([track.times for track in (position, target, roll)
                                                if track is not None]))
+
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """The position, target and roll tracks' `Track.key_times`."""
+        return np.unique(np.concatenate([track.key_times(start, end) for track in
+                                         (self.position, self.target, self.roll)
+                                         if track is not None]))
 
     def __call__(self, t: ArrayLike) -> np.ndarray:
         """The orientation at seconds `t`.
