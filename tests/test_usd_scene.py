@@ -310,3 +310,31 @@ def test_bvh_warns_once_naming_the_cameras(tmp_path):
     with pytest.warns(UserWarning, match="BVH has no cameras: Cam ") as caught:
         convert(source, tmp_path / "a.bvh")
     assert sum("BVH has no cameras" in str(w.message) for w in caught) == 1
+
+
+def test_real_lws_files_to_usd(tmp_path):
+    files = sorted(LEGACY.glob("*.lws"))
+    if not files:
+        pytest.skip("the LightWave files are absent")
+    for source in files:
+        out = tmp_path / (source.stem + ".usda")
+        report = convert(source, out, angle_tolerance=1e-4, distance_tolerance=1e-4)
+        assert not report.missed, (source.name, report.missed)
+        stage = Usd.Stage.Open(str(out))
+        scene = read_lws(source)
+        assert stage.GetTimeCodesPerSecond() == scene.fps
+        camera = UsdGeom.Camera(stage.GetPrimAtPath(report.cameras["Camera"]))
+        fov = camera.GetCamera(Usd.TimeCode(0)).GetFieldOfView(Gf.Camera.FOVVertical)
+        assert math.isclose(math.radians(fov), 2 * math.atan(1 / 3.2), rel_tol=1e-6)
+        (title, channels), = scene.animations.items()
+        for (name, path), channel in channels.items():       # the scene's own playback
+            times = report.times[name, path]
+            t = dense_times(times, per=5, cap=40)
+            for x in t[::4]:
+                got = op_value(stage, report.prims[name], "xformOp:translate",
+                               Usd.TimeCode(x * scene.fps))
+                if path == "translation":
+                    want = MIRROR @ np.array([lws_oracle.evaluate(
+                        [(k.value, k.time, k.span, k.params) for k in env.keys],
+                        env.pre, env.post, x) for env in channel.envelopes])
+                    assert np.abs(got - want).max() <= 1e-4 * 1.01 + 1e-9, (source.name, x)

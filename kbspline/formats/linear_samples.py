@@ -1,13 +1,7 @@
 """Linear samples of any scene channel within a tolerance (lerp for vectors,
-slerp along the shorter arc for rotations, as USD and glTF replay them).
-
-`channel_samples` uses `kbspline.formats.adaptive.channel_keys` where it
-exists (helper envkeys' keyer) and otherwise this module's own bisection:
-every key time of the channel in [start, end] is kept, and an interval is
-halved while the playback error measured at `CHECKS` points inside it
-exceeds half the tolerance, or while (for rotations) it sweeps more than a
-quarter turn, down to `MIN_KEY_SPACING` (a jump is kept as two samples that
-close).  `sample_error` measures the playback error densely.
+slerp along the shorter arc for rotations, as USD replays them): the times
+of `kbspline.formats.adaptive.channel_keys` with the channel's float64
+values there, and `sample_error`, the playback error measured at any times.
 """
 from __future__ import annotations
 
@@ -15,12 +9,11 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .adaptive import MIN_KEY_SPACING
+from .adaptive import MIN_KEY_SPACING, channel_keys
 
 __all__ = ["channel_samples", "sample_error", "CHECKS"]
 
-CHECKS = 24
-_ROUNDS = 40
+CHECKS = 24       # points per interval where the USD writer measures its error
 
 
 def _replay(times, values, t, rotation):
@@ -56,39 +49,10 @@ def sample_error(channel: Callable, times: np.ndarray, t: np.ndarray, rotation: 
     return _error(_replay(times, values, t, rotation), channel(t), rotation)
 
 
-def _stand_in(channel, tolerance, start, end, min_spacing):
-    rotation = channel.path == "rotation"
-    keys = np.asarray(channel.times, dtype=np.float64)
-    times = np.unique(np.concatenate([[start, end], keys[(keys > start) & (keys < end)]]))
-    if end <= start:
-        return times[:1]
-    u = (np.arange(1, CHECKS + 1) / (CHECKS + 1))
-    for _ in range(_ROUNDS):
-        lo, hi = times[:-1], times[1:]
-        t = (lo[:, None] + u * (hi - lo)[:, None]).ravel()
-        error = sample_error(channel, times, t, rotation).reshape(len(lo), CHECKS)
-        bad = error.max(axis=1) > 0.5 * tolerance
-        if rotation:
-            values = channel(times)
-            bad |= np.abs(np.sum(values[:-1] * values[1:], axis=1)) < np.cos(np.pi / 4)
-        bad &= (hi - lo) >= 2 * min_spacing
-        if not bad.any():
-            break
-        times = np.unique(np.concatenate([times, 0.5 * (lo[bad] + hi[bad])]))
-    return times
-
-
 def channel_samples(channel, tolerance: float, *, start: float, end: float,
                     min_spacing: float = MIN_KEY_SPACING) -> tuple[np.ndarray, np.ndarray]:
     """(times (K,), values (K, n)) of linear samples of `channel` over
     [start, end]: values are the channel's own at those times, float64."""
-    try:
-        from .adaptive import channel_keys  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        channel_keys = None
-    if channel_keys is not None:
-        times = np.asarray(channel_keys(channel, tolerance, start=start, end=end,
-                                        min_spacing=min_spacing)[0], dtype=np.float64)
-    else:
-        times = _stand_in(channel, tolerance, float(start), float(end), min_spacing)
+    times = np.asarray(channel_keys(channel, tolerance, start=start, end=end,
+                                    min_spacing=min_spacing)[0], dtype=np.float64)
     return times, np.asarray(channel(times), dtype=np.float64).reshape(len(times), -1)
