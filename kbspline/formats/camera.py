@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["FOV_AXES", "FieldOfView", "convert_fov", "camera_facts"]
+__all__ = ["FOV_AXES", "FieldOfView", "convert_fov", "camera_facts", "camera_turn"]
 
 FOV_AXES = ("horizontal", "vertical", "diagonal")
 
@@ -101,3 +101,13 @@ def camera_facts(fov: float, axis: str, aspect: float, stated: bool, view, up,
              "up": np.asarray(up, dtype=np.float64)}
     facts.update({key: float(value) for key, value in more.items() if value is not None})
     return facts
+
+
+def camera_turn(facts: dict, axes: np.ndarray) -> np.ndarray:
+    """(w, x, y, z): the turn from glTF's and USD's camera frame (-z view,
+    +y up) to the tool's (`facts`' view and up), in the axes `axes` maps
+    the file's onto (node frames are conjugated by it: R' = A R A^T)."""
+    from ..quaternion import quat_from_matrix
+    view = axes @ np.asarray(facts["view"], dtype=np.float64)
+    up = axes @ np.asarray(facts["up"], dtype=np.float64)
+    return np.asarray(quat_from_matrix(np.column_stack([np.cross(up, -view), up, -view])))

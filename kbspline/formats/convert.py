@@ -17,7 +17,9 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .gltf import GltfExport, export_gltf
+from .gltf import DEFAULT_ANGLE_TOLERANCE, GltfExport, export_gltf
+from .gltf.cameras import add_cameras
+from .gltf.write import save_gltf
 from .load import read_scene
 from .threeds import read_3ds
 
@@ -90,6 +92,8 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     channels: dict = {}
     left_out = []
     for (node, target), channel in scene.animations[animation].items():
+        if target == "fov":                         # gltf/cameras.py writes it
+            continue
         if target not in ("translation", "rotation", "scale"):
             left_out.append(f"{node}.{target}")
             continue
@@ -114,9 +118,14 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
             offsets[f"{n.name}.pivot"] = -(axes @ np.asarray(n.pivot, dtype=np.float64))
     starts = [min(np.min(s.domain[0]), 0.0) for paths in channels.values()
               for s in paths.values()]
-    return export_gltf(channels, path, angle_tolerance=angle_tolerance,
-                       distance_tolerance=distance_tolerance, parents=parents,
-                       offsets=offsets, time_offset=min(starts, default=0.0), name=animation)
+    report = export_gltf(channels, None, angle_tolerance=angle_tolerance,
+                         distance_tolerance=distance_tolerance, parents=parents,
+                         offsets=offsets, time_offset=min(starts, default=0.0), name=animation)
+    add_cameras(report, scene, animation, axes, angle_tolerance or DEFAULT_ANGLE_TOLERANCE,
+                min(starts, default=0.0))        # camera objects, fov (gltf/cameras.py)
+    if path is not None:
+        save_gltf(report.gltf, path)
+    return report
 
 
 def _spline(channel, axes, node, target):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .adaptive import MIN_KEY_SPACING, channel_keys
 
-__all__ = ["channel_samples", "sample_error", "CHECKS"]
+__all__ = ["channel_samples", "sample_error", "scene_range", "CHECKS"]
 
 CHECKS = 24       # points per interval where the USD writer measures its error
 
@@ -56,3 +56,15 @@ def channel_samples(channel, tolerance: float, *, start: float, end: float,
     times = np.asarray(channel_keys(channel, tolerance, start=start, end=end,
                                     min_spacing=min_spacing)[0], dtype=np.float64)
     return times, np.asarray(channel(times), dtype=np.float64).reshape(len(times), -1)
+
+
+def scene_range(scene, channels) -> tuple[float, float]:
+    """[start, end] seconds of a scene's animation: its 3DS segment
+    (KFSEG) where it has one, else its channels' first and last keys."""
+    segment, fps = getattr(scene, "segment", None), getattr(scene, "fps", None)
+    if segment and fps:
+        return segment[0] / fps, max(segment[1], segment[0]) / fps
+    if not channels:
+        return 0.0, 0.0
+    return (float(min(c.times[0] for c in channels.values())),
+            float(max(c.times[-1] for c in channels.values())))

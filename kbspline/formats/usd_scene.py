@@ -33,12 +33,11 @@ from typing import Optional, Union
 import numpy as np
 
 from .._checks import _check_positive
-from ..quaternion import quat_from_matrix
-from .camera import convert_fov
+from .camera import camera_turn, convert_fov
 from .convert import axes_to_gltf, upright
 from .gltf import DEFAULT_ANGLE_TOLERANCE
 from .adaptive import MIN_KEY_SPACING
-from .linear_samples import CHECKS, channel_samples, sample_error
+from .linear_samples import CHECKS, channel_samples, sample_error, scene_range
 from .usd import _SUFFIXES, _unique, _usd_name
 
 __all__ = ["scene_to_usd", "UsdSceneExport", "DEFAULT_FILM_HEIGHT"]
@@ -141,7 +140,7 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
     axes = axes_to_gltf(scene.up_axis, scene.handedness)
     moved = upright(scene)
     channels = moved.animations.get(animation, {}) if animation is not None else {}
-    start, end = _range(scene, channels)
+    start, end = scene_range(scene, channels)
 
     stage = Usd.Stage.CreateNew(str(path))
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)
@@ -190,24 +189,13 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
             camera_path = f"{prim_path}/{_child_name(names, i, 'camera')}"
             cameras[node.name] = camera_path
             fov = scene.animations[animation].get((node.name, "fov")) if channels else None
+            fov = fov if fov is not None and len(fov.times) > 1 else None   # one key: constant
             out = _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps)
             if out is not None:
                 key = (node.name, "fov")
                 times[key], errors[key], tolerances[key] = out
     stage.GetRootLayer().Save()
     return UsdSceneExport(path, prims, cameras, times, errors, tolerances, fps)
-
-
-def _range(scene, channels):
-    """[start, end] seconds: the 3DS segment where there is one, else the
-    channels' keys."""
-    segment, fps = getattr(scene, "segment", None), getattr(scene, "fps", None)
-    if segment and fps:
-        return segment[0] / fps, max(segment[1], segment[0]) / fps
-    if not channels:
-        return 0.0, 0.0
-    return (float(min(c.times[0] for c in channels.values())),
-            float(max(c.times[-1] for c in channels.values())))
 
 
 def _samples(channel, tolerance, angle, start, end):
@@ -264,21 +252,11 @@ def _child_name(names, i, wanted):
     return wanted if wanted not in names else f"{wanted}_{i}"
 
 
-def _correction(facts, axes):
-    """The camera's constant turn from USD's camera frame (-z view, +y up)
-    to the tool's, seen in the new axes."""
-    view = axes @ np.asarray(facts["view"], dtype=np.float64)
-    up = axes @ np.asarray(facts["up"], dtype=np.float64)
-    back = -view
-    frame = np.column_stack([np.cross(up, back), up, back])
-    return quat_from_matrix(frame)
-
-
 def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     """The Camera prim; (times, error, tolerance) of an animated fov."""
     from pxr import Gf, Usd, UsdGeom
     camera = UsdGeom.Camera.Define(stage, camera_path)
-    turn = _correction(facts, axes)
+    turn = camera_turn(facts, axes)
     camera.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
         Gf.Quatd(float(turn[0]), Gf.Vec3d(*turn[1:].tolist())))
     camera.CreateProjectionAttr(UsdGeom.Tokens.perspective)

@@ -522,6 +522,12 @@ def _check_acyclic(parents):
         raise ValueError(f"parents has a cycle through {children[looped]!r}")
 
 
+def save_gltf(doc, path) -> None:
+    """Saves a document as .gltf (buffer embedded) or .glb."""
+    import pygltflib as gl
+    _save(gl, doc, pathlib.Path(path))
+
+
 def _save(gl, doc, path):
     if path.suffix == ".glb":
         doc.save_binary(str(path))
