@@ -83,19 +83,62 @@ class FieldOfView:
         return f"FieldOfView({self.axis}, aspect {self.aspect:g}, {len(self.times)} key times)"
 
     def __call__(self, t: ArrayLike) -> np.ndarray:
-        """(M, 1) radians across `axis` at seconds `t`."""
+        """The field of view at seconds `t`.
+
+        Parameters
+        ----------
+        t : float or array_like (M,)
+
+        Returns
+        -------
+        ndarray (M, 1)
+            Radians across `axis`.
+        """
         t = np.atleast_1d(np.asarray(t, dtype=np.float64)).reshape(-1)
         values = np.asarray(self.source(t), dtype=np.float64).reshape(len(t), -1)[:, :1]
         return self._to_radians(values)
 
     def across(self, t: ArrayLike, axis: str) -> np.ndarray:
-        """(M, 1) radians across another dimension of the frame."""
+        """The field of view across another dimension of the frame.
+
+        Parameters
+        ----------
+        t : float or array_like (M,)
+            Seconds.
+        axis : str
+            ``"horizontal"``, ``"vertical"`` or ``"diagonal"``.
+
+        Returns
+        -------
+        ndarray (M, 1)
+            Radians.
+        """
         return convert_fov(self(t), self.aspect, self.axis, axis)
 
 
 def camera_facts(fov: float, axis: str, aspect: float, stated: bool, view, up,
                  **more: Optional[float]) -> dict:
-    """The ``extras["camera"]`` dict of a camera node (see the module)."""
+    """The ``extras["camera"]`` dict of a camera node.
+
+    Parameters
+    ----------
+    fov : float
+        Radians at rest.
+    axis : str
+        The frame dimension `fov` spans.
+    aspect : float
+        Frame width over height.
+    stated : bool
+        Whether the file gives the aspect.
+    view, up : array_like (3,)
+        The camera's view and up directions in its own frame.
+    **more : float or None
+        Other facts (``aperture``, ``lens``, ``zoom``); None ones are left out.
+
+    Returns
+    -------
+    dict
+    """
     facts = {"fov": float(fov), "fov_axis": axis, "aspect": float(aspect),
              "aspect_stated": bool(stated), "view": np.asarray(view, dtype=np.float64),
              "up": np.asarray(up, dtype=np.float64)}
@@ -104,9 +147,22 @@ def camera_facts(fov: float, axis: str, aspect: float, stated: bool, view, up,
 
 
 def camera_turn(facts: dict, axes: np.ndarray) -> np.ndarray:
-    """(w, x, y, z): the turn from glTF's and USD's camera frame (-z view,
-    +y up) to the tool's (`facts`' view and up), in the axes `axes` maps
-    the file's onto (node frames are conjugated by it: R' = A R A^T)."""
+    """The turn from glTF's and USD's camera frame (-z view, +y up) to the
+    tool's, in the axes `axes` maps the file's onto (node frames are
+    conjugated by it: R' = A R A^T).
+
+    Parameters
+    ----------
+    facts : dict
+        A camera node's ``extras["camera"]`` (its ``view`` and ``up``).
+    axes : ndarray (3, 3)
+        The file's axes to glTF's (`convert.axes_to_gltf`).
+
+    Returns
+    -------
+    ndarray (4,)
+        Unit (w, x, y, z).
+    """
     from ..quaternion import quat_from_matrix
     view = axes @ np.asarray(facts["view"], dtype=np.float64)
     up = axes @ np.asarray(facts["up"], dtype=np.float64)
