@@ -189,3 +189,42 @@ def test_lws_global_resolution_and_bad_zoom(tmp_path):
     path.write_text(_with_camera_lines(text, ["ZoomFactor -1"]))
     with pytest.raises(ValueError, match="line .*ZoomFactor must be positive"):
         read_lws(path)
+
+
+@pytest.mark.parametrize("lines, message", [
+    (["ZoomFactor abc"], "ZoomFactor holds a word"),
+    (["ZoomFactor"], "ZoomFactor must have 1 numbers"),
+    (["FrameSize 640"], "FrameSize must have 2 numbers"),
+    (["FrameSize 640 0"], "FrameSize must be two positive"),
+    (["PixelAspect -1"], "PixelAspect must be positive"),
+    (["ZoomFactor (envelope)", "{ Envelope", "  1", "  Key -2 0 0 0 0 0 0 0 0", "}"],
+     "envelope's keys must be positive"),
+    (["ZoomFactor (envelope)", "{ Envelope", "  2", "  Key 2 0 0 0 0 0 0 0 0", "}"],
+     "says 2 keys but holds 1"),
+    (["ZoomFactor (envelope)", "junk"], "followed by '{ Envelope'"),
+    (["ZoomFactor (envelope)"], "the file ends inside"),
+])
+def test_lws_bad_camera_lines_name_their_line(tmp_path, lines, message):
+    path = tmp_path / "bad.lws"
+    write_lws(path, [_camera_item(np.random.default_rng(1), 3)], 3)
+    text = _with_camera_lines(path.read_text(), lines)
+    if lines == ["ZoomFactor (envelope)"]:
+        text = text[:text.index("ZoomFactor (envelope)")] + "ZoomFactor (envelope)\n"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"bad.lws: line [0-9]+: .*{message}"):
+        read_lws(path)
+
+
+def test_lws_camera_words_of_other_items_are_theirs(tmp_path):
+    """An object's own ``ZoomFactor``-like line is not a camera's."""
+    rng = np.random.default_rng(2)
+    items = [{"kind": "null", "name": "N", "parent": -1,
+              "channels": {ch: (random_keys(rng, 3, [0.0]), "constant", "constant")
+                           for ch in range(9)}}, _camera_item(rng, 3)]
+    path = tmp_path / "two.lws"
+    write_lws(path, items, 3)
+    text = path.read_text().replace("AddCamera", "FrameSize 10 1000\nAddCamera", 1)
+    path.write_text(text)
+    camera = read_lws(path).nodes[1]
+    assert camera.extras["camera"]["aspect"] == 640 / 480
+    assert not camera.extras["camera"]["aspect_stated"]

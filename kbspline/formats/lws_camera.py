@@ -40,7 +40,10 @@ def read_camera_line(reader, word: str, tokens: list, line: int, settings: dict,
     args = tokens[1:]
     if word == "ZoomFactor":
         if args and args[0].lower().startswith("(envelope"):
-            settings["zoom"] = read_envelope(line)
+            envelope = read_envelope(line)
+            if not all(key.value > 0 for key in envelope.keys):
+                raise reader.error(line, "a ZoomFactor envelope's keys must be positive")
+            settings["zoom"] = envelope
             return
         zoom = reader.numbers(line, args[:1], 1, word)[0]
         if not zoom > 0:
