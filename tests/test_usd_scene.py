@@ -338,3 +338,40 @@ def test_real_lws_files_to_usd(tmp_path):
                         [(k.value, k.time, k.span, k.params) for k in env.keys],
                         env.pre, env.post, x) for env in channel.envelopes])
                     assert np.abs(got - want).max() <= 1e-4 * 1.01 + 1e-9, (source.name, x)
+
+
+def test_usd_slerps_quaternion_samples_the_short_way():
+    """What the sample placement assumes of usd-core: lerp between double3
+    samples, slerp along the shorter arc between quatd samples."""
+    stage = Usd.Stage.CreateInMemory()
+    xform = UsdGeom.Xform.Define(stage, "/a")
+    orient = xform.AddOrientOp(UsdGeom.XformOp.PrecisionDouble)
+    turned = Gf.Quatd(math.cos(1.25), Gf.Vec3d(0, 0, math.sin(1.25)))    # 2.5 rad about z
+    orient.Set(Gf.Quatd(1, Gf.Vec3d(0, 0, 0)), 0)
+    orient.Set(-turned, 10)                          # the same turn, the far sign
+    for u in (0.25, 0.5, 0.8):
+        q = orient.Get(10 * u)
+        assert math.isclose(q.GetReal(), math.cos(1.25 * u), abs_tol=1e-12)
+        assert math.isclose(q.GetImaginary()[2], math.sin(1.25 * u), abs_tol=1e-12)
+    move = xform.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble)
+    move.Set(Gf.Vec3d(0, 0, 0), 0)
+    move.Set(Gf.Vec3d(1, 2, 4), 8)
+    assert tuple(move.Get(2)) == (0.25, 0.5, 1.0)
+
+
+def test_names_pivots_and_a_still_scene(tmp_path):
+    from kbspline.formats.scene import Node, Scene
+    rest = dict(translation=np.zeros(3), rotation=np.array([1.0, 0, 0, 0]), scale=np.ones(3))
+    nodes = [Node("a b", -1, [2], **rest, pivot=np.array([1.0, 2, 3])),
+             Node("a.b", -1, [], **rest),
+             Node("3d", 0, [], **rest, pivot=np.array([0.0, 1, 0]), pivot_inherited=False)]
+    scene = Scene(nodes, [], {}, up_axis="Z", handedness="right", source="3ds")
+    report = scene_to_usd(scene, tmp_path / "still.usda")
+    assert report.prims == {"a b": "/still/a_b", "a.b": "/still/a_b_2", "3d": "/still/a_b/_3d"}
+    stage = Usd.Stage.Open(str(tmp_path / "still.usda"))
+    got = usd_world(stage, "/still/a_b/_3d", Usd.TimeCode.Default())
+    np.testing.assert_allclose(got[:3, 3], -(Z_UP @ [1.0, 2, 3]), atol=1e-12)  # below the shift
+    got = usd_world(stage, "/still/a_b/_3d/pivot", Usd.TimeCode.Default())
+    np.testing.assert_allclose(got[:3, 3], -(Z_UP @ [1.0, 2, 3]) - Z_UP @ [0.0, 1, 0],
+                               atol=1e-12)
+    assert not report.times and stage.GetStartTimeCode() == stage.GetEndTimeCode() == 0

@@ -142,7 +142,7 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
     channels = moved.animations.get(animation, {}) if animation is not None else {}
     start, end = scene_range(scene, channels)
 
-    stage = Usd.Stage.CreateNew(str(path))
+    stage = Usd.Stage.CreateInMemory()      # exported below: an open layer is no obstacle
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)
     UsdGeom.SetStageMetersPerUnit(stage, meters_per_unit)
     stage.SetTimeCodesPerSecond(fps)
@@ -194,7 +194,8 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
             if out is not None:
                 key = (node.name, "fov")
                 times[key], errors[key], tolerances[key] = out
-    stage.GetRootLayer().Save()
+    if not stage.GetRootLayer().Export(str(path)):
+        raise OSError(f"USD could not write {path}")
     return UsdSceneExport(path, prims, cameras, times, errors, tolerances, fps)
 
 
