@@ -59,12 +59,12 @@ def channel_samples(channel, tolerance: float, *, start: float, end: float,
 
 
 def scene_range(scene, channels) -> tuple[float, float]:
-    """[start, end] seconds of a scene's animation: its 3DS segment
-    (KFSEG) where it has one, else its channels' first and last keys."""
-    segment, fps = getattr(scene, "segment", None), getattr(scene, "fps", None)
-    if segment and fps:
-        return segment[0] / fps, max(segment[1], segment[0]) / fps
-    if not channels:
-        return 0.0, 0.0
-    return (float(min(c.times[0] for c in channels.values())),
-            float(max(c.times[-1] for c in channels.values())))
+    """[start, end] seconds of a scene's animation: its channels' first to
+    last key, widened to the range the scene states (3DS KFSEG; LightWave
+    FirstFrame..LastFrame and the preview range, as ``frame_ranges``)."""
+    times = [float(t) for c in channels.values() for t in np.asarray(c.times)[[0, -1]]]
+    fps = getattr(scene, "fps", None)
+    for frames in (getattr(scene, "segment", None), *getattr(scene, "frame_ranges", ())):
+        if frames is not None and fps:
+            times += [frames[0] / fps, frames[1] / fps]
+    return (min(times), max(times)) if times else (0.0, 0.0)
