@@ -85,7 +85,7 @@ def threeds_local(nodes, scene, frame, only=None):
     """{node index: its local (translation, rotation, scale) at `frame`}
     from the seed-002 oracle; the
     camera looks at its target (-z along the view, +y up, world Z up),
-    turned by roll about the view (right-handed)."""
+    turned by roll about its back axis."""
     def played(i, kind, default):
         node = nodes[i]
         if kind not in node["tracks"]:
@@ -103,7 +103,8 @@ def threeds_local(nodes, scene, frame, only=None):
             view = (target - position) / np.linalg.norm(target - position)
             right = np.cross(view, [0, 0, 1.0])
             right /= np.linalg.norm(right)
-            up = turn(view, math.radians(played(i, "roll", [0])[0])) @ np.cross(right, view)
+            # roll: a turn about the back axis, -view (lib3ds, Assimp)
+            up = turn(-view, math.radians(played(i, "roll", [0])[0])) @ np.cross(right, view)
             rotation = np.column_stack([np.cross(up, -view), up, -view])
             out[i] = (position, rotation, np.ones(3))
         else:

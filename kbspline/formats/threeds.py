@@ -206,8 +206,9 @@ class LookAt:
     """A camera's drawn orientation, the "rotation" channel of a camera node:
     it looks from its position track's point at its target's, its local -z
     along the view, +y up (world Z up; looking straight up or down, -X up, as
-    lib3ds; at its target, along +Y), turned by its roll about the view
-    direction.
+    lib3ds; at its target, along +Y), turned by its roll about its back
+    axis (+z), that is by minus the roll about the view direction, as
+    lib3ds's camera matrix and Assimp's 3DS importer turn it.
 
     Attributes
     ----------
@@ -253,11 +254,11 @@ class LookAt:
         right = np.cross(look, up)
         right /= np.linalg.norm(right, axis=1, keepdims=True)
         frame = np.stack([right, np.cross(-look, right), -look], axis=2)
-        if self.roll is not None:           # turn by roll about the view direction
+        if self.roll is not None:   # roll turns about the back axis (lib3ds, Assimp)
             angle = np.radians(self.roll(t)[:, 0])
             c, s = np.cos(angle), np.sin(angle)
             zero, one = np.zeros_like(c), np.ones_like(c)
-            about_back = np.stack([np.stack([c, s, zero], 1), np.stack([-s, c, zero], 1),
+            about_back = np.stack([np.stack([c, -s, zero], 1), np.stack([s, c, zero], 1),
                                    np.stack([zero, zero, one], 1)], 1)
             frame = frame @ about_back
         return np.asarray(quat_from_matrix(frame))
