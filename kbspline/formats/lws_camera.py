@@ -9,7 +9,7 @@ aspect over height.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -34,7 +34,7 @@ def zoom_to_fov(zoom) -> np.ndarray:
 
 
 def read_camera_line(reader, word: str, tokens: list, line: int, settings: dict,
-                     read_envelope: Callable[[int], object]) -> None:
+                     read_envelope: Callable[[int], Any]) -> None:
     """Stores one settings line in `settings` (`read_envelope(line)` reads
     the envelope that follows ``ZoomFactor (envelope)``)."""
     args = tokens[1:]
