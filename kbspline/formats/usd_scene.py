@@ -239,7 +239,7 @@ def _parents_first(nodes):
 def _prim_names(nodes):
     """Each node's USD name, unique among its siblings."""
     names = [""] * len(nodes)
-    groups: dict = {}
+    groups = {}           # parent index: its children's indices
     for i, node in enumerate(nodes):
         groups.setdefault(node.parent, []).append(i)
     for members in groups.values():
