@@ -112,3 +112,48 @@ def test_real_3ds_camera_in_gltf(tmp_path):
     camera, _ = camera_checks(doc, "Camera01")
     assert math.isclose(camera["perspective"]["yfov"], vertical(45.0, 4 / 3), rel_tol=1e-6)
     assert not any(c["target"]["path"] == "pointer" for c in doc["animations"][0]["channels"])
+
+
+def test_lws_camera_zoom_in_gltf(tmp_path):
+    """A LightWave camera: vertical fov 2 atan(1 / zoom) from its zoom
+    envelope (lws_oracle), its frame already glTF's once mirrored in z."""
+    import lws_oracle
+    from kbspline import PositionSpline
+    from kbspline.formats import read_lws
+    from kbspline.formats.convert import axes_to_gltf
+    from kbspline.formats.gltf import export_gltf
+    from kbspline.formats.gltf.cameras import add_cameras
+    from kbspline.formats.gltf.write import save_gltf
+    from lws_writer import write_lws
+    from test_cameras import _camera_item, _with_camera_lines
+    rng = np.random.default_rng(8)
+    path = tmp_path / "zoom.lws"
+    write_lws(path, [_camera_item(rng, 3)], 3)
+    keys = [(float(rng.uniform(2, 6)), t, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            for t in (0.0, 0.7, 1.9, 3.0)]
+    lines = ["ZoomFactor (envelope)", "{ Envelope", f"  {len(keys)}"]
+    lines += ["  Key " + " ".join([repr(v), repr(t), "0"] + [repr(p) for p in ps])
+              for v, t, s, *ps in keys]
+    lines += ["  Behaviors 1 1", "}", "FrameSize 1280 720"]
+    path.write_text(_with_camera_lines(path.read_text(), lines))
+    scene = read_lws(path)
+    stand_in = PositionSpline([0.0, 3.0], np.zeros((2, 3)))   # the node's own channels
+    report = export_gltf({"Cam": {"translation": stand_in}}, None)
+    added = add_cameras(report, scene, next(iter(scene.animations)),
+                        axes_to_gltf("Y", "left"), 1e-4, 0.0)
+    save_gltf(report.gltf, tmp_path / "zoom.gltf")
+    doc, accessor = load(tmp_path / "zoom.gltf")
+    names = [n.get("name") for n in doc["nodes"]]
+    holder = doc["nodes"][names.index("Cam.camera")]
+    np.testing.assert_allclose(holder["rotation"], [0, 0, 0, 1], atol=1e-12)
+    lens = doc["cameras"][added["Cam"]]["perspective"]
+    assert math.isclose(lens["aspectRatio"], 1280 / 720, rel_tol=1e-7)
+    (channel,) = [c for c in doc["animations"][0]["channels"] if c["target"]["path"] == "pointer"]
+    sampler = doc["animations"][0]["samplers"][channel["sampler"]]
+    times, values = accessor(sampler["input"])[:, 0], accessor(sampler["output"])[:, 0]
+    t = np.linspace(times[0], times[-1], 301)
+    played = [(v, s, "tcb", tuple(ps)) for v, s, _, *ps in keys]
+    want = [2 * math.atan(1 / lws_oracle.evaluate(played, "constant", "constant", x)) for x in t]
+    replay = np.interp(t, times.astype(float), values.astype(float))
+    assert np.abs(replay - want).max() <= 1e-4 * 1.01 + 1e-6
+    assert math.isclose(lens["yfov"], want[0], rel_tol=1e-6)

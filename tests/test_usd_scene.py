@@ -377,3 +377,19 @@ def test_names_pivots_and_a_still_scene(tmp_path):
     np.testing.assert_allclose(got[:3, 3], -(Z_UP @ [1.0, 2, 3]) - Z_UP @ [0.0, 1, 0],
                                atol=1e-12)
     assert not report.times and stage.GetStartTimeCode() == stage.GetEndTimeCode() == 0
+
+
+def test_a_zoom_below_zero_between_keys_is_refused(tmp_path):
+    """Hermite tangents that carry the zoom below 0 between positive keys:
+    no field of view there, a ValueError rather than NaN samples."""
+    path = tmp_path / "dip.lws"
+    write_lws(path, [{"kind": "camera", "name": "Cam", "parent": -1, "channels": {
+        ch: ([(0.0, 0.0, "tcb", 0, 0, 0, 0, 0, 0)], "constant", "constant")
+        for ch in range(6)}}], 3)
+    lines = ["ZoomFactor (envelope)", "{ Envelope", "  3", "  Key 3 0 0 0 0 0 0 0 0",
+             "  Key 0.5 1 1 0 0 0 -40 -40 0", "  Key 3 2 1 0 0 0 40 40 0", "  Behaviors 1 1",
+             "}"]
+    path.write_text(_with_camera_lines(path.read_text(), lines))
+    with pytest.raises(ValueError, match="Cam/camera': its field of view is not finite"):
+        convert(path, tmp_path / "dip.usda")
+    assert not (tmp_path / "dip.usda").exists()

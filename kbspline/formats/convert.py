@@ -238,9 +238,10 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"output {str(output)!r} is the input file; convert never writes "
                          "over its input")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
-    splines = all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
-                  for channels in scene.animations.values() for (_, path), c in channels.items()
-                  if path in ("translation", "rotation", "scale"))
+    moving = [c for channels in scene.animations.values() for (_, path), c in channels.items()
+              if path in ("translation", "rotation", "scale")]
+    splines = bool(moving) and all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
+                                   for c in moving)
     if kind in (".gltf", ".glb") and splines:
         return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                              distance_tolerance=distance_tolerance)

@@ -282,12 +282,15 @@ def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     for t, value in zip(at, values[:, 0]):
         focal.Set(float(value), Usd.TimeCode(t * fps))
     u = np.arange(1, 4 * CHECKS) / (4 * CHECKS)
-    if len(at) < 2:
-        return at, 0.0, angle
-    t = (at[:-1, None] + u * np.diff(at)[:, None]).ravel()
-    replayed = np.interp(t, at, values[:, 0])
-    error = np.abs(2 * np.arctan(0.5 * height / replayed) - lens.vertical(t)[:, 0])
-    return at, float(np.max(error)), angle
+    t = (at[:-1, None] + u * np.diff(at)[:, None])          # (K - 1, checks)
+    replayed = np.interp(t.ravel(), at, values[:, 0]).reshape(t.shape)
+    error = np.abs(2 * np.arctan(0.5 * height / replayed) - lens.vertical(t.ravel())
+                   .reshape(t.shape))
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(error))):
+        raise ValueError(f"camera {camera_path!r}: its field of view is not finite at some "
+                         f"time (a zoom factor at or below 0?)")
+    wide = np.diff(at) >= 2 * MIN_KEY_SPACING               # not a jump's pair
+    return at, float(np.max(error[wide], initial=0.0)), angle
 
 
 class _FocalLength:

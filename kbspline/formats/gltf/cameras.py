@@ -97,6 +97,11 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
 
 def _animate(gl, doc, report, name, index, channel, tolerance, start, end, time_offset):
     times, values = channel_samples(channel, tolerance, start=start, end=end)
+    between = _between(times)
+    played = channel(between)[:, 0]
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(played))):
+        raise ValueError(f"camera {name!r}: its field of view is not finite at some time "
+                         f"(a zoom factor at or below 0?)")
     inputs = np.asarray(times - time_offset, dtype="<f4")
     outputs = np.asarray(values[:, 0], dtype="<f4")
     blob = bytearray(doc.binary_blob() or b"")
@@ -122,9 +127,8 @@ def _animate(gl, doc, report, name, index, channel, tolerance, start, end, time_
             "pointer": f"/cameras/{index}/perspective/yfov"}})))
     if POINTER not in doc.extensionsUsed:
         doc.extensionsUsed.append(POINTER)
-    replay = np.interp(_between(times), times, values[:, 0])
-    report.max_error[name, "fov"] = float(np.max(np.abs(replay - channel(_between(times))[:, 0]),
-                                                 initial=0.0))
+    replay = np.interp(between, times, values[:, 0])
+    report.max_error[name, "fov"] = float(np.max(np.abs(replay - played), initial=0.0))
     report.key_counts[name, "fov"] = len(times)
     report.tolerances[name, "fov"] = tolerance
 
