@@ -106,7 +106,7 @@ def test_every_span_and_behaviour_within_tolerance(pre, post, path):
     period = x.times[-1] - x.times[0]
     start, end = -3 * period - 0.1, x.times[-1] + 3 * period + 0.1
     tolerance = 1e-4 if rotation else 1e-3
-    times, values, jumps = _channel_keys(channel, tolerance, start, end)
+    times, values, jumps, _ = _channel_keys(channel, tolerance, start, end)
     assert times[0] == start and times[-1] == end and np.all(np.diff(times) > 0)
     assert np.array_equal(values, channel(times))
     assert worst(channel, times, values, jumps, rotation) <= tolerance
@@ -146,7 +146,7 @@ def test_3ds_tracks_loops_spins_and_look_at(tmp_path):
             values = channel(channel.times)
             extent = max(np.ptp(values, axis=0).max(), np.abs(values).max(), 1.0)
             tolerance = 1e-4 if rotation else 1e-4 * extent
-            times, keyed, jumps = _channel_keys(channel, tolerance, 0.0, 4.0)
+            times, keyed, jumps, _ = _channel_keys(channel, tolerance, 0.0, 4.0)
             assert misses_only_at_the_floor(channel, times, keyed, jumps, rotation, tolerance,
                                             key_times_in(channel, 0.0, 4.0))
             assert np.isin(key_times_in(channel, 0.0, 4.0), times).all()
@@ -182,6 +182,6 @@ def test_random_envelopes(seed, path):
     channel = LwsChannel(path, tuple(envelopes), False)
     rotation = path == "rotation"
     tolerance = 1e-3 if rotation else 1e-2
-    times, values, jumps = _channel_keys(channel, tolerance, -4.0, 8.0)
+    times, values, jumps, _ = _channel_keys(channel, tolerance, -4.0, 8.0)
     assert misses_only_at_the_floor(channel, times, values, jumps, rotation, tolerance,
                                     key_times_in(channel, -4.0, 8.0))

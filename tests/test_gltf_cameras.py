@@ -55,7 +55,7 @@ def camera_scene(tmp_path, seed):
     path = tmp_path / f"cam{seed}.3ds"
     path.write_bytes(write_3ds(nodes, objects=[("Box", "mesh"), ("Cam", "camera")],
                                segment=(0, 90)))
-    return path, fov
+    return path, fov, nodes
 
 
 def camera_checks(doc, name):
@@ -76,7 +76,7 @@ def vertical(horizontal_degrees, aspect):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_3ds_camera_and_its_fov_in_gltf(tmp_path, seed):
-    source, fov = camera_scene(tmp_path, seed)
+    source, fov, nodes = camera_scene(tmp_path, seed)
     out = tmp_path / "cam.gltf"
     report = convert(source, out, angle_tolerance=1e-4)
     doc, accessor = load(out)
@@ -100,6 +100,21 @@ def test_3ds_camera_and_its_fov_in_gltf(tmp_path, seed):
     want = np.array([vertical(play(fov, "fov", x * 30)[0], 4 / 3) for x in t])
     assert np.abs(replay - want).max() <= 1e-4 * 1.01 + 1e-6
     assert report.max_error["Cam", "fov"] <= report.tolerances["Cam", "fov"]
+    # the camera looks at its target: the node's rotation keys, then the holder's turn
+    names = [n.get("name") for n in doc["nodes"]]
+    cam = names.index("Cam")
+    (turning,) = [c for c in doc["animations"][0]["channels"]
+                  if c["target"].get("node") == cam and c["target"]["path"] == "rotation"]
+    sampler = doc["animations"][0]["samplers"][turning["sampler"]]
+    key_times, keys = accessor(sampler["input"])[:, 0], accessor(sampler["output"])
+    holder = np.array(doc["nodes"][names.index("Cam.camera")]["rotation"])
+    for k in range(0, len(key_times), max(1, len(key_times) // 25)):
+        frame = float(key_times[k]) * 30
+        eye = play(nodes[0]["tracks"]["position"], "position", frame)
+        goal = play(nodes[1]["tracks"]["position"], "position", frame)
+        view = rotate(keys[k].astype(float), rotate(holder, np.array([0, 0, -1.0])))
+        want = Z_UP @ (goal - eye) / np.linalg.norm(goal - eye)
+        np.testing.assert_allclose(view, want, atol=1e-5)
 
 
 def test_real_3ds_camera_in_gltf(tmp_path):
@@ -140,7 +155,7 @@ def test_lws_camera_zoom_in_gltf(tmp_path):
     stand_in = PositionSpline([0.0, 3.0], np.zeros((2, 3)))   # the node's own channels
     report = export_gltf({"Cam": {"translation": stand_in}}, None)
     added = add_cameras(report, scene, next(iter(scene.animations)),
-                        axes_to_gltf("Y", "left"), 1e-4, 0.0)
+                        axes_to_gltf("Y", "left"), 1e-4, 0.0, (0.0, 3.0))
     save_gltf(report.gltf, tmp_path / "zoom.gltf")
     doc, accessor = load(tmp_path / "zoom.gltf")
     names = [n.get("name") for n in doc["nodes"]]

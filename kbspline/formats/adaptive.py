@@ -188,13 +188,15 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     linear playback between them cannot follow a jump, so that interval is
     the one place the tolerance is not met.
     """
-    times, values, _ = _channel_keys(channel, tolerance, start, end, min_spacing, round_times)
+    times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
+                                        round_times)
     return times, values
 
 
 def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
                   round_times=None):
-    """`channel_keys`, plus whether each interval is a jump's, (K - 1,)."""
+    """`channel_keys`, plus whether each interval is a jump's, (K - 1,), and
+    the channel as keyed (a `_Curve`, its times clipped to the range)."""
     tolerance = _check_positive("tolerance", tolerance)
     min_spacing = _check_positive("min_spacing", min_spacing)
     start, end = _check_range(start, end)
@@ -203,16 +205,15 @@ def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
                         f"not {type(channel).__name__}")
     rotation = getattr(channel, "path", None) == "rotation"
     if start == end:
-        return np.array([start]), _values(channel, np.array([start])), np.zeros(0, bool)
+        curve = _Curve(channel, start, end, rotation)
+        return np.array([start]), curve(np.array([start])), np.zeros(0, bool), curve
     rounding = round_times or (lambda t: t)
     breaks = key_times_in(channel, start, end)
-    inner = rounding(breaks[1:-1])
-    breaks = np.unique(np.concatenate([[start, end], inner[(inner > start) & (inner < end)]]))
-    keys, jump = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding, rotation)
+    keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
+                                    rotation)
     jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
-    curve = _Curve(channel, start, end, rotation)
     keys = _place(curve, [keys], [jump], tolerance, rounding, min_spacing)[0]
-    return keys, _values(channel, keys), np.isin(keys[:-1], jump_starts)
+    return keys, curve(keys), np.isin(keys[:-1], jump_starts), curve
 
 
 def key_times_in(channel, start: float, end: float) -> FloatArray:
@@ -265,7 +266,7 @@ class _Curve:
         self.breakpoints = np.array([start, end])
 
     def __call__(self, t):
-        t = np.asarray(t, dtype=np.float64)
+        t = np.clip(np.asarray(t, dtype=np.float64), *self.breakpoints)
         return _values(self.channel, t.ravel()).reshape(t.shape + (-1,))
 
 
@@ -289,9 +290,34 @@ def _distance(a, b, rotation):
 
 
 def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
-    """The key times `breaks` with a second key `spacing` before each key
-    the value jumps to, or after each it jumps from, and whether each
-    interval is such a jump's."""
+    """The key times `breaks` as stored (`rounding`, but for the ends), with
+    a pair of keys around each jump: `spacing` before a key the value jumps
+    to, or after one it jumps from, the key itself stored on its own side of
+    the jump; and whether each interval is such a jump's."""
+    start, end = breaks[0], breaks[-1]
+    into, out_of = _jumps(channel, breaks, tolerance, rotation)
+    curve = _Curve(channel, start, end, rotation)
+    firsts = np.concatenate([rounding(breaks[into] - spacing),
+                             _stored_beside(rounding, breaks[out_of], -1)])
+    lasts = np.concatenate([_stored_beside(rounding, breaks[into], 1),
+                            rounding(breaks[out_of] + spacing)])
+    firsts, lasts = np.maximum(firsts, start), np.minimum(lasts, end)
+    plain = rounding(breaks[1:-1][~(into | out_of)[1:-1]])
+    inner = np.concatenate([plain, firsts, lasts])
+    lo, hi = rounding(np.array([start, end]))
+    # inner keys stored apart from the ends, as those are
+    inner = inner[(inner > max(lo, start)) & (inner < min(hi, end))]
+    keys = np.unique(np.concatenate([[start, end], inner]))
+    jump = np.zeros(len(keys) - 1, dtype=bool)
+    for a, b in zip(firsts, lasts):
+        i, j = np.searchsorted(keys, [a, b])
+        jump[i:j] = True
+    return keys, jump, curve
+
+
+def _jumps(channel, breaks, tolerance, rotation):
+    """Whether the value jumps into each break (its value differs from the
+    one just before) and out of it (from the one just after)."""
     step = _JUMP_STEP * np.maximum(1.0, np.abs(breaks))
     at = _values(channel, np.concatenate([breaks + k * step for k in (-2, -1, 0, 1, 2)]))
     v = at.reshape(5, len(breaks), -1)
@@ -300,16 +326,22 @@ def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
     out_of = _distance(v[3], v[2], rotation)
     into = (into > floor) & (into > _JUMP_RATIO * _distance(v[1], v[0], rotation))
     out_of = (out_of > floor) & (out_of > _JUMP_RATIO * _distance(v[4], v[3], rotation))
-    into[0] = out_of[-1] = False
-    before = rounding(breaks[into] - spacing)
-    after = rounding(breaks[out_of] + spacing)
-    keys = np.unique(np.concatenate([breaks, before, after]))
-    keys = keys[(keys >= breaks[0]) & (keys <= breaks[-1])]
-    jump = np.zeros(len(keys) - 1, dtype=bool)
-    # the interval ending at a key jumped into, and the one starting at a key jumped out of
-    jump[np.searchsorted(keys, breaks[into]) - 1] = True
-    jump[np.searchsorted(keys, breaks[out_of])] = True
-    return keys, jump
+    into[0] = out_of[-1] = False     # the range starts and ends there
+    return into, out_of
+
+
+def _stored_beside(rounding, times, side):
+    """The stored times nearest `times` on their `side` (+1: at or after,
+    -1: at or before), nudging by growing steps."""
+    out = rounding(times)
+    step = 2.0 ** -24 * np.maximum(1.0, np.abs(times))
+    for _ in range(60):
+        wrong = side * (out - times) < 0
+        if not wrong.any():
+            break
+        out[wrong] = rounding(times[wrong] + side * step[wrong])
+        step[wrong] *= 2
+    return out
 
 
 def playback_error(spline: Spline, times: list[FloatArray],
@@ -525,7 +557,8 @@ def _windows(keys, fixed, starts, ends, spacing):
     hi = np.minimum(right, ends + _REACH * spacing)
     lo = keys[np.maximum(np.searchsorted(keys, lo, side="right") - 1, 0)]
     hi = keys[np.minimum(np.searchsorted(keys, hi, side="left"), len(keys) - 1)]
-    used = (hi - lo) / np.floor((hi - lo) / spacing) < _PROGRESS * (ends - starts)
+    with np.errstate(divide="ignore", invalid="ignore"):   # under a spacing: no window
+        used = (hi - lo) / np.floor((hi - lo) / spacing) < _PROGRESS * (ends - starts)
     lo, hi = lo[used], hi[used]
     order = np.argsort(lo)
     lo, hi = lo[order], np.maximum.accumulate(hi[order]) if len(hi) else hi

@@ -41,6 +41,9 @@ _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _OLD_SPANS = {0: "tcb", 2: "tcb", 3: "linear", 4: "stepped"}  # LWSC 2's span field
 
 
+_RANGE_WORDS = ("FirstFrame", "LastFrame", "PreviewFirstFrame", "PreviewLastFrame")
+
+
 class LwsError(FormatError):
     """A malformed LightWave scene; the message names the file and line."""
 
@@ -48,11 +51,13 @@ class LwsError(FormatError):
 @dataclasses.dataclass(frozen=True)
 class LwsScene(Scene):
     """A LightWave scene: the scene model plus ``envelopes[item][channel]``
-    (channels X Y Z H P B SX SY SZ, each an `Envelope`), ``fps`` and the
-    file's ``version``."""
+    (channels X Y Z H P B SX SY SZ, each an `Envelope`), ``fps``, the
+    file's ``version`` and ``frame_ranges``, its (FirstFrame, LastFrame)
+    and (PreviewFirstFrame, PreviewLastFrame) where it states them."""
     envelopes: dict = dataclasses.field(default_factory=dict)
     fps: float = 30.0
     version: int = 3
+    frame_ranges: tuple = ()
 
 
 class LwsChannel:
@@ -207,8 +212,9 @@ def read_lws(path: Union[str, os.PathLike]) -> LwsScene:
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     reader = _Reader(path, text)
-    version, fps, items = _parse(reader)
-    return _build_scene(reader, version, fps, items)
+    version, fps, items, ranges = _parse(reader)
+    scene = _build_scene(reader, version, fps, items)
+    return dataclasses.replace(scene, frame_ranges=ranges)
 
 
 def _parse(reader: _Reader):
@@ -221,6 +227,7 @@ def _parse(reader: _Reader):
     items: list[_Item] = []
     scene_camera: dict = {}
     tally = _Tally()
+    frames: dict = {}     # FirstFrame, LastFrame, PreviewFirstFrame, PreviewLastFrame
     while reader.peek() is not None:
         line, text = reader.next("the scene")
         tokens = text.split()
@@ -274,13 +281,17 @@ def _parse(reader: _Reader):
             read_camera_line(reader, word, tokens, line, settings, lambda at: (
                 read_envelope_block(reader, at) if version >= 3
                 else read_old_envelope(reader, version, fps, at)))
+        elif word in _RANGE_WORDS:
+            frames[word] = reader.numbers(line, tokens[1:], 1, word)[0]
         elif word == "Plugin":
             while reader.next(f"the Plugin of line {line} (no EndPlugin)")[1] != "EndPlugin":
                 pass
     for item in items:
         if item.kind == "camera":
             item.camera = {**scene_camera, **item.camera}
-    return version, fps, items
+    ranges = tuple((frames[a], frames[b]) for a, b in (_RANGE_WORDS[:2], _RANGE_WORDS[2:])
+                   if a in frames and b in frames and frames[a] <= frames[b])
+    return version, fps, items, ranges
 
 
 def _current(reader, items, line, word):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .adaptive import MIN_KEY_SPACING, channel_keys
 
-__all__ = ["channel_samples", "sample_error", "scene_range", "CHECKS"]
+__all__ = ["channel_samples", "sample_error", "CHECKS"]
 
 CHECKS = 24       # points per interval where the USD writer measures its error
 
@@ -57,14 +57,3 @@ def channel_samples(channel, tolerance: float, *, start: float, end: float,
                                     min_spacing=min_spacing)[0], dtype=np.float64)
     return times, np.asarray(channel(times), dtype=np.float64).reshape(len(times), -1)
 
-
-def scene_range(scene, channels) -> tuple[float, float]:
-    """[start, end] seconds of a scene's animation: its channels' first to
-    last key, widened to the range the scene states (3DS KFSEG; LightWave
-    FirstFrame..LastFrame and the preview range, as ``frame_ranges``)."""
-    times = [float(t) for c in channels.values() for t in np.asarray(c.times)[[0, -1]]]
-    fps = getattr(scene, "fps", None)
-    for frames in (getattr(scene, "segment", None), *getattr(scene, "frame_ranges", ())):
-        if frames is not None and fps:
-            times += [frames[0] / fps, frames[1] / fps]
-    return (min(times), max(times)) if times else (0.0, 0.0)

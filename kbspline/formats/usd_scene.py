@@ -34,10 +34,10 @@ import numpy as np
 
 from .._checks import _check_positive
 from .camera import camera_turn, convert_fov
-from .convert import axes_to_gltf, upright
+from .convert import axes_to_gltf, scene_range, upright
 from .gltf import DEFAULT_ANGLE_TOLERANCE
 from .adaptive import MIN_KEY_SPACING
-from .linear_samples import CHECKS, channel_samples, sample_error, scene_range
+from .linear_samples import CHECKS, channel_samples, sample_error
 from .usd import _SUFFIXES, _unique, _usd_name
 
 __all__ = ["scene_to_usd", "UsdSceneExport", "DEFAULT_FILM_HEIGHT"]
@@ -140,7 +140,7 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
     axes = axes_to_gltf(scene.up_axis, scene.handedness)
     moved = upright(scene)
     channels = moved.animations.get(animation, {}) if animation is not None else {}
-    start, end = scene_range(scene, channels)
+    start, end = scene_range(scene, animation) if animation is not None else (0.0, 0.0)
 
     stage = Usd.Stage.CreateInMemory()      # exported below: an open layer is no obstacle
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..camera import camera_turn, convert_fov
-from ..linear_samples import channel_samples, scene_range
+from ..linear_samples import channel_samples
 
 __all__ = ["add_cameras", "ZNEAR", "POINTER"]
 
@@ -41,7 +41,8 @@ class _VerticalFov:
 
 
 def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
-                angle_tolerance: float, time_offset: float) -> dict:
+                angle_tolerance: float, time_offset: float,
+                span: "tuple[float, float]") -> dict:
     """Adds the scene's cameras to an exported document (`GltfExport.gltf`).
 
     Parameters
@@ -57,6 +58,8 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
         Radians: how far the replayed yfov may stray.
     time_offset : float
         Seconds subtracted from times, as `export_gltf` did.
+    span : (float, float)
+        The seconds keyed (`convert.scene_range`).
 
     Returns
     -------
@@ -67,7 +70,7 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
     doc = report.gltf
     names = [node.name for node in doc.nodes]
     channels = scene.animations.get(animation, {})
-    start, end = scene_range(scene, channels)
+    start, end = span
     added: dict = {}
     for node in scene.nodes:
         facts = node.extras.get("camera")

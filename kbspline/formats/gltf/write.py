@@ -37,7 +37,7 @@ from ...motion.kinematics import local_offsets
 from ...position import PositionSpline
 from ...quaternion import _angle_between
 from ...rotation import RotationSpline
-from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
+from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, _channel_keys, key_times_in, linear_keys
 from ..report import missed_channels
 from ..scene import _looped_node
 from .playback import _play_cubic, _play_linear, _play_slerp
@@ -104,16 +104,22 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 offsets: Optional[Mapping[str, ArrayLike]] = None,
                 name: str = "kbspline",
                 skin: Optional[Sequence[str]] = None, cubic: bool = False,
-                min_key_spacing: float = MIN_KEY_SPACING) -> GltfExport:
+                min_key_spacing: float = MIN_KEY_SPACING,
+                channel_range: Optional[tuple[float, float]] = None,
+                rest: Optional[Mapping[str, Mapping[str, ArrayLike]]] = None) -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
     Parameters
     ----------
     channels : dict
-        ``{node name: {path: spline or (spline, index)}}``, path one of
-        ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
+        ``{node name: {path: spline or (spline, index) or channel}}``, path
+        one of ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
         ``"rotation"`` (RotationSpline); `index` picks one track of a batched
-        spline.
+        spline.  A scene `kbspline.formats.scene.Channel` (rotations unit
+        (w, x, y, z)) goes out as LINEAR keys by
+        `kbspline.formats.adaptive.channel_keys` over `channel_range`; where
+        its value jumps, the pair of keys either side is the one interval
+        its `max_error` leaves out.
     path : str or os.PathLike, optional
         Where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None to
         only return the document.
@@ -149,6 +155,13 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     min_key_spacing : float
         Seconds: added keys never come closer (default
         `kbspline.formats.adaptive.MIN_KEY_SPACING`, what importers keep).
+    channel_range : (float, float), optional
+        Seconds (before `time_offset`) over which scene channels are keyed;
+        default each channel's first to last key time.
+    rest : dict, optional
+        ``{node: {path: value}}``, a node's fixed translation (3,), rotation
+        (4,) as glTF's unit (x, y, z, w), or scale (3,) where no channel
+        animates that path (a translation here wins over `offsets`).
 
     Returns
     -------
@@ -180,7 +193,10 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
     offsets = {node: _check_offset(node, value) for node, value in (offsets or {}).items()}
-    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets]))
+    rests = _check_rest(rest or {}, offsets)
+    if channel_range is not None:
+        channel_range = _check_range(channel_range)
+    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets, *rests]))
     for child, parent in parents.items():
         if child not in nodes:
             raise ValueError(f"parents names {child!r}, which is not a node")
@@ -193,7 +209,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         if not isinstance(paths, Mapping):
             raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
         for target, entry in paths.items():
-            track = _Track(node, target, entry)
+            track = _ChannelTrack(node, target, entry, channel_range) \
+                if _is_channel(entry) else _Track(node, target, entry)
             times, output, kind, error = track.sampled(plan.times(track), plan.offset)
             if kind == "LINEAR" and plan.rate is None:
                 tolerances[node, target] = plan.tolerance(track)
@@ -214,7 +231,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     skins = [_skin(gl, nodes, parents, skin)] if skin is not None else None
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
     gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
-                          translation=offsets.get(n)) for n in nodes]
+                          **{path: value for path, value in rests.get(n, {}).items()
+                             if path not in channels.get(n, {})}) for n in nodes]
     doc = gl.GLTF2(
         asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
         scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
@@ -463,6 +481,11 @@ class _Plan:
 
     def times(self, track):
         """The channel's LINEAR key times, or None to keep it cubic."""
+        if isinstance(track, _ChannelTrack):
+            if self.rate is not None:
+                raise ValueError(f"{track.where}: rate= bakes splines; a scene channel "
+                                 f"goes out within the tolerances")
+            return track.keys(self.tolerance(track), self._float32_times, self.min_spacing)
         if not (track.target == "rotation" or track.spline._ease is not None
                 or self.distance is not None or not (self.cubic or self.rate)):
             return None
@@ -488,6 +511,39 @@ class _Plan:
 
     def _float32_times(self, t):
         return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
+
+
+def _check_rest(rest, offsets):
+    """{node: {path: list}}: `offsets` as translations, then `rest`, checked."""
+    out = {node: {"translation": value} for node, value in offsets.items()}
+    if not isinstance(rest, Mapping):
+        raise TypeError("rest must be a dict {node: {path: value}}")
+    for node, paths in rest.items():
+        for path, value in paths.items():
+            size = {"translation": 3, "rotation": 4, "scale": 3}.get(path)
+            array = np.asarray(value, dtype=np.float64)
+            if size is None or array.shape != (size,) or not np.all(np.isfinite(
+                    array.astype(np.float32))):
+                raise ValueError(f"rest[{node!r}][{path!r}] must be {size or 3} numbers "
+                                 f"finite as float32, not {value!r}")
+            out.setdefault(node, {})[path] = array.tolist()
+    return out
+
+
+def _check_range(span):
+    try:
+        start, end = (float(x) for x in span)
+    except (TypeError, ValueError):
+        raise TypeError(f"channel_range must be two numbers (start, end), not {span!r}") from None
+    if not (np.isfinite(start) and np.isfinite(end) and start <= end):
+        raise ValueError(f"channel_range must be finite with start <= end, not {span!r}")
+    return start, end
+
+
+def _is_channel(entry):
+    """A scene Channel (a callable with key times), not a spline entry."""
+    return (not isinstance(entry, (tuple, PositionSpline, RotationSpline))
+            and callable(entry) and hasattr(entry, "times"))
 
 
 def _check_offset(node, value):
@@ -585,6 +641,7 @@ class _Track:
         if isinstance(spline, PositionSpline) and spline.dim != 3:
             raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
         self.where, self.target, self.spline, self.index = where, target, spline, index
+        self.scalar_first, self.jumps = getattr(spline, "scalar_first", False), None
         self.flat_index = int(np.arange(np.prod(spline.batch_shape, dtype=int))
                               .reshape(spline.batch_shape)[index])
         knots = spline.breakpoints
@@ -613,7 +670,7 @@ class _Track:
         else:
             output = self(times)
             if self.target == "rotation":
-                output = _shortest_path(output if not self.spline.scalar_first
+                output = _shortest_path(output if not self.scalar_first
                                         else output[..., [1, 2, 3, 0]])
             output = _as_float32(f"{self.where}: the sample at time", output, times)
             play = _play_slerp if self.target == "rotation" else _play_linear
@@ -658,15 +715,49 @@ class _Track:
 
     def _max_error(self, times, output, play, offset):
         u = np.arange(CHECKS_PER_INTERVAL + 1) / (CHECKS_PER_INTERVAL + 1)
-        probe = np.append((times[:-1, None] + np.diff(times)[:, None] * u).ravel(), times[-1])
+        inner = times[:-1, None] + np.diff(times)[:, None] * u
+        last = times[-1:]
+        if self.jumps is not None:         # a jump's pair: only its start is checked
+            inner[self.jumps, 1:] = inner[self.jumps, :1]
+            last = last[:0] if self.jumps[-1] else last
+        probe = np.append(inner.ravel(), last)
         # float32 key times can round just past the spline's domain
         truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
         played = play(times, output, probe)
         if self.target == "rotation":
-            if self.spline.scalar_first:
+            if self.scalar_first:
                 truth = truth[..., [1, 2, 3, 0]]
             return float(np.max(_angle_between(played, truth)))
         return float(np.max(np.linalg.norm(played - truth, axis=-1)))
+
+
+class _ChannelTrack(_Track):
+    """A scene channel, keyed by `channel_keys` over a range (LINEAR only)."""
+
+    def __init__(self, node, target, channel, span):
+        self.where = f"channels[{node!r}][{target!r}]"
+        if target not in _PATHS:
+            raise ValueError(f"{self.where}: the path must be one of {sorted(_PATHS)}")
+        if getattr(channel, "path", target) != target:
+            raise ValueError(f"{self.where}: the channel's path is {channel.path!r}")
+        times = np.asarray(channel.times, dtype=np.float64)
+        if span is None:
+            if not (times.ndim == 1 and len(times) and np.all(np.isfinite(times))):
+                raise ValueError(f"{self.where}: the channel's times must be finite seconds")
+            span = (float(times[0]), float(times[-1]))
+        self.target, self.channel, self.span = target, channel, span
+        self.scalar_first, self.jumps, self.spline = True, None, None
+        self.knots = key_times_in(channel, *span)
+
+    def __call__(self, t):
+        t = np.asarray(t, dtype=np.float64)
+        return np.asarray(self.channel(t.ravel()), dtype=np.float64).reshape(t.shape + (-1,))
+
+    def keys(self, tolerance, rounding, spacing):
+        """The key times within `tolerance`; notes the jumps' intervals."""
+        times, _, self.jumps, _ = _channel_keys(self.channel, tolerance, *self.span, spacing,
+                                                rounding)
+        return times
 
 
 def _shortest_path(q):
