@@ -81,8 +81,8 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     value jumps (stepped spans, reset behaviours, a repeat that does not
     return), a pair of keys `MIN_KEY_SPACING` apart brackets the jump, the
     one interval where the tolerance is not met.
-    Roll and fov (which core glTF cannot animate) are left out with a
-    warning.  A node's non-zero pivot becomes a child node ``<name>.pivot``
+    Fov, and the roll of a camera without a target (which core glTF
+    cannot animate), are left out with a warning.  A node's non-zero pivot becomes a child node ``<name>.pivot``
     placed at minus the pivot, where the node's mesh hangs (and its
     children, where `Node.pivot_inherited`); its rest transform goes on
     the node where no channel animates it.
@@ -97,7 +97,11 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     span = scene_range(scene, animation)
     channels: dict = {}
     left_out = []
-    for (node, target), channel in scene.animations[animation].items():
+    animated = scene.animations[animation]
+    for (node, target), channel in animated.items():
+        aimed = getattr(animated.get((node, "rotation")), "interpolation", "") == "LOOKAT"
+        if target == "roll" and aimed:      # part of the look-at's rotation
+            continue
         if target not in ("translation", "rotation", "scale"):
             left_out.append(f"{node}.{target}")
             continue
