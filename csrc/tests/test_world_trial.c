@@ -62,11 +62,11 @@ static int place_all(const kb_world_points *points, tree_state *s)
     for (ptrdiff_t m = 0; m < TJ; m++) {
         const ptrdiff_t p = tree_parents[m];
         memset(s->frame_error + TF * m, 0, TF * sizeof(double));
-        if (kb_joint_world(TF, p < 0 ? NULL : s->world_rot + 9 * TF * p,
-                           p < 0 ? NULL : s->origin + 3 * TF * p, s->rotations + 4 * TF * m,
-                           s->offsets + 3 * TF * m, 3, tree_sites[m], sites, truth, INFINITY,
-                           s->world_rot + 9 * TF * m, s->origin + 3 * TF * m, NULL,
-                           &s->error[m], s->frame_error + TF * m, &err) != KB_OK)
+        if (kb_joint_world_error(TF, p < 0 ? NULL : s->world_rot + 9 * TF * p,
+                                 p < 0 ? NULL : s->origin + 3 * TF * p, s->rotations + 4 * TF * m,
+                                 s->offsets + 3 * TF * m, 3, tree_sites[m], sites, truth, INFINITY,
+                                 s->world_rot + 9 * TF * m, s->origin + 3 * TF * m, NULL,
+                                 &s->error[m], s->frame_error + TF * m, &err) != KB_OK)
             return 0;
         sites += 3 * tree_sites[m];
         truth += 3 * TF * (1 + tree_sites[m]);

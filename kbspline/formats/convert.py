@@ -82,10 +82,11 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     return), a pair of keys `MIN_KEY_SPACING` apart brackets the jump, the
     one interval where the tolerance is not met.
     Fov, and the roll of a camera without a target (which core glTF
-    cannot animate), are left out with a warning.  A node's non-zero pivot becomes a child node ``<name>.pivot``
-    placed at minus the pivot, where the node's mesh hangs (and its
-    children, where `Node.pivot_inherited`); its rest transform goes on
-    the node where no channel animates it.
+    cannot animate), are left out with a warning.  A node's non-zero
+    pivot becomes a child node ``<name>.pivot`` placed at minus the
+    pivot, where the node's mesh hangs (and its children, where
+    `Node.pivot_inherited`); its rest transform goes on the node where no
+    channel animates it.
     """
     if animation is None:
         if len(scene.animations) != 1:

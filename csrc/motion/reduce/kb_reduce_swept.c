@@ -154,11 +154,11 @@ static kb_status place(search *s, ptrdiff_t j, double limit, kb_error *err)
     else
         for (ptrdiff_t f = 0; f < F; f++)
             memcpy(offsets + 3 * f, c->offsets + 3 * j, 3 * sizeof(double));
-    return kb_joint_world(F, p >= 0 ? h->world_rot + 9 * F * p : NULL,
-                          p >= 0 ? h->origin + 3 * F * p : NULL, rotations, offsets, 3,
-                          c->n_sites[j], s->sites[j], s->truth[j], limit,
-                          h->world_rot + 9 * F * j, h->origin + 3 * F * j, NULL, &h->error[j],
-                          h->frame_error + F * j, err);
+    return kb_joint_world_error(F, p >= 0 ? h->world_rot + 9 * F * p : NULL,
+                                p >= 0 ? h->origin + 3 * F * p : NULL, rotations, offsets, 3,
+                                c->n_sites[j], s->sites[j], s->truth[j], limit,
+                                h->world_rot + 9 * F * j, h->origin + 3 * F * j, NULL, &h->error[j],
+                                h->frame_error + F * j, err);
 }
 
 /* Every joint's swept keys at `scale`, each placed in the world after its

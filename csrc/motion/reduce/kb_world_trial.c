@@ -185,7 +185,7 @@ static kb_status place_again(const kb_world_points *points, const kb_world_place
         const ptrdiff_t a = runs[2 * r], n = runs[2 * r + 1] - a, at = F * m + a;
         double *frame_error = trial->frame_error + at, run_error;
         memset(frame_error, 0, (size_t)n * sizeof *frame_error);
-        kb_status status = kb_joint_world(
+        kb_status status = kb_joint_world_error(
             n, p < 0 ? NULL : parent->world_rot + 9 * (F * p + a),
             p < 0 ? NULL : parent->origin + 3 * (F * p + a), rows->rotations + 4 * at,
             rows->offsets + 3 * at, 3, n_sites, sites, truth + per_frame * a, limit,
