@@ -83,12 +83,14 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     value jumps (stepped spans, reset behaviours, a repeat that does not
     return), a pair of keys `MIN_KEY_SPACING` apart brackets the jump, the
     one interval where the tolerance is not met.
-    Roll (already in a camera's look-at) is left out with a warning; each
-    camera node gets a glTF camera, its fov animated through
-    ``KHR_animation_pointer`` (`kbspline.formats.gltf.cameras`).  A node's non-zero pivot becomes a child node ``<name>.pivot``
-    placed at minus the pivot, where the node's mesh hangs (and its
-    children, where `Node.pivot_inherited`); its rest transform goes on
-    the node where no channel animates it.
+    The roll of a camera without a target (which core glTF cannot
+    animate) is left out with a warning; each camera node gets a glTF
+    camera, its fov animated through ``KHR_animation_pointer``
+    (`kbspline.formats.gltf.cameras`).  A node's non-zero
+    pivot becomes a child node ``<name>.pivot`` placed at minus the
+    pivot, where the node's mesh hangs (and its children, where
+    `Node.pivot_inherited`); its rest transform goes on the node where no
+    channel animates it.
     """
     if animation is None:
         if len(scene.animations) != 1:
@@ -100,8 +102,10 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     span = scene_range(scene, animation)
     channels: dict = {}
     left_out = []
-    for (node, target), channel in scene.animations[animation].items():
-        if target == "fov":                         # gltf/cameras.py writes it
+    animated = scene.animations[animation]
+    for (node, target), channel in animated.items():
+        aimed = getattr(animated.get((node, "rotation")), "interpolation", "") == "LOOKAT"
+        if target == "fov" or (target == "roll" and aimed):   # cameras.py; the look-at
             continue
         if target not in ("translation", "rotation", "scale"):
             left_out.append(f"{node}.{target}")

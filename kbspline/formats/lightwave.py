@@ -74,7 +74,18 @@ class LwsChannel:
         return f"LwsChannel({self.path!r}, {len(self.times)} key times)"
 
     def key_times(self, start: float, end: float) -> np.ndarray:
-        """Every envelope's `Envelope.key_times` within [start, end]."""
+        """Every envelope's `Envelope.key_times` within [start, end].
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
         return np.unique(np.concatenate([e.key_times(start, end) for e in self.envelopes]))
 
     def __call__(self, t) -> np.ndarray:

@@ -140,8 +140,19 @@ class Track:
         return self._spline, ()
 
     def key_times(self, start: float, end: float) -> np.ndarray:
-        """Key times within [start, end] (seconds), with their images in
-        every period after the last key where the track repeats or loops."""
+        """Key times within [start, end], with their images in every
+        period after the last key where the track repeats or loops.
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
         times, (first, last) = self.times, (self.times[:1], self.times[-1:])
         if len(times) > 1 and self.flags & 3 and end > last[0] > first[0]:
             period = last[0] - first[0]
@@ -228,7 +239,18 @@ class LookAt:
                                                if track is not None]))
 
     def key_times(self, start: float, end: float) -> np.ndarray:
-        """The position, target and roll tracks' `Track.key_times`."""
+        """The position, target and roll tracks' `Track.key_times`.
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
         return np.unique(np.concatenate([track.key_times(start, end) for track in
                                          (self.position, self.target, self.roll)
                                          if track is not None]))
