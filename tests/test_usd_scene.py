@@ -393,3 +393,13 @@ def test_a_zoom_below_zero_between_keys_is_refused(tmp_path):
     with pytest.raises(ValueError, match="Cam/camera': its field of view is not finite"):
         convert(path, tmp_path / "dip.usda")
     assert not (tmp_path / "dip.usda").exists()
+
+
+def test_cli_says_what_the_stage_holds(tmp_path, capsys):
+    from kbspline.__main__ import main
+    source, _ = threeds_file(tmp_path, 0)
+    out = tmp_path / "cli.usda"
+    assert main(["convert", str(source), "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"wrote {out}: 5 prims, 1 cameras, " in said and "largest error" in said
+    assert Usd.Stage.Open(str(out)).GetPrimAtPath("/TESTSCENE/Cam/camera").IsA(UsdGeom.Camera)

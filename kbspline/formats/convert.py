@@ -371,6 +371,11 @@ def cli_run(args) -> tuple[str, Any]:
                          distance_tolerance=args.distance_tolerance, fps=args.fps)
     # a missed tolerance is the command's one line (kbspline/__main__.py), not a note
     notes = "".join(f"\n{w.message}" for w in caught if "misses the tolerance" not in str(w.message))
+    if hasattr(report, "cameras"):            # usd_scene.UsdSceneExport
+        worst = max(report.max_error.values(), default=0.0)
+        return (f"wrote {args.output}: {len(report.prims)} prims, {len(report.cameras)} "
+                f"cameras, {sum(map(len, report.times.values()))} samples, largest error "
+                f"{worst:.3g}{notes}"), report
     if not isinstance(report, GltfExport):
         return f"wrote {args.output}{notes}", report
     worst = max(report.max_error.values(), default=0.0)
