@@ -228,3 +228,19 @@ def test_lws_camera_words_of_other_items_are_theirs(tmp_path):
     camera = read_lws(path).nodes[1]
     assert camera.extras["camera"]["aspect"] == 640 / 480
     assert not camera.extras["camera"]["aspect_stated"]
+
+
+def test_lws_cameras_look_down_their_z():
+    """Every real scene's camera sits at z = -6.38 with no rotation and
+    frames the object at the origin: LightWave's camera looks down +z."""
+    from kbspline.quaternion import quat_to_matrix
+    files = sorted(LEGACY.glob("*.lws"))
+    if not files:
+        pytest.skip("the LightWave files are absent")
+    for path in files:
+        scene = read_lws(path)
+        camera = next(n for n in scene.nodes if n.kind == "camera")
+        thing = next(n for n in scene.nodes if n.kind == "mesh")
+        toward = thing.translation - camera.translation
+        view = quat_to_matrix(camera.rotation) @ np.asarray(camera.extras["camera"]["view"])
+        assert view @ toward / np.linalg.norm(toward) > 0.98, path.name

@@ -328,6 +328,11 @@ def test_real_lws_files_to_usd(tmp_path):
         camera = UsdGeom.Camera(stage.GetPrimAtPath(report.cameras["Camera"]))
         fov = camera.GetCamera(Usd.TimeCode(0)).GetFieldOfView(Gf.Camera.FOVVertical)
         assert math.isclose(math.radians(fov), 2 * math.atan(1 / 3.2), rel_tol=1e-6)
+        thing = next(n.name for n in scene.nodes if n.kind == "mesh")
+        eye = usd_world(stage, report.cameras["Camera"], Usd.TimeCode(0))
+        toward = usd_world(stage, report.prims[thing], Usd.TimeCode(0))[:3, 3] - eye[:3, 3]
+        view = eye[:3, :3] @ [0, 0, -1.0]       # USD's camera frames the object too
+        assert view @ toward / np.linalg.norm(toward) > 0.98
         (title, channels), = scene.animations.items()
         for (name, path), channel in channels.items():       # the scene's own playback
             times = report.times[name, path]
