@@ -172,3 +172,25 @@ def test_lws_camera_zoom_in_gltf(tmp_path):
     replay = np.interp(t, times.astype(float), values.astype(float))
     assert np.abs(replay - want).max() <= 1e-4 * 1.01 + 1e-6
     assert math.isclose(lens["yfov"], want[0], rel_tol=1e-6)
+
+
+def test_real_lws_camera_in_gltf(tmp_path):
+    """move_x.lws: its camera in glTF frames the object, as in LightWave;
+    vertical fov 2 atan(1 / 3.2), 640 x 480."""
+    source = LEGACY / "move_x.lws"
+    if not source.exists():
+        pytest.skip("move_x.lws is absent")
+    out = tmp_path / "move_x.gltf"
+    convert(source, out)
+    doc, _ = load(out)
+    names = [n.get("name") for n in doc["nodes"]]
+    camera = doc["nodes"][names.index("Camera")]
+    holder = doc["nodes"][names.index("Camera.camera")]
+    lens = doc["cameras"][holder["camera"]]["perspective"]
+    assert math.isclose(lens["yfov"], 2 * math.atan(1 / 3.2), rel_tol=1e-6)
+    assert math.isclose(lens["aspectRatio"], 4 / 3, rel_tol=1e-7)
+    view = rotate(np.array(camera.get("rotation", [0, 0, 0, 1.0])),
+                  rotate(np.array(holder["rotation"]), np.array([0, 0, -1.0])))
+    thing = doc["nodes"][names.index("simple_cube")]
+    toward = np.array(thing.get("translation", [0, 0, 0])) - np.array(camera["translation"])
+    assert view @ toward / np.linalg.norm(toward) > 0.98
