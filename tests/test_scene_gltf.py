@@ -377,3 +377,20 @@ def test_vectorised_player_is_the_specifications():
         t = rng.uniform(times[0] - 0.1, times[-1] + 0.1, 200)
         want = np.array([spec_play(times, output, "LINEAR", x) for x in t])
         np.testing.assert_allclose(play(times, output, t), want, atol=1e-12)
+
+
+def test_cli_exits_0_within_the_tolerance(tmp_path):
+    from kbspline.__main__ import main
+    flat = [(0.0, 0.0, "tcb", 0, 0, 0, 0, 0, 0)]
+    steps = flat + [(1.0, 0.5, "stepped", 0, 0, 0, 0, 0, 0), (2.0, 1.0, "linear", 0, 0, 0, 0, 0, 0),
+                    (0.5, 1.5, "tcb", 0, 0.8, 0, 0, 0, 0)]
+    items = [{"kind": "null", "name": "box", "parent": -1, "pivot": (0.0, 0.0, 0.0),
+              "channels": {ch: ([(float(ch >= 6),) + flat[0][1:]], "constant", "constant")
+                           for ch in range(9)}}]
+    items[0]["channels"].update({0: (steps, "constant", "reset"), 4: (steps, "repeat", "oscillate")})
+    path = tmp_path / "steps.lws"
+    write_lws(path, items, 3)
+    out = tmp_path / "steps.glb"
+    assert main(["convert", str(path), "-o", str(out), "--angle-tolerance", "0.01",
+                 "--distance-tolerance", "0.001"]) == 0
+    check_lws(path, items, tmp_path)
