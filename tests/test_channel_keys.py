@@ -185,3 +185,16 @@ def test_random_envelopes(seed, path):
     times, values, jumps, _ = _channel_keys(channel, tolerance, -4.0, 8.0)
     assert misses_only_at_the_floor(channel, times, values, jumps, rotation, tolerance,
                                     key_times_in(channel, -4.0, 8.0))
+
+
+def test_a_3ds_hide_toggle_is_a_pair_of_keys_at_each_key(tmp_path):
+    from threeds_writer import write_3ds as write
+    hide = {"frames": np.array([6, 15, 24]), "flags": 0}
+    path = tmp_path / "hide.3ds"
+    path.write_bytes(write([{"tag": "object", "name": "A", "tracks": {"hide": hide}}]))
+    track = read_3ds(path).tracks["A"]["hide"]
+    times, values = channel_keys(track, 1e-3, start=0.0, end=1.0)
+    # shown before frame 6, hidden from it, shown from 15, hidden from 24 (lib3ds)
+    np.testing.assert_allclose(times, [0, 0.2 - MIN_KEY_SPACING, 0.2, 0.5 - MIN_KEY_SPACING,
+                                       0.5, 0.8 - MIN_KEY_SPACING, 0.8, 1.0])
+    np.testing.assert_array_equal(values[:, 0], [0, 0, 1, 1, 0, 0, 1, 1])
