@@ -95,8 +95,9 @@ def envelope_keys(spans, continuity=0.0):
 
 @pytest.mark.parametrize("pre", BEHAVIOURS)
 @pytest.mark.parametrize("post", BEHAVIOURS)
-@pytest.mark.parametrize("path", ["translation", "rotation"])
-def test_every_span_and_behaviour_within_tolerance(pre, post, path):
+def test_every_span_and_behaviour_within_tolerance(pre, post):
+    # rotations on half the pairs, translations on the other half
+    path = "rotation" if (BEHAVIOURS.index(pre) + BEHAVIOURS.index(post)) % 2 else "translation"
     spans = list(SPAN_TYPES) + ["tcb"]
     x = Envelope(envelope_keys(spans, continuity=0.8), pre, post)
     y = Envelope(envelope_keys(spans[::-1]), post, pre)
@@ -170,7 +171,7 @@ def test_one_time_and_bad_arguments():
         channel_keys(np.zeros(3), 1e-3, start=0.0, end=1.0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["translation", "rotation"]))
 def test_random_envelopes(seed, path):
     rng = np.random.default_rng(seed)
