@@ -394,3 +394,33 @@ def test_cli_exits_0_within_the_tolerance(tmp_path):
     assert main(["convert", str(path), "-o", str(out), "--angle-tolerance", "0.01",
                  "--distance-tolerance", "0.001"]) == 0
     check_lws(path, items, tmp_path)
+
+
+def test_export_gltf_takes_scene_channels_and_rest_transforms():
+    from kbspline.formats.gltf import export_gltf
+    from kbspline.formats.lightwave import LwsChannel
+    from kbspline.formats.lightwave_envelope import Envelope
+    zero = (0.0,) * 6
+    x = Envelope([(0.0, 0.0, "tcb", zero), (2.0, 1.0, "stepped", zero),
+                  (2.0, 2.0, "linear", zero)], "constant", "repeat")
+    still = Envelope([(0.0, 0.0, "tcb", zero)])
+    channel = LwsChannel("translation", (x, still, still), False)
+    report = export_gltf({"a": {"translation": channel}}, distance_tolerance=1e-3,
+                         channel_range=(0.0, 2.5),
+                         rest={"a": {"rotation": [0, 0, 0.6, 0.8], "scale": [2, 2, 2],
+                                     "translation": [9, 9, 9]}})
+    times, output = sampler(report.gltf, "a", "translation")
+    # 0 before the step at 1 s, 2 up to 2 s, then the repeat starts again at 0
+    np.testing.assert_allclose(times, [0, 1 - MIN_KEY_SPACING, 1, 2, 2 + MIN_KEY_SPACING,
+                                       2.5], rtol=1e-6)
+    np.testing.assert_allclose(output[:, 0], [0, 0, 2, 2, 0, 0])
+    node = report.gltf.nodes[0]
+    assert node.translation is None and node.rotation == [0, 0, 0.6, 0.8]
+    assert node.scale == [2, 2, 2] and report.max_error["a", "translation"] < 1e-6
+    for kwargs, error, words in [
+            (dict(channel_range=(1.0, 0.0)), ValueError, "channel_range"),
+            (dict(channel_range="ab"), TypeError, "channel_range"),
+            (dict(rest={"a": {"rotation": [1, 0]}}), ValueError, r"rest\['a'\]\['rotation'\]"),
+            (dict(rate=30.0), ValueError, "rate= bakes splines")]:
+        with pytest.raises(error, match=words):
+            export_gltf({"a": {"translation": channel}}, **kwargs)
