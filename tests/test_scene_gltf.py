@@ -22,6 +22,7 @@ from kbspline.formats.convert import convert, scene_range
 from kbspline.formats.lightwave import read_lws
 from kbspline.formats.threeds import read_3ds
 from lws_writer import random_keys, write_lws
+from test_3ds import cumulative_segments
 from test_gltf import accessor, spec_play
 from threeds_writer import random_scene as random_3ds, write_3ds
 
@@ -90,8 +91,12 @@ def check_channel(times, output, truth, path, tolerance, reported, offset=0.0):
         if step > tolerance:          # a jump inside: the one place not met
             jumps += 1
             continue
-        assert reported, (path, a, b)     # too fast for the floor: said in the report
-        if path != "rotation":    # no keys MIN_KEY_SPACING apart meet it: h^2 |a| / 8 > tol
+        # too fast for the floor: said in the report (which measures 16
+        # points an interval: a miss within 1% of the tolerance can slip by)
+        assert reported or error[(t > a) & (t < b)].max() <= 1.01 * tolerance, (path, a, b)
+        if path != "rotation" and b - a <= 1.01 * MIN_KEY_SPACING:
+            # no keys MIN_KEY_SPACING apart meet it: h^2 |a| / 8 > tol (a window's
+            # longer slack piece, linear_keys' layout, is not proved so)
             h = b - a
             bend = np.linalg.norm(dense[0] - 2 * dense[1000] + dense[2000]) / (h / 2) ** 2
             assert MIN_KEY_SPACING ** 2 * bend / 8 > 0.5 * tolerance, (path, a, b)
@@ -255,13 +260,16 @@ def test_lightwave_real_files(tmp_path, name):
 
 # -- 3D Studio ---------------------------------------------------------------
 
-def threeds_truth(node, kind, tracks, fps=30.0):
-    """node's path at times t from threeds_oracle, in 3DS axes, (w, x, y, z)."""
+def threeds_truth(node, kind, tracks, read, fps=30.0):
+    """node's path at times t from threeds_oracle, in 3DS axes, (w, x, y, z);
+    `read` is the reader's track, whose segments kbspline plays as its
+    cumulative cubic the oracle plays so too (test_3ds)."""
     track = tracks[kind]
     name = {"translation": "position"}.get(kind, kind)
+    cumulative = cumulative_segments(read)
 
     def truth(t):
-        values = [threeds_oracle.play(track, name, x * fps) for x in t]
+        values = [threeds_oracle.play(track, name, x * fps, cumulative) for x in t]
         values = np.array(values, dtype=np.float64).reshape(len(t), -1)
         if kind == "rotation":
             values = values * np.where(values[:, :1] < 0, -1.0, 1.0)
@@ -311,7 +319,8 @@ def check_3ds(path, nodes, tmp_path, tolerance=TOL):
             elif {"translation": "position"}.get(kind, kind) in node["tracks"]:
                 oracle = threeds_truth(node, kind, {
                     k: v for k, v in {**node["tracks"], "translation":
-                                      node["tracks"].get("position")}.items() if v})
+                                      node["tracks"].get("position")}.items() if v},
+                    scene.tracks[name][{"translation": "position"}.get(kind, kind)])
             else:
                 continue
             if found is None:
@@ -324,10 +333,12 @@ def check_3ds(path, nodes, tmp_path, tolerance=TOL):
     return report, checked
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_3ds_eased_spinning_looping_cameras(tmp_path, seed):
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_3ds_eased_spinning_looping_cameras(tmp_path_factory, seed):
     rng = np.random.default_rng([52, 9, seed])
     nodes, objects = random_3ds(rng, n_objects=2)
+    tmp_path = tmp_path_factory.mktemp("3ds")
     path = tmp_path / "random.3ds"
     path.write_bytes(write_3ds(nodes, objects=objects, segment=(0, 90)))
     report, checked = check_3ds(path, nodes, tmp_path)
@@ -367,3 +378,50 @@ def test_vectorised_player_is_the_specifications():
         t = rng.uniform(times[0] - 0.1, times[-1] + 0.1, 200)
         want = np.array([spec_play(times, output, "LINEAR", x) for x in t])
         np.testing.assert_allclose(play(times, output, t), want, atol=1e-12)
+
+
+def test_cli_exits_0_within_the_tolerance(tmp_path):
+    from kbspline.__main__ import main
+    flat = [(0.0, 0.0, "tcb", 0, 0, 0, 0, 0, 0)]
+    steps = flat + [(1.0, 0.5, "stepped", 0, 0, 0, 0, 0, 0), (2.0, 1.0, "linear", 0, 0, 0, 0, 0, 0),
+                    (0.5, 1.5, "tcb", 0, 0.8, 0, 0, 0, 0)]
+    items = [{"kind": "null", "name": "box", "parent": -1, "pivot": (0.0, 0.0, 0.0),
+              "channels": {ch: ([(float(ch >= 6),) + flat[0][1:]], "constant", "constant")
+                           for ch in range(9)}}]
+    items[0]["channels"].update({0: (steps, "constant", "reset"), 4: (steps, "repeat", "oscillate")})
+    path = tmp_path / "steps.lws"
+    write_lws(path, items, 3)
+    out = tmp_path / "steps.glb"
+    assert main(["convert", str(path), "-o", str(out), "--angle-tolerance", "0.01",
+                 "--distance-tolerance", "0.001"]) == 0
+    check_lws(path, items, tmp_path)
+
+
+def test_export_gltf_takes_scene_channels_and_rest_transforms():
+    from kbspline.formats.gltf import export_gltf
+    from kbspline.formats.lightwave import LwsChannel
+    from kbspline.formats.lightwave_envelope import Envelope
+    zero = (0.0,) * 6
+    x = Envelope([(0.0, 0.0, "tcb", zero), (2.0, 1.0, "stepped", zero),
+                  (2.0, 2.0, "linear", zero)], "constant", "repeat")
+    still = Envelope([(0.0, 0.0, "tcb", zero)])
+    channel = LwsChannel("translation", (x, still, still), False)
+    report = export_gltf({"a": {"translation": channel}}, distance_tolerance=1e-3,
+                         channel_range=(0.0, 2.5),
+                         rest={"a": {"rotation": [0, 0, 0.6, 0.8], "scale": [2, 2, 2],
+                                     "translation": [9, 9, 9]}})
+    times, output = sampler(report.gltf, "a", "translation")
+    # 0 before the step at 1 s, 2 up to 2 s, then the repeat starts again at 0
+    np.testing.assert_allclose(times, [0, 1 - MIN_KEY_SPACING, 1, 2, 2 + MIN_KEY_SPACING,
+                                       2.5], rtol=1e-6)
+    np.testing.assert_allclose(output[:, 0], [0, 0, 2, 2, 0, 0])
+    node = report.gltf.nodes[0]
+    assert node.translation is None and node.rotation == [0, 0, 0.6, 0.8]
+    assert node.scale == [2, 2, 2] and report.max_error["a", "translation"] < 1e-6
+    for kwargs, error, words in [
+            (dict(channel_range=(1.0, 0.0)), ValueError, "channel_range"),
+            (dict(channel_range="ab"), TypeError, "channel_range"),
+            (dict(rest={"a": {"rotation": [1, 0]}}), ValueError, r"rest\['a'\]\['rotation'\]"),
+            (dict(rate=30.0), ValueError, "rate= bakes splines")]:
+        with pytest.raises(error, match=words):
+            export_gltf({"a": {"translation": channel}}, **kwargs)

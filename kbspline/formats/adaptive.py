@@ -13,6 +13,9 @@ still fails but is too short to halve (keys stay `min_spacing` apart)
 has its neighbourhood respaced as densely as that spacing allows (evenly,
 or with all pieces that short but one where the bound prefers it),
 so a tolerance is missed only where keys that close cannot meet it.
+`channel_keys` runs the same refinement on any scene channel (a function
+of time: LightWave envelopes, look-ats, repeats) over a range, with a
+pair of keys `min_spacing` apart around each jump of its value.
 
 The bound of an interval: its playback error is measured at CHECKS + 1
 equally spaced points, with keys' values rounded to float32 as both formats
@@ -184,9 +187,12 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     -----
     Where the value jumps at a key time (a stepped span, a reset behaviour,
     a repeat whose last key differs from its first, a 3DS hide toggle),
-    the keys are a pair `min_spacing` apart, one on each side of the jump;
-    linear playback between them cannot follow a jump, so that interval is
-    the one place the tolerance is not met.
+    the keys are a pair `min_spacing` apart, one on each side of the jump,
+    each stored (`round_times`) on its own side; linear playback between
+    them cannot follow a jump, so that interval is the one place the
+    tolerance is not met, besides places where keys would need to be
+    closer than `min_spacing` (as for `linear_keys`).  Jumps are looked for
+    at key times only (`key_times_in`).
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
