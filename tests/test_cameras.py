@@ -244,3 +244,27 @@ def test_lws_cameras_look_down_their_z():
         toward = thing.translation - camera.translation
         view = quat_to_matrix(camera.rotation) @ np.asarray(camera.extras["camera"]["view"])
         assert view @ toward / np.linalg.norm(toward) > 0.98, path.name
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 47), st.floats(-3.1, 3.1), st.floats(-1.5, 1.5), st.floats(-3.1, 3.1))
+def test_camera_turn_maps_the_glTF_frame_onto_the_tools(pick, yaw, pitch, roll):
+    """For any signed permutation A (mirrors included) and any tool frame
+    (view, up), the turn takes glTF's -z to A view and +y to A up."""
+    import itertools
+    from kbspline.formats.camera import camera_turn
+    from kbspline.quaternion import quat_to_matrix
+    perm = list(itertools.permutations(range(3)))[pick % 6]
+    signs = [(-1) ** (pick // 6 >> k & 1) for k in range(3)]
+    axes = np.zeros((3, 3))
+    axes[range(3), perm] = signs
+    c, s = math.cos, math.sin
+    view = np.array([c(pitch) * c(yaw), c(pitch) * s(yaw), s(pitch)])
+    side = np.cross(view, [0.0, 0.0, 1.0]) if abs(s(pitch)) < 0.999 else np.array([1.0, 0, 0])
+    side /= np.linalg.norm(side)
+    up0 = np.cross(side, view)
+    up = c(roll) * up0 + s(roll) * np.cross(view, up0)
+    frame = quat_to_matrix(camera_turn({"view": view, "up": up}, axes))
+    np.testing.assert_allclose(frame @ [0, 0, -1.0], axes @ view, atol=1e-12)
+    np.testing.assert_allclose(frame @ [0, 1.0, 0], axes @ up, atol=1e-12)
+    assert math.isclose(np.linalg.det(frame), 1.0, rel_tol=1e-12)
