@@ -182,6 +182,21 @@ typedef kb_status (*kb_build_fn)(void *ctx, ptrdiff_t begin, ptrdiff_t end, kb_e
 kb_status kb_build_parallel(ptrdiff_t n, double work, int n_threads, kb_build_fn fn,
                             void *ctx, kb_error *err);
 
+/* Forward kinematics measured against the truth, for key reduction:
+ * kb_joint_world plus, with truth (n_frames, 1 + n_sites, 3; NULL to skip),
+ * *max_error the points' largest distance from it, stopping early (outputs
+ * unfinished) at the first point farther than limit (none for an infinite
+ * or NaN limit); frame_worst (n_frames; NULL to skip) takes each frame's
+ * largest squared distance where larger (or NaN), so that calls for the
+ * joints below one fold in. */
+kb_status kb_joint_world_error(ptrdiff_t n_frames, const double *parent_rot,
+                               const double *parent_origin, const double *rotations,
+                               const double *offsets, ptrdiff_t offset_stride,
+                               ptrdiff_t n_sites, const double *sites, const double *truth,
+                               double limit, double *world_rot, double *origin,
+                               double *points, double *max_error, double *frame_worst,
+                               kb_error *err);
+
 /* Forward kinematics' companion for key reduction's tolerances. */
 /* reach[j]: the farthest any point joint j carries (its own and those of
  * the joints below it) gets from its origin in any frame (NaN where a point

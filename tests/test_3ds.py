@@ -145,7 +145,13 @@ def test_scene_model_shape(tmp_path):
     for (name, path), channel in channels.items():
         if channel.interpolation == "LOOKAT":
             continue
-        assert channel is scene.tracks[name][{"translation": "position"}.get(path, path)]
+        track = scene.tracks[name][{"translation": "position"}.get(path, path)]
+        if path == "fov":             # the track in degrees, the channel in radians
+            assert channel.source is track and channel.axis == "horizontal"
+            np.testing.assert_allclose(channel(channel.times), np.radians(track(track.times)),
+                                       rtol=1e-15)
+            continue
+        assert channel is track
         out = channel(np.array([0.0, 0.1]))
         assert out.shape == (2, 4 if path == "rotation" else 1 if path in ("roll", "fov") else 3)
         made = channel.spline()
@@ -284,7 +290,11 @@ def test_child_of_camera_hangs_from_its_look_at():
 
 
 def test_camera_roll_turns_about_the_view(tmp_path):
-    """(A convention: no file here has a camera child at a non-zero roll.)"""
+    """Roll turns the camera about its back axis: right becomes
+    cos(roll) right + sin(roll) up, as lib3ds's lib3ds_matrix_camera (a view
+    matrix R_y(roll) M, y the view) and Assimp's 3DS importer
+    (RotationZ(-roll) for a camera looking down +z) turn it.  No file here
+    has a camera child at a non-zero roll to settle it."""
     flat = {"frames": [0], "values": np.array([[0.0]])}
     turned = {"frames": [0], "values": np.array([[30.0]])}
     at = {"frames": [0], "values": np.array([[0.0, 0.0, 0.0]])}
@@ -298,7 +308,7 @@ def test_camera_roll_turns_about_the_view(tmp_path):
     np.testing.assert_allclose(frames[0], [[1, 0, 0], [0, 0, -1], [0, 1, 0]], atol=1e-12)
     c, s = np.cos(np.radians(30)), np.sin(np.radians(30))
     np.testing.assert_allclose(frames[1][:, 2], frames[0][:, 2], atol=1e-12)   # same view
-    np.testing.assert_allclose(frames[1][:, 0], [c, 0, -s], atol=1e-12)       # right turns
+    np.testing.assert_allclose(frames[1][:, 0], [c, 0, s], atol=1e-12)        # right turns up
 
 
 def test_child_of_camera():

@@ -333,9 +333,21 @@ static ptrdiff_t place_blocks(ptrdiff_t n_frames, const double *parent_rot,
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
-                         const double *sites, const double *truth, double limit,
-                         double *world_rot, double *origin, double *points, double *max_error,
-                         double *frame_worst, kb_error *err)
+                         const double *sites, double *world_rot, double *origin,
+                         double *points, kb_error *err)
+{
+    return kb_joint_world_error(n_frames, parent_rot, parent_origin, rotations, offsets,
+                                offset_stride, n_sites, sites, NULL, INFINITY, world_rot,
+                                origin, points, NULL, NULL, err);
+}
+
+kb_status kb_joint_world_error(ptrdiff_t n_frames, const double *parent_rot,
+                               const double *parent_origin, const double *rotations,
+                               const double *offsets, ptrdiff_t offset_stride,
+                               ptrdiff_t n_sites, const double *sites, const double *truth,
+                               double limit, double *world_rot, double *origin,
+                               double *points, double *max_error, double *frame_worst,
+                               kb_error *err)
 {
     if (n_frames < 1 || n_sites < 0 || (offset_stride != 0 && offset_stride != 3) ||
         !rotations || !offsets || (n_sites && !sites) || !world_rot || !origin ||

@@ -51,10 +51,10 @@ static int chain(void)
     double *points = truth;
     kb_error err;
     for (int j = 0; j < J; j++) {
-        if (kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL,
-                           rot + 4 * j * F, moves[j] ? tr + 3 * j * F : offsets + 3 * j,
-                           moves[j] ? 3 : 0, n_sites[j], n_sites[j] ? sites : NULL, NULL,
-                           INFINITY, world_rot[j], origin[j], points, NULL, NULL, &err) != KB_OK)
+        if (kb_joint_world_error(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL,
+                                 rot + 4 * j * F, moves[j] ? tr + 3 * j * F : offsets + 3 * j,
+                                 moves[j] ? 3 : 0, n_sites[j], n_sites[j] ? sites : NULL, NULL,
+                                 INFINITY, world_rot[j], origin[j], points, NULL, NULL, &err) != KB_OK)
             return 0;
         points += 3 * F * (1 + n_sites[j]);
     }
@@ -120,10 +120,10 @@ static int placed_whole(const ptrdiff_t *keys, const ptrdiff_t *n_keys,
         if (kb_reduce_rebuild(&jt, keys + j * F, n_keys[j], rows ? rows[0] + 3 * F * j : NULL,
                               rows ? rows[1] + 3 * F * j : NULL, q[j], x[j], NULL, NULL,
                               &err) != KB_OK ||
-            kb_joint_world(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
-                           moves[j] ? x[j] : offsets + 3 * j, moves[j] ? 3 : 0, n_sites[j],
-                           n_sites[j] ? sites : NULL, t, INFINITY, world_rot[j], origin[j],
-                           NULL, &worst[j], NULL, &err) != KB_OK)
+            kb_joint_world_error(F, j ? world_rot[j - 1] : NULL, j ? origin[j - 1] : NULL, q[j],
+                                 moves[j] ? x[j] : offsets + 3 * j, moves[j] ? 3 : 0, n_sites[j],
+                                 n_sites[j] ? sites : NULL, t, INFINITY, world_rot[j], origin[j],
+                                 NULL, &worst[j], NULL, &err) != KB_OK)
             return 0;
         t += 3 * F * (1 + n_sites[j]);
     }

@@ -89,11 +89,11 @@ static PyObject *joint_world(PyObject *self, PyObject *args)
     kb_status status;
 #define KB_DATA(x) ((x) ? (double *)PyArray_DATA(x) : NULL)
     Py_BEGIN_ALLOW_THREADS
-    status = kb_joint_world(F, KB_DATA(a[0]), KB_DATA(a[1]), KB_DATA(a[2]), KB_DATA(a[3]),
-                            shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]), limit,
-                            KB_DATA((PyArrayObject *)out[0]), KB_DATA((PyArrayObject *)out[1]),
-                            a[5] ? NULL : KB_DATA((PyArrayObject *)out[2]),
-                            a[5] ? &max_error : NULL, KB_DATA(a[6]), &err);
+    status = kb_joint_world_error(F, KB_DATA(a[0]), KB_DATA(a[1]), KB_DATA(a[2]), KB_DATA(a[3]),
+                                  shared ? 0 : 3, n, KB_DATA(a[4]), KB_DATA(a[5]), limit,
+                                  KB_DATA((PyArrayObject *)out[0]), KB_DATA((PyArrayObject *)out[1]),
+                                  a[5] ? NULL : KB_DATA((PyArrayObject *)out[2]),
+                                  a[5] ? &max_error : NULL, KB_DATA(a[6]), &err);
     Py_END_ALLOW_THREADS
 #undef KB_DATA
     if (status != KB_OK)

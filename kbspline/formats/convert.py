@@ -17,11 +17,13 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .gltf import GltfExport, export_gltf
+from .gltf import DEFAULT_ANGLE_TOLERANCE, GltfExport, export_gltf
+from .gltf.cameras import add_cameras
+from .gltf.write import save_gltf
 from .load import read_scene
 from .threeds import read_3ds
 
-__all__ = ["axes_to_gltf", "scene_to_gltf", "upright", "convert"]
+__all__ = ["axes_to_gltf", "scene_to_gltf", "scene_range", "upright", "convert"]
 
 _Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # z -> y, y -> -z
 _MIRROR_Z = np.diag([1.0, 1.0, -1.0])
@@ -57,8 +59,7 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     Parameters
     ----------
     scene : Scene
-        A scene whose channels offer ``spline_in(axes)`` (3DS) or, in glTF's
-        own axes, ``spline()``.
+        Any scene (3DS, LightWave, or glTF and BVH in glTF's axes).
     path : str or os.PathLike, optional
         ``.gltf`` or ``.glb``; None to only return the document.
     animation : str, optional
@@ -72,13 +73,24 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
 
     Notes
     -----
-    Translation, rotation and scale channels are written; roll and fov
-    (which core glTF cannot animate) and a camera's look-at orientation
-    (not one spline) are left out with a warning, as is the repetition of
-    a repeating or looping track (one period is written).
-    A node's non-zero pivot becomes a child node ``<name>.pivot`` placed at
-    minus the pivot, where the node's mesh hangs (and its children, where
-    `Node.pivot_inherited`).
+    A channel that is one spline (a 3DS track that neither repeats nor
+    loops) keeps its exact path, rebuilt in glTF's axes (``spline_in``).
+    Every other translation, rotation and scale channel (LightWave's
+    envelopes, a 3DS camera's look-at with its roll, repeating and looping
+    tracks) goes out as LINEAR keys placed by
+    `kbspline.formats.adaptive.channel_keys` in glTF's axes over the scene's
+    range (`scene_range`), every period of a repeat included; where its
+    value jumps (stepped spans, reset behaviours, a repeat that does not
+    return), a pair of keys `MIN_KEY_SPACING` apart brackets the jump, the
+    one interval where the tolerance is not met.
+    The roll of a camera without a target (which core glTF cannot
+    animate) is left out with a warning; each camera node gets a glTF
+    camera, its fov animated through ``KHR_animation_pointer``
+    (`kbspline.formats.gltf.cameras`).  A node's non-zero
+    pivot becomes a child node ``<name>.pivot`` placed at minus the
+    pivot, where the node's mesh hangs (and its children, where
+    `Node.pivot_inherited`); its rest transform goes on the node where no
+    channel animates it.
     """
     if animation is None:
         if len(scene.animations) != 1:
@@ -87,18 +99,18 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
     if animation not in scene.animations:
         raise ValueError(f"animation {animation!r} is not one of {sorted(scene.animations)}")
     axes = axes_to_gltf(scene.up_axis, scene.handedness)
+    span = scene_range(scene, animation)
     channels: dict = {}
     left_out = []
-    for (node, target), channel in scene.animations[animation].items():
+    animated = scene.animations[animation]
+    for (node, target), channel in animated.items():
+        aimed = getattr(animated.get((node, "rotation")), "interpolation", "") == "LOOKAT"
+        if target == "fov" or (target == "roll" and aimed):   # cameras.py; the look-at
+            continue
         if target not in ("translation", "rotation", "scale"):
             left_out.append(f"{node}.{target}")
             continue
-        if channel.interpolation == "LOOKAT":       # derived, not one spline
-            left_out.append(f"{node}.{target} (a look-at)")
-            continue
-        if getattr(channel, "flags", 0) & 3:
-            left_out.append(f"the repetition of {node}.{target}")
-        channels.setdefault(node, {})[target] = _spline(channel, axes, node, target)
+        channels.setdefault(node, {})[target] = _entry(channel, axes)
     if left_out:
         warnings.warn("glTF gets no " + ", ".join(left_out), UserWarning, stacklevel=2)
     pivoted = {n.name for n in scene.nodes if np.any(np.asarray(n.pivot) != 0)}
@@ -112,20 +124,63 @@ def scene_to_gltf(scene, path: Union[str, os.PathLike[str], None] = None, *,
         if n.name in pivoted:
             parents[f"{n.name}.pivot"] = n.name
             offsets[f"{n.name}.pivot"] = -(axes @ np.asarray(n.pivot, dtype=np.float64))
-    starts = [min(np.min(s.domain[0]), 0.0) for paths in channels.values()
-              for s in paths.values()]
-    return export_gltf(channels, path, angle_tolerance=angle_tolerance,
-                       distance_tolerance=distance_tolerance, parents=parents,
-                       offsets=offsets, time_offset=min(starts, default=0.0), name=animation)
+    rest = {n.name: _rest(n, axes) for n in scene.nodes}
+    starts = [np.min(s.domain[0]) for paths in channels.values() for s in paths.values()
+              if hasattr(s, "domain")]
+    offset = min([*starts, span[0], 0.0])
+    report = export_gltf(channels, None, angle_tolerance=angle_tolerance,
+                         distance_tolerance=distance_tolerance, parents=parents,
+                         offsets=offsets, time_offset=offset, name=animation,
+                         channel_range=span, rest=rest)
+    add_cameras(report, scene, animation, axes, angle_tolerance or DEFAULT_ANGLE_TOLERANCE,
+                offset, span)                    # camera objects, fov (gltf/cameras.py)
+    if path is not None:
+        save_gltf(report.gltf, path)
+    return report
 
 
-def _spline(channel, axes, node, target):
-    if hasattr(channel, "spline_in"):
-        return channel.spline_in(axes)
-    made = channel.spline() if hasattr(channel, "spline") else None
-    if made is None or not np.allclose(axes, np.eye(3)):
-        raise ValueError(f"channel {node}.{target} is not one spline in glTF's axes")
-    return made
+def scene_range(scene, animation: str) -> tuple[float, float]:
+    """The seconds a scene's animation plays: its channels' first to last
+    key time, widened to the scene's own range where it states one (3DS
+    KFSEG; LightWave FirstFrame..LastFrame and the preview range).
+
+    Parameters
+    ----------
+    scene : Scene
+    animation : str
+
+    Returns
+    -------
+    (float, float)
+    """
+    times = [t for c in scene.animations[animation].values()
+             for t in np.asarray(c.times, dtype=np.float64)[[0, -1]]]
+    fps = getattr(scene, "fps", None)
+    for frames in (getattr(scene, "segment", None), *getattr(scene, "frame_ranges", ())):
+        if frames is not None and fps:
+            times += [frames[0] / fps, frames[1] / fps]
+    return float(min(times)), float(max(times))
+
+
+def _entry(channel, axes):
+    """A spline in glTF's axes where the channel is one, else the channel seen there."""
+    if hasattr(channel, "spline_in") and not getattr(channel, "flags", 0) & 3:
+        made = channel.spline_in(axes)
+        if made is not None:
+            return made
+    if np.allclose(axes, np.eye(3)) and hasattr(channel, "spline"):
+        made = channel.spline()
+        if made is not None:
+            return made
+    return _InAxes(channel, axes)
+
+
+def _rest(node, axes):
+    """A node's rest transform in glTF's axes and conventions."""
+    rotation = _moved("rotation", np.asarray(node.rotation, dtype=np.float64), axes)
+    return {"translation": axes @ np.asarray(node.translation, dtype=np.float64),
+            "rotation": np.append(rotation[1:], rotation[0]),
+            "scale": np.abs(axes) @ np.asarray(node.scale, dtype=np.float64)}
 
 
 class _InAxes:
@@ -139,6 +194,10 @@ class _InAxes:
 
     def __call__(self, t):
         return _moved(self.path, np.asarray(self.channel(t), dtype=np.float64), self.axes)
+
+    def key_times(self, start, end):
+        from .adaptive import key_times_in
+        return key_times_in(self.channel, start, end)
 
 
 def _moved(path, values, axes):
@@ -185,14 +244,13 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
             distance_tolerance: Optional[float] = None, fps: float = 30.0):
     """Reads a scene file and writes it as glTF, BVH or USD.
 
-    glTF gets each channel within the tolerances where every channel is a
-    spline in the file (3DS: `scene_to_gltf`).  Otherwise (LightWave's
-    envelopes, BVH and glTF inputs), and for BVH and USD, the scene's
-    `Scene.to_motion` at `fps` frames a second, upright (`upright`), is
-    written: glTF and USD within their tolerances of that motion's splines
-    through the frames; for LightWave's glTF the frame rate is doubled (up
-    to 16 times) until the glTF also follows the envelopes between frames,
-    with a warning where it cannot.
+    3DS and LightWave scenes go to glTF by `scene_to_gltf`: every channel
+    within the tolerances of the scene itself (its splines, envelopes,
+    look-ats and repeats), but inside the interval of a value's jump.  BVH
+    and glTF inputs, and BVH and USD outputs, go through the scene's
+    `Scene.to_motion` at `fps` frames a second, upright (`upright`): glTF
+    and USD within their tolerances of that motion's splines through the
+    frames.
 
     Parameters
     ----------
@@ -225,15 +283,17 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"output {str(output)!r} is the input file; convert never writes "
                          "over its input")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
-    splines = all(hasattr(c, "spline_in") or c.interpolation == "LOOKAT"
-                  for channels in scene.animations.values() for c in channels.values())
-    if kind in (".gltf", ".glb") and splines:
+    if kind in (".gltf", ".glb") and scene.source in ("3ds", "lws"):
         return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                              distance_tolerance=distance_tolerance)
     if len(scene.animations) != 1:
         raise ValueError(f"the scene must hold one animation, not {sorted(scene.animations)}")
-    if kind in (".gltf", ".glb") and scene.source == "lws":   # envelopes: frames, checked
-        return _frames_to_gltf(upright(scene), output, fps, angle_tolerance, distance_tolerance)
+    if kind in (".usd", ".usda", ".usdc") and scene.source in ("3ds", "lws"):
+        from .usd_scene import scene_to_usd      # Xforms and Cameras, not a skeleton
+        return scene_to_usd(scene, output, angle_tolerance=angle_tolerance,
+                            distance_tolerance=distance_tolerance)
+    if kind == ".bvh":
+        _warn_cameras(scene)
     motion = upright(scene).to_motion(next(iter(scene.animations)), fps)
     if kind in (".gltf", ".glb"):      # BVH and glTF: their frames are the data
         from .gltf import motion_to_gltf
@@ -248,57 +308,13 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
                          distance_tolerance=distance_tolerance)
 
 
-# glTF from frames is checked against the scene at this many times the frame
-# rate, and the frames doubled up to this many times until it passes
-_DENSER, _MOST_DOUBLINGS = 4, 4
-
-
-def _frames_to_gltf(scene, output, fps, angle_tolerance, distance_tolerance):
-    """glTF through the scene's frames (`Scene.to_motion`), its frame rate
-    doubled from `fps` until playback stays within the tolerances of the
-    scene between the frames too (checked at `_DENSER` times the rate);
-    warns with the error left when even the last rate does not."""
-    from .gltf import DEFAULT_ANGLE_TOLERANCE, motion_to_gltf, read_gltf
-    title = next(iter(scene.animations))
-    angle = DEFAULT_ANGLE_TOLERANCE if angle_tolerance is None else angle_tolerance
-    for doubling in range(_MOST_DOUBLINGS + 1):
-        rate = fps * 2 ** doubling
-        with warnings.catch_warnings():   # said once, below, not per rate
-            warnings.simplefilter("ignore" if doubling else "default")
-            motion = scene.to_motion(title, rate)
-        report = motion_to_gltf(motion, output, angle_tolerance=angle_tolerance,
-                                distance_tolerance=distance_tolerance)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            denser = scene.to_motion(title, rate * _DENSER)
-        played = next(iter(read_gltf(output).animations.values()))
-        turned, moved = _between_frames(denser, played)
-        if turned <= angle * 1.01 and (distance_tolerance is None
-                                       or moved <= distance_tolerance * 1.01):
-            return report
-    warnings.warn(f"{output}: between its frames at {rate:g} fps, glTF strays up to "
-                  f"{turned:.3g} rad and {moved:.3g} units from the scene; raise --fps",
-                  UserWarning, stacklevel=3)
-    return report
-
-
-def _between_frames(motion, played):
-    """(largest angle, largest distance) between a motion's local joint
-    rotations and translations and the glTF channels `played` at its frames."""
-    times = motion.times
-    turned = moved = 0.0
-    rotations, translations = motion.rotations(), motion.translations()
-    for j, joint in enumerate(motion.joints):
-        rotation = played.get((joint.name, "rotation"))
-        if rotation is not None:
-            got = rotation(times)      # the chord form keeps small angles' digits
-            chord = np.minimum(np.linalg.norm(got - rotations[j], axis=1),
-                               np.linalg.norm(got + rotations[j], axis=1))
-            turned = max(turned, float(np.max(4 * np.arcsin(np.minimum(chord / 2, 1.0)))))
-        translation = played.get((joint.name, "translation"))
-        if translation is not None and "Xposition" in joint.channels:
-            moved = max(moved, float(np.abs(translation(times) - translations[j]).max()))
-    return turned, moved
+def _warn_cameras(scene):
+    """BVH has no cameras: one warning naming the scene's."""
+    names = [node.name for node in scene.nodes if node.kind == "camera"]
+    if names:
+        warnings.warn(f"BVH has no cameras: {', '.join(names)} keep only their transform "
+                      f"(a joint where animated), not their field of view", UserWarning,
+                      stacklevel=3)
 
 
 def cli_arguments(parser) -> None:
@@ -355,6 +371,11 @@ def cli_run(args) -> tuple[str, Any]:
                          distance_tolerance=args.distance_tolerance, fps=args.fps)
     # a missed tolerance is the command's one line (kbspline/__main__.py), not a note
     notes = "".join(f"\n{w.message}" for w in caught if "misses the tolerance" not in str(w.message))
+    if hasattr(report, "cameras"):            # usd_scene.UsdSceneExport
+        worst = max(report.max_error.values(), default=0.0)
+        return (f"wrote {args.output}: {len(report.prims)} prims, {len(report.cameras)} "
+                f"cameras, {sum(map(len, report.times.values()))} samples, largest error "
+                f"{worst:.3g}{notes}"), report
     if not isinstance(report, GltfExport):
         return f"wrote {args.output}{notes}", report
     worst = max(report.max_error.values(), default=0.0)

@@ -23,6 +23,7 @@ import numpy as np
 from .lightwave_envelope import BEHAVIOURS, SPAN_TYPES, Envelope
 
 from .errors import FormatError
+from .lws_camera import CAMERA_WORDS, SCENE_CAMERA_WORDS, camera_channel, read_camera_line
 from .scene import Node, Scene, _looped_node
 
 CHANNELS = ("X", "Y", "Z", "H", "P", "B", "SX", "SY", "SZ")
@@ -40,6 +41,9 @@ _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _OLD_SPANS = {0: "tcb", 2: "tcb", 3: "linear", 4: "stepped"}  # LWSC 2's span field
 
 
+_RANGE_WORDS = ("FirstFrame", "LastFrame", "PreviewFirstFrame", "PreviewLastFrame")
+
+
 class LwsError(FormatError):
     """A malformed LightWave scene; the message names the file and line."""
 
@@ -47,11 +51,13 @@ class LwsError(FormatError):
 @dataclasses.dataclass(frozen=True)
 class LwsScene(Scene):
     """A LightWave scene: the scene model plus ``envelopes[item][channel]``
-    (channels X Y Z H P B SX SY SZ, each an `Envelope`), ``fps`` and the
-    file's ``version``."""
+    (channels X Y Z H P B SX SY SZ, each an `Envelope`), ``fps``, the
+    file's ``version`` and ``frame_ranges``, its (FirstFrame, LastFrame)
+    and (PreviewFirstFrame, PreviewLastFrame) where it states them."""
     envelopes: dict = dataclasses.field(default_factory=dict)
     fps: float = 30.0
     version: int = 3
+    frame_ranges: tuple = ()
 
 
 class LwsChannel:
@@ -66,6 +72,21 @@ class LwsChannel:
 
     def __repr__(self) -> str:
         return f"LwsChannel({self.path!r}, {len(self.times)} key times)"
+
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """Every envelope's `Envelope.key_times` within [start, end].
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
+        return np.unique(np.concatenate([e.key_times(start, end) for e in self.envelopes]))
 
     def __call__(self, t) -> np.ndarray:
         """The channel at seconds `t`.
@@ -121,6 +142,7 @@ class _Item:
     pivot: tuple = (0.0, 0.0, 0.0)
     envelopes: dict = dataclasses.field(default_factory=dict)
     num_channels: int = 0
+    camera: dict = dataclasses.field(default_factory=dict)   # lws_camera's settings
 
 
 class _Reader:
@@ -201,8 +223,9 @@ def read_lws(path: Union[str, os.PathLike]) -> LwsScene:
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     reader = _Reader(path, text)
-    version, fps, items = _parse(reader)
-    return _build_scene(reader, version, fps, items)
+    version, fps, items, ranges = _parse(reader)
+    scene = _build_scene(reader, version, fps, items)
+    return dataclasses.replace(scene, frame_ranges=ranges)
 
 
 def _parse(reader: _Reader):
@@ -213,7 +236,9 @@ def _parse(reader: _Reader):
     version = reader.integer(line, text, "the LWSC version", 1, 5)
     fps = 30.0
     items: list[_Item] = []
+    scene_camera: dict = {}
     tally = _Tally()
+    frames: dict = {}     # FirstFrame, LastFrame, PreviewFirstFrame, PreviewLastFrame
     while reader.peek() is not None:
         line, text = reader.next("the scene")
         tokens = text.split()
@@ -258,10 +283,26 @@ def _parse(reader: _Reader):
             fps = reader.numbers(line, tokens[1:], 1, word)[0]
             if not fps > 0:
                 raise reader.error(line, f"FramesPerSecond must be positive, not {fps}")
+        elif word in CAMERA_WORDS or word in SCENE_CAMERA_WORDS:
+            settings = scene_camera if word in SCENE_CAMERA_WORDS \
+                else _current(reader, items, line, word).camera
+            if word in CAMERA_WORDS and settings is not scene_camera \
+                    and items[-1].kind != "camera":
+                continue                      # another item's line of the same name
+            read_camera_line(reader, word, tokens, line, settings, lambda at: (
+                read_envelope_block(reader, at) if version >= 3
+                else read_old_envelope(reader, version, fps, at)))
+        elif word in _RANGE_WORDS:
+            frames[word] = reader.numbers(line, tokens[1:], 1, word)[0]
         elif word == "Plugin":
             while reader.next(f"the Plugin of line {line} (no EndPlugin)")[1] != "EndPlugin":
                 pass
-    return version, fps, items
+    for item in items:
+        if item.kind == "camera":
+            item.camera = {**scene_camera, **item.camera}
+    ranges = tuple((frames[a], frames[b]) for a, b in (_RANGE_WORDS[:2], _RANGE_WORDS[2:])
+                   if a in frames and b in frames and frames[a] <= frames[b])
+    return version, fps, items, ranges
 
 
 def _current(reader, items, line, word):
@@ -366,35 +407,56 @@ def _read_envelopes(reader, item, line):
             raise reader.error(ch_line, "Channel takes one channel number")
         channel = reader.integer(ch_line, tokens[1], "the channel number", 0,
                                  item.num_channels - 1)
-        open_line, text = reader.next(f"the Channel of line {ch_line}")
-        if text.split() != ["{", "Envelope"]:
-            raise reader.error(open_line, "a Channel is followed by '{ Envelope'")
-        count_line, text = reader.next(f"the envelope of line {open_line}")
-        count = reader.integer(count_line, text, "the key count", 1)
-        keys, lines, behaviours = [], [], ("constant", "constant")
-        while True:
-            key_line, text = reader.next(f"the envelope of line {open_line}")
-            tokens = text.split()
-            if tokens[0] == "Key":
-                keys.append(_key_line(reader, tokens, key_line))
-                lines.append(key_line)
-            elif tokens[0] == "Behaviors":
-                if len(tokens) != 3:
-                    raise reader.error(key_line, "Behaviors takes two numbers")
-                behaviours = tuple(BEHAVIOURS[reader.integer(key_line, tok, "a behaviour", 0, 5)]
-                                   for tok in tokens[1:])
-            elif text == "}":
-                break
-            else:
-                raise reader.error(key_line, f"unexpected line {text[:40]!r} in an envelope")
-        if len(keys) != count:
-            raise reader.error(count_line, f"the envelope says {count} keys but holds "
-                                           f"{len(keys)}")
-        item.envelopes[CHANNELS[channel]] = _make_envelope(
-            reader, keys, lines, *behaviours, _angle_unit(channel, 3), open_line)
+        item.envelopes[CHANNELS[channel]] = read_envelope_block(
+            reader, ch_line, _angle_unit(channel, 3))
     if len(item.envelopes) != item.num_channels:
         raise reader.error(num_line, f"NumChannels says {item.num_channels} but the motion "
                                      f"holds {len(item.envelopes)} channels")
+
+
+def read_envelope_block(reader, line, angle_unit=None):
+    """A ``{ Envelope`` block (LWSC 3+) after `line`: its keys and behaviours."""
+    open_line, text = reader.next(f"the envelope of line {line}")
+    if text.split() != ["{", "Envelope"]:
+        raise reader.error(open_line, f"line {line} is followed by '{{ Envelope'")
+    count_line, text = reader.next(f"the envelope of line {open_line}")
+    count = reader.integer(count_line, text, "the key count", 1)
+    keys, lines, behaviours = [], [], ("constant", "constant")
+    while True:
+        key_line, text = reader.next(f"the envelope of line {open_line}")
+        tokens = text.split()
+        if tokens[0] == "Key":
+            keys.append(_key_line(reader, tokens, key_line))
+            lines.append(key_line)
+        elif tokens[0] == "Behaviors":
+            if len(tokens) != 3:
+                raise reader.error(key_line, "Behaviors takes two numbers")
+            behaviours = tuple(BEHAVIOURS[reader.integer(key_line, tok, "a behaviour", 0, 5)]
+                               for tok in tokens[1:])
+        elif text == "}":
+            break
+        else:
+            raise reader.error(key_line, f"unexpected line {text[:40]!r} in an envelope")
+    if len(keys) != count:
+        raise reader.error(count_line, f"the envelope says {count} keys but holds "
+                                       f"{len(keys)}")
+    return _make_envelope(reader, keys, lines, *behaviours, angle_unit, open_line)
+
+
+def read_old_envelope(reader, version, fps, line):
+    """An LWSC 1-2 ``(envelope)``: one channel laid out as a motion block."""
+    item = _Item("camera", "", line, 0)
+    if version == 2:
+        _read_motion_v2(reader, item, line)
+    else:
+        _read_motion_v1(reader, fps, item, line)
+    if item.num_channels != 1:
+        raise reader.error(line, f"an envelope has one channel, not {item.num_channels}")
+    if reader.peek() is not None and reader.peek()[1].split()[0] == "EndBehavior":
+        end_line, text = reader.next("an envelope")
+        code = reader.integer(end_line, text.split()[-1], "EndBehavior", 0, 2)
+        item.envelopes["X"].post = BEHAVIOURS[code]
+    return item.envelopes["X"]
 
 
 def _read_motion_v2(reader, item, line):
@@ -523,11 +585,16 @@ def _build_scene(reader, version, fps, items):
                 for name in CHANNELS}
         hpb = np.array([rest["H"], rest["P"], rest["B"]])
         rotation = heading_pitch_bank(np.radians(hpb) if degrees else hpb)
+        extras = {"item_id": f"{item.item_id:08X}", "line": item.line}
+        if item.kind == "camera":
+            fov, extras["camera"] = camera_channel(item.camera)
+            if fov is not None:
+                animation[(item.name, "fov")] = fov
         nodes.append(Node(name=item.name, parent=parents[n], children=children[n],
                           translation=np.array([rest["X"], rest["Y"], rest["Z"]]),
                           rotation=rotation, scale=np.array([rest["SX"], rest["SY"], rest["SZ"]]),
                           kind=item.kind, pivot=np.array(item.pivot, dtype=np.float64),
-                          extras={"item_id": f"{item.item_id:08X}", "line": item.line}))
+                          extras=extras))
         for path, names in (("translation", CHANNELS[:3]), ("rotation", CHANNELS[3:6]),
                             ("scale", CHANNELS[6:])):
             if any(name in env and len(env[name].keys) > 1 for name in names):

@@ -21,6 +21,7 @@ SPAN_TYPES = ("tcb", "hermite", "bezier", "linear", "stepped", "bezier2d")
 BEHAVIOURS = ("reset", "constant", "repeat", "oscillate", "offset_repeat", "linear")
 _CUBIC_SPANS = frozenset({"tcb", "hermite", "bezier", "linear"})
 _LAST_CUBIC = 3  # SPAN_TYPES up to linear are cubic curves in time
+_MOST_KEY_TIMES = 10_000_000   # repeated key times `Envelope.key_times` lists at most
 
 
 class LwsKey(NamedTuple):
@@ -188,6 +189,38 @@ class Envelope:
     def __repr__(self) -> str:
         return (f"Envelope({len(self.keys)} keys, {self.times[0]:g}..{self.times[-1]:g} s, "
                 f"pre={self.pre!r}, post={self.post!r})")
+
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """Key times within [start, end], with their images in every period a
+        repeat, oscillate or offset repeat behaviour plays there.
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
+        t0, t1 = self.times[0], self.times[-1]
+        out, period = [self.times], t1 - t0
+        for side, lo, hi in (("pre", start, t0), ("post", t1, end)):
+            behaviour = getattr(self, side)
+            if period <= 0 or hi <= lo or behaviour not in ("repeat", "oscillate",
+                                                            "offset_repeat"):
+                continue
+            first, last = np.floor((lo - t0) / period), np.ceil((hi - t0) / period)
+            if (last - first) * len(self.times) > _MOST_KEY_TIMES:
+                raise ValueError(f"{start}..{end} s holds more than {_MOST_KEY_TIMES} "
+                                 f"repeated key times of {self!r}")
+            cycles = np.arange(first, last + 1)[:, None]
+            offsets = np.where(cycles % 2 != 0, t1 - self.times, self.times - t0) \
+                if behaviour == "oscillate" else self.times - t0
+            out.append((t0 + cycles * period + offsets).ravel())
+        times = np.unique(np.concatenate(out))
+        return times[(times >= start) & (times <= end)]
 
     def tangents(self):
         """(incoming, outgoing) per key, per second: the SDK's tangents

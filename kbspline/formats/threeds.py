@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from ..position import PositionSpline
 from ..rotation import RotationSpline
 from ..quaternion import quat_from_matrix
+from .camera import FieldOfView, camera_facts
 from .scene import Channel, Node, Scene, _looped_node
 from .threeds_chunks import KEY_FIELDS, RawNode, RawTrack, ThreeDSError, parse
 
@@ -28,6 +29,12 @@ __all__ = ["read_3ds", "ThreeDSError", "ThreeDSScene", "Track", "LookAt"]
 
 SPIN = 2 * np.pi - 1e-5      # CompAB's test: a key turning more sweeps every turn
 TICKS_PER_FRAME = 160        # 3ds Max's 4800 ticks a second at 30 frames a second
+# A camera's fov in degrees is this over its lens in mm (lib3ds; every real
+# file's fov track and MDATA lens agree: 45 deg, 53.33 mm).
+LENS_TIMES_FOV = 2400.0
+# 3D Studio's fov spans the frame's width (3ds Max's default, Assimp's
+# mHorizontalFOV); the file keeps no render size, so 3ds Max's default 640 x 480.
+FOV_AXIS, DEFAULT_ASPECT = "horizontal", 4.0 / 3.0
 _PATHS = {"position": "translation", "rotation": "rotation", "scale": "scale",
           "roll": "roll", "fov": "fov"}
 _KINDS = {"object": "mesh", "camera": "camera", "target": "target", "light": "light",
@@ -132,6 +139,31 @@ class Track:
             return None
         return self._spline, ()
 
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """Key times within [start, end], with their images in every
+        period after the last key where the track repeats or loops.
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
+        times, (first, last) = self.times, (self.times[:1], self.times[-1:])
+        if len(times) > 1 and self.flags & 3 and end > last[0] > first[0]:
+            period = last[0] - first[0]
+            cycles = np.arange(1, np.ceil((end - first[0]) / period) + 1)
+            if len(cycles) * len(times) > 10_000_000:
+                raise ValueError(f"{start}..{end} s holds more than 10000000 repeated "
+                                 f"key times of {self!r}")
+            times = np.concatenate([times, (times[None] + period * cycles[:, None]).ravel()])
+        times = np.unique(times)
+        return times[(times >= start) & (times <= end)]
+
     def _frames_played(self, t: np.ndarray) -> np.ndarray:
         """Seconds t mapped into the keys: held before the first, and after the
         last held, or wrapped when the track repeats or loops."""
@@ -185,8 +217,9 @@ class LookAt:
     """A camera's drawn orientation, the "rotation" channel of a camera node:
     it looks from its position track's point at its target's, its local -z
     along the view, +y up (world Z up; looking straight up or down, -X up, as
-    lib3ds; at its target, along +Y), turned by its roll about the view
-    direction.
+    lib3ds; at its target, along +Y), turned by its roll about its back
+    axis (+z), that is by minus the roll about the view direction, as
+    lib3ds's camera matrix and Assimp's 3DS importer turn it.
 
     Attributes
     ----------
@@ -204,6 +237,23 @@ class LookAt:
         self.position, self.target, self.roll = position, target, roll
         self.times = np.unique(np.concatenate([track.times for track in (position, target, roll)
                                                if track is not None]))
+
+    def key_times(self, start: float, end: float) -> np.ndarray:
+        """The position, target and roll tracks' `Track.key_times`.
+
+        Parameters
+        ----------
+        start, end : float
+            Seconds.
+
+        Returns
+        -------
+        ndarray
+            Increasing seconds.
+        """
+        return np.unique(np.concatenate([track.key_times(start, end) for track in
+                                         (self.position, self.target, self.roll)
+                                         if track is not None]))
 
     def __call__(self, t: ArrayLike) -> np.ndarray:
         """The orientation at seconds `t`.
@@ -226,11 +276,11 @@ class LookAt:
         right = np.cross(look, up)
         right /= np.linalg.norm(right, axis=1, keepdims=True)
         frame = np.stack([right, np.cross(-look, right), -look], axis=2)
-        if self.roll is not None:           # turn by roll about the view direction
+        if self.roll is not None:   # roll turns about the back axis (lib3ds, Assimp)
             angle = np.radians(self.roll(t)[:, 0])
             c, s = np.cos(angle), np.sin(angle)
             zero, one = np.zeros_like(c), np.ones_like(c)
-            about_back = np.stack([np.stack([c, s, zero], 1), np.stack([-s, c, zero], 1),
+            about_back = np.stack([np.stack([c, -s, zero], 1), np.stack([s, c, zero], 1),
                                    np.stack([zero, zero, one], 1)], 1)
             frame = frame @ about_back
         return np.asarray(quat_from_matrix(frame))
@@ -315,8 +365,10 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
     ThreeDSScene
         Nodes in the keyframer's order, ``tracks[node][kind]``, and
         ``animations`` ({"<scene name>": {(node, path): Track}}, paths
-        "translation", "rotation", "scale", "roll" and "fov") in the file's
-        own axes (Z up, right-handed).  A file without a keyframer gives nodes
+        "translation", "rotation", "scale", "roll" (degrees) and "fov" (a
+        `FieldOfView`: radians across the frame's width) in the file's
+        own axes (Z up, right-handed).  A camera node's ``extras["camera"]``
+        holds its rest fov (`kbspline.formats.camera`).  A file without a keyframer gives nodes
         for its named objects and no animation.
 
     Raises
@@ -356,6 +408,8 @@ def read_3ds(path: Union[str, os.PathLike[str]], *, fps: float = 30.0) -> ThreeD
         (name, track.path): track for name in names
         for kind, track in tracks[name].items() if kind in _PATHS and len(track.frames)}
     animation.update({(name, "rotation"): aim for name, aim in aims.items()})
+    animation.update({(name, "fov"): _field_of_view(tracks[name]["fov"]) for name in names
+                      if (name, "fov") in animation})
     title = raw.scene_name or "keyframer"
     current: Optional[float] = raw.current_time
     if current is not None and raw.segment and current > raw.segment[1]:
@@ -434,9 +488,11 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
     kind = _KINDS[node.tag]
     if node.tag == "object" and (node.name == "$$$DUMMY" or record.get("kind") == "null"):
         kind = "null"
-    extras = {"object": node.name, "instance": node.instance, "node_id": node.node_id,
+    extras: dict = {"object": node.name, "instance": node.instance, "node_id": node.node_id,
               "node_flags": node.flags, "tag": node.tag}
     extras.update({key: value for key, value in record.items() if key not in ("kind", "offset")})
+    if node.tag == "camera":
+        extras["camera"] = _camera(tracks.get("fov"), record.get("lens"), start)
     return Node(name=name, parent=parent, children=children,
                 translation=_rest(tracks, "position", start, [0.0, 0.0, 0.0]),
                 rotation=_rest(tracks, "rotation", start, [1.0, 0.0, 0.0, 0.0]) if aim is None
@@ -446,8 +502,26 @@ def _keyframer_node(name: str, node: RawNode, parent: int, children: list, track
                 pivot_inherited=False)
 
 
+def _field_of_view(track: Track) -> FieldOfView:
+    return FieldOfView(track, np.radians, FOV_AXIS, DEFAULT_ASPECT)
+
+
+def _camera(track: Optional[Track], lens: Optional[float], start: float) -> dict:
+    """A camera's facts: its fov at `start` from its track, else its lens."""
+    if track is not None and len(track.frames):
+        fov = float(np.radians(track(start)[0, 0]))
+    elif lens:
+        fov = float(np.radians(LENS_TIMES_FOV / lens))
+    else:
+        fov = float(np.radians(LENS_TIMES_FOV / 50.0))    # no track, no record: 50 mm
+    return camera_facts(fov, FOV_AXIS, DEFAULT_ASPECT, False, view=(0.0, 0.0, -1.0),
+                        up=(0.0, 1.0, 0.0), lens=lens if lens else None)
+
+
 def _static_node(name: str, record: dict) -> Node:
     extras = {key: value for key, value in record.items() if key not in ("kind", "offset")}
+    if record["kind"] == "camera":
+        extras["camera"] = _camera(None, record.get("lens"), 0.0)
     return Node(name=name, parent=-1, children=[], translation=np.zeros(3),
                 rotation=np.array([1.0, 0.0, 0.0, 0.0]), scale=np.ones(3),
                 kind=record["kind"], extras=extras)

@@ -1,14 +1,10 @@
 /*
  * kbspline/kbspline.h -- the public C API of kbspline, all of it.
  *
- * Kochanek-Bartels (tension / continuity / bias) splines for batches of
- * vector tracks.  Pure C11: no Python, no allocation in evaluation loops,
- * thread-safe; the only global state is the pool of worker threads that
- * large batches are split over (see kb_threads_shutdown).  Every array is
- * C-contiguous float64 and its shape is written with named axes, e.g.
- * values (n_tracks, n_keys, dim).
- *
- * Derivatives are d/dt in global time (per unit of t), never d/du.
+ * Kochanek-Bartels splines for batches of tracks, in C11; thread-safe, the
+ * only global state the worker pool (kb_threads_shutdown).  Arrays are
+ * C-contiguous float64, shapes named by axes, e.g. values (n_tracks, n_keys,
+ * dim).  Derivatives are d/dt in global time, never d/du.
  *
  * Headers (include this one; each opens with an index of its functions):
  *   status.h      errors, option codes, per-key parameters, threads

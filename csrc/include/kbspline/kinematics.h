@@ -17,19 +17,13 @@ KB_BEGIN_DECLS
  * (w, x, y, z), normalised here; zero or non-finite refused) and offsets
  * (n_frames, 3, or one (3,) when offset_stride is 0); a root passes NULL
  * parents.  Its points (the origin, then each of sites (n_sites, 3)) go to
- * points (n_frames, 1 + n_sites, 3) unless NULL.  With truth (that shape;
- * NULL to skip), *max_error is their largest distance from it, the call
- * stopping early (outputs unfinished) at the first point farther than
- * limit (none for an infinite or NaN limit), and frame_worst (n_frames;
- * NULL to skip) takes each frame's largest squared distance where larger
- * (or NaN), so that calls for the joints below one fold in.
+ * points (n_frames, 1 + n_sites, 3) unless NULL.
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,
                          const double *offsets, ptrdiff_t offset_stride, ptrdiff_t n_sites,
-                         const double *sites, const double *truth, double limit,
-                         double *world_rot, double *origin, double *points, double *max_error,
-                         double *frame_worst, kb_error *err);
+                         const double *sites, double *world_rot, double *origin,
+                         double *points, kb_error *err);
 
 KB_END_DECLS
 #endif /* KBSPLINE_KINEMATICS_H */

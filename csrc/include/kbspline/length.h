@@ -14,16 +14,14 @@
 KB_BEGIN_DECLS
 
 /*
- * A table of the integral of a batch's speed along each track: every
- * segment is cut into panels on which 10-point Gauss-Legendre agrees with
- * its two halves to 1e-13 of the segment's total (at least four panels a
- * segment, split where ease changes piece, refined where the speed has a
- * kink).  Building is linear in the number of segments; a query finds its
- * panel by binary search and costs one 10-point rule per evaluation.
+ * A table of the integral of each track's speed: panels on which 10-point
+ * Gauss-Legendre agrees with its two halves to 1e-13 of the segment's total
+ * (at least four a segment; split at ease pieces and speed kinks).  A query
+ * finds its panel by binary search and costs one 10-point rule.
  *   seg_start  (n_tracks * n_seg + 1): the first panel of each segment
  *   panels     (n_panels, 4): u0, u1 (segment parameter), s0, s1 (the
- *              integral from the track's domain start to u0 and to u1)
- * Tables built by the core own their arrays: free them with kb_table_free.
+ *              integral from the domain start to u0 and to u1)
+ * Free a table the core built with kb_table_free.
  */
 typedef struct {
     ptrdiff_t n_tracks, n_seg, n_panels;
@@ -34,13 +32,11 @@ typedef struct {
 void kb_table_free(kb_table *table);
 
 /*
- * Arc length of a position curve.  kb_pos_length: out (n_tracks, n_eval),
- * the length from the domain start to each t.  kb_pos_time_at_length: the
- * time at which the length reaches each s: bracketed Newton inside one
- * panel, falling back to bisection, so it never diverges; the domain's ends
- * at s = 0 and s = total; where the curve rests, the earliest time.  t and
- * s outside the domain / [0, total] follow the curve's extrapolation
- * (clamp holds, linear grows at the end speed, periodic adds whole turns).
+ * Arc length: kb_pos_length the length from the domain start to each t
+ * (out (n_tracks, n_eval)); kb_pos_time_at_length the earliest time it
+ * reaches each s (bracketed Newton in one panel, never diverging).  Outside
+ * the domain / [0, total], the curve's extrapolation (clamp holds, linear
+ * grows at the end speed, periodic adds whole turns).
  */
 kb_status kb_pos_length_table(const kb_curve *curve, kb_table *table, kb_error *err);
 kb_status kb_pos_length(const kb_curve *curve, const kb_table *table, const double *t,
@@ -51,12 +47,7 @@ kb_status kb_pos_time_at_length(const kb_curve *curve, const kb_table *table,
                                 ptrdiff_t track_begin, ptrdiff_t track_end, double *out,
                                 kb_error *err);
 
-/*
- * Constant angular speed: the angle swept from the domain start is the
- * integral of |w| dt, tabulated once (kb_rot_angle_table, see kb_table);
- * kb_rot_angle gives it at times t, kb_rot_time_at_angle the time at which
- * it reaches s.  Both as kb_pos_length / kb_pos_time_at_length above.
- */
+/* Swept angle, the integral of |w| dt, as the arc length above. */
 kb_status kb_rot_angle_table(const kb_rot_curve *curve, kb_table *table, kb_error *err);
 kb_status kb_rot_angle(const kb_rot_curve *curve, const kb_table *table, const double *t,
                        ptrdiff_t n_eval, ptrdiff_t t_stride, ptrdiff_t track_begin,

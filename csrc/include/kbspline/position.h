@@ -23,40 +23,35 @@ typedef struct {
                                              clamped only; data may be NULL (zero) */
     kb_timing timing;
     kb_ends ends;
-    /* (n_tracks, n_keys, dim) given tangents per time (Hermite keys), both or
-     * neither; with them TCB and timing go unused and ends must be natural */
+    /* (n_tracks, n_keys, dim) given tangents (Hermite keys), both or neither;
+     * TCB and timing then unused, ends natural */
     const double *given_in, *given_out;
 } kb_tcb_keys;
 
 /*
  * Builds a batch of KB splines, S = kb_num_segments(ends, n_keys) segments:
- *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time (NaN at the
- *                    two phantom keys), or both NULL to skip
- *   coef   (n_tracks, S, 4, dim): segment n is c0 + c1 u + c2 u^2 + c3 u^3,
- *          u in [0, 1]
+ *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time (NaN at
+ *                    phantom keys), or both NULL
+ *   coef   (n_tracks, S, 4, dim): segment n is sum c_i u^i, u in [0, 1]
  *   ease   (n_tracks, S, 2) (the segment's ease_from, ease_to) or NULL
- * Validates first and writes nothing on invalid keys; coefficients that
- * overflow are found while building (KB_ERANGE, argument values, index the
- * key; outputs partly written).  Allocates (n_keys - 1)(dim + 1) doubles,
- * and 2 n_keys dim more without tan_in.
+ * Validates first and writes nothing on invalid keys; an overflow found
+ * while building is KB_ERANGE (values, index the key; outputs partly
+ * written).  Allocates (n_keys - 1)(dim + 1) doubles, 2 n_keys dim more
+ * without tan_in.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
 
-/* kb_tcb_build split over up to n_threads threads for large batches (the
- * outputs and any error are those of kb_tcb_build). */
+/* kb_tcb_build over up to n_threads threads for large batches (same outputs). */
 kb_status kb_tcb_build_threaded(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                                 double *coef, double *ease, int n_threads, kb_error *err);
 
 /*
- * Key times from the keys: t(0) = 0, t(n) = t(n-1) + |x(n) - x(n-1)|^alpha
- * (alpha 0.5 centripetal, 1 chordal, 0 uniform).
- *   @param[in]  values     (n_tracks, n_keys, dim), finite
- *   @param[out] times_out  (n_tracks, n_keys)
- * KB_ENOTSORTED (argument values, index n) where alpha > 0 and key n
- * repeats key n-1, since the two would share a time; KB_ERANGE where key n
- * is so far from key n-1 that a time overflows, or so near that its time
- * is less than DBL_MIN after the one before.
+ * Key times from the keys (n_tracks, n_keys, dim) into times_out (n_tracks,
+ * n_keys): t(0) = 0, t(n) = t(n-1) + |x(n) - x(n-1)|^alpha (0.5 centripetal,
+ * 1 chordal, 0 uniform).  KB_ENOTSORTED (values, index n) where alpha > 0
+ * and key n repeats key n-1; KB_ERANGE where a time overflows or is less
+ * than DBL_MIN after the one before.
  */
 kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,
@@ -75,19 +70,17 @@ typedef struct {
 /*
  * The nu-th time derivative (0, 1 or 2) of tracks [track_begin, track_end)
  * at t (n_tracks | 1, n_eval; t_stride 0 or n_eval; sorted or not) into
- * out64 or out32 (exactly one given), (n_tracks, n_eval, dim).  Validates
- * first (finite t, and inside the domain, to 1e-12 of its span, under
- * KB_EXTRAP_ERROR); writes nothing on error.  May allocate about 90 KB a
- * thread (shared knots and times) and 2 n_seg indices (a grid guessing
- * segments); without them, the same results, more slowly.
+ * out64 or out32 (exactly one), (n_tracks, n_eval, dim).  Validates first
+ * (finite t, inside the domain to 1e-12 under KB_EXTRAP_ERROR); writes
+ * nothing on error.  May allocate about 90 KB a thread; without it, the
+ * same results, more slowly.
  */
 kb_status kb_curve_eval(const kb_curve *curve, int nu, const double *t,
                         ptrdiff_t n_eval, ptrdiff_t t_stride,
                         ptrdiff_t track_begin, ptrdiff_t track_end,
                         double *out64, float *out32, kb_error *err);
 
-/* kb_curve_eval over all tracks, split over up to n_threads threads when
- * the call is large enough to gain from it (outputs identical either way). */
+/* kb_curve_eval over all tracks on up to n_threads threads (same outputs). */
 kb_status kb_curve_eval_threaded(const kb_curve *curve, int nu, const double *t,
                                  ptrdiff_t n_eval, ptrdiff_t t_stride, int n_threads,
                                  double *out64, float *out32, kb_error *err);

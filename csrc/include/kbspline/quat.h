@@ -13,13 +13,11 @@
 
 KB_BEGIN_DECLS
 
-/* Over n elements of C-contiguous arrays: quaternions (n, 4) as (w, x, y, z),
- * vectors (n, 3), matrices (n, 3, 3), scalars (n,).  Rotations taken are
- * normalised, the same result at any finite scale (subnormal to 1e308).  A
- * non-finite input (KB_ENONFINITE), a zero-norm rotation (KB_EZERONORM) or a
- * result too large for a double (KB_ERANGE) is an error; err->track names the
- * operand (0 the first) and err->index the element.  An output may be an
- * input of the same width (in place), and overlaps nothing else. */
+/* Over n elements: quaternions (n, 4) as (w, x, y, z), vectors (n, 3),
+ * matrices (n, 3, 3), scalars (n,).  Rotations are normalised (any finite
+ * scale).  Errors: KB_ENONFINITE, KB_EZERONORM, KB_ERANGE (overflow), with
+ * err->track the operand (0 the first) and err->index the element.  An
+ * output may be an input of the same width (in place). */
 
 kb_status kb_quat_multiply(ptrdiff_t n, const double *a, const double *b, double *out,
                            kb_error *err);

@@ -1,6 +1,5 @@
 /*
- * kbspline/status.h -- errors, option codes, per-key parameters and threads,
- * shared by every kbspline header.
+ * kbspline/status.h -- errors, option codes, per-key parameters, threads.
  *
  *   kb_strerror           the message of a status
  *   kb_min_keys           fewest keys an end condition accepts
@@ -33,10 +32,8 @@ typedef enum {
     KB_ETOOFEW,     /* too few keys for the end condition */
     KB_ENOTCLOSED,  /* ends=closed but the last key does not repeat the first */
     KB_EDOMAIN,     /* a query outside the domain under extrapolate=error */
-    KB_ERANGE,      /* outside its allowed range (ease), or finite but too large to
-                       compute with (times whose differences overflow, keys whose
-                       coefficients overflow), or times closer than DBL_MIN (a
-                       subnormal spacing, whose reciprocal overflows) */
+    KB_ERANGE,      /* out of range (ease), too large to compute with (overflow),
+                       or times closer than DBL_MIN */
     KB_EZERONORM,   /* a quaternion of zero norm */
     KB_ESTOPPED     /* stopped by its caller's progress function */
 } kb_status;
@@ -48,8 +45,7 @@ typedef enum {
     KB_ARG_T, KB_ARG_QUATERNIONS, KB_ARG_TANGENTS
 } kb_arg;
 
-/* An error: its status, the argument, and the offending track and index
- * (key or query index; -1 where it does not apply). */
+/* An error: status, argument, and the track and key or query index (or -1). */
 typedef struct {
     kb_status status;
     kb_arg arg;
@@ -71,14 +67,12 @@ typedef enum {
     KB_ENDS_CLOSED        /* a loop: key K-1 repeats key 0 */
 } kb_ends;
 
-/* Beyond the key times: hold the end value, go on at the end slope, repeat,
- * or refuse the query (KB_EDOMAIN). */
+/* Beyond the keys: hold, go on at the end slope, repeat, or KB_EDOMAIN. */
 typedef enum {
     KB_EXTRAP_CLAMP = 0, KB_EXTRAP_LINEAR, KB_EXTRAP_PERIODIC, KB_EXTRAP_ERROR
 } kb_extrap;
 
-/* A per-key parameter: element (track, key) is data[track * stride + key],
- * so stride 0 shares one row (n_keys,) across all tracks. */
+/* A per-key parameter: (track, key) is data[track * stride + key]; stride 0 shares a row. */
 typedef struct {
     const double *data;
     ptrdiff_t stride;
@@ -86,21 +80,17 @@ typedef struct {
 
 const char *kb_strerror(kb_status status);
 
-/* Fewest keys an end condition accepts (2, or 4 for phantom, 3 for closed). */
+/* Fewest keys an end condition accepts (2; 4 phantom, 3 closed), segments
+ * of n_keys keys, and the key starting segment 0 (1 for phantom, else 0). */
 ptrdiff_t kb_min_keys(kb_ends ends);
-
-/* Number of segments of a spline with n_keys keys under `ends`. */
 ptrdiff_t kb_num_segments(kb_ends ends, ptrdiff_t n_keys);
-
-/* Index of the first key that starts a segment (1 for phantom, else 0). */
 ptrdiff_t kb_first_segment_key(kb_ends ends);
 
 /* The most threads a *_threaded call uses; a larger n_threads counts as this. */
 #define KB_MAX_THREADS 256
 
-/* Joins the worker threads that *_threaded calls start on first use and
- * keep (optional: for leak checkers and programs that unload the library);
- * must not run beside a call. */
+/* Joins the worker threads *_threaded calls start and keep (for leak
+ * checkers and unloading); must not run beside a call. */
 void kb_threads_shutdown(void);
 
 KB_END_DECLS

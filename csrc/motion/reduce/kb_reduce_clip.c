@@ -114,7 +114,7 @@ static kb_status place_points(const kb_motion_clip *c, double virtual_distance, 
         for (ptrdiff_t v = 0; v < extra; v++)  /* virtual_distance times the identity */
             for (int i = 0; i < 3; i++)
                 site[3 * (own + v) + i] = v == i ? virtual_distance : 0.0;
-        kb_status status = kb_joint_world(
+        kb_status status = kb_joint_world_error(
             F, q >= 0 ? p->world_rot + 9 * F * q : NULL, q >= 0 ? p->origin + 3 * F * q : NULL,
             c->rotations + 4 * F * j, c->moves[j] ? c->translations + 3 * F * j : c->offsets + 3 * j,
             c->moves[j] ? 3 : 0, p->n_sites[j], site, NULL, INFINITY, p->world_rot + 9 * F * j,
@@ -227,11 +227,11 @@ static kb_status every_frame(const prepared *p, kb_reduction *out, kb_error *err
         status = kb_reduce_rebuild(&jt, out->keys + j * F, F, NULL, NULL, rot, trans, NULL,
                                    NULL, err);
         if (status == KB_OK)
-            status = kb_joint_world(F, q >= 0 ? world_rot + 9 * F * q : NULL,
-                                    q >= 0 ? origin + 3 * F * q : NULL, rot,
-                                    c->moves[j] ? trans : c->offsets + 3 * j, c->moves[j] ? 3 : 0,
-                                    n, site, truth, INFINITY, world_rot + 9 * F * j,
-                                    origin + 3 * F * j, NULL, &out->max_position[j], NULL, err);
+            status = kb_joint_world_error(
+                F, q >= 0 ? world_rot + 9 * F * q : NULL, q >= 0 ? origin + 3 * F * q : NULL,
+                rot, c->moves[j] ? trans : c->offsets + 3 * j, c->moves[j] ? 3 : 0, n, site,
+                truth, INFINITY, world_rot + 9 * F * j, origin + 3 * F * j, NULL,
+                &out->max_position[j], NULL, err);
         if (status == KB_OK)
             status = kb_clip_worst_errors(c, j, rot, c->moves[j] ? trans : NULL, angle,
                                           distance, &out->max_angle[j], &out->max_distance[j],

@@ -183,10 +183,11 @@ static kb_status place(search *s, ptrdiff_t j, const curves *c, const placed *pa
 {
     const kb_world_clip *clip = s->clip;
     int moves = clip->moves[j];
-    return kb_joint_world(s->F, parent ? parent->world_rot : NULL, parent ? parent->origin : NULL,
-                          c->rotations, moves ? c->translations : clip->offsets + 3 * j,
-                          moves ? 3 : 0, clip->n_sites[j], s->sites[j], s->truth[j], limit,
-                          to->world_rot, to->origin, NULL, &to->error, frame_worst, err);
+    return kb_joint_world_error(s->F, parent ? parent->world_rot : NULL,
+                                parent ? parent->origin : NULL, c->rotations,
+                                moves ? c->translations : clip->offsets + 3 * j, moves ? 3 : 0,
+                                clip->n_sites[j], s->sites[j], s->truth[j], limit,
+                                to->world_rot, to->origin, NULL, &to->error, frame_worst, err);
 }
 
 static void swap_curves(curves *a, curves *b)

@@ -35,19 +35,15 @@ from ..._checks import _check_positive
 from ...motion.clip import POSITION_CHANNELS, Motion, check_motion
 from ...motion.kinematics import local_offsets
 from ...position import PositionSpline
-from ...quaternion import _angle_between
 from ...rotation import RotationSpline
-from ..adaptive import MIN_KEY_SPACING, SPLIT_ANGLE, linear_keys
+from ..adaptive import MIN_KEY_SPACING, linear_keys
 from ..report import missed_channels
 from ..scene import _looped_node
-from .playback import _play_cubic, _play_linear, _play_slerp
+from .tracks import (CHECKS_PER_INTERVAL, _ChannelTrack, _is_channel, _shortest_path,  # noqa: F401
+                     _Track)
 
 __all__ = ["export_gltf", "motion_to_gltf", "reduction_to_gltf", "GltfExport",
            "CHECKS_PER_INTERVAL", "DEFAULT_ANGLE_TOLERANCE"]
-
-# Points per stored interval where what glTF will play back is compared
-# with the spline (besides the stored keys themselves).
-CHECKS_PER_INTERVAL = 16
 
 # The default angle tolerance (radians): 0.006 degrees, a hundredth of a
 # pixel's turn at a 1000-pixel field of view of 60 degrees.
@@ -55,9 +51,6 @@ DEFAULT_ANGLE_TOLERANCE = 1e-4
 # Where a position channel must go out LINEAR (ease) and no distance
 # tolerance is given: this fraction of the channel's extent.
 _RELATIVE_DISTANCE_TOLERANCE = 1e-6
-
-_PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline, "rotation": RotationSpline}
-
 
 @dataclasses.dataclass(frozen=True)
 class GltfExport:
@@ -104,16 +97,22 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
                 offsets: Optional[Mapping[str, ArrayLike]] = None,
                 name: str = "kbspline",
                 skin: Optional[Sequence[str]] = None, cubic: bool = False,
-                min_key_spacing: float = MIN_KEY_SPACING) -> GltfExport:
+                min_key_spacing: float = MIN_KEY_SPACING,
+                channel_range: Optional[tuple[float, float]] = None,
+                rest: Optional[Mapping[str, Mapping[str, ArrayLike]]] = None) -> GltfExport:
     """Writes splines as one glTF 2.0 animation.
 
     Parameters
     ----------
     channels : dict
-        ``{node name: {path: spline or (spline, index)}}``, path one of
-        ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
+        ``{node name: {path: spline or (spline, index) or channel}}``, path
+        one of ``"translation"``, ``"scale"`` (PositionSpline, D = 3) or
         ``"rotation"`` (RotationSpline); `index` picks one track of a batched
-        spline.
+        spline.  A scene `kbspline.formats.scene.Channel` (rotations unit
+        (w, x, y, z)) goes out as LINEAR keys by
+        `kbspline.formats.adaptive.channel_keys` over `channel_range`; where
+        its value jumps, the pair of keys either side is the one interval
+        its `max_error` leaves out.
     path : str or os.PathLike, optional
         Where to save, ``.gltf`` (JSON, data embedded) or ``.glb``; None to
         only return the document.
@@ -149,6 +148,13 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     min_key_spacing : float
         Seconds: added keys never come closer (default
         `kbspline.formats.adaptive.MIN_KEY_SPACING`, what importers keep).
+    channel_range : (float, float), optional
+        Seconds (before `time_offset`) over which scene channels are keyed;
+        default each channel's first to last key time.
+    rest : dict, optional
+        ``{node: {path: value}}``, a node's fixed translation (3,), rotation
+        (4,) as glTF's unit (x, y, z, w), or scale (3,) where no channel
+        animates that path (a translation here wins over `offsets`).
 
     Returns
     -------
@@ -180,7 +186,10 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         raise TypeError("channels must be a non-empty dict {node: {path: spline}}")
     parents = dict(parents or {})
     offsets = {node: _check_offset(node, value) for node, value in (offsets or {}).items()}
-    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets]))
+    rests = _check_rest(rest or {}, offsets)
+    if channel_range is not None:
+        channel_range = _check_range(channel_range)
+    nodes = list(dict.fromkeys([*channels, *parents.values(), *offsets, *rests]))
     for child, parent in parents.items():
         if child not in nodes:
             raise ValueError(f"parents names {child!r}, which is not a node")
@@ -193,7 +202,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
         if not isinstance(paths, Mapping):
             raise TypeError(f"channels[{node!r}] must be a dict {{path: spline}}")
         for target, entry in paths.items():
-            track = _Track(node, target, entry)
+            track = _ChannelTrack(node, target, entry, channel_range) \
+                if _is_channel(entry) else _Track(node, target, entry)
             times, output, kind, error = track.sampled(plan.times(track), plan.offset)
             if kind == "LINEAR" and plan.rate is None:
                 tolerances[node, target] = plan.tolerance(track)
@@ -214,7 +224,8 @@ def export_gltf(channels: Mapping[str, Mapping[str, Channel]],
     skins = [_skin(gl, nodes, parents, skin)] if skin is not None else None
     children = {n: [nodes.index(c) for c, p in parents.items() if p == n] for n in nodes}
     gltf_nodes = [gl.Node(name=n, children=children[n] or None,  # None: omitted
-                          translation=offsets.get(n)) for n in nodes]
+                          **{path: value for path, value in rests.get(n, {}).items()
+                             if path not in channels.get(n, {})}) for n in nodes]
     doc = gl.GLTF2(
         asset=gl.Asset(generator="kbspline", version="2.0"), scene=0,
         scenes=[gl.Scene(nodes=[i for i, n in enumerate(nodes) if n not in parents])],
@@ -463,6 +474,11 @@ class _Plan:
 
     def times(self, track):
         """The channel's LINEAR key times, or None to keep it cubic."""
+        if isinstance(track, _ChannelTrack):
+            if self.rate is not None:
+                raise ValueError(f"{track.where}: rate= bakes splines; a scene channel "
+                                 f"goes out within the tolerances")
+            return track.keys(self.tolerance(track), self._float32_times, self.min_spacing)
         if not (track.target == "rotation" or track.spline._ease is not None
                 or self.distance is not None or not (self.cubic or self.rate)):
             return None
@@ -490,6 +506,33 @@ class _Plan:
         return (t - self.offset).astype(np.float32).astype(np.float64) + self.offset
 
 
+def _check_rest(rest, offsets):
+    """{node: {path: list}}: `offsets` as translations, then `rest`, checked."""
+    out = {node: {"translation": value} for node, value in offsets.items()}
+    if not isinstance(rest, Mapping):
+        raise TypeError("rest must be a dict {node: {path: value}}")
+    for node, paths in rest.items():
+        for path, value in paths.items():
+            size = {"translation": 3, "rotation": 4, "scale": 3}.get(path)
+            array = np.asarray(value, dtype=np.float64)
+            if size is None or array.shape != (size,) or not np.all(np.isfinite(
+                    array.astype(np.float32))):
+                raise ValueError(f"rest[{node!r}][{path!r}] must be {size or 3} numbers "
+                                 f"finite as float32, not {value!r}")
+            out.setdefault(node, {})[path] = array.tolist()
+    return out
+
+
+def _check_range(span):
+    try:
+        start, end = (float(x) for x in span)
+    except (TypeError, ValueError):
+        raise TypeError(f"channel_range must be two numbers (start, end), not {span!r}") from None
+    if not (np.isfinite(start) and np.isfinite(end) and start <= end):
+        raise ValueError(f"channel_range must be finite with start <= end, not {span!r}")
+    return start, end
+
+
 def _check_offset(node, value):
     offset = np.asarray(value, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -500,19 +543,6 @@ def _check_offset(node, value):
     return offset.tolist()
 
 
-def _as_float32(what, rows, times):
-    """`rows` (one per time) as glTF's float32, or a ValueError naming the
-    first row that is not finite there: accessors must not hold inf or NaN."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        stored = np.asarray(rows).astype(np.float32)
-    finite = np.isfinite(stored).reshape(len(stored), -1).all(axis=1)
-    if not finite.all():
-        i = int(np.argmin(finite))
-        raise ValueError(f"{what} {float(times[i])!r} (row {i}) is not finite as glTF's "
-                         f"float32 (|x| < 3.4e38): {np.asarray(rows)[i].tolist()}")
-    return stored
-
-
 def _check_acyclic(parents):
     """Refuses {child: parent} names that loop; a parent that is no child is a root."""
     children = list(parents)
@@ -520,6 +550,12 @@ def _check_acyclic(parents):
     looped = _looped_node([number.get(parents[name], -1) for name in children])
     if looped is not None:
         raise ValueError(f"parents has a cycle through {children[looped]!r}")
+
+
+def save_gltf(doc, path) -> None:
+    """Saves a document as .gltf (buffer embedded) or .glb."""
+    import pygltflib as gl
+    _save(gl, doc, pathlib.Path(path))
 
 
 def _save(gl, doc, path):
@@ -555,118 +591,3 @@ class _Blob:
                                           componentType=gl.FLOAT, count=count, type=kind,
                                           **bounds))
         return len(self.accessors) - 1
-
-
-class _Track:
-    """One channel: a single track of a spline, checked against its path."""
-
-    def __init__(self, node, target, entry):
-        where = f"channels[{node!r}][{target!r}]"
-        if target not in _PATHS:
-            raise ValueError(f"{where}: the path must be one of {sorted(_PATHS)}")
-        spline, index = entry if isinstance(entry, tuple) else (entry, ())
-        if not isinstance(spline, _PATHS[target]):
-            raise TypeError(f"{where} must be a {_PATHS[target].__name__}, "
-                            f"not {type(spline).__name__}")
-        index = index if isinstance(index, tuple) else (index,)
-        try:
-            one_track = np.ndim(np.empty(spline.batch_shape)[index]) == 0
-        except (IndexError, TypeError, ValueError):
-            one_track = False
-        if not one_track:
-            raise ValueError(f"{where}: index {index} does not pick one track of a batch "
-                             f"of shape {spline.batch_shape}")
-        if isinstance(spline, PositionSpline) and spline.dim != 3:
-            raise ValueError(f"{where}: a {target} needs D = 3, not D = {spline.dim}")
-        self.where, self.target, self.spline, self.index = where, target, spline, index
-        self.flat_index = int(np.arange(np.prod(spline.batch_shape, dtype=int))
-                              .reshape(spline.batch_shape)[index])
-        knots = spline.breakpoints
-        self.knots = knots[index] if knots.ndim > 1 else knots
-
-    def __call__(self, t):
-        return self.spline(t)[self.index]
-
-    def sampled(self, times, offset):
-        """(glTF times, output rows, interpolation, measured max error):
-        LINEAR keys at `times`, or the spline's own keys as CUBICSPLINE
-        when `times` is None."""
-        cubic = times is None
-        times = self.knots if cubic else times
-        stored = _as_float32(f"{self.where}: time", times - offset, times)
-        if stored[0] < 0:
-            raise ValueError(f"{self.where}: times start at {times[0]}, before time_offset "
-                             f"{offset}; glTF times cannot be negative")
-        if not np.all(np.diff(stored) > 0):
-            raise ValueError(f"{self.where}: key times are too close to stay increasing "
-                             f"as glTF's float32 (pass a time_offset near the start)")
-        if cubic:
-            output = _as_float32(f"{self.where}: the key (in-tangent, value, out-tangent) "
-                                 f"at time", self._hermite_rows(), times)
-            play = _play_cubic
-        else:
-            output = self(times)
-            if self.target == "rotation":
-                output = _shortest_path(output if not self.spline.scalar_first
-                                        else output[..., [1, 2, 3, 0]])
-            output = _as_float32(f"{self.where}: the sample at time", output, times)
-            play = _play_slerp if self.target == "rotation" else _play_linear
-        error = self._max_error(stored.astype(np.float64), output.astype(np.float64), play,
-                                offset)
-        return stored, output, "CUBICSPLINE" if cubic else "LINEAR", error
-
-    def baked_times(self, rate):
-        """Every key time and a grid of `rate` per second."""
-        t0, t1 = float(self.knots[0]), float(self.knots[-1])
-        grid = t0 + np.arange(int(np.floor((t1 - t0) * rate)) + 1) / rate
-        # keep every key time; drop grid points that would nearly repeat one
-        k = np.clip(np.searchsorted(self.knots, grid), 1, len(self.knots) - 1)
-        gap = np.minimum(grid - self.knots[k - 1], self.knots[k] - grid)
-        times = np.union1d(grid[np.abs(gap) >= 1e-3 / rate], self.knots)
-        return self._split_spins(times) if self.target == "rotation" else times
-
-    def _split_spins(self, times):
-        """`times` with more where the spline turns by more than a quarter
-        turn between two, at equal steps of the angle it sweeps, so that
-        glTF's slerp, which takes the shorter way between neighbouring keys,
-        replays every turn of a spin."""
-        swept = self.spline.angle(times)[self.index]
-        steps = np.ceil(np.diff(swept) / SPLIT_ANGLE).astype(int)
-        extra = [swept[i] + (swept[i + 1] - swept[i]) * np.arange(1, n) / n
-                 for i, n in enumerate(steps) if n > 1]
-        if not extra:
-            return times
-        return np.union1d(times, self.spline.time_at_angle(np.concatenate(extra))[self.index])
-
-    def _hermite_rows(self):
-        """(K, 3, 3): glTF's (in-tangent, value, out-tangent) per key, the
-        tangents per second (glTF multiplies them by the key interval)."""
-        coef = self.spline.coefficients[self.index]          # (S, 4, 3) in u
-        dt = np.diff(self.knots)[:, None]
-        rows = np.zeros((len(self.knots), 3, 3))
-        rows[:-1, 1] = coef[:, 0]
-        rows[-1, 1] = coef[-1].sum(axis=0)
-        rows[:-1, 2] = coef[:, 1] / dt                        # d/dt at the segment's start
-        rows[1:, 0] = (coef[:, 1] + 2 * coef[:, 2] + 3 * coef[:, 3]) / dt  # and at its end
-        return rows
-
-    def _max_error(self, times, output, play, offset):
-        u = np.arange(CHECKS_PER_INTERVAL + 1) / (CHECKS_PER_INTERVAL + 1)
-        probe = np.append((times[:-1, None] + np.diff(times)[:, None] * u).ravel(), times[-1])
-        # float32 key times can round just past the spline's domain
-        truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
-        played = play(times, output, probe)
-        if self.target == "rotation":
-            if self.spline.scalar_first:
-                truth = truth[..., [1, 2, 3, 0]]
-            return float(np.max(_angle_between(played, truth)))
-        return float(np.max(np.linalg.norm(played - truth, axis=-1)))
-
-
-def _shortest_path(q):
-    """Flips quaternions so that each is within 90 degrees of the previous
-    one: slerp between neighbours then takes the short way round."""
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    flips = np.cumsum(np.sum(q[1:] * q[:-1], axis=-1) < 0) % 2
-    q[1:][flips == 1] *= -1
-    return q
