@@ -2,9 +2,7 @@
  * points and per-joint tolerances, then the searches in the order
  * kbspline.motion.reduce_keys runs them (tests/test_c_example.py checks
  * that both keep the same keys). */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "motion/reduce/reduce_internal.h"
 

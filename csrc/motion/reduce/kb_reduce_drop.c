@@ -4,11 +4,9 @@
  * frames stay within tolerance.
  */
 #include <float.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_stages.h"
+#include "motion/reduce/reduce_internal.h"
 
 #define DROP_NEAR 1
 #define DROP_STEPS 4

@@ -3,12 +3,9 @@
  * frames, of a window of keys or a whole joint; validation.
  */
 #include <float.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_stages.h"
+#include "motion/reduce/reduce_internal.h"
 
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {

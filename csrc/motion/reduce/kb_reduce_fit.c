@@ -4,11 +4,9 @@
  * it), and the refits of the keys near a drop.
  */
 #include <float.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_stages.h"
+#include "motion/reduce/reduce_internal.h"
 
 /* ---------------------------------------------------------------- */
 /* Fitted keys                                                       */

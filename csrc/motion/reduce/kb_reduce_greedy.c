@@ -4,12 +4,9 @@
  * keys before it to two after it; a heap of each segment's worst frame.
  */
 #include <float.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_stages.h"
+#include "motion/reduce/reduce_internal.h"
 
 /* ---------------------------------------------------------------- */
 /* Greedy selection                                                  */

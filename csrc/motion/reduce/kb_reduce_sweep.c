@@ -9,12 +9,9 @@
  * splines (one Gauss-Newton step allowed), bisected down where it fails.
  */
 #include <float.h>
-#include <stdint.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_sweep.h"
+#include "motion/reduce/reduce_internal.h"
 
 /* The model's fit and the real check together. */
 static int fit_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)

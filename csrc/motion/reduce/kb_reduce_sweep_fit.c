@@ -4,12 +4,9 @@
  * the lookahead, and the check on the real splines.
  */
 #include <float.h>
-#include <stdint.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "motion/reduce/kb_reduce_sweep.h"
+#include "motion/reduce/reduce_internal.h"
 
 static void hermite(double u, double h[4])
 {

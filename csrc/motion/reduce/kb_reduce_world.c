@@ -3,9 +3,7 @@
  * halved until forward kinematics keeps every point of every frame within
  * the tolerance, then each joint's keys loosened alone, most keys first,
  * kept where every point still holds. */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "motion/reduce/reduce_internal.h"
 

@@ -1,22 +1,39 @@
-/* reduce_internal.h -- private: key reduction's stages, shared by its
- * files, the binding and the C tests. */
+/* reduce_internal.h -- private: key reduction's stages, shared by its files,
+ * the binding and the C tests; each function is documented where defined. */
 #ifndef KB_BUILDING_LIBRARY
 #error "This header is private to kbspline: include <kbspline/kbspline.h>"
 #endif
 #ifndef KB_REDUCE_INTERNAL_H
 #define KB_REDUCE_INTERNAL_H
 
-#include "kb_internal.h"
-#include "kbspline/reduce.h"
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 
-/* 1 (the default): two shortcuts that each save about 1.3x of the fitted
- * search's time (a drop failed by its refit's own model; a sweep model
- * failed by two frames no tangent fits together); 0: off (tests). */
+#include "kb_internal.h"
+#include "kbspline/kbspline.h"
+#include "kbspline/reduce.h"
+#include "spline/kb_locate.h"
+#include "rotation/kb_rot_chords.h"
+#include "quat/kb_quat.h"
+
+/* 1 (default): the two shortcuts worth 1.3x each (docs/benchmarks.md); 0: off (tests). */
 extern int kb_reduce_shortcuts;
 
-/* One joint's frames and tolerances; a frame's score is the larger of its
- * rotation angle over angle_tolerance and its translation distance over
- * distance_tolerance (each > 0, +inf for none). */
+/* Constants of the fits and the sweep: docs/benchmarks.md ("Tuning notes"). */
+#define FIT_SMALLEST_STEP 1e-5  /* a step shorter than this has converged */
+#define FIT_MODEL_STEPS 2       /* Levenberg-Marquardt steps on the model per step asked */
+#define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
+#define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
+#define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
+#define BAND 6                  /* a frame's residual: its segment's 2 keys' 3 parameters */
+#define SWEEP_ALPHA 0.006       /* the pull towards the frames' tangent, times dt^2 */
+#define SWEEP_LOOK 3.0          /* the virtual next segment, in this one's frames, at most */
+#define SWEEP_LOOK_LEAST 2      /* ... and at least this many */
+#define SWEEP_FIRST_GUESS 4     /* the first segment's first candidate length */
+
+/* One joint's frames and tolerances (each > 0, +inf for none); a frame's score
+ * is the larger of its angle / angle_tolerance and distance / distance_tolerance. */
 typedef struct {
     ptrdiff_t n_frames;          /* >= 2 */
     const double *times;         /* (n_frames,) */
@@ -25,56 +42,6 @@ typedef struct {
     double angle_tolerance, distance_tolerance;
     int tangent_keys;            /* 1: key rows are tangents per time (C1 Hermite keys) */
 } kb_reduce_joint;
-
-/* Greedy keys (KB tangents): from the first and last frames, keys the
- * frame of the worst score until none is above 1 (ties: the earliest);
- * writes keys ascending, and angle and distance at every frame. */
-kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                           double *angle, double *distance, kb_error *err);
-
-/* The splines through keys (from frame 0 to the last) with key rows
- * (n_keys, 3) each (NULL: greedy keys) at every frame, and their errors
- * (translations, angle, distance: NULL to skip). */
-kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
-                            ptrdiff_t n_keys, const double *rotation_tcb,
-                            const double *translation_tcb, double *rotations,
-                            double *translations, double *angle, double *distance,
-                            kb_error *err);
-
-/* The errors of curves at every frame from the joint's (NULL to skip). */
-kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations,
-                           const double *translations, double *angle, double *distance,
-                           kb_error *err);
-
-/* The greedy selection run until no score is above floor: the frames it
- * keyed in turn and each one's score then.  On entry *n_order frames are
- * keyed already (an earlier call's at a higher floor, carried on).  The
- * keys at s times the tolerances (s >= floor) are the ends and order[i]
- * for every i before the first order_score[i] <= s. */
-kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
-                                 double *order_score, ptrdiff_t *n_order, kb_error *err);
-
-/* Tangent keys in one forward sweep (kb_reduce_sweep.c): from the last
- * key, the farthest frame that can end a segment within the tolerances,
- * its tangents fitted; rows (n_frames, 3) each, the rest zero. */
-kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                          double *rotation_rows, double *translation_rows, kb_error *err);
-
-/* Fewer tangent keys: drops keys a few apart at once, refits the keys
- * near each and keeps each drop whose frames stay within tolerance; the
- * final angle and distance at every frame (NULL to skip). */
-kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                         double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_error *err);
-
-/* The pieces of new tangent keys whose frames all have frame_worst (squared
- * world errors) at most limit squared, the old keys elsewhere (pieces cut
- * at keys both share with the same rows); *n_keys 0 where none differs and holds. */
-kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
-                          const double *const old_rows[2], const ptrdiff_t *new_keys,
-                          ptrdiff_t n_new, const double *const new_rows[2],
-                          const double *frame_worst, double limit, ptrdiff_t *keys,
-                          ptrdiff_t *n_keys, double *const rows[2], kb_error *err);
 
 /* A clip as the world search takes it. */
 typedef struct {
@@ -107,22 +74,84 @@ typedef struct {
     double *scales;      /* output (n_joints; NULL to skip): each joint's final scale */
 } kb_world_plan;
 
-/* The world-space search (kb_reduce_world.c): *found 0 where no pass held
- * (out untouched); else out's keys, tangents (fitted) and errors.  progress
- * after pass k with k, after round r with plan->passes + r. */
-kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
-                          const kb_world_plan *plan, kb_progress_fn progress,
-                          void *progress_ctx, int n_threads, kb_reduction *out, int *found,
-                          kb_error *err);
+/* Scratch for a spline through up to n_frames keys at up to n_frames frames. */
+typedef struct {
+    double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
+    kb_loc *loc;           /* the frames evaluated, located on the keys' times */
+    ptrdiff_t *between;    /* joint_errors' frames that are not keys, their times and errors */
+    double *between_times, *between_error;
+    int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
+    int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows */
+    unsigned char *kind;
+    double *angle, *distance, *score, *residual, *moved, *zeros;
+} space;
 
-/* Joint j of a world search's clip under these tolerances. */
-static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
-                                            double distance, int tangent_keys)
+/* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
+typedef struct {
+    double *slope;    /* (K - 1, 2): d T0 / d key s, d T1 / d key s + 1, times I */
+    double *basis;    /* (m, 2): each weighed frame's tangent bases */
+    double *sums;     /* (K - 1, 3): each segment's sums of their products */
+    double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
+    double *chol;     /* (3K, BAND) its damped LDL^T factor, same layout */
+    double *gradient, *diagonal, *step, *trial;  /* (3K) each */
+    ptrdiff_t *at;         /* (m) the frames the fit weighs */
+    double *at_times;      /* (m) their times */
+    ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
+    const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration */
+    double *chord_store, *dt_store;  /* the translation's */
+    ptrdiff_t per_segment; /* frames weighed per segment besides its first */
+    double *model_tcb;     /* (3F): model_fit's TCB */
+} fit_space;
+
+/* The fit of one joint: its keys, their rows per channel, and the work. */
+typedef struct {
+    const kb_reduce_joint *jt;
+    ptrdiff_t *keys, K;
+    double *tcb[2];         /* (K, 3): rotation, translation */
+    ptrdiff_t *spare_keys;
+    double *spare_tcb[2];
+    int channels;           /* 1: rotation only (distance_tolerance infinite), 2: both */
+    unsigned char *mark;    /* (F): keys to fit again (refit_near) */
+    unsigned char *near;    /* (F): frames of keys beside a dropped one */
+    ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial */
+    double *backup_tcb[2];
+    unsigned char *restore; /* (F): keys whose rows a failed trial restores */
+    double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
+    space s;
+    fit_space w;
+} joint_fit;
+
+/* The sweep's state: the frames, their tangents, scratch and the last key. */
+typedef struct {
+    const kb_reduce_joint *jt;
+    ptrdiff_t F;
+    double angle_tol, distance_tol;
+    int rot_fit, tr_fit;       /* channels the fit shapes: finite tolerance, not constant */
+    int rot_check, tr_check;   /* channels the real check measures: finite tolerance */
+    double *q;                 /* (F, 4) unit frames */
+    double *dq, *dx;           /* (F, 3) the frames' tangents (central differences) */
+    double *logs;              /* (F, 3) log(q_s* q_f), short arc (value_at) */
+    double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
+    kb_loc *loc;               /* (F,) */
+    double *res_seg, *res_look;  /* (F, 4): a model's residual and its tangent's coefficient */
+    ptrdiff_t *run_q, *run_x;  /* (F,) the last frame g >= f with held the same over f..g */
+    ptrdiff_t *hs_q, *hs_x;    /* (F,) the first frame of the run of frames equal to frame f */
+    ptrdiff_t s;               /* the last key, its tangents and its rebuilt rotation's sign */
+    double tq_s[3], tx_s[3], sign_s;
+} sweep;
+
+/* A candidate end's fit: its tangents, the rotation's normal matrix, inverse
+ * Jacobian at the segment's log and the pull's weight. */
+typedef struct {
+    double tq[3], tx[3];
+    double normal[9], jinv[9], lam;
+} fit;
+
+/* fmax inline (the library's is a call); the same bits but for signed zeros. */
+static inline double larger(double a, double b)
 {
-    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
-                          c->translations + 3 * c->n_frames * j, angle, distance,
-                          tangent_keys};
-    return jt;
+    return a > b || b != b ? a : b;
 }
 
 /* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
@@ -135,13 +164,138 @@ static inline double kb_nan_max(const double *v, ptrdiff_t n)
     return m;
 }
 
-/* Joint j's worst local errors under curves (translations NULL: 0). */
+/* log(a* b) on the short arc (the scalar part made >= 0). */
+static inline void short_log(const double *a, const double *b, double *v)
+{
+    double r[4];
+    kb_qmul_conj_left(a, b, r);
+    if (r[0] < 0.0)
+        for (int c = 0; c < 4; c++)
+            r[c] = -r[c];
+    kb_qlog(r, v);
+}
+
+/* Unit quaternions without overflow or underflow (as kb_rot's keys). */
+static inline void unit_quat(const double *src, double *q)
+{
+    double m = 0.0;
+    for (int c = 0; c < 4; c++)  /* fmax's, not its library call */
+        m = fabs(src[c]) > m ? fabs(src[c]) : m;
+    double s[4] = {src[0] / m, src[1] / m, src[2] / m, src[3] / m};
+    double n = sqrt(kb_qdot(s, s));
+    for (int c = 0; c < 4; c++)
+        q[c] = s[c] / n;
+}
+
+/* Whether n doubles are the same bits (b negated where `negate`); inline, not memcmp. */
+static inline int same_bits(const double *a, const double *b, int n, int negate)
+{
+    int same = 1;
+    for (int c = 0; c < n; c++) {
+        double v = negate ? -b[c] : b[c];
+        uint64_t x, y;
+        memcpy(&x, a + c, sizeof x);
+        memcpy(&y, &v, sizeof y);
+        same &= x == y;
+    }
+    return same;
+}
+
+/* Whether two frames' rotations are the same, bit for bit, up to sign. */
+static inline int same_rotation(const double *a, const double *b)
+{
+    return same_bits(a, b, 4, 0) || same_bits(a, b, 4, 1);
+}
+
+/* Joint j of a world search's clip under these tolerances. */
+static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
+                                            double distance, int tangent_keys)
+{
+    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
+                          c->translations + 3 * c->n_frames * j, angle, distance,
+                          tangent_keys};
+    return jt;
+}
+
+/* kb_reduce_greedy.c */
+kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                           double *angle, double *distance, kb_error *err);
+kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
+                                 double *order_score, ptrdiff_t *n_order, kb_error *err);
+/* kb_reduce_errors.c */
+kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
+                            ptrdiff_t n_keys, const double *rotation_tcb,
+                            const double *translation_tcb, double *rotations,
+                            double *translations, double *angle, double *distance,
+                            kb_error *err);
+kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations,
+                           const double *translations, double *angle, double *distance,
+                           kb_error *err);
+void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
+                                const double *translations, double *angle, double *distance);
+void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
+int kb_rd_signs_follow(ptrdiff_t n, const space *s);
+kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                             ptrdiff_t n, const double *tcb, const double *at_times,
+                             ptrdiff_t m, space *s, kb_error *err);
+kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t n,
+                              const double *tcb, const ptrdiff_t *at, const double *at_times,
+                              ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
+                              space *s, kb_error *err);
+kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                              const double *rotation_tcb, const double *translation_tcb,
+                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                              space *s, kb_error *err);
+kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err);
+kb_status kb_rd_key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                           const double *rotation_tcb, const double *translation_tcb,
+                           space *s, kb_error *err);
+kb_status kb_rd_skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                               const double *rotation_tcb, const double *translation_tcb,
+                               space *s, kb_error *err);
+kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err);
+kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
+                           kb_error *err);
+kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
+                           kb_error *err);
+ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows);
+int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K);
+/* kb_reduce_fit.c */
+size_t kb_rd_fit_bytes(ptrdiff_t F);
+void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d);
+kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
+                          double *worst, kb_error *err);
+int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
+                               double *const tcb[2], kb_status *status, kb_error *err);
+kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
+                           ptrdiff_t near, int steps, double *model_worst, kb_error *err);
+void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
+ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
+void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
+/* kb_reduce_drop.c */
+kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                         double *rotation_tcb, double *translation_tcb, double *angle,
+                         double *distance, kb_error *err);
+/* kb_reduce_sweep.c, kb_reduce_sweep_fit.c */
+kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
+                          double *rotation_rows, double *translation_rows, kb_error *err);
+int kb_sw_fit_model(sweep *w, ptrdiff_t e, fit *r);
+int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e);
+/* kb_reduce_merge.c */
+kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
+                          const double *const old_rows[2], const ptrdiff_t *new_keys,
+                          ptrdiff_t n_new, const double *const new_rows[2],
+                          const double *frame_worst, double limit, ptrdiff_t *keys,
+                          ptrdiff_t *n_keys, double *const rows[2], kb_error *err);
+/* kb_reduce_world.c, kb_reduce_clip.c */
+kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
+                          const kb_world_plan *plan, kb_progress_fn progress,
+                          void *progress_ctx, int n_threads, kb_reduction *out, int *found,
+                          kb_error *err);
 kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
                                const double *translations, double *angle, double *distance,
                                double *max_angle, double *max_distance, kb_error *err);
-
-/* kb_reduce_errors without validating the frames (any n_frames >= 0). */
-void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
-                                const double *translations, double *angle, double *distance);
 
 #endif /* KB_REDUCE_INTERNAL_H */
