@@ -124,12 +124,15 @@ static void raise_reduce_error(kb_status status, const kb_error *err, const doub
                                    "distance_tolerance"};
     if (status == KB_ESTOPPED && PyErr_Occurred())
         return;  /* progress's exception, or the signal's */
-    if (status != KB_ERANGE || err->track < 0 || err->index < 0 || err->index > 2) {
+    if (status != KB_ERANGE || err->index < 0 || err->index > 2) {
         raise_core_error(status, err);
         return;
     }
     PyObject *value = PyFloat_FromDouble(bounds[err->index]);
-    if (value)
+    if (value && err->track < 0)  /* no search held: no one joint to name */
+        PyErr_Format(PyExc_ValueError, "%s=%R is below what the splines reproduce even "
+                     "keyed at every frame: give a larger one", names[err->index], value);
+    else if (value)
         PyErr_Format(PyExc_ValueError, "%s=%R is below what the splines reproduce even "
                      "keyed at every frame (joint %zd): give a larger one",
                      names[err->index], value, (Py_ssize_t)err->track);

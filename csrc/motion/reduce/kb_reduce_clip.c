@@ -203,48 +203,9 @@ static int threads_for(const kb_motion_clip *c, const kb_reduce_options *o, ptrd
     return c->n_joints < o->n_threads ? (int)c->n_joints : o->n_threads;
 }
 
-/* Every frame a key (KB keys) and the errors of those splines, placed in
- * the world joint after joint: what reduce_keys keeps where no search held. */
-static kb_status every_frame(const prepared *p, kb_reduction *out, kb_error *err)
-{
-    const kb_world_clip *c = &p->clip;
-    const ptrdiff_t J = c->n_joints, F = c->n_frames;
-    double *work = malloc((size_t)(9 * F + 12 * F * J) * sizeof(double));
-    if (!work)
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    double *rot = work, *trans = rot + 4 * F, *angle = trans + 3 * F, *distance = angle + F,
-           *world_rot = distance + F, *origin = world_rot + 9 * F * J;
-    kb_status status = KB_OK;
-    const double *truth = c->truth, *site = c->sites;
-    for (ptrdiff_t j = 0; j < J && status == KB_OK; j++) {
-        const ptrdiff_t q = c->parents[j], n = c->n_sites[j];
-        for (ptrdiff_t f = 0; f < F; f++)
-            out->keys[j * F + f] = f;
-        out->n_keys[j] = F;
-        kb_reduce_joint jt = kb_clip_joint(c, j, 1.0, 1.0, 0);
-        status = kb_reduce_rebuild(&jt, out->keys + j * F, F, NULL, NULL, rot, trans, NULL,
-                                   NULL, err);
-        if (status == KB_OK)
-            status = kb_joint_world_error(
-                F, q >= 0 ? world_rot + 9 * F * q : NULL, q >= 0 ? origin + 3 * F * q : NULL,
-                rot, c->moves[j] ? trans : c->offsets + 3 * j, c->moves[j] ? 3 : 0, n, site,
-                truth, INFINITY, world_rot + 9 * F * j, origin + 3 * F * j, NULL,
-                &out->max_position[j], NULL, err);
-        if (status == KB_OK)
-            status = kb_clip_worst_errors(c, j, rot, c->moves[j] ? trans : NULL, angle,
-                                          distance, &out->max_angle[j], &out->max_distance[j],
-                                          err);
-        if (status != KB_OK)
-            err->track = j;
-        truth += 3 * F * (1 + n);
-        site += 3 * n;
-    }
-    free(work);
-    return status;
-}
-
 /* The fitted search, then where none of its passes held the greedy one,
- * then every frame a key, into out (allocated). */
+ * into out (allocated).  No greedy pass holding (down to 1/45 of first-order
+ * tolerances) means rounding's floor, where every frame a key fails too. */
 static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, const prepared *p,
                         kb_reduction *out, kb_error *err)
 {
@@ -269,10 +230,9 @@ static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, con
                              threads_for(c, o, GREEDY_THREADS_FROM), out, &found, err);
     if (status != KB_OK || found)
         return status;
-    status = every_frame(p, out, err);
-    if (status == KB_OK && o->progress && o->progress(o->progress_data, total, total))
-        status = kb_fail(err, KB_ESTOPPED, KB_ARG_NONE, -1, -1);
-    return status;
+    if (o->progress && o->progress(o->progress_data, total, total))
+        return kb_fail(err, KB_ESTOPPED, KB_ARG_NONE, -1, -1);
+    return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, 0);
 }
 
 /* KB_ERANGE where a joint's worst error is past what bounds it. */
