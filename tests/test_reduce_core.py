@@ -242,7 +242,7 @@ def test_the_earliest_of_equal_worst_frames_is_keyed():
 
 @st.composite
 def key_choices(draw, frames):
-    """Keys (from the first frame to the last) and their TCB or None."""
+    """Keys (from the first frame to the last) and their tangents or None."""
     inner = draw(st.sets(st.integers(1, max(1, frames - 2)), max_size=frames))
     keys = np.array(sorted({0, frames - 1} | {f for f in inner if f < frames - 1}), np.intp)
     tcb = [draw(st.sampled_from([None, "random"])) for _ in range(2)]
@@ -258,11 +258,21 @@ def test_errors_of_curves_are_the_rebuilds(clip, data):
     frames = (clip.times, np.ascontiguousarray(clip.rotations()[:1]),
               np.ascontiguousarray(clip.translations()[:1]))
     rotations, translations, angle, distance = core.reduce_rebuild(
-        *frames, *data.draw(key_choices(clip.num_frames)))
+        *frames, *data.draw(key_choices(clip.num_frames)), True, True, None, True)
     rotations[::2] *= -1
     errors = core.reduce_errors(*frames, rotations, translations)
     assert errors[0].tobytes() == angle.tobytes() and errors[1].tobytes() == distance.tobytes()
     assert core.reduce_errors(*frames, rotations, None)[1] is None
+
+
+def test_rebuild_refuses_tcb_rows():
+    """Rows are tangents since the TCB fit went: TCB rows (tangent_keys
+    False) are refused, not taken as tangents unseen."""
+    t, q, x = frames()
+    rows = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="TCB rows"):
+        core.reduce_rebuild(t, q, x, np.array([0, 19]), rows, None)
+    core.reduce_rebuild(t, q, x, np.array([0, 19]), rows, None, True, True, None, True)
 
 
 @pytest.mark.parametrize("curves, error, match", [

@@ -87,7 +87,7 @@ static int whole_errors(int F, const ptrdiff_t *keys, ptrdiff_t n, const double 
 static int sweep_within(int F, double angle_tol, double distance_tol, ptrdiff_t *keys,
                         ptrdiff_t *n, double *rrows, double *trows)
 {
-    kb_reduce_joint jt = {F, times, rot, tr, angle_tol, distance_tol, 1};
+    kb_reduce_joint jt = {F, times, rot, tr, angle_tol, distance_tol};
     double angle[N], distance[N], q[N * 4], x[N * 3], worst_angle, worst_distance;
     kb_error err;
     if (kb_reduce_sweep(&jt, keys, n, rrows, trows, &err) != KB_OK || err.status != KB_OK)
@@ -187,12 +187,12 @@ KB_TEST(test_reduce_sweep_unchecked_errors_are_kb_reduce_errors)
             x[3 * f + k] = tr[3 * f + k] + 1e-3 * sin(f + k);
     }
     kb_error err;
-    kb_reduce_joint jt = {N, times, rot, tr, 1e-3, 1e-3, 1};
+    kb_reduce_joint jt = {N, times, rot, tr, 1e-3, 1e-3};
     KB_ASSERT(kb_reduce_errors(&jt, q, x, angle, distance, &err) == KB_OK);
     const ptrdiff_t runs[][2] = {{0, N}, {17, 5}, {40, 1}, {90, 0}};
     for (int i = 0; i < 4; i++) {
         const ptrdiff_t a = runs[i][0], n = runs[i][1];
-        kb_reduce_joint part = {n, times + a, rot + 4 * a, tr + 3 * a, 1e-3, 1e-3, 1};
+        kb_reduce_joint part = {n, times + a, rot + 4 * a, tr + 3 * a, 1e-3, 1e-3};
         memset(angle2, 0, sizeof angle2);
         memset(distance2, 0, sizeof distance2);
         kb_reduce_errors_unchecked(&part, q + 4 * a, x + 3 * a, angle2, distance2);
@@ -207,14 +207,14 @@ KB_TEST(test_reduce_sweep_bad_input)
     ptrdiff_t keys[N], n = 0;
     double rrows[3 * N], trows[3 * N];
     kb_error err;
-    kb_reduce_joint nan_tolerance = {N, times, rot, tr, NAN, 1.0, 1};
+    kb_reduce_joint nan_tolerance = {N, times, rot, tr, NAN, 1.0};
     KB_ASSERT(kb_reduce_sweep(&nan_tolerance, keys, &n, rrows, trows, &err) == KB_ERANGE);
-    kb_reduce_joint zero_tolerance = {N, times, rot, tr, 1.0, 0.0, 1};
+    kb_reduce_joint zero_tolerance = {N, times, rot, tr, 1.0, 0.0};
     KB_ASSERT(kb_reduce_sweep(&zero_tolerance, keys, &n, rrows, trows, &err) == KB_ERANGE);
-    kb_reduce_joint one = {1, times, rot, tr, 1.0, 1.0, 1};
+    kb_reduce_joint one = {1, times, rot, tr, 1.0, 1.0};
     KB_ASSERT(kb_reduce_sweep(&one, keys, &n, rrows, trows, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_sweep(NULL, keys, &n, rrows, trows, &err) == KB_EBADSHAPE);
-    kb_reduce_joint jt = {N, times, rot, tr, 1e-3, 1e-3, 1};
+    kb_reduce_joint jt = {N, times, rot, tr, 1e-3, 1e-3};
     KB_ASSERT(kb_reduce_sweep(&jt, NULL, &n, rrows, trows, &err) == KB_EBADSHAPE);
     times[5] = times[4];
     KB_ASSERT(kb_reduce_sweep(&jt, keys, &n, rrows, trows, &err) == KB_ENOTSORTED);

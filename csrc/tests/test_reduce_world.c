@@ -116,7 +116,7 @@ static int placed_whole(const ptrdiff_t *keys, const ptrdiff_t *n_keys,
     const double *t = truth;
     kb_error err;
     for (int j = 0; j < J; j++) {
-        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0, rows != NULL};
+        kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, 1.0, 1.0};
         if (kb_reduce_rebuild(&jt, keys + j * F, n_keys[j], rows ? rows[0] + 3 * F * j : NULL,
                               rows ? rows[1] + 3 * F * j : NULL, q[j], x[j], NULL, NULL,
                               &err) != KB_OK ||
@@ -203,7 +203,7 @@ KB_TEST(test_reduce_world_progress_and_no_pass_held)
 static ptrdiff_t greedy_at(const kb_world_clip *c, int j, double scale, ptrdiff_t *keys)
 {
     const double *base = c->tolerances + 2 * j, *cap = c->caps + 2 * j;
-    kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, base[0], base[1], 0};
+    kb_reduce_joint jt = {F, times, rot + 4 * j * F, tr + 3 * j * F, base[0], base[1]};
     kb_error err;
     ptrdiff_t n = 0;
     if (scale * base[0] > cap[0] || scale * base[1] > cap[1]) {

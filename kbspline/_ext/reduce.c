@@ -7,13 +7,13 @@
  * translations (J, F, 3), checked by the caller. */
 static kb_reduce_joint joint_frames(PyArrayObject *times, PyArrayObject *rot,
                                     PyArrayObject *tr, npy_intp j, double angle_tolerance,
-                                    double distance_tolerance, int tangent_keys)
+                                    double distance_tolerance)
 {
     npy_intp F = PyArray_DIM(times, 0);
     kb_reduce_joint jt = {F, (const double *)PyArray_DATA(times),
                           (const double *)PyArray_DATA(rot) + j * F * 4,
                           (const double *)PyArray_DATA(tr) + j * F * 3, angle_tolerance,
-                          distance_tolerance, tangent_keys};
+                          distance_tolerance};
     return jt;
 }
 
@@ -69,7 +69,7 @@ static PyObject *reduce_greedy(PyObject *self, PyObject *args)
     for (npy_intp j = 0; j < J; j++) {
         kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], j,
                                           ((const double *)PyArray_DATA(a[3]))[j],
-                                          ((const double *)PyArray_DATA(a[4]))[j], 0);
+                                          ((const double *)PyArray_DATA(a[4]))[j]);
         ptrdiff_t n = 0;
         kb_error err;
         kb_status status;
@@ -159,7 +159,7 @@ static PyObject *reduce_greedy_order(PyObject *self, PyObject *args)
             memcpy(PyArray_DATA((PyArrayObject *)order), PyArray_DATA(keyed),
                    (size_t)n * sizeof(ptrdiff_t));
         kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance,
-                                          distance_tolerance, 0);
+                                          distance_tolerance);
         kb_error err;
         kb_status status;
         Py_BEGIN_ALLOW_THREADS
@@ -224,7 +224,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     for (int c = 0; c < tcb_args; c++)
         memcpy(PyArray_DATA((PyArrayObject *)out[c]), PyArray_DATA(tcb[c]),
                (size_t)(3 * n) * sizeof(double));
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance, 1);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
     kb_error err;
     kb_status status;
     double *outputs[4];
@@ -347,8 +347,7 @@ static PyObject *reduce_sweep(PyObject *self, PyObject *args)
     out[1] = new_array(2, rows);
     if (!keys || !out[0] || !out[1])
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance,
-                                      1);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance);
     kb_error err;
     kb_status status;
     ptrdiff_t n = 0;
@@ -375,8 +374,9 @@ PyDoc_STRVAR(reduce_rebuild_doc,
 "               translation_tcb, errors=True, translation=True, since=None,\n"
 "               tangent_keys=False)\n"
 "-> (rotations, translations, angle, distance)\n\n"
-"The curves through keys (K,) with TCB (K, 3) or None of the joint in\n"
-"rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
+"The curves through keys (K,) with tangents (K, 3) per time (tangent_keys\n"
+"must be true; TCB rows went with the TCB fit) or None (KB keys) of the\n"
+"joint in rotations (1, F, 4), translations (1, F, 3), at every frame (the\n"
 "translations None unless translation), and their errors (None for both\n"
 "unless errors).  since must be None (its place in the arguments is\n"
 "kept; the partial rebuild it asked for went).  Private: see\n"
@@ -414,6 +414,11 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
     if (!check_tcb(o[4], "rotation_tcb", K, &tcb[0]) ||
         !check_tcb(o[5], "translation_tcb", K, &tcb[1]))
         goto done;
+    if ((tcb[0] || tcb[1]) && !tangent_keys) {
+        PyErr_SetString(PyExc_ValueError, "rows are tangents: TCB rows are no longer taken "
+                        "(tangent_keys=True)");
+        goto done;
+    }
     npy_intp rotation_dims[2] = {F, 4}, translation_dims[2] = {F, 3};
     if (since != Py_None) {
         PyErr_SetString(PyExc_ValueError, "since must be None");
@@ -425,7 +430,7 @@ static PyObject *reduce_rebuild(PyObject *self, PyObject *args)
         out[i] = errors ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1] || !out[2] || !out[3])
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, tangent_keys);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
     kb_error err;
     kb_status status;
     const ptrdiff_t *key_data = (const ptrdiff_t *)PyArray_DATA(keys);
@@ -470,7 +475,7 @@ static PyObject *reduce_errors(PyObject *self, PyObject *args)
     out[1] = curve[1] ? new_array(1, &F) : (Py_INCREF(Py_None), Py_None);
     if (!out[0] || !out[1])
         goto done;
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0, 0);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, 1.0, 1.0);
     kb_error err;
     kb_status status;
     Py_BEGIN_ALLOW_THREADS

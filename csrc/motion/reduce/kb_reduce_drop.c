@@ -26,7 +26,7 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
     ptrdiff_t hi = m + 1 + DROP_NEAR < K - 1 ? m + 1 + DROP_NEAR : K - 1;
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
-    ptrdiff_t beyond = 1 + kb_rd_tangent_reach(j->jt, j->tcb[0]);
+    ptrdiff_t beyond = 1 + kb_rd_tangent_reach(j->tcb[0]);
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
     j->s.signs_follow = 1;
     kb_status status = kb_rd_window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
@@ -127,9 +127,6 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
         return status;
-    kb_reduce_joint tangent = *jt;  /* the rows are tangents, whatever jt says */
-    tangent.tangent_keys = 1;
-    jt = &tangent;
     ptrdiff_t F = jt->n_frames, K = *n_keys;
     status = kb_rd_check_keys(jt, keys, K, err);
     if (status != KB_OK)
@@ -138,7 +135,7 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     for (ptrdiff_t i = 0; i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
             if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= DBL_MAX))
-                return kb_rd_refuse_row(jt, i, c, err);
+                return kb_fail(err, KB_ENONFINITE, KB_ARG_TANGENTS, c, i / 3);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels};
     /* the spare and backup keys and rows, the drops' model errors, the

@@ -31,29 +31,19 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     return d;
 }
 
-/* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows, or
- * with jt->tangent_keys their tangents (n, 3) as they are. */
-static void gather_tcb(const kb_reduce_joint *jt, ptrdiff_t n, const double *tcb, space *s)
+/* The keys' tangents (n, 3) into s->tcb3, or none (NULL: KB keys, zero TCB). */
+static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
 {
-    s->given = jt->tangent_keys && tcb;
-    if (s->given) {
+    if ((s->given = tcb != NULL))
         memcpy(s->tcb3, tcb, (size_t)(3 * n) * sizeof(double));
-        return;
-    }
-    for (int p = 0; p < 3; p++)
-        for (ptrdiff_t i = 0; i < n; i++)
-            s->tcb3[p * n + i] = tcb ? tcb[3 * i + p] : 0.0;
 }
 
-/* The rotation keys in s (kb_rd_prepare_keys) with the TCB in s->tcb3. */
+/* The rotation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
 static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
-    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
-    if (s->given)
-        T = C = B = zero;
     return (kb_rot_keys){.n_tracks = 1, .n_keys = n, .times = times, .quats = s->q,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
                          .ease_to = zero, .start_omega = none, .end_omega = none,
                          .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
                          .given_in = s->given ? s->tcb3 : NULL,
@@ -92,7 +82,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
     gather_keys(jt, rotation, keys, n, s);
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
-    gather_tcb(jt, n, tcb, s);
+    gather_tcb(n, tcb, s);
     kb_rot_keys k = rotation_keys(n, s);
     kb_status status = kb_rot_validate(&k, err);
     if (status != KB_OK)
@@ -105,7 +95,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
     return KB_OK;
 }
 
-/* The rotation spline of the prepared keys with the TCB in s->tcb3 at the
+/* The rotation spline of the prepared keys with the tangents in s->tcb3 at the
  * m located frames, into s->out: only the segments they lie in are built
  * (the greedy selection's windows evaluate 4 of their 6, fewer where no
  * frame between keys lies in one: see kb_rd_joint_errors). */
@@ -122,22 +112,19 @@ static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, s
     return status;
 }
 
-/* The translation keys in s (kb_rd_prepare_keys) with the TCB in s->tcb3. */
+/* The translation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
 static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
-    kb_param T = {s->tcb3, n}, C = {s->tcb3 + n, n}, B = {s->tcb3 + 2 * n, n};
-    if (s->given)
-        T = C = B = zero;
     return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                         .tension = T, .continuity = C, .bias = B, .ease_from = zero,
+                         .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
                          .ease_to = zero, .start_tangent = none, .end_tangent = none,
                          .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
                          .given_in = s->given ? s->tcb3 : NULL,
                          .given_out = s->given ? s->tcb3 : NULL};
 }
 
-/* The translation spline of the prepared keys with the TCB in s->tcb3 at
+/* The translation spline of the prepared keys with the tangents in s->tcb3 at
  * the m frames at_times, into s->out. */
 static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                                 kb_error *err)
@@ -223,7 +210,7 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                               space *s, kb_error *err)
 {
-    gather_tcb(jt, n, tcb, s);
+    gather_tcb(n, tcb, s);
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
     if (status != KB_OK || (!error && !residual))
@@ -429,22 +416,11 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }
 
-/* Refuses row i / 3 of a fit's parameters (track `track`), entry i % 3:
- * a TCB outside [-1, 1] named by its parameter, a tangent
- * key's that is not finite as a tangent. */
-kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
-                           kb_error *err)
-{
-    if (jt->tangent_keys)
-        return kb_fail(err, KB_ENONFINITE, KB_ARG_TANGENTS, track, i / 3);
-    return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), track, i / 3);
-}
-
 /* How many keys on each side a key's tangent hangs on: KB tangents one,
  * tangent keys (with rows) none. */
-ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows)
+ptrdiff_t kb_rd_tangent_reach(const double *rows)
 {
-    return jt->tangent_keys && rows ? 0 : 1;
+    return rows ? 0 : 1;
 }
 
 /* Whether two neighbouring keys' quaternions are orthogonal within

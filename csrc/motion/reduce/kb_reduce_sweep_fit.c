@@ -384,7 +384,7 @@ static kb_reduce_joint inner_frames(const sweep *w, ptrdiff_t s, ptrdiff_t e)
     const kb_reduce_joint *jt = w->jt;
     return (kb_reduce_joint){e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
                              jt->translations + 3 * (s + 1), jt->angle_tolerance,
-                             jt->distance_tolerance, 1};
+                             jt->distance_tolerance};
 }
 
 /* The translation spline's segment from the last key to e with tangents

@@ -54,7 +54,7 @@ typedef struct search {
 
 static kb_reduce_joint joint_at(const search *s, ptrdiff_t j, double angle, double distance)
 {
-    return kb_clip_joint(s->clip, j, angle, distance, s->plan->fitted);
+    return kb_clip_joint(s->clip, j, angle, distance);
 }
 
 /* Joint j's tolerances at `scale`, capped. */
@@ -422,7 +422,7 @@ kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const dou
                                const double *translations, double *angle, double *distance,
                                double *max_angle, double *max_distance, kb_error *err)
 {
-    kb_reduce_joint jt = kb_clip_joint(clip, j, 1.0, 1.0, 0);
+    kb_reduce_joint jt = kb_clip_joint(clip, j, 1.0, 1.0);
     kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
                                         translations ? distance : NULL, err);
     if (status != KB_OK) {

@@ -39,8 +39,7 @@ typedef struct {
     const double *times;         /* (n_frames,) */
     const double *rotations;     /* (n_frames, 4) (w, x, y, z), none zero */
     const double *translations;  /* (n_frames, 3) */
-    double angle_tolerance, distance_tolerance;
-    int tangent_keys;            /* 1: key rows are tangents per time (C1 Hermite keys) */
+    double angle_tolerance, distance_tolerance;  /* key rows, where given: tangents per time */
 } kb_reduce_joint;
 
 /* A clip as the world search takes it. */
@@ -82,7 +81,7 @@ typedef struct {
     ptrdiff_t *between;    /* joint_errors' frames that are not keys, their times and errors */
     double *between_times, *between_error;
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows */
+    int given;             /* s->tcb3 holds the keys' tangents (n, 3); 0: KB keys */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -209,11 +208,10 @@ static inline int same_rotation(const double *a, const double *b)
 
 /* Joint j of a world search's clip under these tolerances. */
 static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
-                                            double distance, int tangent_keys)
+                                            double distance)
 {
     kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
-                          c->translations + 3 * c->n_frames * j, angle, distance,
-                          tangent_keys};
+                          c->translations + 3 * c->n_frames * j, angle, distance};
     return jt;
 }
 
@@ -258,9 +256,7 @@ kb_status kb_rd_skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys,
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err);
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err);
-kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t track,
-                           kb_error *err);
-ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows);
+ptrdiff_t kb_rd_tangent_reach(const double *rows);
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K);
 /* kb_reduce_fit.c */
 size_t kb_rd_fit_bytes(ptrdiff_t F);
