@@ -281,9 +281,7 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
 kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                           double *rotation_rows, double *translation_rows, kb_error *err)
 {
-    /* kb_reduce_errors checks the joint as every reduction does, and with
-     * no outputs does nothing else */
-    kb_status status = kb_reduce_errors(jt, NULL, NULL, NULL, NULL, err);
+    kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
         return status;
     if (!keys || !n_keys || !rotation_rows || !translation_rows)
@@ -297,26 +295,16 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     sweep w = {.jt = jt, .F = F, .angle_tol = jt->angle_tolerance,
                .distance_tol = jt->distance_tolerance};
-    w.q = block;
-    w.dq = block + 4 * n;
-    w.dx = block + 7 * n;
-    w.logs = block + 10 * n;
-    w.curve_q = block + 13 * n;
-    w.curve_x = block + 17 * n;
-    w.angle = block + 20 * n;
-    w.distance = block + 21 * n;
-    w.res_seg = block + 22 * n;
-    w.res_look = block + 26 * n;
-    w.loc = (kb_loc *)(block + 30 * n);
+    w.q = block;                 w.dq = block + 4 * n;        w.dx = block + 7 * n;
+    w.logs = block + 10 * n;     w.curve_q = block + 13 * n;  w.curve_x = block + 17 * n;
+    w.angle = block + 20 * n;    w.distance = block + 21 * n; w.res_seg = block + 22 * n;
+    w.res_look = block + 26 * n; w.loc = (kb_loc *)(block + 30 * n);
     ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
     if (!runs) {
         free(block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
-    w.run_q = runs;
-    w.run_x = runs + n;
-    w.hs_q = runs + 2 * n;
-    w.hs_x = runs + 3 * n;
+    w.run_q = runs;  w.run_x = runs + n;  w.hs_q = runs + 2 * n;  w.hs_x = runs + 3 * n;
     prepare(&w);
     memset(rotation_rows, 0, 3 * n * sizeof(double));
     memset(translation_rows, 0, 3 * n * sizeof(double));

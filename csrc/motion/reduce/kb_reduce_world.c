@@ -52,16 +52,12 @@ typedef struct search {
     int n_threads;
 } search;
 
-static kb_reduce_joint joint_at(const search *s, ptrdiff_t j, double angle, double distance)
-{
-    return kb_clip_joint(s->clip, j, angle, distance);
-}
-
 /* Joint j's tolerances at `scale`, capped. */
 static kb_reduce_joint tolerances_at(const search *s, ptrdiff_t j, double scale)
 {
     const double *base = s->clip->tolerances + 2 * j, *cap = s->clip->caps + 2 * j;
-    return joint_at(s, j, fmin(cap[0], scale * base[0]), fmin(cap[1], scale * base[1]));
+    return kb_clip_joint(s->clip, j, fmin(cap[0], scale * base[0]),
+                         fmin(cap[1], scale * base[1]));
 }
 
 /* Joint j's greedy keys at `scale` into its trial: a prefix of its greedy
@@ -82,7 +78,7 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
         return status;
     }
     if (scale < g->floor) {
-        kb_reduce_joint jt = joint_at(s, j, base[0], base[1]);
+        kb_reduce_joint jt = kb_clip_joint(s->clip, j, base[0], base[1]);
         ptrdiff_t from = g->n_order;
         kb_status status = kb_reduce_greedy_order(&jt, scale, g->order, g->score, &g->n_order,
                                                   err);
@@ -168,7 +164,7 @@ static void key_joints(search *s, ptrdiff_t n, key_job *job)
 /* The curves through c's keys, for joint j. */
 static kb_status rebuild(search *s, ptrdiff_t j, curves *c, kb_error *err)
 {
-    kb_reduce_joint jt = joint_at(s, j, 1.0, 1.0);
+    kb_reduce_joint jt = kb_clip_joint(s->clip, j, 1.0, 1.0);
     return kb_reduce_rebuild(&jt, c->keys, c->n, s->plan->fitted ? c->rows[0] : NULL,
                              s->plan->fitted ? c->rows[1] : NULL, c->rotations,
                              s->clip->moves[j] ? c->translations : NULL, NULL, NULL, err);
