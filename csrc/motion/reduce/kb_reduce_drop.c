@@ -29,12 +29,13 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     ptrdiff_t beyond = 1 + kb_rd_tangent_reach(j->tcb[0]);
     ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
     j->s.signs_follow = 1;
-    kb_status status = kb_rd_window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
-                                           j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
-                                           NULL, &j->s, err);
+    kb_status status = kb_rd_joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
+                                          j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
+                                          NULL, &j->s, err);
     if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
         status = kb_rd_joint_errors(j->jt, j->keys, K, j->tcb[0],
-                                    j->channels > 1 ? j->tcb[1] : NULL, first, last, &j->s, err);
+                                    j->channels > 1 ? j->tcb[1] : NULL, first, last, NULL, &j->s,
+                                    err);
     *worst = 0.0;
     for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
         if (!(j->s.score[f] <= *worst))  /* larger, or NaN */

@@ -203,8 +203,7 @@ static void translation_errors(const kb_reduce_joint *jt, const double *values,
     }
 }
 
-/* errors_at of keys prepared by kb_rd_prepare_keys (with the same frames), with
- * TCB tcb. */
+/* errors_at of keys prepared by kb_rd_prepare_keys (with the same frames). */
 kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t n,
                               const double *tcb, const ptrdiff_t *at, const double *at_times,
                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
@@ -269,12 +268,13 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
     return status;
 }
 
-/* Both channels' errors at frames [first, last] and their score; key frames
- * are zero, a channel of infinite tolerance is skipped (kb_rd_skipped_errors). */
-kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                              const double *rotation_tcb, const double *translation_tcb,
-                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
-                              space *s, kb_error *err)
+/* Both channels' errors at frames [first, last] and their score, and their
+ * residuals (NULL: none; see errors_into); key frames are zero, a channel of
+ * infinite tolerance is skipped (kb_rd_skipped_errors). */
+kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                             space *s, kb_error *err)
 {
     int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
     ptrdiff_t m = 0;
@@ -298,14 +298,6 @@ kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
         s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                              translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
-}
-
-kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                             const double *rotation_tcb, const double *translation_tcb,
-                             ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err)
-{
-    return kb_rd_window_errors(jt, keys, n, rotation_tcb, translation_tcb, first, last, NULL, s,
-                               err);
 }
 
 /* The errors kb_rd_joint_errors takes as zero, at the key frames, as the splines

@@ -379,8 +379,8 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
                           double *worst, kb_error *err)
 {
     ptrdiff_t F = j->jt->n_frames;
-    kb_status status = kb_rd_joint_errors(j->jt, keys, K, tcb[0],
-                                          j->channels > 1 ? tcb[1] : NULL, 0, F - 1, &j->s, err);
+    kb_status status = kb_rd_joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL,
+                                          0, F - 1, NULL, &j->s, err);
     *worst = 0.0;
     for (ptrdiff_t f = 0; f < F; f++)
         *worst = larger(*worst, j->s.score[f]);

@@ -137,7 +137,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         free(block);
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     }
-    status = kb_rd_joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
+    status = kb_rd_joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, NULL, &s, err);
     /* from the first pair of orthogonal neighbouring keys on, a window is no
      * longer the whole spline: every key added evaluates it whole */
     int whole = !s.signs_follow;
@@ -178,7 +178,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         ptrdiff_t last = window[after >= 2 ? before + 2 : n - 1];
         if (!whole) {
             s.signs_follow = 1;
-            status = kb_rd_joint_errors(jt, window, n, NULL, NULL, first, last, &s, err);
+            status = kb_rd_joint_errors(jt, window, n, NULL, NULL, first, last, NULL, &s, err);
             whole = status == KB_OK && !s.signs_follow;
         }
         if (whole && status == KB_OK) {
@@ -190,7 +190,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
             }
             first = 0;
             last = F - 1;
-            status = kb_rd_joint_errors(jt, sorted, all, NULL, NULL, first, last, &s, err);
+            status = kb_rd_joint_errors(jt, sorted, all, NULL, NULL, first, last, NULL, &s, err);
             g.heap_size = 0;  /* every segment is pushed again: the heap's records are stale */
         }
         if (status == KB_OK)

@@ -240,13 +240,10 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
                               const double *tcb, const ptrdiff_t *at, const double *at_times,
                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                               space *s, kb_error *err);
-kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                              const double *rotation_tcb, const double *translation_tcb,
-                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
-                              space *s, kb_error *err);
 kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             ptrdiff_t first, ptrdiff_t last, space *s, kb_error *err);
+                             ptrdiff_t first, ptrdiff_t last, double *const *residual,
+                             space *s, kb_error *err);
 kb_status kb_rd_key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                            const double *rotation_tcb, const double *translation_tcb,
                            space *s, kb_error *err);
