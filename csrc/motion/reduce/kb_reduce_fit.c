@@ -428,40 +428,17 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
     return status;
 }
 
-/* The step of one channel from frame f to f + 1 per time: for rotations
- * the log of the relative rotation on the short side. */
-static void frame_slope(const kb_reduce_joint *jt, int rotation, ptrdiff_t f, double d[3])
+/* Fritsch and Butland's mean of the rotation's log steps per time either
+ * side of frame f, per component, as PCHIP takes it (zero at a hold's edge). */
+static void monotone_tangent(const kb_reduce_joint *jt, ptrdiff_t f, double *param)
 {
-    double dt = jt->times[f + 1] - jt->times[f];
-    if (rotation) {
-        double rel[4];
-        kb_qmul_conj_left(jt->rotations + 4 * f, jt->rotations + 4 * (f + 1), rel);
-        if (rel[0] < 0)
-            for (int c = 0; c < 4; c++)
-                rel[c] = -rel[c];
-        kb_qlog(rel, d);
-    } else {
-        for (int c = 0; c < 3; c++)
-            d[c] = jt->translations[3 * (f + 1) + c] - jt->translations[3 * f + c];
-    }
-    for (int c = 0; c < 3; c++)
-        d[c] /= dt;
-}
-
-/* The harmonic mean of the steps on either side of frame f, per component
- * (Fritsch and Butland's, as PCHIP takes it), zero where they differ in
- * sign or one is zero: at a hold's edge, the hold's tangent. */
-static void monotone_tangent(const kb_reduce_joint *jt, int rotation, ptrdiff_t f,
-                             double *param)
-{
-    double before[3], after[3];
-    frame_slope(jt, rotation, f - 1, before);
-    frame_slope(jt, rotation, f, after);
-    double h0 = jt->times[f] - jt->times[f - 1], h1 = jt->times[f + 1] - jt->times[f];
+    const double *q = jt->rotations + 4 * f, *t = jt->times + f;
+    double before[3], after[3], h0 = t[0] - t[-1], h1 = t[1] - t[0];
+    short_log(q - 4, q, before);
+    short_log(q, q + 4, after);
     double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
     for (int p = 0; p < 3; p++)
-        param[p] = before[p] * after[p] > 0.0 ? (w0 + w1) / (w0 / before[p] + w1 / after[p])
-                                              : 0.0;
+        param[p] = fritsch_butland(before[p] / h0, after[p] / h1, w0, w1);
 }
 
 /* Before refitting a drop's neighbours m and m + 1: a rotation tangent that
@@ -476,7 +453,7 @@ void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
         double *T = j->tcb[0] + 3 * k;
         double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
         if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
-            monotone_tangent(jt, 1, f, T);
+            monotone_tangent(jt, f, T);
     }
 }
 

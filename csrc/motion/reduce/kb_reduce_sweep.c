@@ -145,22 +145,6 @@ static void prepare(sweep *w)
     w->tr_fit = w->tr_check && tr_varies;
 }
 
-/* The Fritsch-Butland tangent from the slopes s0, s1 either side, weighed
- * w0, w1: their weighted harmonic mean, zero where they differ in sign.
- * Where that form overflows or its denominator underflows (steps of
- * 1e-250 s: w0 / s0 is 0), the same mean with the weights taken as
- * fractions of their sum, so that a finite tangent is not made infinite. */
-static double fritsch_butland(double s0, double s1, double w0, double w1)
-{
-    if (!(s0 * s1 > 0.0))
-        return 0.0;
-    double v = (w0 + w1) / (w0 / s0 + w1 / s1);
-    if (isfinite(v))
-        return v;
-    const double sum = w0 + w1;
-    return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
-}
-
 /* The sweep itself (see the top of the file). */
 static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double *rrows,
                             double *trows, kb_error *err)

@@ -186,6 +186,19 @@ static inline void unit_quat(const double *src, double *q)
         q[c] = s[c] / n;
 }
 
+/* Fritsch-Butland's weighted harmonic mean of slopes s0, s1 (0 where their signs
+ * differ), with the weights as fractions of their sum where that overflows. */
+static inline double fritsch_butland(double s0, double s1, double w0, double w1)
+{
+    if (!(s0 * s1 > 0.0))
+        return 0.0;
+    double v = (w0 + w1) / (w0 / s0 + w1 / s1);
+    if (isfinite(v))
+        return v;
+    const double sum = w0 + w1;
+    return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
+}
+
 /* Whether n doubles are the same bits (b negated where `negate`); inline, not memcmp. */
 static inline int same_bits(const double *a, const double *b, int n, int negate)
 {
