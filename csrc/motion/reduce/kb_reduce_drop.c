@@ -110,8 +110,10 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             }
             kb_rd_take_spares(j, out);
         }
+        double worst = 0.0;  /* orthogonal neighbours: a change can move far frames */
         if (status == KB_OK && kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K) &&
-            kb_rd_worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
+            (status = kb_rd_fit_score(j, j->keys, j->K, j->tcb, &worst, err)) == KB_OK &&
+            !(worst <= 1.0)) {
             memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
             for (int c = 0; c < j->channels; c++)
                 memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));

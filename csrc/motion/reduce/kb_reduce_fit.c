@@ -387,16 +387,6 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
     return status;
 }
 
-/* Whether any frame of the whole spline is out of tolerance (orthogonal
- * neighbouring keys let a change anywhere move frames far from it). */
-int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                               double *const tcb[2], kb_status *status, kb_error *err)
-{
-    double worst;
-    *status = kb_rd_fit_score(j, keys, K, tcb, &worst, err);
-    return *status == KB_OK && !(worst <= 1.0);
-}
-
 /* Fits again the keys within `near` of a marked one, each run on a window
  * of keys around it; model_worst (F, 2; NULL to skip) each run's model error. */
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,

@@ -273,8 +273,6 @@ size_t kb_rd_fit_bytes(ptrdiff_t F);
 void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d);
 kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                           double *worst, kb_error *err);
-int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
-                               double *const tcb[2], kb_status *status, kb_error *err);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, int steps, double *model_worst, kb_error *err);
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
