@@ -7,6 +7,25 @@
 
 #include "motion/reduce/reduce_internal.h"
 
+/* Joint j of a world search's clip under these tolerances. */
+static kb_reduce_joint clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
+                                  double distance)
+{
+    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
+                          c->translations + 3 * c->n_frames * j, angle, distance};
+    return jt;
+}
+
+/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
+static double nan_max(const double *v, ptrdiff_t n)
+{
+    double m = v[0];
+    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
+        if (v[i] > m || isnan(v[i]))
+            m = v[i];
+    return m;
+}
+
 /* A joint's keys (with tangent rows where fitted) and its curves through them. */
 typedef struct {
     ptrdiff_t *keys, n;
@@ -56,8 +75,7 @@ typedef struct search {
 static kb_reduce_joint tolerances_at(const search *s, ptrdiff_t j, double scale)
 {
     const double *base = s->clip->tolerances + 2 * j, *cap = s->clip->caps + 2 * j;
-    return kb_clip_joint(s->clip, j, fmin(cap[0], scale * base[0]),
-                         fmin(cap[1], scale * base[1]));
+    return clip_joint(s->clip, j, fmin(cap[0], scale * base[0]), fmin(cap[1], scale * base[1]));
 }
 
 /* Joint j's greedy keys at `scale` into its trial: a prefix of its greedy
@@ -78,7 +96,7 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
         return status;
     }
     if (scale < g->floor) {
-        kb_reduce_joint jt = kb_clip_joint(s->clip, j, base[0], base[1]);
+        kb_reduce_joint jt = clip_joint(s->clip, j, base[0], base[1]);
         ptrdiff_t from = g->n_order;
         kb_status status = kb_reduce_greedy_order(&jt, scale, g->order, g->score, &g->n_order,
                                                   err);
@@ -164,7 +182,7 @@ static void key_joints(search *s, ptrdiff_t n, key_job *job)
 /* The curves through c's keys, for joint j. */
 static kb_status rebuild(search *s, ptrdiff_t j, curves *c, kb_error *err)
 {
-    kb_reduce_joint jt = kb_clip_joint(s->clip, j, 1.0, 1.0);
+    kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
     return kb_reduce_rebuild(&jt, c->keys, c->n, s->plan->fitted ? c->rows[0] : NULL,
                              s->plan->fitted ? c->rows[1] : NULL, c->rotations,
                              s->clip->moves[j] ? c->translations : NULL, NULL, NULL, err);
@@ -387,6 +405,23 @@ static kb_status run(search *s, int *found, kb_error *err)
     return status;
 }
 
+/* Joint j's worst local errors under curves (translations NULL: 0). */
+static kb_status worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
+                              const double *translations, double *angle, double *distance,
+                              double *max_angle, double *max_distance, kb_error *err)
+{
+    kb_reduce_joint jt = clip_joint(clip, j, 1.0, 1.0);
+    kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
+                                        translations ? distance : NULL, err);
+    if (status != KB_OK) {
+        err->track = j;
+        return status;
+    }
+    *max_angle = nan_max(angle, clip->n_frames);
+    *max_distance = translations ? nan_max(distance, clip->n_frames) : 0.0;
+    return kb_ok(err);
+}
+
 /* The kept keys, tangents and worst errors of every joint into out. */
 static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
 {
@@ -405,29 +440,12 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         out->max_position[j] = s->joints[j].at.error;
         if (s->plan->scales)
             s->plan->scales[j] = s->joints[j].scale;
-        status = kb_clip_worst_errors(s->clip, j, c->rotations,
-                                      s->clip->moves[j] ? c->translations : NULL, scratch,
-                                      scratch + F, &out->max_angle[j], &out->max_distance[j],
-                                      err);
+        status = worst_errors(s->clip, j, c->rotations,
+                              s->clip->moves[j] ? c->translations : NULL, scratch, scratch + F,
+                              &out->max_angle[j], &out->max_distance[j], err);
     }
     free(scratch);
     return status;
-}
-
-kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
-                               const double *translations, double *angle, double *distance,
-                               double *max_angle, double *max_distance, kb_error *err)
-{
-    kb_reduce_joint jt = kb_clip_joint(clip, j, 1.0, 1.0);
-    kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
-                                        translations ? distance : NULL, err);
-    if (status != KB_OK) {
-        err->track = j;
-        return status;
-    }
-    *max_angle = kb_nan_max(angle, clip->n_frames);
-    *max_distance = translations ? kb_nan_max(distance, clip->n_frames) : 0.0;
-    return kb_ok(err);
 }
 
 /* Doubles per frame of one joint: three curves (rows, rotations and

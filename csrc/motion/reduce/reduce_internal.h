@@ -153,16 +153,6 @@ static inline double larger(double a, double b)
     return a > b || b != b ? a : b;
 }
 
-/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
-static inline double kb_nan_max(const double *v, ptrdiff_t n)
-{
-    double m = v[0];
-    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
-        if (v[i] > m || isnan(v[i]))
-            m = v[i];
-    return m;
-}
-
 /* log(a* b) on the short arc (the scalar part made >= 0). */
 static inline void short_log(const double *a, const double *b, double *v)
 {
@@ -217,15 +207,6 @@ static inline int same_bits(const double *a, const double *b, int n, int negate)
 static inline int same_rotation(const double *a, const double *b)
 {
     return same_bits(a, b, 4, 0) || same_bits(a, b, 4, 1);
-}
-
-/* Joint j of a world search's clip under these tolerances. */
-static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
-                                            double distance)
-{
-    kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
-                          c->translations + 3 * c->n_frames * j, angle, distance};
-    return jt;
 }
 
 /* kb_reduce_greedy.c */
@@ -293,13 +274,10 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
                           ptrdiff_t n_new, const double *const new_rows[2],
                           const double *frame_worst, double limit, ptrdiff_t *keys,
                           ptrdiff_t *n_keys, double *const rows[2], kb_error *err);
-/* kb_reduce_world.c, kb_reduce_clip.c */
+/* kb_reduce_world.c */
 kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
                           const kb_world_plan *plan, kb_progress_fn progress,
                           void *progress_ctx, int n_threads, kb_reduction *out, int *found,
                           kb_error *err);
-kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
-                               const double *translations, double *angle, double *distance,
-                               double *max_angle, double *max_distance, kb_error *err);
 
 #endif /* KB_REDUCE_INTERNAL_H */
