@@ -175,9 +175,7 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     if (status == KB_OK && errors)
         status = kb_rd_fit_score(&j, j.keys, j.K, j.tcb, &worst, err);
     if (status == KB_OK && errors)
-        status = kb_rd_skipped_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
-    if (status == KB_OK && errors)
-        status = kb_rd_key_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
+        status = kb_rd_final_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;
         /* the rows of keys dropped; a channel not scored (c >= channels)

@@ -270,7 +270,7 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 
 /* Both channels' errors at frames [first, last] and their score, and their
  * residuals (NULL: none; see errors_into); key frames are zero, a channel of
- * infinite tolerance is skipped (kb_rd_skipped_errors). */
+ * infinite tolerance is skipped (kb_rd_final_errors). */
 kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
@@ -300,21 +300,11 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
     return status;
 }
 
-/* The errors kb_rd_joint_errors takes as zero, at the key frames, as the splines
- * give them (rounding's), for the final keys' errors at every frame. */
-kb_status kb_rd_key_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                           const double *rotation_tcb, const double *translation_tcb,
-                           space *s, kb_error *err)
-{
-    for (ptrdiff_t j = 0; j < n; j++)
-        s->between_times[j] = jt->times[keys[j]];
-    return errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
-}
-
-/* The errors kb_rd_joint_errors skipped, at every frame, for the final keys. */
-kb_status kb_rd_skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                               const double *rotation_tcb, const double *translation_tcb,
-                               space *s, kb_error *err)
+/* The final keys' errors at every frame: those kb_rd_joint_errors skipped (a
+ * channel of infinite tolerance) and took as zero (key frames: rounding's). */
+kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
+                             const double *rotation_tcb, const double *translation_tcb,
+                             space *s, kb_error *err)
 {
     ptrdiff_t last = jt->n_frames - 1;
     kb_status status = KB_OK;
@@ -323,6 +313,10 @@ kb_status kb_rd_skipped_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys,
     if (status == KB_OK && !isfinite(jt->distance_tolerance))
         status = channel_errors(jt, 0, keys, n, translation_tcb, 0, last, s->distance, NULL, s,
                                 err);
+    for (ptrdiff_t j = 0; j < n; j++)
+        s->between_times[j] = jt->times[keys[j]];
+    if (status == KB_OK)
+        status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
     return status;
 }
 

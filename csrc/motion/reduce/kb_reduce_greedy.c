@@ -203,9 +203,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
             break;
     }
     if (status == KB_OK && (angle || distance))
-        status = kb_rd_skipped_errors(jt, found, n, NULL, NULL, &s, err);
-    if (status == KB_OK && (angle || distance))
-        status = kb_rd_key_errors(jt, found, n, NULL, NULL, &s, err);
+        status = kb_rd_final_errors(jt, found, n, NULL, NULL, &s, err);
     if (status == KB_OK) {
         if (keys) {
             memcpy(keys, found, (size_t)n * sizeof(ptrdiff_t));
