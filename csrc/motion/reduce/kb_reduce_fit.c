@@ -8,11 +8,6 @@
 
 #include "motion/reduce/reduce_internal.h"
 
-/* ---------------------------------------------------------------- */
-/* Fitted keys                                                       */
-/* ---------------------------------------------------------------- */
-
-
 /* The damped normal equations of tangent keys: three tridiagonal systems
  * (a component each, 3 apart), solved by LDL^T; 0 where not positive definite. */
 static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
@@ -53,18 +48,6 @@ typedef struct {
     ptrdiff_t lo, hi, first, last;
 } fit_range;
 
-/* How many of a segment's `inner` frames between its keys a fit weighs,
- * per_segment at most, and the i-th's offset among them (see weigh_frames). */
-static ptrdiff_t weighed_count(ptrdiff_t inner, ptrdiff_t per_segment)
-{
-    return inner > per_segment ? per_segment : inner;
-}
-
-static ptrdiff_t weighed_offset(ptrdiff_t inner, ptrdiff_t count, ptrdiff_t i)
-{
-    return inner == count ? i : (2 * i + 1) * inner / (2 * count);
-}
-
 /* The frames of range r a fit weighs: up to w->per_segment of each
  * segment, evenly spaced (the drops check every frame); how many. */
 static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
@@ -74,9 +57,9 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     for (ptrdiff_t s = 0; s + 1 < K; s++) {
         w->seg_start[s] = m;
         ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
-        ptrdiff_t count = weighed_count(inner, w->per_segment);
+        ptrdiff_t count = inner > w->per_segment ? w->per_segment : inner;
         for (ptrdiff_t i = 0; i < count; i++) {
-            ptrdiff_t f = start + 1 + weighed_offset(inner, count, i);
+            ptrdiff_t f = start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
             if (f < r.first || f > r.last)
                 continue;
             w->at[m] = f;

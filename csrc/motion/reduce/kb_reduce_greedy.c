@@ -8,10 +8,6 @@
 
 #include "motion/reduce/reduce_internal.h"
 
-/* ---------------------------------------------------------------- */
-/* Greedy selection                                                  */
-/* ---------------------------------------------------------------- */
-
 /* A segment's worst frame; the heap pops the worst score first, then the
  * earliest frame.  `entry` tells a segment's latest record from stale ones. */
 typedef struct {
