@@ -112,14 +112,8 @@ static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t 
     }
 }
 
-/* Whether key k of K moves in a fit of range r: not a fixed key, nor a
- * natural end (which takes no TCB of its own; a tangent key's end has its
- * tangent). */
-static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
-{
-    (void)K, (void)w;
-    return k >= r.lo && k <= r.hi;
-}
+/* Whether key k moves in a fit of range r (a tangent key's end has its tangent). */
+#define KEY_MOVES(k, r) ((k) >= (r).lo && (k) <= (r).hi)
 
 /* Segment seg's share of J^T J: h times the identity per tangent, so only
  * the diagonal and the two keys' like components (3 apart) are not zero. */
@@ -133,24 +127,21 @@ static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_
         w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
 }
 
-/* Segment seg's slopes, h times the identity for each of its keys that
- * moves (else zero), and its share of J^T J (none where no frame is weighed). */
-static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fit_space *w)
-{
-    int from = key_moves(seg, K, r, w), to = key_moves(seg + 1, K, r, w);
-    w->slope[2 * seg] = from ? h : 0.0;
-    w->slope[2 * seg + 1] = to ? h : 0.0;
-    if (w->seg_start[seg] != w->seg_start[seg + 1])
-        tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
-}
-
-/* The normal matrix J^T J (lower band): the Hermite cubic is linear in its
- * tangents (the rotation taken as one in log space; scale 2: twice the log). */
+/* The normal matrix J^T J (lower band) and each segment's slopes, h times the
+ * identity for each of its keys that moves, else zero: the Hermite cubic is
+ * linear in its tangents (the rotation taken as one in log space; scale 2:
+ * twice the log). */
 static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
 {
     memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++)
-        tangent_slopes(seg, K, scale * w->dt[seg], r, w);
+    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
+        const double h = scale * w->dt[seg];
+        int from = KEY_MOVES(seg, r), to = KEY_MOVES(seg + 1, r);
+        w->slope[2 * seg] = from ? h : 0.0;
+        w->slope[2 * seg + 1] = to ? h : 0.0;
+        if (w->seg_start[seg] != w->seg_start[seg + 1])  /* frames weighed: a share of J^T J */
+            tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
+    }
 }
 
 /* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
@@ -240,11 +231,11 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
                                    const double *from_residual, double scale, fit_range r,
                                    const fit_space *w, double *moved)
 {
-    int moves[2] = {0, key_moves(0, K, r, w)};
+    int moves[2] = {0, KEY_MOVES(0, r)};
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         const ptrdiff_t first = w->seg_start[seg], last = w->seg_start[seg + 1];
         moves[0] = moves[1];
-        moves[1] = key_moves(seg + 1, K, r, w);
+        moves[1] = KEY_MOVES(seg + 1, r);
         if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
             memcpy(moved + 3 * first, from_residual + 3 * first,
                    (size_t)(3 * (last - first)) * sizeof(double));
