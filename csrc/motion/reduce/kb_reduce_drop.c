@@ -18,16 +18,15 @@ int kb_reduce_shortcuts = 1;
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
- * window of keys two beyond them (one for tangent keys: see kb_rd_refit_near),
- * whose spline is the whole one there. */
+ * window of keys one beyond them (a tangent key's tangent hangs on no
+ * neighbour), whose spline is the whole one there. */
 static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
 {
     ptrdiff_t K = j->K;
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
     ptrdiff_t hi = m + 1 + DROP_NEAR < K - 1 ? m + 1 + DROP_NEAR : K - 1;
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
-    ptrdiff_t beyond = 1 + kb_rd_tangent_reach(j->tcb[0]);
-    ptrdiff_t a = lo > beyond ? lo - beyond : 0, b = hi + beyond < K - 1 ? hi + beyond : K - 1;
+    ptrdiff_t a = lo > 1 ? lo - 1 : 0, b = hi + 1 < K - 1 ? hi + 1 : K - 1;
     j->s.signs_follow = 1;
     kb_status status = kb_rd_joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                           j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,

@@ -402,13 +402,6 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }
 
-/* How many keys on each side a key's tangent hangs on: KB tangents one,
- * tangent keys (with rows) none. */
-ptrdiff_t kb_rd_tangent_reach(const double *rows)
-{
-    return rows ? 0 : 1;
-}
-
 /* Whether two neighbouring keys' quaternions are orthogonal within
  * rounding, so that a window's signs may not follow the whole spline's
  * (see kb_rd_signs_follow, whose dot is with the unit key before: zero only

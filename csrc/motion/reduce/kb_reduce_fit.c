@@ -366,7 +366,7 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, int steps, double *model_worst, kb_error *err)
 {
-    const ptrdiff_t K = j->K, beyond = 1 + kb_rd_tangent_reach(j->tcb[0]);
+    const ptrdiff_t K = j->K, beyond = 1;  /* a tangent key's tangent hangs on no neighbour */
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; i < K && status == KB_OK; i++) {
         if (!mark[i])

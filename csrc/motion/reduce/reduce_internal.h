@@ -244,7 +244,6 @@ kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err);
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err);
-ptrdiff_t kb_rd_tangent_reach(const double *rows);
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K);
 /* kb_reduce_fit.c */
 size_t kb_rd_fit_bytes(ptrdiff_t F);
