@@ -202,19 +202,8 @@ static kb_status place(search *s, ptrdiff_t j, const curves *c, const placed *pa
                                 to->world_rot, to->origin, NULL, &to->error, frame_worst, err);
 }
 
-static void swap_curves(curves *a, curves *b)
-{
-    curves t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void swap_placed(placed *a, placed *b)
-{
-    placed t = *a;
-    *a = *b;
-    *b = t;
-}
+/* Swaps two curves or two places (their buffers change hands, not their contents). */
+#define SWAP(type, a, b) do { type swapped_ = *(a); *(a) = *(b); *(b) = swapped_; } while (0)
 
 /* Every joint's keys at `scale` into its trial, placed after its parent:
  * *held 1 where every point stays within the tolerance, 0 as soon as one does not. */
@@ -254,8 +243,8 @@ static kb_status attempt(search *s, double scale, int *held, kb_error *err)
 static void take_pass(search *s, double scale)
 {
     for (ptrdiff_t j = 0; j < s->J; j++) {
-        swap_curves(&s->joints[j].held, &s->joints[j].trial);
-        swap_placed(&s->joints[j].at, &s->joints[j].moved);
+        SWAP(curves, &s->joints[j].held, &s->joints[j].trial);
+        SWAP(placed, &s->joints[j].at, &s->joints[j].moved);
         s->joints[j].scale = scale;
     }
 }
@@ -287,9 +276,9 @@ static kb_status trial(search *s, ptrdiff_t j, curves *c, double *frame_worst, i
         return status;
     }
     if (*held) {
-        swap_curves(&s->joints[j].held, c);
+        SWAP(curves, &s->joints[j].held, c);
         for (ptrdiff_t i = 0; i < n; i++)
-            swap_placed(&s->joints[moved[i]].at, &s->joints[moved[i]].moved);
+            SWAP(placed, &s->joints[moved[i]].at, &s->joints[moved[i]].moved);
     }
     return kb_ok(err);
 }
