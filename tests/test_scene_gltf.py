@@ -91,9 +91,9 @@ def check_channel(times, output, truth, path, tolerance, reported, offset=0.0):
         if step > tolerance:          # a jump inside: the one place not met
             jumps += 1
             continue
-        # too fast for the floor: said in the report (which measures 16
-        # points an interval: a miss within 1% of the tolerance can slip by)
-        assert reported or error[(t > a) & (t < b)].max() <= 1.01 * tolerance, (path, a, b)
+        # too fast for the floor: said in the report; slack for float64
+        # noise only (the keyer's bound counts float32 storage itself)
+        assert reported or error[(t > a) & (t < b)].max() <= (1 + 1e-9) * tolerance, (path, a, b)
         if path != "rotation" and b - a <= 1.01 * MIN_KEY_SPACING:
             # no keys MIN_KEY_SPACING apart meet it: h^2 |a| / 8 > tol (a window's
             # longer slack piece, linear_keys' layout, is not proved so)

@@ -10,12 +10,12 @@ import numpy as np
 from ...position import PositionSpline
 from ...quaternion import _angle_between
 from ...rotation import RotationSpline
-from ..adaptive import SPLIT_ANGLE, _channel_keys, key_times_in
+from ..adaptive import DENSE_CHECKS, SPLIT_ANGLE, _channel_keys, key_times_in
 from .playback import _play_cubic, _play_linear, _play_slerp
 
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
-CHECKS_PER_INTERVAL = 16
+CHECKS_PER_INTERVAL = DENSE_CHECKS
 
 _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline,
                                 "rotation": RotationSpline}
