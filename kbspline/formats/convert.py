@@ -17,6 +17,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from .._checks import positive_float
 from .gltf import DEFAULT_ANGLE_TOLERANCE, GltfExport, export_gltf
 from .gltf.cameras import add_cameras
 from .gltf.write import save_gltf
@@ -326,14 +327,14 @@ def cli_arguments(parser) -> None:
         The command's sub-parser.
     """
     parser.add_argument("input", help="the scene to read (.3ds, .lws, .gltf, .glb, .bvh)")
-    parser.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    parser.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                         help="how far glTF's playback of rotations may stray from the "
                              "scene's (default 0.0057, i.e. 1e-4 rad)")
-    parser.add_argument("--distance-tolerance", type=float, default=None, metavar="DISTANCE",
+    parser.add_argument("--distance-tolerance", type=positive_float, default=None, metavar="DISTANCE",
                         help="how far glTF's playback of translations and scales may stray, "
                              "in the scene's units (default: the angle tolerance in radians "
                              "times each channel's extent)")
-    parser.add_argument("--fps", type=float, default=30.0,
+    parser.add_argument("--fps", type=positive_float, default=30.0,
                         help="frames a second of a 3DS keyframer and of a BVH or USD output "
                              "(default 30)")
     parser.add_argument("-o", "--output", required=True,
