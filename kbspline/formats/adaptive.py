@@ -42,7 +42,7 @@ from ..position import PositionSpline
 from ..rotation import RotationSpline
 
 __all__ = ["linear_keys", "channel_keys", "key_times_in", "playback_error", "MIN_KEY_SPACING",
-           "CHECKS", "SPLIT_ANGLE"]
+           "CHECKS", "DENSE_CHECKS", "MAX_KEYS", "SPLIT_ANGLE"]
 
 # Checks per interval (the bound's grid); playback_error measures on a
 # finer, different grid.
@@ -51,6 +51,10 @@ CHECKS = 16
 # the exporters measure their error there.
 DENSE_CHECKS = 4 * CHECKS
 _VERIFY_ROUNDS = 4
+# The most keys one call places (all tracks together).
+MAX_KEYS = 1_000_000
+# Times evaluated at once while checking intervals (bounds memory).
+_CHUNK_POINTS = 1 << 16
 # The closest two added keys come (seconds): importers merge keys closer
 # than 0.01 frame (Blender), which at 24 frames per second is 0.42 ms.
 MIN_KEY_SPACING = 5e-4
@@ -143,6 +147,7 @@ def _place(spline, keys, done, tolerance, rounding, min_spacing, lerp_within=0.0
     jumps = [k[:-1][d] for k, d in zip(keys, done)]
     verified = 0
     for _ in range(_MAX_ROUNDS):
+        _check_count(keys)
         starts, ends, owner = _open_intervals(keys, done)
         if not len(starts):
             if verified == _VERIFY_ROUNDS:
@@ -164,6 +169,18 @@ def _place(spline, keys, done, tolerance, rounding, min_spacing, lerp_within=0.0
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
                                        pieces[mine], rounding, worst, min_spacing, tolerance)
     return keys
+
+
+def _check_count(keys):
+    """A ValueError once the keys pass MAX_KEYS (a long range of fast or
+    repeating motion), before memory and time run away."""
+    count = sum(len(k) for k in keys)
+    if count > MAX_KEYS:
+        lo = min(k[0] for k in keys)
+        hi = max(k[-1] for k in keys)
+        raise ValueError(f"{lo:g}..{hi:g} s needs more than MAX_KEYS = {MAX_KEYS} keys "
+                         f"({count} so far) for this tolerance; shorten the range "
+                         f"(a scene's LastFrame or KFSEG) or raise the tolerance")
 
 
 def _verify(spline, keys, jumps, tolerance, rounding, spacing, lerp_within):
@@ -257,6 +274,7 @@ def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
         return np.array([start]), curve(np.array([start])), np.zeros(0, bool), curve
     rounding = round_times or (lambda t: t)
     breaks = key_times_in(channel, start, end)
+    _check_count([breaks])
     keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
                                     rotation)
     jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
@@ -491,7 +509,13 @@ def _check(spline, starts, ends, owner, groups, m):
     """(largest error, largest second difference of the error, swept angle)
     of each interval's playback, from the spline at m equally spaced
     points (the core's kb_playback_check); shared intervals (groups == 1)
-    give every track's, (tracks, intervals)."""
+    give every track's, (tracks, intervals); in chunks of intervals, so
+    that memory stays bounded however many there are."""
+    step = max(1, _CHUNK_POINTS // m)
+    if len(starts) > step:
+        parts = [_check(spline, starts[i:i + step], ends[i:i + step], owner[i:i + step],
+                        groups, m) for i in range(0, len(starts), step)]
+        return tuple(np.concatenate([p[k] for p in parts], axis=-1) for k in range(3))
     u = np.linspace(0.0, 1.0, m)
     times = starts[:, None] + (ends - starts)[:, None] * u
     times[:, -1] = ends

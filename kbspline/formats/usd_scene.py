@@ -173,7 +173,10 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
                 op.Set(_value(Gf, target, getattr(node, target)))
                 continue
             tolerance = angle if target == "rotation" else distance_tolerance
-            at, values, error, tolerance = _samples(channel, tolerance, angle, start, end)
+            try:
+                at, values, error, tolerance = _samples(channel, tolerance, angle, start, end)
+            except ValueError as problem:       # name the channel (MAX_KEYS passed)
+                raise ValueError(f"{node.name} {target}: {problem}") from None
             for t, value in zip(at, values):
                 op.Set(_value(Gf, target, value), Usd.TimeCode(t * fps))
             key = (node.name, target)
@@ -217,7 +220,9 @@ def _measured(channel, at, values):
     if not len(wide):
         return 0.0
     t = (at[wide, None] + u * (at[wide + 1] - at[wide])[:, None]).ravel()
-    return float(np.max(sample_error(channel, at, t, channel.path == "rotation", values)))
+    step = 1 << 16        # in chunks: memory stays bounded however many samples
+    return max(float(np.max(sample_error(channel, at, t[i:i + step], channel.path == "rotation",
+                                         values))) for i in range(0, len(t), step))
 
 
 def _value(Gf, target, value):

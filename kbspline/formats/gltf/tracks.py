@@ -16,6 +16,7 @@ from .playback import _play_cubic, _play_linear, _play_slerp
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
 CHECKS_PER_INTERVAL = DENSE_CHECKS
+_CHUNK = 1 << 16     # times measured at once
 
 _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline,
                                 "rotation": RotationSpline}
@@ -142,6 +143,11 @@ class _Track:
             inner[self.jumps, 1:] = inner[self.jumps, :1]
             last = last[:0] if self.jumps[-1] else last
         probe = np.append(inner.ravel(), last)
+        # in chunks: memory stays bounded however many keys there are
+        return max(self._probe_error(times, output, play, offset, probe[i:i + _CHUNK])
+                   for i in range(0, len(probe), _CHUNK))
+
+    def _probe_error(self, times, output, play, offset, probe):
         # float32 key times can round just past the spline's domain
         truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
         played = play(times, output, probe)
@@ -176,8 +182,11 @@ class _ChannelTrack(_Track):
 
     def keys(self, tolerance, rounding, spacing):
         """The key times within `tolerance`; notes the jumps' intervals."""
-        times, _, self.jumps, _ = _channel_keys(self.channel, tolerance, *self.span, spacing,
-                                                rounding)
+        try:
+            times, _, self.jumps, _ = _channel_keys(self.channel, tolerance, *self.span,
+                                                    spacing, rounding)
+        except ValueError as error:
+            raise ValueError(f"{self.where}: {error}") from None
         return times
 
 

