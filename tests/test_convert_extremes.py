@@ -42,3 +42,38 @@ def test_the_cli_says_so_and_exits_1(tmp_path, capsys):
     assert main(["convert", str(source), "-o", str(tmp_path / "out.glb")]) == 1
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("kbspline convert:") and "MAX_KEYS" in line and "LastFrame" in line
+
+
+def camera_3ds(path, frames, camera, target):
+    """A 3DS camera with a target, position keys at `frames` (no TCB)."""
+    from threeds_writer import write_3ds
+
+    def track(values):
+        return {"frames": np.array(frames), "values": np.array(values, float), "flags": 0}
+    nodes = [{"tag": "camera", "name": "Cam", "tracks": {"position": track(camera)}},
+             {"tag": "target", "name": "Cam", "tracks": {"position": track(target)}}]
+    path.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, frames[-1])))
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usda"])
+def test_a_single_key_scene_converts(tmp_path, suffix):
+    # one frame: glTF's report crashed (IndexError) on a channel of one key
+    source = camera_3ds(tmp_path / "one.3ds", [0], [[1.0, 2.0, 3.0]], [[1.0, 7.0, 3.0]])
+    report = convert(source, tmp_path / ("out" + suffix))
+    assert report.max_error and max(report.max_error.values()) < 1e-6
+    assert not report.missed
+
+
+def test_a_look_at_flip_between_keys_is_reported_by_usd(tmp_path, capsys):
+    """The camera passes right under its target: the look-at's roll flips
+    half a turn at an instant that is no key time. USD's report left out
+    every interval at the 0.5 ms floor (taking each for a jump) and said
+    1.6e-7; now the keyer's own jump flags say which intervals are jumps."""
+    source = camera_3ds(tmp_path / "flip.3ds", [0, 30], [[-1.0, 0, 0], [1.0, 0, 0]],
+                        [[0.0, 0, 5], [0.0, 0, 5]])
+    with pytest.warns(UserWarning, match="USD's playback misses the tolerance.*Cam rotation"):
+        report = convert(source, tmp_path / "out.usda")
+    assert report.max_error["Cam", "rotation"] > 3.0          # about pi: the flip
+    assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 1
+    assert "Cam rotation" in capsys.readouterr().err

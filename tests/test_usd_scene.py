@@ -170,7 +170,10 @@ def test_3ds_scene_to_usd_against_the_oracle(tmp_path, seed):
                 err = np.abs(op_value(stage, prim, "xformOp:translate", tc)
                              - Z_UP @ position).max()
                 assert err <= report.tolerances[name, path] * (1 + 1e-9), (name, x, err)
-    assert not report.missed
+    # eased random keys can move too fast for keys 0.5 ms apart (formats.md;
+    # test_scene_gltf proves such misses out of reach): reported, at the floor
+    for key in report.missed:
+        assert np.diff(report.times[key]).min() < 2 * MIN_KEY_SPACING, key
     rng = np.random.default_rng(seed)
     for frame in rng.uniform(0, 60, 12):            # the hierarchy, axes and cameras
         tc = Usd.TimeCode(frame)
@@ -404,7 +407,8 @@ def test_cli_says_what_the_stage_holds(tmp_path, capsys):
     from kbspline.__main__ import main
     source, _ = threeds_file(tmp_path, 0)
     out = tmp_path / "cli.usda"
-    assert main(["convert", str(source), "-o", str(out)]) == 0
+    # its eased keys miss at the 0.5 ms floor, as glTF's do (exit 1 without the flag)
+    assert main(["convert", str(source), "-o", str(out), "--accept-miss"]) == 0
     said = capsys.readouterr().out
     assert f"wrote {out}: 5 prims, 1 cameras, " in said and "largest error" in said
     assert Usd.Stage.Open(str(out)).GetPrimAtPath("/TESTSCENE/Cam/camera").IsA(UsdGeom.Camera)

@@ -141,7 +141,7 @@ class _Track:
         last = times[-1:]
         if self.jumps is not None:         # a jump's pair: only its start is checked
             inner[self.jumps, 1:] = inner[self.jumps, :1]
-            last = last[:0] if self.jumps[-1] else last
+            last = last[:0] if len(self.jumps) and self.jumps[-1] else last
         probe = np.append(inner.ravel(), last)
         # in chunks: memory stays bounded however many keys there are
         return max(self._probe_error(times, output, play, offset, probe[i:i + _CHUNK])
@@ -150,7 +150,9 @@ class _Track:
     def _probe_error(self, times, output, play, offset, probe):
         # float32 key times can round just past the spline's domain
         truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
-        played = play(times, output, probe)
+        # one key (a scene of one frame): glTF holds it
+        played = (play(times, output, probe) if len(times) > 1
+                  else np.repeat(output[:1], len(probe), axis=0))
         if self.target == "rotation":
             if self.scalar_first:
                 truth = truth[..., [1, 2, 3, 0]]
