@@ -77,3 +77,19 @@ def test_a_look_at_flip_between_keys_is_reported_by_usd(tmp_path, capsys):
     assert report.max_error["Cam", "rotation"] > 3.0          # about pi: the flip
     assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 1
     assert "Cam rotation" in capsys.readouterr().err
+
+
+def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):
+    # glTF's schema needs yfov > 0: the file was written with a 0 before
+    from threeds_writer import write_3ds
+    track = {"frames": np.array([0, 30]), "values": np.array([[0.0], [10.0]]), "flags": 0}
+    still = {"frames": np.array([0]), "values": np.array([[0.0, 0.0, 0.0]]), "flags": 0}
+    aim = {"frames": np.array([0]), "values": np.array([[0.0, 5.0, 0.0]]), "flags": 0}
+    nodes = [{"tag": "camera", "name": "Cam", "tracks": {"position": still, "fov": track}},
+             {"tag": "target", "name": "Cam", "tracks": {"position": aim}}]
+    source = tmp_path / "fov0.3ds"
+    source.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, 30)))
+    out = tmp_path / "out.glb"
+    with pytest.raises(ValueError, match="camera 'Cam': its field of view reaches 0 degrees"):
+        convert(source, out)
+    assert not out.exists()
