@@ -93,3 +93,14 @@ def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):
     with pytest.raises(ValueError, match="camera 'Cam': its field of view reaches 0 degrees"):
         convert(source, out)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usda", ".bvh"])
+def test_a_scene_without_animation_says_so(tmp_path, suffix):
+    # a 3DS file without a keyframer reads as a scene with no animation; convert
+    # said "animation must name one of []"
+    from threeds_writer import write_3ds
+    source = tmp_path / "still.3ds"
+    source.write_bytes(write_3ds([], objects=[("Box", "mesh")], keyframer=False))
+    with pytest.raises(ValueError, match="still.3ds: the scene holds no animation"):
+        convert(source, tmp_path / ("out" + suffix))

@@ -284,6 +284,9 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"output {str(output)!r} is the input file; convert never writes "
                          "over its input")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
+    if not scene.animations:     # read fine, but nothing moves: say so, not "one of []"
+        raise ValueError(f"{source}: the scene holds no animation (no keyframer, or no "
+                         f"item with motion); convert writes animations")
     if kind in (".gltf", ".glb") and scene.source in ("3ds", "lws"):
         return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                              distance_tolerance=distance_tolerance)
