@@ -4,12 +4,14 @@ memory without bound), and extreme key values played back against the
 readers within the tolerance by an independent lerp/slerp."""
 import numpy as np
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from kbspline.__main__ import main
 from kbspline.formats.adaptive import MAX_KEYS
 from kbspline.formats.convert import convert
 
 import lws_writer
+from test_scene_gltf import check_lws
 
 ZERO = (0.0,) * 6
 
@@ -104,3 +106,38 @@ def test_a_scene_without_animation_says_so(tmp_path, suffix):
     source.write_bytes(write_3ds([], objects=[("Box", "mesh")], keyframer=False))
     with pytest.raises(ValueError, match="still.3ds: the scene holds no animation"):
         convert(source, tmp_path / ("out" + suffix))
+
+
+@settings(max_examples=8, deadline=None)
+@example(seed=83250, power=-6, gap=10 ** 5, count=3)   # float32 times 0.5 ms apart
+@example(seed=0, power=-6, gap=3000, count=3)          # a range's ends stored outside it
+@example(seed=0, power=-6, gap=30, count=2)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([-6, -3, 0, 3]),
+       st.sampled_from([1, 30, 3000, 10 ** 5]), st.integers(1, 4))
+def test_extreme_lightwave_envelopes_round_trip(tmp_path_factory, seed, power, gap, count):
+    """Keys 1 to 10^5 frames apart, values of size 10^power, every span type
+    (stepped only sometimes), a single key, turns of many revolutions:
+    test_scene_gltf's independent glTF player against the LightWave oracle,
+    the tolerance scaled with the values (float32 holds 7 digits)."""
+    rng = np.random.default_rng(seed)
+    # (2-D Bezier handles need care to stay legal: test_scene_gltf covers them)
+    shapes = ["stepped"] if rng.random() < 0.3 else [s for s in lws_writer.SHAPES
+                                                     if s != "bezier2d"]
+    frames = np.cumsum(rng.integers(1, gap + 1, count)) - 1
+    channels = {}
+    for ch in range(9):
+        size = 10.0 ** power if ch < 3 else (40.0 if ch < 6 else 1.0)
+        keys = [(float(rng.normal(0, size) + (ch >= 6)), f / 30, str(rng.choice(shapes)),
+                 *rng.uniform(-0.5, 0.5, 3), 0.0, 0.0, 0.0) for f in frames]
+        channels[ch] = (keys, str(rng.choice(lws_writer.BEHAVIOURS)),
+                        str(rng.choice(lws_writer.BEHAVIOURS)))
+    items = [{"kind": "null", "name": "N", "parent": -1, "channels": channels,
+              "pivot": (0.0, 0.0, 0.0)}]
+    tmp_path = tmp_path_factory.mktemp("extreme")
+    path = tmp_path / "extreme.lws"
+    lws_writer.write_lws(path, items, 3)
+    if count == 1:                    # one key: nothing moves
+        with pytest.raises(ValueError, match="holds no animation"):
+            convert(path, tmp_path / "out.glb")
+        return
+    check_lws(path, items, tmp_path, tolerance=max(1e-3, 1e-5 * 10.0 ** power))

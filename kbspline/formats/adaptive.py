@@ -168,7 +168,20 @@ def _place(spline, keys, done, tolerance, rounding, min_spacing, lerp_within=0.0
                 return bound.max(axis=0) if bound.ndim == 2 else bound
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
                                        pieces[mine], rounding, worst, min_spacing, tolerance)
-    return keys
+    return [_distinct_stored(k, rounding) for k in keys]
+
+
+def _distinct_stored(keys, rounding):
+    """`keys` but for inner ones stored (`rounding`) at the time of the key
+    before them or of the last key: the ends are kept unrounded, and where
+    stored times are coarse (float32 seconds near 10^4 s step by 0.5 ms) a
+    key placed beside an end can round onto it."""
+    stored = rounding(keys.copy())
+    keep = np.ones(len(keys), dtype=bool)
+    keep[1:] = np.diff(stored) > 0
+    keep[:-1] &= stored[:-1] < stored[-1]
+    keep[[0, -1]] = True
+    return keys[keep]
 
 
 def _check_count(keys):
