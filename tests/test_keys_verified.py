@@ -10,8 +10,9 @@ from kbspline.formats.adaptive import (CHECKS, DENSE_CHECKS, MIN_KEY_SPACING, _w
 
 class Bump:
     """A translation channel keyed at 0 and 1: flat but for a narrow smooth
-    bump, 0.01 high (slow enough for keys MIN_KEY_SPACING apart), that falls between the CHECKS grid's points (j / CHECKS) and on
-    the DENSE_CHECKS grid's."""
+    bump, 0.01 high (slow enough for keys MIN_KEY_SPACING apart), that
+    falls between the CHECKS grid's points (j / CHECKS) and on the
+    DENSE_CHECKS grid's."""
     path = "translation"
     times = np.array([0.0, 1.0])
     centre = (8 + 0.5) / CHECKS + 0.25 / DENSE_CHECKS
