@@ -6,8 +6,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 _F64 = NDArray[np.float64]
-# reduce_drop's memory of failed drops: needed, around, least, context
-_DropMemory = tuple[_F64, NDArray[np.intp], _F64, NDArray[np.intp]]
 _Out = NDArray[np.float64] | NDArray[np.float32]
 
 class CoreError(ValueError): ...
@@ -109,17 +107,6 @@ def joint_world(
     offsets: _F64, sites: _F64, truth: Optional[_F64], limit: float = ...,
     frame_worst: Optional[_F64] = ..., out: Optional[tuple[_F64, _F64]] = ..., /,
 ) -> tuple[_F64, _F64, Optional[_F64], Optional[float]]: ...
-_WorldPoints = tuple[NDArray[np.intp], NDArray[np.intp], _F64, _F64]
-_WorldPlaced = tuple[_F64, _F64, _F64, _F64, _F64, _F64]
-def world_trial(
-    points: _WorldPoints, held: _WorldPlaced, trial: _WorldPlaced, runs: NDArray[np.intp],
-    j: int, rotations: _F64, offsets: Optional[_F64], limit: float = ...,
-    frame_worst: Optional[_F64] = ..., /,
-) -> tuple[float, int]: ...
-def world_accept(
-    points: _WorldPoints, held: _WorldPlaced, trial: _WorldPlaced, runs: NDArray[np.intp],
-    n_runs: int, j: int, /,
-) -> None: ...
 def reduce_clip(
     rotations: _F64, translations: _F64, frame_time: float, parents: NDArray[np.intp],
     moves: NDArray[np.bool_], offsets: _F64, n_sites: NDArray[np.intp], sites: _F64,
@@ -128,22 +115,15 @@ def reduce_clip(
     progress: Optional[Callable[[int, int], object]], /,
 ) -> tuple[list[NDArray[np.intp]], Optional[list[_F64]], Optional[list[_F64]], _F64, _F64,
            _F64]: ...
-def reduce_fit(
-    times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
-    distance_tolerance: float, keys: NDArray[np.intp], tangent_keys: bool = False,
-    errors: bool = True, /,
-) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
 def reduce_drop(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,
-    distance_tolerance: float, keys: NDArray[np.intp], rotation_tcb: _F64,
-    translation_tcb: _F64,
-    memory: Optional[_DropMemory] = None,
-    tangent_keys: bool = False, errors: bool = True, /,
+    distance_tolerance: float, keys: NDArray[np.intp], rotation_rows: _F64,
+    translation_rows: _F64, errors: bool = True, /,
 ) -> tuple[NDArray[np.intp], _F64, _F64, Optional[_F64], Optional[_F64]]: ...
 def reduce_merge(
     old_keys: NDArray[np.intp], old_rotation_rows: _F64, old_translation_rows: _F64,
     new_keys: NDArray[np.intp], new_rotation_rows: _F64, new_translation_rows: _F64,
-    frame_worst: _F64, limit: float, memory: Optional[_DropMemory] = None, /,
+    frame_worst: _F64, limit: float, /,
 ) -> Optional[tuple[NDArray[np.intp], _F64, _F64]]: ...
 def reduce_sweep(
     times: _F64, rotations: _F64, translations: _F64, angle_tolerance: float,

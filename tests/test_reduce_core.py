@@ -94,7 +94,7 @@ def test_drop_refuses_bad_keys(keys, error, match):
     t, q, x = frames()
     rows = np.zeros((len(keys), 3))
     with pytest.raises(error, match=match):
-        core.reduce_drop(t, q, x, 0.01, 0.01, np.array(keys), rows, rows, None, True)
+        core.reduce_drop(t, q, x, 0.01, 0.01, np.array(keys), rows, rows)
 
 
 @st.composite
@@ -130,7 +130,7 @@ def test_extreme_tracks_keep_their_tolerances(track):
     times, q, x, angle, distance = track
     keys = assert_same_greedy(times, q, x, np.array([angle]), np.array([distance]))[0]
     swept = core.reduce_sweep(times, q, x, angle, distance)
-    fitted, rtcb, ttcb = core.reduce_drop(times, q, x, angle, distance, *swept, None, True)[:3]
+    fitted, rtcb, ttcb = core.reduce_drop(times, q, x, angle, distance, *swept)[:3]
     zero = np.zeros(len(keys))
     for k, r, t in [(keys, (zero, zero, zero), (zero, zero, zero)),
                     (fitted, {"tangents": (rtcb, rtcb)}, {"tangents": (ttcb, ttcb)})]:
@@ -307,7 +307,7 @@ def test_neighbouring_keys_of_zero_dot_keep_the_tolerance():
         frames = (times, rotations, translations)
         greedy_keys, greedy_angle, _ = greedy(*frames, np.array([angle]), np.array([distance]))
         swept = core.reduce_sweep(*frames, angle, distance)
-        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *swept, None, True)
+        dropped = core.reduce_drop(*frames, 1.5 * angle, 1.5 * distance, *swept)
         for (keys, rtcb, ttcb, reported), limit, tangents in [
                 ((greedy_keys[0], None, None, greedy_angle[0]), angle, False),
                 (dropped[:4], 1.5 * angle, True)]:
@@ -332,7 +332,7 @@ def test_fitted_keys_beside_zero_dot_neighbours_keep_the_tolerance(signs, angle,
     frames = (case["times"], case["rotations"] * np.array(signs)[None, :, None],
               case["translations"])
     swept = core.reduce_sweep(*frames, angle, np.inf)
-    fitted = core.reduce_drop(*frames, angle, np.inf, *swept, None, True)
+    fitted = core.reduce_drop(*frames, angle, np.inf, *swept)
     rebuilt = core.reduce_rebuild(*frames, *fitted[:3], True, True, None, True)[2]
     assert fitted[3].tobytes() == rebuilt.tobytes()
     assert rebuilt.max() <= angle

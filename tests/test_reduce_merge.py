@@ -1,9 +1,8 @@
 """The world search's piecewise check (csrc/motion/reduce/kb_reduce_merge.c,
 _core.reduce_merge, and kb_joint_world's frame_worst): the merge of a
 joint's old and new tangent keys against a plain Python oracle written
-from its description, on random legal input, with the drops it remembers;
-and its refusals of bad input (the world search keeping the pieces that
-hold: tests/test_world_swept.py)."""
+from its description, on random legal input, and its refusals of bad
+input (the world search keeping the pieces that hold: test_reduce_world.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -13,18 +12,12 @@ from kbspline.motion import reduce_keys
 from test_reduce_world import walk, world_error  # noqa: F401 (a fixture)
 
 
-def memory(F):
-    return (np.zeros((F, 2)), np.full((F, 4), -1, dtype=np.intp), np.zeros((F, 2)),
-            np.zeros(F, dtype=np.intp))
-
-
-def oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit, needed, around):
+def oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit):
     """Keys both share with equal rows cut [0, F) into pieces (each with the
     frames from the cut before it to the cut after, both included); a piece
     with keys between its cuts takes the new ones where every frame has
     worst <= limit ** 2 (NaN not; nothing for a negative limit), else the
-    old, whose keys the new ones lack are remembered as failed where a
-    frame from two old keys before to two after does not hold."""
+    old."""
     old, new = [int(k) for k in old], [int(k) for k in new]
     at_old, at_new = {k: i for i, k in enumerate(old)}, {k: i for i, k in enumerate(new)}
 
@@ -42,11 +35,6 @@ def oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit, needed, around
         ok = bool(old_in or new_in) and holds(0 if a is None else a, F - 1 if b is None else b)
         held |= ok
         out += [("new", k) for k in new_in] if ok else [("old", k) for k in old_in]
-        for k in old_in if (old_in or new_in) and not ok else []:
-            i = at_old[k]
-            if k not in at_new and not holds(old[max(i - 2, 0)], old[min(i + 2, len(old) - 1)]):
-                needed[k] = np.inf
-                around[k] = [old[m] if 0 <= m < len(old) else -1 for m in (i - 2, i - 1, i + 1, i + 2)]
         if b is not None:
             out.append(("new", b))
     if not held:
@@ -88,17 +76,12 @@ def merges(draw):
 @given(case=merges())
 def test_merge_is_the_oracles(case):
     F, old, old_r, old_t, new, new_r, new_t, worst, limit = case
-    mem = memory(F)
-    got = _core.reduce_merge(old, old_r, old_t, new, new_r, new_t, worst, limit, mem)
-    needed, around = np.zeros(F), np.full((F, 4), -1, dtype=np.intp)
-    want = oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit, needed, around)
+    got = _core.reduce_merge(old, old_r, old_t, new, new_r, new_t, worst, limit)
+    want = oracle(F, old, old_r, old_t, new, new_r, new_t, worst, limit)
     assert (got is None) == (want is None)
     if got is not None:
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
-    assert np.array_equal(mem[0], np.stack([needed, needed], axis=1))
-    assert np.array_equal(mem[1], around)
-    assert not mem[2].any() and not mem[3].any()  # least and context untouched
 
 
 def test_a_negative_limit_holds_no_frame():
@@ -109,9 +92,6 @@ def test_a_negative_limit_holds_no_frame():
             np.array([0, 6, 9]), np.ones((3, 3)), np.zeros((3, 3)), np.full(F, 0.25))
     assert _core.reduce_merge(*args, 0.5) is not None
     assert _core.reduce_merge(*args, -0.5) is None
-    mem = memory(F)
-    assert _core.reduce_merge(*args, -0.5, mem) is None
-    assert mem[0][3].tolist() == [np.inf, np.inf]  # the drop of frame 3 failed
 
 
 def bad_merges():
@@ -124,8 +104,6 @@ def bad_merges():
         args[i] = value
         return args
 
-    readonly = memory(F)
-    readonly[0].flags.writeable = False
     return [
         variant(0, np.array([0])), variant(0, np.array([], dtype=np.intp)),
         variant(0, np.array([0, 6, 3, 9])), variant(0, np.array([0, 3, 3, 9])),
@@ -137,10 +115,7 @@ def bad_merges():
         variant(1, np.zeros((4, 6))[:, ::2]), variant(2, [[0.0] * 3] * 4),
         variant(4, np.zeros((2, 3))), variant(6, np.zeros(F, int)),
         variant(6, np.zeros((F, 1))), variant(6, np.zeros(5)), variant(6, None),
-        variant(7, "x"), good + [list(memory(F))], good + [memory(F)[:3]],
-        good + [memory(F + 1)], good + [(np.zeros((F, 1)),) + memory(F)[1:]],
-        good + [(np.zeros((F, 2)), np.zeros((F, 4), np.int32)) + memory(F)[2:]],
-        good + [readonly], good + [(None,) * 4], good[:7], good + [None, 1],
+        variant(7, "x"), good[:7], good + [None],
     ]
 
 

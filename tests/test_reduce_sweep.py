@@ -177,7 +177,7 @@ def test_bad_input_is_refused_as_reduce_drop_refuses_it(change, error, match):
         with pytest.raises(error, match=match):
             ends = np.unique([0, len(args[0]) - 1])
             rows = np.zeros((len(ends), 3))
-            core.reduce_drop(*args, ends, rows, rows, None, True)
+            core.reduce_drop(*args, ends, rows, rows)
 
 
 def test_keys_between_adjacent_frames_take_finite_tangents_on_tiny_time_steps():

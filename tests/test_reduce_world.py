@@ -580,44 +580,9 @@ def windowed_world(walk):
     return world.with_curves(zip(rotations, translations)), rotations, translations
 
 
-def test_world_trial_refuses_bad_arguments(walk):
-    """world_trial and world_accept name the argument they refuse."""
-    world, rotations, _ = windowed_world(walk)
+def test_joint_world_refuses_a_world_rot_of_the_wrong_shape(walk):
+    _, rotations, _ = windowed_world(walk)
     F = walk.num_frames
-    scratch = tuple(np.zeros_like(a) for a in world.held)
-    runs = np.zeros(F + 1, dtype=np.intp)
-    good = (world.points, world.held, scratch, runs, 1, rotations[1], None)
-
-    def refused(error, match, **changes):
-        names = ["points", "held", "trial", "runs", "j", "rotations", "offsets"]
-        args = [changes.get(name, value) for name, value in zip(names, good)]
-        with pytest.raises(error, match=match):
-            _core.world_trial(*args, *changes.get("rest", ()))
-
-    parents, n_sites, sites, truth = world.points
-    refused(ValueError, "j must be a joint", j=len(walk.joints))
-    refused(ValueError, "j must be a joint", j=-1)
-    refused(ValueError, "rotations", rotations=rotations[1, :-1])
-    refused(ValueError, "offsets", offsets=np.zeros((F, 4)))
-    refused(TypeError, "runs must be an intp array", runs=runs.astype(np.int32))
-    refused(ValueError, "runs", runs=runs[:-1])
-    refused(TypeError, "held must be a tuple of 6", held=world.held[:5])
-    refused(ValueError, "trial", trial=scratch[:4] + (scratch[4][:, :-1], scratch[5]))
-    read_only = tuple(a.copy() for a in scratch)
-    read_only[2].flags.writeable = False
-    refused(ValueError, "trial must be writeable", trial=read_only)
-    bad_parents = parents.copy()
-    bad_parents[3] = 3
-    refused(ValueError, r"parents\[3\] must be in \[-1, 3\)",
-            points=(bad_parents, n_sites, sites, truth))
-    refused(ValueError, "sites", points=(parents, n_sites, sites[:-1], truth))
-    refused(ValueError, "truth", points=(parents, n_sites, sites, truth[:-1]))
-    refused(TypeError, "points must be", points=(parents, n_sites, sites))
-    refused(ValueError, "frame_worst", rest=(math.inf, np.zeros(F - 1)))
-    with pytest.raises(ValueError, match="n_runs must be in"):
-        _core.world_accept(world.points, world.held, scratch, runs, F, 1)
-    with pytest.raises(_core.CoreError):  # runs not ascending
-        _core.world_accept(world.points, world.held, scratch, np.full(F + 1, 2, np.intp), 1, 1)
     with pytest.raises(ValueError, match="world_rot"):
         _core.joint_world(None, None, rotations[0], np.zeros(3), np.zeros((0, 3)), None,
                           math.inf, None, (np.zeros((F - 1, 3, 3)), np.zeros((F, 3))))

@@ -173,7 +173,7 @@ KB_TEST(test_reduce_fit_tangent_keys_keep_every_frame)
         KB_ASSERT_NEAR(fabs(q2[i]), fabs(q[i]), 1e-12);
     kb_reduce_joint looser = {F, times, rot, tr, 3e-2, 2e-2, 1};
     ptrdiff_t before = n;
-    KB_ASSERT(kb_reduce_drop(&looser, keys, &n, rtan, ttan, angle, distance, NULL, &err) ==
+    KB_ASSERT(kb_reduce_drop(&looser, keys, &n, rtan, ttan, angle, distance, &err) ==
               KB_OK);
     KB_ASSERT(n < before);
     tangent_rows = 1;
@@ -201,7 +201,7 @@ KB_TEST(test_reduce_drop_refits_and_restores)
     KB_ASSERT(kb_reduce_sweep(&tighter, keys, &n, rtcb, ttcb, &err) == KB_OK);
     ptrdiff_t greedy = n;
     memcpy(start, keys, (size_t)n * sizeof(ptrdiff_t));
-    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, NULL, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
     KB_ASSERT(n >= 2 && n < greedy && keys[0] == 0 && keys[n - 1] == F - 1);
     for (ptrdiff_t i = 0, k = 0; i < n; i++) {  /* a subset of the greedy keys */
         while (k < greedy && start[k] < keys[i])
@@ -220,121 +220,49 @@ KB_TEST(test_reduce_drop_refits_and_restores)
         rtcb[i] = ttcb[i] = copy[i] = 0.5 * sin((double)i);
     ptrdiff_t before = n;
     memcpy(start, keys, (size_t)n * sizeof(ptrdiff_t));
-    KB_ASSERT(kb_reduce_drop(&tight, keys, &n, rtcb, ttcb, angle, distance, NULL, &err) == KB_OK);
+    KB_ASSERT(kb_reduce_drop(&tight, keys, &n, rtcb, ttcb, angle, distance, &err) == KB_OK);
     KB_ASSERT(n == before && !memcmp(keys, start, (size_t)n * sizeof(ptrdiff_t)));
     KB_ASSERT(!memcmp(rtcb, copy, (size_t)(3 * n) * sizeof(double)));
     KB_ASSERT(!memcmp(ttcb, copy, (size_t)(3 * n) * sizeof(double)));
     /* a tangent not finite is refused */
     rtcb[4] = INFINITY;
-    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, NULL, &err) ==
+    KB_ASSERT(kb_reduce_drop(&jt, keys, &n, rtcb, ttcb, angle, distance, &err) ==
               KB_ENONFINITE);
     free(rtcb);
     free(ttcb);
     free(copy);
 }
 
-/* Whether frame f is among keys[0..n). */
-static int keyed(const ptrdiff_t *keys, ptrdiff_t n, ptrdiff_t f)
-{
-    for (ptrdiff_t i = 0; i < n; i++)
-        if (keys[i] == f)
-            return 1;
-    return 0;
-}
-
-/* kb_reduce_drop from keys with a memory: kb_reduce_drop(start) into keys,
- * the memory zero but for frame f's entry (its needed tolerances ratio[0]
- * and ratio[1] times the joint's angle and distance ones, the keys around
- * it `around`, no least tolerances); the key count, or -1 where it fails. */
-static double start_rows[2][3 * F];  /* the start's tangents (zero unless set) */
-
-static ptrdiff_t drop_remembering(const kb_reduce_joint *jt, const ptrdiff_t *start,
-                                  ptrdiff_t n, ptrdiff_t f, const double ratio[2],
-                                  const ptrdiff_t around[4], ptrdiff_t *keys,
-                                  kb_drop_memory *memory)
-{
-    static double rtcb[3 * F], ttcb[3 * F], angle[F], distance[F];
-    kb_error err;
-    memcpy(rtcb, start_rows[0], sizeof rtcb);
-    memcpy(ttcb, start_rows[1], sizeof ttcb);
-    memset(memory->needed, 0, 2 * F * sizeof(double));
-    memset(memory->least, 0, 2 * F * sizeof(double));
-    memory->needed[2 * f] = ratio[0] * jt->angle_tolerance;
-    memory->needed[2 * f + 1] = ratio[1] * jt->distance_tolerance;
-    memcpy(memory->around + 4 * f, around, 4 * sizeof(ptrdiff_t));
-    memcpy(keys, start, (size_t)n * sizeof(ptrdiff_t));
-    if (kb_reduce_drop(jt, keys, &n, rtcb, ttcb, angle, distance, memory, &err) != KB_OK)
-        return -1;
-    return n;
-}
-
-/* Whether frame f stays a key in drop_remembering; -1 where it fails. */
-static int kept(const kb_reduce_joint *jt, const ptrdiff_t *start, ptrdiff_t n, ptrdiff_t f,
-                const double ratio[2], const ptrdiff_t around[4], kb_drop_memory *memory)
-{
-    ptrdiff_t keys[F], m = drop_remembering(jt, start, n, f, ratio, around, keys, memory);
-    return m < 2 ? -1 : keyed(keys, m, f);
-}
-
-/* kb_reduce_drop's memory: a key whose drop failed between the same four
- * keys, needing tolerances more than 1.5 times the joint's (in both
- * channels), is not tried (it stays though it would drop); one that needed
- * less in either channel, or that was between other keys, is tried as
- * without a memory; the drops that fail are recorded, each with the
- * ratio of the tolerances it needed to the joint's above 1 and alike in
- * both channels, the keys around it, and the least tolerances it could
- * hold under from its start, above the joint's in a channel
- * (tests/test_reduce_fit.py checks the frame and keys of one, and the
- * skips from the same start). */
-KB_TEST(test_reduce_drop_remembers_failed_drops)
+/* The shortcuts kept for speed switched off (kb_reduce_shortcuts): the
+ * sweep keeps the same keys and rows, the drops still hold the tolerances. */
+KB_TEST(test_reduce_shortcuts_switched_off)
 {
     wiggle(0.3);
     kb_reduce_joint jt = {F, times, rot, tr, 5e-3, 3e-3, 1};
-    kb_reduce_joint tighter = {F, times, rot, tr, 1e-3, 6e-4, 1};
-    ptrdiff_t start[F], keys[F], around[4 * F], context[F], n = 0;
-    double needed[2 * F], least[2 * F];
-    kb_drop_memory memory = {needed, around, least, context};
+    kb_reduce_joint tighter = {F, times, rot, tr, 2e-3, 1e-3, 1};
+    static ptrdiff_t keys[2][F], n[2];
+    static double rows[2][2][3 * F], angle[F], distance[F];
     kb_error err;
-    KB_ASSERT(kb_reduce_sweep(&tighter, start, &n, start_rows[0], start_rows[1], &err) == KB_OK);
-    const double zero[2] = {0.0, 0.0};
-    ptrdiff_t none[4] = {-1, -1, -1, -1};
-    ptrdiff_t dropped = drop_remembering(&jt, start, n, 0, zero, none, keys, &memory);
-    KB_ASSERT(dropped >= 2);
-    /* failed drops recorded (a key may drop in a later phase, between
-     * other keys) */
-    ptrdiff_t recorded = 0;
-    for (ptrdiff_t f = 0; f < F; f++) {
-        if (needed[2 * f] == 0.0 && needed[2 * f + 1] == 0.0)
-            continue;
-        recorded++;
-        KB_ASSERT(keyed(start, n, f) && needed[2 * f] > 5e-3 && needed[2 * f + 1] > 3e-3);
-        KB_ASSERT(fabs(needed[2 * f] / 5e-3 - needed[2 * f + 1] / 3e-3) <= 1e-12 * needed[2 * f]);
-        /* from the start it failed from, it fails for certain in a channel */
-        KB_ASSERT(least[2 * f] > 5e-3 || least[2 * f + 1] > 3e-3);
-        /* key frames, ascending, f between them; -1 past the first or last */
-        for (int d = 0; d < 3; d++) {
-            ptrdiff_t a = around[4 * f + d], b = around[4 * f + d + 1];
-            KB_ASSERT(a < b || (d == 0 && a == -1) || (d == 2 && b == -1));
-        }
-        KB_ASSERT(around[4 * f + 1] < f && f < around[4 * f + 2]);
-        KB_ASSERT(keyed(start, n, around[4 * f + 1]) && keyed(start, n, around[4 * f + 2]));
+    for (int off = 0; off < 2; off++) {
+        kb_reduce_shortcuts = !off;
+        KB_ASSERT(kb_reduce_sweep(&tighter, keys[off], &n[off], rows[off][0], rows[off][1],
+                                  &err) == KB_OK);
     }
-    KB_ASSERT(recorded > 0 && dropped < n);
-    /* nine keys, so that the second, f, is tried once, in the first phase,
-     * between the keys given (the phases after it try keys after it) */
-    memset(start_rows, 0, sizeof start_rows);
-    kb_reduce_joint loose = {F, times, rot, tr, 0.2, 0.2, 1};
-    ptrdiff_t few[9] = {0, 15, 30, 45, 60, 75, 90, 105, F - 1}, f = few[1];
-    ptrdiff_t its[4] = {-1, few[0], few[2], few[3]};
-    KB_ASSERT(kept(&loose, few, 9, f, zero, none, &memory) == 0);
-    ptrdiff_t other[4] = {its[0], its[1], its[2], its[3] + 1};
-    const double tight[2] = {1.51, 1.51}, near[2] = {1.49, 1.49}, far[2] = {1e3, 1e3};
-    const double angle_near[2] = {1.49, 1.51}, distance_near[2] = {1.51, 1.49};
-    KB_ASSERT(kept(&loose, few, 9, f, tight, its, &memory) == 1);
-    KB_ASSERT(kept(&loose, few, 9, f, near, its, &memory) == 0);
-    KB_ASSERT(kept(&loose, few, 9, f, far, other, &memory) == 0);
-    KB_ASSERT(kept(&loose, few, 9, f, angle_near, its, &memory) == 0);
-    KB_ASSERT(kept(&loose, few, 9, f, distance_near, its, &memory) == 0);
+    KB_ASSERT(n[0] == n[1] && !memcmp(keys[0], keys[1], sizeof keys[0]) &&
+              !memcmp(rows[0], rows[1], sizeof rows[0]));
+    for (int off = 0; off < 2; off++) {
+        kb_reduce_shortcuts = !off;
+        KB_ASSERT(kb_reduce_drop(&jt, keys[off], &n[off], rows[off][0], rows[off][1], angle,
+                                 distance, &err) == KB_OK);
+        double worst_angle, worst_distance;
+        tangent_rows = 1;
+        int whole = whole_errors(keys[off], n[off], rows[off][0], rows[off][1], &worst_angle,
+                                 &worst_distance);
+        tangent_rows = 0;
+        KB_ASSERT(whole && worst_angle <= 5e-3 + 1e-7 && worst_distance <= 3e-3);
+    }
+    kb_reduce_shortcuts = 1;
+    KB_ASSERT(n[1] <= n[0] + 2 && n[1] < F / 4);
 }
 
 /* The greedy keys under s times the tolerances are a prefix of the order
@@ -467,7 +395,7 @@ KB_TEST(test_reduce_bad_input)
     kb_reduce_joint jt = {F, times, rot, tr, 1.0, 1.0, 0};
     ptrdiff_t bad[2] = {0, F - 2};
     n = 2;
-    KB_ASSERT(kb_reduce_drop(&jt, bad, &n, tcb, tcb, angle, distance, NULL, &err) ==
+    KB_ASSERT(kb_reduce_drop(&jt, bad, &n, tcb, tcb, angle, distance, &err) ==
               KB_EBADSHAPE);
     rot[4 * 7 + 2] = INFINITY;
     KB_ASSERT(kb_reduce_greedy(&jt, keys, &n, angle, distance, &err) == KB_ENONFINITE);

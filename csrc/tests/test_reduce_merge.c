@@ -1,6 +1,6 @@
 /* test_reduce_merge.c -- kb_reduce_merge on keys whose pieces are known:
  * drops each side of a key both keep with the same rows, a piece whose
- * frames stray keeping the old keys (and its drops remembered), pieces
+ * frames stray keeping the old keys, pieces
  * that all stray, a NaN, and bad input refused. */
 #include <math.h>
 #include <string.h>
@@ -38,41 +38,33 @@ KB_TEST(test_reduce_merge_keeps_the_pieces_that_hold)
     double *rows[2] = {out_r, out_t};
     double worst[F];
     ptrdiff_t keys[F], n = -1;
-    double needed[2 * F] = {0}, least[2 * F] = {0};
-    ptrdiff_t around[4 * F], context[F];
-    kb_drop_memory memory = {needed, around, least, context};
     kb_error err;
     for (int f = 0; f < F; f++)
         worst[f] = 0.25;  /* squared: within a limit of 1 */
     /* all within: the new keys */
     KB_ASSERT(kb_reduce_merge(F, old_keys, 7, old_rows, new_keys, 5, new_rows, worst, 1.0,
-                              keys, &n, rows, &memory, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     KB_ASSERT(n == 5 && memcmp(keys, new_keys, sizeof new_keys) == 0);
     KB_ASSERT(memcmp(out_r, new_r, sizeof new_r) == 0 && memcmp(out_t, new_t, sizeof new_t) == 0);
     /* frame 9 strays: the second piece keeps the old keys, 8 10 12 with
-     * their old rows, and the drop of 10 (its frames from 6 to 12) is
-     * remembered between 6, 8 and 12; the first piece's drop of 2 is not */
+     * their old rows */
     worst[9] = 1.5;
     KB_ASSERT(kb_reduce_merge(F, old_keys, 7, old_rows, new_keys, 5, new_rows, worst, 1.0,
-                              keys, &n, rows, &memory, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     const ptrdiff_t want[6] = {0, 4, 6, 8, 10, 12};
     KB_ASSERT(n == 6 && memcmp(keys, want, sizeof want) == 0);
     for (int i = 0; i < 6; i++) {
         const double *from = i < 3 ? new_r + 3 * i : old_r + 3 * (i + 1);
         KB_ASSERT(memcmp(out_r + 3 * i, from, 3 * sizeof(double)) == 0);
     }
-    KB_ASSERT(isinf(needed[2 * 10]) && isinf(needed[2 * 10 + 1]));
-    const ptrdiff_t want_around[4] = {6, 8, 12, -1};
-    KB_ASSERT(memcmp(around + 4 * 10, want_around, sizeof want_around) == 0);
-    KB_ASSERT(needed[2 * 2] == 0.0 && needed[2 * 2 + 1] == 0.0);
     /* a NaN strays too; both pieces astray: nothing held, n 0 */
     worst[1] = NAN;
     KB_ASSERT(kb_reduce_merge(F, old_keys, 7, old_rows, new_keys, 5, new_rows, worst, 1.0,
-                              keys, &n, rows, NULL, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     KB_ASSERT(n == 0);
     /* the same keys and rows: no piece differs, nothing to hold */
     KB_ASSERT(kb_reduce_merge(F, old_keys, 7, old_rows, old_keys, 7, old_rows, worst, 1.0,
-                              keys, &n, rows, NULL, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     KB_ASSERT(n == 0);
 }
 
@@ -93,11 +85,11 @@ KB_TEST(test_reduce_merge_without_a_shared_key_is_one_piece)
     for (int f = 0; f < F; f++)
         worst[f] = f == 12 ? 1.0 : 0.0;  /* the last frame at the limit: within */
     KB_ASSERT(kb_reduce_merge(F, old_keys, 4, old_rows, new_keys, 3, new_rows, worst, 1.0,
-                              keys, &n, rows, NULL, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     KB_ASSERT(n == 3 && memcmp(keys, new_keys, sizeof new_keys) == 0);
     worst[12] = 1.0000001;
     KB_ASSERT(kb_reduce_merge(F, old_keys, 4, old_rows, new_keys, 3, new_rows, worst, 1.0,
-                              keys, &n, rows, NULL, &err) == KB_OK);
+                              keys, &n, rows, &err) == KB_OK);
     KB_ASSERT(n == 0);
 }
 
@@ -110,13 +102,13 @@ KB_TEST(test_reduce_merge_bad_input)
     ptrdiff_t keys[F], n;
     kb_error err;
     KB_ASSERT(kb_reduce_merge(F, keys2, 1, rows_in, keys2, 2, rows_in, worst, 1.0, keys, &n,
-                              rows, NULL, &err) == KB_EBADSHAPE);
+                              rows, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_merge(F, keys2, 2, rows_in, unsorted, 3, rows_in, worst, 1.0, keys, &n,
-                              rows, NULL, &err) == KB_EBADSHAPE);
+                              rows, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_merge(F, outside, 2, rows_in, keys2, 2, rows_in, worst, 1.0, keys, &n,
-                              rows, NULL, &err) == KB_EBADSHAPE);
+                              rows, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_merge(F, keys2, 2, rows_in, keys2, 2, rows_in, NULL, 1.0, keys, &n,
-                              rows, NULL, &err) == KB_EBADSHAPE);
+                              rows, &err) == KB_EBADSHAPE);
     KB_ASSERT(kb_reduce_merge(1, keys2, 2, rows_in, keys2, 2, rows_in, worst, 1.0, keys, &n,
-                              rows, NULL, &err) == KB_EBADSHAPE);
+                              rows, &err) == KB_EBADSHAPE);
 }

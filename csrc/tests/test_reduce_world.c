@@ -1,10 +1,11 @@
-/* test_reduce_world.c -- the world-space search with greedy keys on a chain
- * of three joints (a moving root, two turning joints, an End Site): its
- * keys keep every point within the tolerance, as the curves through them
- * built whole and placed joint by joint confirm, to the error it reports;
- * loosening keeps fewer; threads change nothing; progress counts the
- * passes and can stop them; a tolerance no pass holds leaves the keys to
- * the caller; bad input is refused. */
+/* test_reduce_world.c -- the world-space search (kb_reduce_world) on a
+ * chain of three joints (a moving root, two turning joints, an End Site),
+ * with greedy and with fitted keys: its keys keep every point within the
+ * tolerance, as the curves through them built whole and placed joint by
+ * joint confirm, to the error it reports; loosening keeps fewer; threads
+ * change nothing; progress counts the passes and rounds and can stop them;
+ * a tolerance no pass holds leaves the keys to the caller; greedy keys read
+ * off the cached greedy order are those of a selection run afresh. */
 #include <math.h>
 #include <string.h>
 
@@ -65,27 +66,44 @@ static const kb_world_clip clip = {J, F, times, rot, tr, parents, moves, offsets
 
 /* Outputs of one search. */
 typedef struct {
-    ptrdiff_t keys[J * F], n_keys[J], order[J * (F - 2)], n_order[J];
-    double scales[J], position[J], angle[J], distance[J], score[J * (F - 2)], floor[J];
-    kb_world_keys out;
+    ptrdiff_t keys[J * F], n_keys[J];
+    double rows[2][J * F * 3], position[J], angle[J], distance[J], scales[J];
+    kb_reduction out;
 } result;
 
 static void wire(result *r)
 {
-    r->out = (kb_world_keys){r->keys, r->n_keys, r->scales, r->position, r->angle,
-                             r->distance, r->order, r->score, r->n_order, r->floor, 0.0, 0.0};
+    r->out = (kb_reduction){J, F, r->keys, r->n_keys, r->rows[0], r->rows[1], r->position,
+                            r->angle, r->distance};
 }
 
-static int calls, stop_at;
+static int reported[32], n_reported, stop_at;
 
-static int counting(void *ctx, int passes)
+static int recording(void *ctx, int passes)
 {
     (void)ctx;
-    calls++;
+    if (n_reported < 32)
+        reported[n_reported++] = passes;
     return passes == stop_at;
 }
 
-static const double factors[4] = {2.0, 1.41, 1.19, 1.09};
+static const double greedy_factors[4] = {2.0, 1.41, 1.19, 1.09}, fit_factors[3] = {2.0, 1.68, 1.0};
+
+static kb_world_plan plan_of(int fitted, int n_factors, double *scales)
+{
+    kb_world_plan p = {fitted, 2.0, fitted ? 4 : 8, !fitted,
+                       fitted ? fit_factors : greedy_factors, n_factors, scales};
+    return p;
+}
+
+static kb_status run(const kb_world_clip *c, double tolerance, const kb_world_plan *plan,
+                     int threads, result *r, int *found)
+{
+    kb_error err;
+    wire(r);
+    n_reported = 0;
+    return kb_reduce_world(c, tolerance, plan, recording, NULL, threads, &r->out, found, &err);
+}
 
 /* The worst distance of each joint's points from the truth under the
  * curves through these keys (joint j's n_keys[j] from j * F), with each
@@ -115,119 +133,69 @@ static int placed_whole(const ptrdiff_t *keys, const ptrdiff_t *n_keys,
 KB_TEST(test_reduce_world_keeps_every_point_within_the_tolerance)
 {
     KB_ASSERT(chain());
-    static result loosened, searched, threaded;
-    kb_error err;
-    wire(&loosened);
-    wire(&searched);
-    wire(&threaded);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
-                                     &loosened.out, &err) == KB_OK);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1,
-                                     &searched.out, &err) == KB_OK);
-    KB_ASSERT(searched.out.best_scale > 0.0 &&
-              searched.out.best_scale <= searched.out.good_scale);
-    ptrdiff_t total[2] = {0, 0};
-    for (int k = 0; k < 2; k++) {
-        const result *r = k ? &searched : &loosened;
-        double worst[J];
-        KB_ASSERT(placed_whole(r->keys, r->n_keys, NULL, worst));
-        for (int j = 0; j < J; j++) {
-            const ptrdiff_t *keys = r->keys + j * F;
-            KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
-            for (ptrdiff_t i = 1; i < r->n_keys[j]; i++)
-                KB_ASSERT(keys[i] > keys[i - 1]);
-            KB_ASSERT(worst[j] <= 1.0);
-            KB_ASSERT_NEAR(r->position[j], worst[j], 1e-12);
-            total[k] += r->n_keys[j];
+    stop_at = -1;
+    for (int fitted = 0; fitted < 2; fitted++) {
+        static result loosened, searched, threaded;
+        int found = 0, factors = fitted ? 3 : 4;
+        kb_world_plan plan = plan_of(fitted, factors, NULL), bare = plan_of(fitted, 0, NULL);
+        KB_ASSERT(run(&clip, 1.0, &plan, 1, &loosened, &found) == KB_OK && found);
+        KB_ASSERT(run(&clip, 1.0, &bare, 1, &searched, &found) == KB_OK && found);
+        ptrdiff_t total[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            const result *r = k ? &searched : &loosened;
+            const double *rows[2] = {r->rows[0], r->rows[1]};
+            double worst[J];
+            KB_ASSERT(placed_whole(r->keys, r->n_keys, fitted ? rows : NULL, worst));
+            for (int j = 0; j < J; j++) {
+                const ptrdiff_t *keys = r->keys + j * F;
+                KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
+                for (ptrdiff_t i = 1; i < r->n_keys[j]; i++)
+                    KB_ASSERT(keys[i] > keys[i - 1]);
+                KB_ASSERT(worst[j] <= 1.0);
+                KB_ASSERT(r->position[j] == worst[j]);  /* the same curves, bit for bit */
+                KB_ASSERT(r->angle[j] > 0.0 && (moves[j] ? r->distance[j] > 0.0
+                                                          : r->distance[j] == 0.0));
+                total[k] += r->n_keys[j];
+            }
         }
+        KB_ASSERT(total[0] < total[1] && total[1] < J * F / 2);
+        /* threads key every joint ahead of the checks: the same result */
+        KB_ASSERT(run(&clip, 1.0, &plan, 2, &threaded, &found) == KB_OK && found);
+        KB_ASSERT(!memcmp(threaded.keys, loosened.keys, sizeof loosened.keys) &&
+                  !memcmp(threaded.n_keys, loosened.n_keys, sizeof loosened.n_keys) &&
+                  !memcmp(threaded.position, loosened.position, sizeof loosened.position) &&
+                  !memcmp(threaded.angle, loosened.angle, sizeof loosened.angle));
+        for (int j = 0; fitted && j < J; j++)
+            for (int c = 0; c < 2; c++)
+                KB_ASSERT(!memcmp(threaded.rows[c] + 3 * F * j, loosened.rows[c] + 3 * F * j,
+                                  (size_t)(3 * loosened.n_keys[j]) * sizeof(double)));
     }
-    KB_ASSERT(total[0] < total[1] && total[1] < J * F / 2);
-    /* loosening raised some joint's own scale */
-    KB_ASSERT(loosened.scales[0] > searched.scales[0] || loosened.scales[1] > searched.scales[1] ||
-              loosened.scales[2] > searched.scales[2]);
-    /* threads carry the greedy orders on ahead: the same result */
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 2,
-                                     &threaded.out, &err) == KB_OK);
-    KB_ASSERT(!memcmp(threaded.keys, loosened.keys, sizeof loosened.keys) &&
-              !memcmp(threaded.n_keys, loosened.n_keys, sizeof loosened.n_keys) &&
-              !memcmp(threaded.position, loosened.position, sizeof loosened.position) &&
-              !memcmp(threaded.angle, loosened.angle, sizeof loosened.angle));
 }
 
 KB_TEST(test_reduce_world_progress_and_no_pass_held)
 {
     KB_ASSERT(chain());
     static result r;
-    kb_error err;
-    wire(&r);
-    calls = 0;
+    int found = 0;
     stop_at = -1;
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, counting, NULL, 1, &r.out,
-                                     &err) == KB_OK);
-    KB_ASSERT(calls == 12);
-    calls = 0;
+    kb_world_plan greedy = plan_of(0, 4, NULL), fitted = plan_of(1, 3, NULL);
+    KB_ASSERT(run(&clip, 1.0, &greedy, 1, &r, &found) == KB_OK && found);
+    const int every[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    KB_ASSERT(n_reported == 12 && !memcmp(reported, every, sizeof every));
+    /* fitted: passes until one holds (from 4, the fourth at 0.5), then the rounds after all passes */
+    fitted.first_scale = 4.0;
+    fitted.passes = 8;
+    KB_ASSERT(run(&clip, 1.0, &fitted, 1, &r, &found) == KB_OK && found);
+    const int want[7] = {1, 2, 3, 4, 9, 10, 11};
+    KB_ASSERT(n_reported == 7 && !memcmp(reported, want, sizeof want));
     stop_at = 3;
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, counting, NULL, 1, &r.out,
-                                     &err) == KB_ESTOPPED);
-    KB_ASSERT(calls == 3);
-    /* a tolerance of zero: no pass holds, and the orders ran down to the last scale */
-    calls = 0;
+    KB_ASSERT(run(&clip, 1.0, &greedy, 1, &r, &found) == KB_ESTOPPED && n_reported == 3);
+    /* a tolerance of zero: no pass holds, every pass tried, out untouched */
     stop_at = -1;
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 0.0, 2.0, 4, factors, 4, counting, NULL, 1, &r.out,
-                                     &err) == KB_OK);
-    KB_ASSERT(r.out.best_scale == 0.0 && r.out.good_scale == 0.25 && calls == 4);
-    KB_ASSERT(r.floor[0] == 0.25 && r.n_order[0] > 0);
-    for (int j = 0; j < J; j++)
-        KB_ASSERT(r.n_keys[j] == 0 && r.scales[j] == 0.0 && isnan(r.position[j]) && isnan(r.angle[j]));
-}
-
-KB_TEST(test_reduce_world_bad_input)
-{
-    KB_ASSERT(chain());
-    static result r;
-    kb_error err;
-    wire(&r);
-    kb_world_clip bad = clip;
-    ptrdiff_t loop[J] = {-1, 1, 1};
-    bad.parents = loop;  /* a joint its own parent */
-    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE && err.track == 1);
-    bad = clip;
-    bad.n_frames = 1;
-    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 0, &r.out, &err) ==
-              KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 0, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, NAN, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_ERANGE);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, INFINITY, 8, NULL, 0, NULL, NULL, 1, &r.out,
-                                     &err) == KB_ERANGE);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, NAN, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_ERANGE);
-    double bad_tolerances[J * 2], bad_caps[J * 2];
-    memcpy(bad_tolerances, tolerances, sizeof bad_tolerances);
-    memcpy(bad_caps, caps, sizeof bad_caps);
-    bad_tolerances[3] = 0.0;  /* joint 1's distance tolerance */
-    bad_caps[4] = NAN;        /* joint 2's angle cap */
-    bad = clip;
-    bad.tolerances = bad_tolerances;
-    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_ERANGE && err.track == 1);
-    bad = clip;
-    bad.caps = bad_caps;
-    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_ERANGE && err.track == 2);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, NULL, 2, NULL, NULL, 1, &r.out, &err) ==
-              KB_EBADSHAPE);
-    double zero[F * 4 * J];  /* a zero rotation, refused by the greedy selection */
-    memcpy(zero, rot, sizeof zero);
-    memset(zero + 4 * F, 0, 4 * sizeof(double));
-    bad = clip;
-    bad.rotations = zero;
-    KB_ASSERT(kb_reduce_world_greedy(&bad, 1.0, 2.0, 8, NULL, 0, NULL, NULL, 1, &r.out, &err) ==
-              KB_EZERONORM && err.track == 1);
+    for (int k = 0; k < 2; k++) {
+        KB_ASSERT(run(&clip, 0.0, k ? &fitted : &greedy, 1, &r, &found) == KB_OK && !found);
+        KB_ASSERT(n_reported == 8 && reported[7] == 8);
+    }
 }
 
 /* Joint j's greedy keys at `scale` from a selection run afresh: its order
@@ -265,218 +233,32 @@ static ptrdiff_t greedy_at(const kb_world_clip *c, int j, double scale, ptrdiff_
 
 KB_TEST(test_reduce_world_keys_are_the_greedy_keys_at_each_joints_scale)
 {
+    /* the greedy order cached and carried on from pass to pass (the speed
+     * device kept) switched off: each joint's keys from a fresh selection */
     KB_ASSERT(chain());
     static result r;
-    kb_error err;
-    wire(&r);
-    /* the angles of the root (whose distance tolerance still scales, so
-     * that the capped pair changes from pass to pass) and of joint 1
-     * capped at or a little above their base */
+    double scales[J], bare_scales[J];
+    int found = 0;
+    stop_at = -1;
+    /* the angles of the root and of joint 1 capped at or a little above their base */
     double capped[J * 2];
     memcpy(capped, caps, sizeof capped);
     capped[0] = tolerances[0];
     capped[2] = 1.5 * tolerances[2];
     kb_world_clip with_cap = clip;
+    kb_world_plan plan = plan_of(0, 4, scales), bare = plan_of(0, 0, bare_scales);
     for (int k = 0; k < 2; k++) {
         with_cap.caps = k ? capped : caps;
-        KB_ASSERT(kb_reduce_world_greedy(&with_cap, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
-                                         &r.out, &err) == KB_OK);
+        KB_ASSERT(run(&with_cap, 1.0, &bare, 1, &r, &found) == KB_OK && found);
+        KB_ASSERT(run(&with_cap, 1.0, &plan, 1, &r, &found) == KB_OK && found);
         int loosened = 0;
         for (int j = 0; j < J; j++) {
-            ptrdiff_t keys[F], n = greedy_at(&with_cap, j, r.scales[j], keys);
+            ptrdiff_t keys[F], n = greedy_at(&with_cap, j, scales[j], keys);
             KB_ASSERT(n == r.n_keys[j] && !memcmp(keys, r.keys + j * F, (size_t)n * sizeof *keys));
-            loosened |= r.scales[j] > r.out.best_scale;
+            loosened |= scales[j] > bare_scales[j];
         }
         KB_ASSERT(k || loosened);
-        KB_ASSERT(!k || (r.scales[0] * tolerances[0] > capped[0] &&
-                         r.scales[1] * tolerances[2] > capped[2]));  /* the caps bind */
+        KB_ASSERT(!k || (scales[0] * tolerances[0] > capped[0] &&
+                         scales[1] * tolerances[2] > capped[2]));  /* the caps bind */
     }
-}
-
-/* Outputs of one search with tangent keys. */
-typedef struct {
-    ptrdiff_t keys[J * F], n_keys[J];
-    double rows[2][J * F * 3], position[J], angle[J], distance[J];
-    kb_swept_keys out;
-} swept;
-
-static void wire_swept(swept *r)
-{
-    r->out = (kb_swept_keys){r->keys, r->n_keys, r->rows[0], r->rows[1], r->position, r->angle,
-                             r->distance, 0.0};
-}
-
-static const double sweep_scales[4] = {2.0, 1.0, 0.5, 0.25}, tangent_factors[2] = {2.0, 1.68};
-
-KB_TEST(test_reduce_world_swept_keeps_every_point_within_the_tolerance)
-{
-    KB_ASSERT(chain());
-    static swept loosened, unloosened, threaded;
-    static result greedy;
-    kb_error err;
-    wire_swept(&loosened);
-    wire_swept(&unloosened);
-    wire_swept(&threaded);
-    wire(&greedy);
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, tangent_factors, 2, NULL, NULL,
-                                    1, &loosened.out, &err) == KB_OK);
-    KB_ASSERT(kb_reduce_world_greedy(&clip, 1.0, 2.0, 8, factors, 4, NULL, NULL, 1,
-                                     &greedy.out, &err) == KB_OK);
-    /* passes from higher scales, without the rounds */
-    const double from_high[4] = {64.0, 32.0, 0.5, 0.25};
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, NULL, 0, NULL, NULL, 1,
-                                    &unloosened.out, &err) == KB_OK);
-    KB_ASSERT(loosened.out.scale == 0.5 && unloosened.out.scale == 0.5);
-    ptrdiff_t total[3] = {0, 0, 0};
-    for (int k = 0; k < 2; k++) {
-        swept *r = k ? &unloosened : &loosened;
-        const double *rows[2] = {r->rows[0], r->rows[1]};
-        double worst[J];
-        KB_ASSERT(placed_whole(r->keys, r->n_keys, rows, worst));
-        for (int j = 0; j < J; j++) {
-            const ptrdiff_t *keys = r->keys + j * F;
-            KB_ASSERT(r->n_keys[j] >= 2 && keys[0] == 0 && keys[r->n_keys[j] - 1] == F - 1);
-            for (ptrdiff_t i = 1; i < r->n_keys[j]; i++)
-                KB_ASSERT(keys[i] > keys[i - 1]);
-            KB_ASSERT(worst[j] <= 1.0);
-            KB_ASSERT(r->position[j] == worst[j]);  /* the same curves, bit for bit */
-            KB_ASSERT(r->angle[j] > 0.0 && (moves[j] ? r->distance[j] > 0.0
-                                                      : r->distance[j] == 0.0));
-            total[k] += r->n_keys[j];
-        }
-    }
-    for (int j = 0; j < J; j++)
-        total[2] += greedy.n_keys[j];
-    /* the drops keep fewer than the sweep alone, which keeps fewer than greedy keys */
-    KB_ASSERT(total[0] < total[1] && total[1] < total[2]);
-    /* threads sweep and drop ahead of the checks: the same result */
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, tangent_factors, 2, NULL, NULL,
-                                    2, &threaded.out, &err) == KB_OK);
-    KB_ASSERT(!memcmp(threaded.keys, loosened.keys, sizeof loosened.keys) &&
-              !memcmp(threaded.n_keys, loosened.n_keys, sizeof loosened.n_keys) &&
-              !memcmp(threaded.position, loosened.position, sizeof loosened.position) &&
-              !memcmp(threaded.angle, loosened.angle, sizeof loosened.angle));
-    for (int j = 0; j < J; j++)
-        for (int c = 0; c < 2; c++)
-            KB_ASSERT(!memcmp(threaded.rows[c] + 3 * F * j, loosened.rows[c] + 3 * F * j,
-                              (size_t)(3 * loosened.n_keys[j]) * sizeof(double)));
-}
-
-static int reported[16], n_reported;
-
-static int recording(void *ctx, int passes)
-{
-    (void)ctx;
-    if (n_reported < 16)
-        reported[n_reported++] = passes;
-    return passes == stop_at;
-}
-
-KB_TEST(test_reduce_world_swept_progress_and_no_pass_held)
-{
-    KB_ASSERT(chain());
-    static swept r;
-    kb_error err;
-    wire_swept(&r);
-    /* passes 1 and 2 fail, 3 holds: reported 1, 2, 3, then 5 on the way to the rounds */
-    const double from_high[4] = {64.0, 32.0, 0.5, 0.25};
-    n_reported = 0;
-    stop_at = -1;
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, tangent_factors, 2, recording,
-                                    NULL, 1, &r.out, &err) == KB_OK);
-    const int want[7] = {1, 2, 3, 5, 6, 7, 8};
-    KB_ASSERT(n_reported == 7 && !memcmp(reported, want, sizeof want));
-    n_reported = 0;
-    stop_at = 6;
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, from_high, 4, tangent_factors, 2, recording,
-                                    NULL, 1, &r.out, &err) == KB_ESTOPPED);
-    KB_ASSERT(n_reported == 5);
-    /* a tolerance of zero: no pass holds, every scale tried */
-    n_reported = 0;
-    stop_at = -1;
-    KB_ASSERT(kb_reduce_world_swept(&clip, 0.0, sweep_scales, 4, tangent_factors, 2, recording,
-                                    NULL, 1, &r.out, &err) == KB_OK);
-    KB_ASSERT(r.out.scale == 0.0 && n_reported == 4 && reported[3] == 4);
-}
-
-/* A progress that overwrites the scales it was given (ctx) with NaN. */
-static int spoiling(void *ctx, int passes)
-{
-    double *scales = ctx;
-    (void)passes;
-    scales[0] = scales[1] = NAN;
-    return 0;
-}
-
-KB_TEST(test_reduce_world_swept_scales_changed_by_progress)
-{
-    /* the pass that held is the scale it ran at, whatever progress then
-     * does to scales: before, its keys went unwritten (the search read
-     * scales[k - 1] again, NaN, and took it for no pass held) while the
-     * caller, seeing a scale that is not 0, read them */
-    KB_ASSERT(chain());
-    static swept plain, spoiled;
-    kb_error err;
-    wire_swept(&plain);
-    wire_swept(&spoiled);
-    double scales[2] = {0.5, 0.25};
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, scales, 2, tangent_factors, 2, NULL, NULL, 1,
-                                    &plain.out, &err) == KB_OK);
-    KB_ASSERT(plain.out.scale == 0.5);
-    for (int j = 0; j < J; j++)
-        spoiled.n_keys[j] = -1;
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, scales, 2, tangent_factors, 2, spoiling, scales,
-                                    1, &spoiled.out, &err) == KB_OK);
-    KB_ASSERT(isnan(scales[0]) && spoiled.out.scale == 0.5);
-    KB_ASSERT(!memcmp(spoiled.n_keys, plain.n_keys, sizeof plain.n_keys) &&
-              !memcmp(spoiled.position, plain.position, sizeof plain.position));
-    for (int j = 0; j < J; j++)
-        KB_ASSERT(!memcmp(spoiled.keys + j * F, plain.keys + j * F,
-                          (size_t)plain.n_keys[j] * sizeof *plain.keys));
-}
-
-KB_TEST(test_reduce_world_swept_bad_input)
-{
-    KB_ASSERT(chain());
-    static swept r;
-    kb_error err;
-    wire_swept(&r);
-    kb_world_clip bad = clip;
-    ptrdiff_t loop[J] = {-1, 1, 1};
-    bad.parents = loop;  /* a joint its own parent */
-    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_EBADSHAPE && err.track == 1);
-    bad = clip;
-    bad.n_frames = 1;
-    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 0, &r.out,
-                                    &err) == KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 0, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_EBADSHAPE);
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, NULL, 2, NULL, NULL, 1, &r.out,
-                                    &err) == KB_EBADSHAPE);
-    const double nan_scale[2] = {2.0, NAN}, zero_factor[1] = {0.0};
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, nan_scale, 2, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_ERANGE);
-    KB_ASSERT(kb_reduce_world_swept(&clip, 1.0, sweep_scales, 4, zero_factor, 1, NULL, NULL, 1,
-                                    &r.out, &err) == KB_ERANGE);
-    KB_ASSERT(kb_reduce_world_swept(&clip, INFINITY, sweep_scales, 4, NULL, 0, NULL, NULL, 1,
-                                    &r.out, &err) == KB_ERANGE);
-    double bad_tolerances[J * 2];
-    memcpy(bad_tolerances, tolerances, sizeof bad_tolerances);
-    bad_tolerances[5] = -1.0;  /* joint 2's distance tolerance */
-    bad = clip;
-    bad.tolerances = bad_tolerances;
-    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_ERANGE && err.track == 2);
-    double zero[F * 4 * J];  /* a zero rotation, refused by the sweep */
-    memcpy(zero, rot, sizeof zero);
-    memset(zero + 4 * F, 0, 4 * sizeof(double));
-    bad = clip;
-    bad.rotations = zero;
-    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 1, &r.out,
-                                    &err) == KB_EZERONORM && err.track == 1);
-    KB_ASSERT(kb_reduce_world_swept(&bad, 1.0, sweep_scales, 4, NULL, 0, NULL, NULL, 2, &r.out,
-                                    &err) == KB_EZERONORM && err.track == 1);
 }

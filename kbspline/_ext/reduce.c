@@ -182,78 +182,22 @@ done:
 
 PyDoc_STRVAR(reduce_drop_doc,
 "reduce_drop(times, rotations, translations, angle_tolerance, distance_tolerance, keys,\n"
-"            rotation_tcb, translation_tcb, memory=None, tangent_keys=False,\n"
-"            errors=True)\n"
-"-> (keys, rotation_tcb, translation_tcb, angle, distance)\n\n"
-"Fewer keys of one joint from fitted ones, keys (K,) with TCB (K, 3) each,\n"
-"by kb_reduce_drop; memory = (needed, around, least, context), float64\n"
-"(F, 2), intp (F, 4), float64 (F, 2) and intp (F,), the drops that failed,\n"
-"read and written (see kb_drop_memory; None: a memory of this call\n"
-"alone); the rows are each key's tangent (tangent_keys is read and\n"
-"ignored: fitted keys are tangent keys); without errors, angle and\n"
+"            rotation_rows, translation_rows, errors=True)\n"
+"-> (keys, rotation_rows, translation_rows, angle, distance)\n\n"
+"Fewer keys of one joint from tangent keys, keys (K,) with each key's\n"
+"tangent (K, 3) per channel, by kb_reduce_drop; without errors, angle and\n"
 "distance are None (not evaluated).  Private: see kbspline.motion.reduce.");
-
-/* One array of reduce_drop's memory: float64 (or intp) of shape (F, columns)
- * ((F,) for columns 0), C-contiguous and writeable; its data, or NULL with
- * an exception set. */
-static void *memory_array(PyObject *obj, const char *name, int intp, npy_intp F,
-                          npy_intp columns)
-{
-    PyArrayObject *a;
-    int ndim = columns ? 2 : 1;
-    if (!intp && !check_array(obj, name, ndim, 0, 1, 0, &a))
-        return NULL;
-    if (intp && (!PyArray_Check(obj) || PyArray_TYPE((PyArrayObject *)obj) != NPY_INTP)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an intp array", name);
-        return NULL;
-    }
-    if (intp && !check_layout(a = (PyArrayObject *)obj, name, ndim, 1))
-        return NULL;
-    if (!expect_dim(a, 0, F, name) || (columns && !expect_dim(a, 1, columns, name)))
-        return NULL;
-    return PyArray_DATA(a);
-}
-
-/* reduce_drop's memory: None (*memory NULL: the call keeps its own), or
- * (needed, around, least, context), float64 (F, 2), intp (F, 4), float64
- * (F, 2) and intp (F,), into *store, and *memory then points to it. */
-static int drop_memory(PyObject *obj, npy_intp F, kb_drop_memory *store,
-                       kb_drop_memory **memory)
-{
-    *memory = NULL;
-    if (obj == Py_None)
-        return 1;
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 4) {
-        PyErr_SetString(PyExc_TypeError,
-                        "memory must be None or a tuple (needed, around, least, context)");
-        return 0;
-    }
-    void *data[4];
-    const char *names[4] = {"needed", "around", "least", "context"};
-    const npy_intp columns[4] = {2, 4, 2, 0};
-    for (int i = 0; i < 4; i++)
-        if (!(data[i] = memory_array(PyTuple_GET_ITEM(obj, i), names[i], i % 2, F,
-                                     columns[i])))
-            return 0;
-    *store = (kb_drop_memory){data[0], data[1], data[2], data[3]};
-    *memory = store;
-    return 1;
-}
 
 /* reduce_drop (tcb_args 2). */
 static PyObject *reduce_joint(PyObject *args, int tcb_args)
 {
     PyObject *o[6] = {NULL}, *out[4] = {NULL, NULL, NULL, NULL}, *result = NULL;
-    PyObject *memory_obj = Py_None;
     PyArrayObject *a[3], *keys = NULL, *tcb[2] = {NULL, NULL};
     double angle_tolerance, distance_tolerance;
-    int tangent_keys = 0, errors = 1;
-    kb_drop_memory store, *memory;
-    if (!PyArg_ParseTuple(args, "OOOddOOO|Opp", &o[0], &o[1], &o[2], &angle_tolerance,
-                          &distance_tolerance, &o[3], &o[4], &o[5], &memory_obj, &tangent_keys,
-                          &errors) ||
+    int errors = 1;
+    if (!PyArg_ParseTuple(args, "OOOddOOO|p", &o[0], &o[1], &o[2], &angle_tolerance,
+                          &distance_tolerance, &o[3], &o[4], &o[5], &errors) ||
         !check_clip(o, a) || !expect_dim(a[1], 0, 1, "rotations") ||
-        !drop_memory(memory_obj, PyArray_DIM(a[0], 0), &store, &memory) ||
         !(keys = key_frames(o[3], 0)))
         return NULL;
     npy_intp F = PyArray_DIM(a[0], 0), rows[2] = {F, 3};
@@ -280,8 +224,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
     for (int c = 0; c < tcb_args; c++)
         memcpy(PyArray_DATA((PyArrayObject *)out[c]), PyArray_DATA(tcb[c]),
                (size_t)(3 * n) * sizeof(double));
-    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance,
-                                      tangent_keys);
+    kb_reduce_joint jt = joint_frames(a[0], a[1], a[2], 0, angle_tolerance, distance_tolerance, 1);
     kb_error err;
     kb_status status;
     double *outputs[4];
@@ -289,7 +232,7 @@ static PyObject *reduce_joint(PyObject *args, int tcb_args)
         outputs[i] = out[i] == Py_None ? NULL : (double *)PyArray_DATA((PyArrayObject *)out[i]);
     Py_BEGIN_ALLOW_THREADS
     status = kb_reduce_drop(&jt, (ptrdiff_t *)PyArray_DATA(keys), &n, outputs[0], outputs[1],
-                            outputs[2], outputs[3], memory, &err);
+                            outputs[2], outputs[3], &err);
     Py_END_ALLOW_THREADS
     if (status != KB_OK) {
         raise_core_error(status, &err);
@@ -312,26 +255,23 @@ static PyObject *reduce_drop(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(reduce_merge_doc,
 "reduce_merge(old_keys, old_rotation_rows, old_translation_rows, new_keys,\n"
-"             new_rotation_rows, new_translation_rows, frame_worst, limit,\n"
-"             memory=None) -> (keys, rotation_rows, translation_rows) or None\n\n"
+"             new_rotation_rows, new_translation_rows, frame_worst, limit)\n"
+"-> (keys, rotation_rows, translation_rows) or None\n\n"
 "The pieces of a joint's new tangent keys (K, rows (K, 3) each) where every\n"
 "frame's squared world error, frame_worst (F,), is at most limit squared,\n"
 "the old keys elsewhere (kb_reduce_merge); None where no piece that\n"
-"differs holds.  memory as reduce_drop's: the drops of pieces that failed\n"
-"are recorded there.  Private: see kbspline.motion.reduce.");
+"differs holds.  Private: see kbspline.motion.reduce.");
 
 static PyObject *reduce_merge(PyObject *self, PyObject *args)
 {
-    PyObject *o[6], *worst_obj, *memory_obj = Py_None, *out[3] = {NULL, NULL, NULL};
+    PyObject *o[6], *worst_obj, *out[3] = {NULL, NULL, NULL};
     PyObject *result = NULL;
     PyArrayObject *keys[2] = {NULL, NULL}, *rows[4], *worst;
     double limit;
-    kb_drop_memory store, *memory;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOd|O", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &worst_obj, &limit, &memory_obj) ||
-        !check_array(worst_obj, "frame_worst", 1, 0, 0, 0, &worst) ||
-        !drop_memory(memory_obj, PyArray_DIM(worst, 0), &store, &memory))
+    if (!PyArg_ParseTuple(args, "OOOOOOOd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &worst_obj, &limit) ||
+        !check_array(worst_obj, "frame_worst", 1, 0, 0, 0, &worst))
         return NULL;
     npy_intp F = PyArray_DIM(worst, 0), dims[2] = {F, 3};
     const char *names[4] = {"old_rotation_rows", "old_translation_rows", "new_rotation_rows",
@@ -367,7 +307,7 @@ static PyObject *reduce_merge(PyObject *self, PyObject *args)
     kb_status status = kb_reduce_merge(
         F, PyArray_DATA(keys[0]), PyArray_DIM(keys[0], 0), old_rows, PyArray_DATA(keys[1]),
         PyArray_DIM(keys[1], 0), new_rows, PyArray_DATA(worst), limit,
-        PyArray_DATA((PyArrayObject *)out[0]), &n, merged_rows, memory, &err);
+        PyArray_DATA((PyArrayObject *)out[0]), &n, merged_rows, &err);
     if (status != KB_OK)
         raise_core_error(status, &err);
     else if (!n)

@@ -305,7 +305,7 @@ def _fitted_joint(joint):
     swept = _core.reduce_sweep(*joint.frames, *tolerances)
     if _nothing_to_fit(swept[0], tolerances):
         return swept
-    return _core.reduce_drop(*joint.frames, *tolerances, *swept, None, True, False)[:3]
+    return _core.reduce_drop(*joint.frames, *tolerances, *swept, False)[:3]
 
 
 def _in_joint_order(work, J, pool=None):

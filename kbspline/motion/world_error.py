@@ -66,7 +66,7 @@ class WorldError:
         ends = np.cumsum([0] + [points.size for points in truth]).tolist()  # ints slice faster
         self.truth = [self.flat_truth[a:b].reshape(points.shape)
                       for a, b, points in zip(ends[:-1], ends[1:], truth)]
-        # the joints and their points as the core reads them (world_trial)
+        # the joints and their points as the core reads them (kb_joint_reach)
         self.points = (np.array(self.parents, dtype=np.intp),
                        np.array([len(s) for s in self.sites], dtype=np.intp),
                        np.concatenate(self.sites), self.flat_truth)

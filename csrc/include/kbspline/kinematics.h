@@ -11,13 +11,11 @@
 KB_BEGIN_DECLS
 
 /*
- * One joint in the world at n_frames frames: world_rot (n_frames, 9;
- * row-major) = parent_rot R(rotation) and origin (n_frames, 3) =
- * parent_origin + parent_rot offset, from its local rotations (n_frames, 4;
- * (w, x, y, z), normalised here; zero or non-finite refused) and offsets
- * (n_frames, 3, or one (3,) when offset_stride is 0); a root passes NULL
- * parents.  Its points (the origin, then each of sites (n_sites, 3)) go to
- * points (n_frames, 1 + n_sites, 3) unless NULL.
+ * One joint in the world at n_frames frames: world_rot (n_frames, 9, row-major)
+ * = parent_rot R(rotation), origin (n_frames, 3) = parent_origin + parent_rot
+ * offset, from rotations (n_frames, 4) and offsets (n_frames, 3; or (3,) with
+ * offset_stride 0); NULL parents for a root.  Points (the origin, then sites
+ * (n_sites, 3)) to points (n_frames, 1 + n_sites, 3) unless NULL.
  */
 kb_status kb_joint_world(ptrdiff_t n_frames, const double *parent_rot,
                          const double *parent_origin, const double *rotations,

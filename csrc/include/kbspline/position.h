@@ -29,15 +29,12 @@ typedef struct {
 } kb_tcb_keys;
 
 /*
- * Builds a batch of KB splines, S = kb_num_segments(ends, n_keys) segments:
- *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time (NaN at
- *                    phantom keys), or both NULL
+ * Builds KB splines of S = kb_num_segments(ends, n_keys) segments:
+ *   tan_in, tan_out  (n_tracks, n_keys, dim) tangents per time, or both NULL
  *   coef   (n_tracks, S, 4, dim): segment n is sum c_i u^i, u in [0, 1]
- *   ease   (n_tracks, S, 2) (the segment's ease_from, ease_to) or NULL
- * Validates first and writes nothing on invalid keys; an overflow found
- * while building is KB_ERANGE (values, index the key; outputs partly
- * written).  Allocates (n_keys - 1)(dim + 1) doubles, 2 n_keys dim more
- * without tan_in.
+ *   ease   (n_tracks, S, 2) (ease_from, ease_to) or NULL
+ * Validates first; an overflow while building is KB_ERANGE (values, index
+ * the key; outputs partly written).  Allocates O(n_keys dim) doubles.
  */
 kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                        double *coef, double *ease, kb_error *err);
@@ -46,13 +43,9 @@ kb_status kb_tcb_build(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
 kb_status kb_tcb_build_threaded(const kb_tcb_keys *keys, double *tan_in, double *tan_out,
                                 double *coef, double *ease, int n_threads, kb_error *err);
 
-/*
- * Key times from the keys (n_tracks, n_keys, dim) into times_out (n_tracks,
- * n_keys): t(0) = 0, t(n) = t(n-1) + |x(n) - x(n-1)|^alpha (0.5 centripetal,
- * 1 chordal, 0 uniform).  KB_ENOTSORTED (values, index n) where alpha > 0
- * and key n repeats key n-1; KB_ERANGE where a time overflows or is less
- * than DBL_MIN after the one before.
- */
+/* Key times (n_tracks, n_keys) from the keys: t(0) = 0, t(n) = t(n-1) +
+ * |x(n) - x(n-1)|^alpha.  KB_ENOTSORTED (values, index n) where alpha > 0 and
+ * key n repeats key n-1; KB_ERANGE where a time overflows or does not grow. */
 kb_status kb_alpha_times(ptrdiff_t n_tracks, ptrdiff_t n_keys, ptrdiff_t dim,
                          const double *values, double alpha, double *times_out,
                          kb_error *err);

@@ -1,6 +1,5 @@
 /*
- * kbspline/reduce.h -- key reduction of a motion clip (Python's
- * kbspline.motion.reduce_keys with position_tolerance: the same keys).
+ * kbspline/reduce.h -- key reduction of a clip (reduce_keys' world mode).
  *
  *   kb_reduce_clip     per joint, few keys within a world-space tolerance
  *   kb_reduction_free  frees what kb_reduce_clip allocated
@@ -30,21 +29,17 @@ typedef struct {
     double position_tolerance;   /* > 0: the worst world distance of any point, any frame */
     double angle_cap;            /* > 0: the worst local rotation error; 0 for none */
     double distance_cap;         /* > 0: the worst local translation error; 0 for none */
-    double virtual_distance;     /* > 0: three virtual vertices per joint this far along
-                                    its local axes are measured too; 0 for none */
+    double virtual_distance;     /* > 0: virtual vertices this far along its axes; or 0 */
     int greedy;                  /* 1: greedy keys (fit=False), 0: fitted tangents */
     int n_threads;               /* threads to search on; <= 1: one */
-    /* Called as passes end, done of total (reduce_keys' progress), from the
-     * calling thread; non-zero stops the search (KB_ESTOPPED).  Or NULL. */
+    /* Or NULL: done of total as passes end; non-zero stops (KB_ESTOPPED). */
     int (*progress)(void *progress_data, int done, int total);
     void *progress_data;
 } kb_reduce_options;
 
-/* Joint j's keys are keys[j * n_frames + k], k < n_keys[j], from frame 0 to
- * n_frames - 1; its key k's tangents per unit time (C1 Hermite keys) rows
- * j * n_frames + k of the tangents (n_joints, n_frames, 3), NULL for
- * greedy keys (Kochanek-Bartels, zero TCB); its worst errors (n_joints),
- * of its points in the world and of its local rotation and translation. */
+/* Joint j's keys are keys[j * n_frames + k], k < n_keys[j]; key k's tangents
+ * per time rows j * n_frames + k of (n_joints, n_frames, 3), NULL for greedy
+ * keys (KB, zero TCB); worst errors (n_joints): world, angle, distance. */
 typedef struct {
     ptrdiff_t n_joints, n_frames;
     ptrdiff_t *keys, *n_keys;
@@ -53,15 +48,11 @@ typedef struct {
 } kb_reduction;
 
 /*
- * Reduces a clip: the swept search with fitted tangents, else (or with
- * greedy) the greedy search, else every frame a key; see reduce_keys'
- * Notes.  KB_EBADSHAPE for counts or parents out of range, KB_ENONFINITE
- * for a frame that is not finite (track: joint, index: frame), KB_ERANGE
- * for a tolerance or cap that is not positive and finite, or below what
- * the splines reproduce keyed at every frame (track: the joint, index:
- * 0 position, 1 angle, 2 distance), KB_ESTOPPED where progress stopped
- * it.  On success free *out with kb_reduction_free; on failure it holds
- * nothing.
+ * Reduces a clip (reduce_keys' Notes).  KB_EBADSHAPE, KB_ENONFINITE (track
+ * the joint, index the frame), KB_ERANGE for a tolerance not positive and
+ * finite or below what keys at every frame reproduce (index 0 position,
+ * 1 angle, 2 distance), KB_ESTOPPED.  Free *out with kb_reduction_free;
+ * on failure it holds nothing.
  */
 kb_status kb_reduce_clip(const kb_motion_clip *clip, const kb_reduce_options *options,
                          kb_reduction *out, kb_error *err);

@@ -36,21 +36,16 @@ typedef struct {
 enum { KB_SEG_SQUAD = 0, KB_SEG_CUMULATIVE = 1 };
 
 /*
- * Builds rotation segments: keys normalised and sign-aligned, chords
- * L_n = log(q_n* q_(n+1)) (or the given multi-turn chords), tangents from
- * kb_key_tangents' weights on them, inner control points
- * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2).
- * A segment is squad where a bound on its angular speed proves it tame,
- * else the cumulative cubic (docs/guide/rotations.md).
+ * Builds rotation segments: KB tangents on the chords L_n = log(q_n* q_(n+1)),
+ * a_n = q_n exp((T0_n - L_n) / 2), b_(n+1) = q_(n+1) exp((L_n - T1_(n+1)) / 2);
+ * squad where a speed bound proves it tame, else the cumulative cubic
+ * (docs/guide/rotations.md).
  *   tan_in, tan_out  (n_tracks, n_keys, 3) log-space tangents per time
  *   seg    (n_tracks, S, KB_ROT_SEG): what evaluation reads (opaque)
- *   ctrl   (n_tracks, S, 4, 4) control points, or NULL: squad (q_n, a_n,
- *          b_(n+1), q_(n+1)); cumulative (q_n, q_n exp(w1), q_(n+1) exp(-w3), q_(n+1))
- *   kind   (n_tracks, S): KB_SEG_SQUAD or KB_SEG_CUMULATIVE
+ *   ctrl   (n_tracks, S, 4, 4) control points or NULL; kind (n_tracks, S)
  *   ease   (n_tracks, S, 2) or NULL
- * Validates first; an overflow found while building is KB_ERANGE (values,
- * index the segment's first key; outputs partly written).  Allocates
- * 7 n_keys doubles.
+ * Validates first; an overflow while building is KB_ERANGE (values, index
+ * the segment's first key; outputs partly written).  Allocates 7 n_keys doubles.
  */
 kb_status kb_rot_build(const kb_rot_keys *keys, double *tan_in, double *tan_out,
                        double *seg, double *ctrl, unsigned char *kind, double *ease,

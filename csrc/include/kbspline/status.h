@@ -1,11 +1,9 @@
 /*
  * kbspline/status.h -- errors, option codes, per-key parameters, threads.
  *
- *   kb_strerror           the message of a status
- *   kb_min_keys           fewest keys an end condition accepts
- *   kb_num_segments       segments of a spline of n keys
- *   kb_first_segment_key  the key that starts segment 0
- *   kb_threads_shutdown   join the worker threads behind the *_threaded calls
+ *   kb_strerror                                         a status's message
+ *   kb_min_keys, kb_num_segments, kb_first_segment_key  keys and segments
+ *   kb_threads_shutdown                                 join the worker threads
  */
 #ifndef KBSPLINE_STATUS_H
 #define KBSPLINE_STATUS_H
@@ -68,15 +66,11 @@ typedef enum {
 } kb_ends;
 
 /* Beyond the keys: hold, go on at the end slope, repeat, or KB_EDOMAIN. */
-typedef enum {
-    KB_EXTRAP_CLAMP = 0, KB_EXTRAP_LINEAR, KB_EXTRAP_PERIODIC, KB_EXTRAP_ERROR
-} kb_extrap;
+typedef enum { KB_EXTRAP_CLAMP = 0, KB_EXTRAP_LINEAR, KB_EXTRAP_PERIODIC,
+               KB_EXTRAP_ERROR } kb_extrap;
 
 /* A per-key parameter: (track, key) is data[track * stride + key]; stride 0 shares a row. */
-typedef struct {
-    const double *data;
-    ptrdiff_t stride;
-} kb_param;
+typedef struct { const double *data; ptrdiff_t stride; } kb_param;
 
 const char *kb_strerror(kb_status status);
 

@@ -10,29 +10,27 @@
 
 /* The searches' constants (docs/benchmarks.md, "Tuning notes", says what
  * was tried for each). */
-static const double SWEPT_SCALES[] = {2.0, 1.0, 0.5, 0.25};  /* from 2, halved */
-static const double TANGENT_LOOSEN_FACTORS[] = {2.0, 1.68};  /* fitted: per joint, in turn */
+static const double TANGENT_LOOSEN_FACTORS[] = {2.0, 1.68, 1.0};  /* fitted: per joint, in turn */
 static const double LOOSEN_FACTORS[] = {2.0, 1.41, 1.19, 1.09};  /* greedy: per joint */
 #define FIRST_SCALE 2.8284271247461903  /* greedy: 2^1.5 first-order tolerances first */
 enum {
-    FIT_PASSES = 4, TANGENT_ROUNDS = 2, SEARCH_PASSES = 8, GREEDY_ROUNDS = 4,
+    FIT_PASSES = 4, TANGENT_ROUNDS = 3, SEARCH_PASSES = 8, GREEDY_ROUNDS = 4,
     GREEDY_THREADS_FROM = 100, FIT_THREADS_FROM = 50  /* frames from which threads pay */
 };
 
 /* The options' progress(done, total) for one search: its passes counted
- * on from `skipped`, and the swept search's loosening rounds (past
- * FIT_PASSES) jumped to the end of the count, the greedy passes unneeded. */
+ * on from `skipped`, its loosening rounds at the end of the count. */
 typedef struct {
     const kb_reduce_options *options;
-    int skipped, total, swept;
+    const kb_world_plan *plan;
+    int skipped, total;
 } counting;
 
 static int count_pass(void *ctx, int passes)
 {
     const counting *c = ctx;
-    int done = c->skipped + passes;
-    if (c->swept && passes > FIT_PASSES)
-        done = c->total - (FIT_PASSES + TANGENT_ROUNDS + 2) + passes;
+    int done = passes <= c->plan->passes ? c->skipped + passes
+                                         : c->total - c->plan->passes - c->plan->n_factors + passes;
     return c->options->progress(c->options->progress_data, done, c->total);
 }
 
@@ -247,47 +245,31 @@ static kb_status every_frame(const prepared *p, kb_reduction *out, kb_error *err
     return status;
 }
 
-/* The searches in reduce_keys' order, into out (allocated). */
+/* The fitted search, then where none of its passes held the greedy one,
+ * then every frame a key, into out (allocated). */
 static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, const prepared *p,
                         kb_reduction *out, kb_error *err)
 {
-    const ptrdiff_t J = c->n_joints, F = c->n_frames;
-    kb_status status;
-    const int total = SEARCH_PASSES + GREEDY_ROUNDS + (o->greedy ? 0 : FIT_PASSES);
-    counting count = {o, 0, total, 1};
-    int (*report)(void *, int) = o->progress ? count_pass : NULL;
+    const kb_world_plan fitted = {1, 2.0, FIT_PASSES, 0, TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS, NULL},
+                        greedy = {0, FIRST_SCALE, SEARCH_PASSES, 1, LOOSEN_FACTORS, GREEDY_ROUNDS, NULL};
+    const int total = SEARCH_PASSES + GREEDY_ROUNDS + (o->greedy ? 0 : FIT_PASSES + TANGENT_ROUNDS);
+    counting count = {o, &fitted, 0, total};
+    int (*report)(void *, int) = o->progress ? count_pass : NULL, found = 0;
+    kb_status status = KB_OK;
     if (!o->greedy) {
-        kb_swept_keys swept = {out->keys, out->n_keys, out->rotation_tangents,
-                               out->translation_tangents, out->max_position, out->max_angle,
-                               out->max_distance, 0.0};
-        status = kb_reduce_world_swept(&p->clip, o->position_tolerance, SWEPT_SCALES, FIT_PASSES,
-                                       TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS, report, &count,
-                                       threads_for(c, o, FIT_THREADS_FROM), &swept, err);
-        if (status != KB_OK || swept.scale != 0.0)
+        status = kb_reduce_world(&p->clip, o->position_tolerance, &fitted, report, &count,
+                                 threads_for(c, o, FIT_THREADS_FROM), out, &found, err);
+        if (status != KB_OK || found)
             return status;
+        count.skipped = FIT_PASSES;
     }
     free(out->rotation_tangents);  /* greedy keys carry none */
     free(out->translation_tangents);
     out->rotation_tangents = out->translation_tangents = NULL;
-    const ptrdiff_t inner = F - 2 > 0 ? F - 2 : 1;
-    double *scales = malloc((size_t)(2 * J + 2 * J * inner) * sizeof(double));
-    ptrdiff_t *order = malloc((size_t)(J * inner + J) * sizeof(ptrdiff_t));
-    if (!scales || !order) {
-        free(scales);
-        free(order);
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    }
-    kb_world_keys keys = {out->keys, out->n_keys, scales, out->max_position, out->max_angle,
-                          out->max_distance, order, scales + 2 * J, order + J * inner,
-                          scales + J, 0.0, 0.0};
-    count.skipped = total - SEARCH_PASSES - GREEDY_ROUNDS;
-    count.swept = 0;
-    status = kb_reduce_world_greedy(&p->clip, o->position_tolerance, FIRST_SCALE,
-                                    SEARCH_PASSES, LOOSEN_FACTORS, GREEDY_ROUNDS, report, &count,
-                                    threads_for(c, o, GREEDY_THREADS_FROM), &keys, err);
-    free(scales);
-    free(order);
-    if (status != KB_OK || keys.best_scale != 0.0)
+    count.plan = &greedy;
+    status = kb_reduce_world(&p->clip, o->position_tolerance, &greedy, report, &count,
+                             threads_for(c, o, GREEDY_THREADS_FROM), out, &found, err);
+    if (status != KB_OK || found)
         return status;
     status = every_frame(p, out, err);
     if (status == KB_OK && o->progress && o->progress(o->progress_data, total, total))

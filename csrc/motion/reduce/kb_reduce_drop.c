@@ -1,11 +1,10 @@
 /*
  * kb_reduce_drop.c -- fewer tangent keys (kb_reduce_drop): keys dropped a
  * few apart at once, their neighbours refitted, each drop kept whose
- * frames stay within tolerance; a memory of the drops that failed.
+ * frames stay within tolerance.
  */
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,104 +13,16 @@
 #define DROP_NEAR 1
 #define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
-#define DROP_HOPELESS 1.5
 #define DROP_MODEL_MARGIN 1.05
 
-/* The two keys on each side of key i of these K (-1 past an end). */
-static void keys_around(const ptrdiff_t *keys, ptrdiff_t K, ptrdiff_t i, ptrdiff_t around[4])
-{
-    for (int d = 0; d < 4; d++) {
-        ptrdiff_t k = i + (d < 2 ? d - 2 : d - 1);
-        around[d] = k >= 0 && k < K ? keys[k] : -1;
-    }
-}
-
-/* The keys on each side of a dropped one that drop_context hashes. */
-static ptrdiff_t context_span(const joint_fit *j, double *const tcb[2])
-{
-    return DROP_NEAR + 2 + kb_rd_tangent_reach(j->jt, tcb[0]);
-}
-
-/* A hash of what the refit after dropping key i of these K starts from
- * (see drop_refitted): the keys from DROP_NEAR + 2 before it to as many
- * after (and one more each way for TCB keys: kb_rd_tangent_reach), the rows of
- * all but key i, and the channels scored (see kb_rd_without_hash): nearly all
- * that the refit, and so its errors, hang on (see DROP_HOPELESS). */
-static ptrdiff_t drop_context(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                              ptrdiff_t K, ptrdiff_t i)
-{
-    return kb_rd_without_hash(j, keys, tcb, K, i, context_span(j, tcb));
-}
-
-/* Whether dropping key i of these K (TCB tcb) fails for certain or failed
- * before between the same keys: from the same start (drop_context) under
- * a tolerance below the least it could hold under, or from any start
- * where it needed tolerances that the joint's now are more than
- * DROP_HOPELESS times too tight for (in every channel of finite
- * tolerance); a skip from the same start updates the needed tolerances. */
-static int hopeless(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                    ptrdiff_t K, ptrdiff_t i)
-{
-    kb_drop_memory *m = j->memory;
-    const double *needed = m->needed + 2 * keys[i], *least = m->least + 2 * keys[i];
-    const double tolerance[2] = {j->jt->angle_tolerance, j->jt->distance_tolerance};
-    ptrdiff_t around[4];
-    keys_around(keys, K, i, around);
-    if ((needed[0] == 0.0 && needed[1] == 0.0) ||  /* none failed: around unset */
-        memcmp(around, m->around + 4 * keys[i], sizeof around))
-        return 0;
-    double grown = 0.0;  /* the tolerances now over those needed, the most */
-    for (int c = 0; c < 2; c++)
-        if (isfinite(tolerance[c]))
-            grown = fmax(grown, tolerance[c] / needed[c]);
-    if (grown * DROP_HOPELESS < 1.0)
-        return 1;
-    if (!((least[0] / tolerance[0] > 1.0 || least[1] / tolerance[1] > 1.0) &&
-          m->context[keys[i]] == drop_context(j, keys, tcb, K, i)))
-        return 0;
-    /* the needed tolerances as the failure it stands for would record them
-     * (its worst score is the larger of least / tolerance), so that later
-     * calls at other tolerances weigh the margin as they would have */
-    double worst = fmax(least[0] / tolerance[0], least[1] / tolerance[1]);
-    for (int c = 0; c < 2; c++)
-        m->needed[2 * keys[i] + c] = worst * tolerance[c];
-    return 1;
-}
-
-/* Records that dropping key i of these K (TCB tcb, as the refit started)
- * failed with this worst score, and the least tolerances it could hold
- * under from that start (0, 0: unknown). */
-static void remember_failed(joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                            ptrdiff_t K, ptrdiff_t i, double worst, const double least[2])
-{
-    kb_drop_memory *m = j->memory;
-    if (!(worst > 1.0 && worst < INFINITY))
-        return;
-    m->needed[2 * keys[i]] = worst * j->jt->angle_tolerance;
-    m->needed[2 * keys[i] + 1] = worst * j->jt->distance_tolerance;
-    keys_around(keys, K, i, m->around + 4 * keys[i]);
-    /* orthogonal neighbours in the context, with key i or without it (its
-     * two beside it), take their relative sign from keys beyond it: there
-     * the least tolerances are unknown */
-    const ptrdiff_t span = context_span(j, tcb);
-    const ptrdiff_t lo = i > span ? i - span : 0, hi = i + span < K - 1 ? i + span : K - 1;
-    const ptrdiff_t beside[2] = {keys[i > 0 ? i - 1 : 0], keys[i + 1 < K ? i + 1 : K - 1]};
-    const double unknown[2] = {0.0, 0.0};
-    int orthogonal = kb_rd_orthogonal_neighbours(j->jt, keys + lo, hi - lo + 1) ||
-                     kb_rd_orthogonal_neighbours(j->jt, beside, 2);
-    memcpy(m->least + 2 * keys[i], orthogonal ? unknown : least, 2 * sizeof(double));
-    m->context[keys[i]] = drop_context(j, keys, tcb, K, i);
-}
+int kb_reduce_shortcuts = 1;
 
 /* The worst score of the frames that the refit after dropping the key
  * between keys m and m + 1 changed (those of the segments from key m -
  * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
  * window of keys two beyond them (one for tangent keys: see kb_rd_refit_near),
- * whose spline is the whole one there, and least[c] the worst error of
- * each channel scored (0 for another, and for both where the window's
- * rotation signs did not follow: then the whole spline's). */
-static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double least[2],
-                            kb_error *err)
+ * whose spline is the whole one there. */
+static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
 {
     ptrdiff_t K = j->K;
     ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
@@ -123,56 +34,30 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, double lea
     kb_status status = kb_rd_window_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                            j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
                                            NULL, &j->s, err);
-    int window = j->s.signs_follow;
-    if (status == KB_OK && !window)  /* see score_segments */
+    if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
         status = kb_rd_joint_errors(j->jt, j->keys, K, j->tcb[0],
                                     j->channels > 1 ? j->tcb[1] : NULL, first, last, &j->s, err);
-    *worst = least[0] = least[1] = 0.0;
+    *worst = 0.0;
     for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
         if (!(j->s.score[f] <= *worst))  /* larger, or NaN */
             *worst = j->s.score[f];
-    const double *errors[2] = {j->s.angle, j->s.distance};
-    for (int c = 0; c < 2 && window; c++)
-        for (ptrdiff_t f = first; f <= last && isfinite(c ? j->jt->distance_tolerance
-                                                           : j->jt->angle_tolerance); f++)
-            least[c] = fmax(least[c], errors[c][f]);
     return status;
 }
 
-/* Whether the keys of a phase of drop_refitted (j->keys: the K backup
- * keys without those where drop[o], which is set only from `first` on,
- * DROP_SPACING apart) have orthogonal neighbours, where the backup keys
- * have none: the keys beside each drop kept are the only new neighbours
- * (drops are never next to one another, nor at an end). */
-static int joined_orthogonal(const joint_fit *j, const unsigned char *drop, ptrdiff_t first,
-                             ptrdiff_t K)
-{
-    for (ptrdiff_t o = first; o + 1 < K; o += DROP_SPACING) {
-        const ptrdiff_t beside[2] = {j->backup_keys[o - 1], j->backup_keys[o + 1]};
-        if (drop[o] && kb_rd_orthogonal_neighbours(j->jt, beside, 2))
-            return 1;
-    }
-    return 0;
-}
-
-/* Drops keys DROP_SPACING apart at once (but the hopeless ones) and
- * refits the DROP_NEAR keys on each side of each, keeping each drop whose
- * changed frames all stay within tolerance (drop_worst); a failed one
- * gets its key back and its neighbours' TCB as they were, so its frames
- * are as they were, and is remembered.  Every phase of the spacing in
- * turn. */
+/* Drops keys DROP_SPACING apart at once, refits the DROP_NEAR keys on each
+ * side of each and keeps each drop whose changed frames stay within
+ * tolerance (a failed one gets its key and neighbours' rows back); every
+ * phase of the spacing in turn. */
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
-    int clear = 0;  /* j->keys known to have no orthogonal neighbours */
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
         ptrdiff_t K = j->K, count = 0;
         memset(drop, 0, (size_t)K);
-        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING)
-            if (!hopeless(j, j->keys, j->tcb, K, i)) {
-                drop[i] = 1;
-                count++;
-            }
+        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING) {
+            drop[i] = 1;
+            count++;
+        }
         if (!count)
             continue;
         memcpy(j->backup_keys, j->keys, (size_t)K * sizeof(ptrdiff_t));
@@ -195,13 +80,13 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                 continue;
             ptrdiff_t m = o - 1 - d++;
             const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
-            double least[2] = {model[0] / DROP_MODEL_MARGIN, model[1]};
             double worst = fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
                                 model[1] / j->jt->distance_tolerance);
-            if (worst <= 1.0)  /* else failed by the model, remembered with its score */
-                status = drop_worst(j, m, &worst, least, err);
+            if (!kb_reduce_shortcuts)
+                worst = 0.0;
+            if (worst <= 1.0)  /* else failed by the model */
+                status = drop_worst(j, m, &worst, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
-                remember_failed(j, j->backup_keys, j->backup_tcb, K, o, worst, least);
                 drop[o] = 0;
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
@@ -226,25 +111,20 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             }
             kb_rd_take_spares(j, out);
         }
-        int orthogonal = status == KB_OK &&
-                         (clear ? joined_orthogonal(j, drop, 1 + phase, K)
-                                : kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K));
-        if (orthogonal && kb_rd_worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
+        if (status == KB_OK && kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K) &&
+            kb_rd_worse_than_tolerance(j, j->keys, j->K, j->tcb, &status, err)) {
             memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
             for (int c = 0; c < j->channels; c++)
                 memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));
             j->K = K;
-        } else {
-            clear = !orthogonal;
         }
     }
     return status;
 }
 
-/* kb_reduce_drop. */
-static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
+kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
                               double *rotation_tcb, double *translation_tcb, double *angle,
-                              double *distance, kb_drop_memory *memory, kb_error *err)
+                              double *distance, kb_error *err)
 {
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
@@ -262,38 +142,32 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
             if (!(fabs((c ? translation_tcb : rotation_tcb)[i]) <= DBL_MAX))
                 return kb_rd_refuse_row(jt, i, c, err);
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
-                   .channels = channels, .memory = memory};
-    /* the spare and backup keys and rows, the drops' model errors, this
-     * call's own memory of failed drops, the fit's space, and per key
+                   .channels = channels};
+    /* the spare and backup keys and rows, the drops' model errors, the
+     * fit's space, and per key
      * frame the drop, mark, near and restore flags: one allocation */
     size_t n = (size_t)F;
     void *block = kb_rd_space_alloc(&j.s, F, 0);
-    double *d = malloc(18 * n * sizeof(double) + kb_rd_fit_bytes(F) + 7 * n * sizeof(ptrdiff_t) +
+    double *d = malloc(14 * n * sizeof(double) + kb_rd_fit_bytes(F) + 2 * n * sizeof(ptrdiff_t) +
                        4 * n);
     if (!block || !d) {
         free(block);
         free(d);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     }
-    j.s.keys_checked = kb_rd_keys_pass(jt);
     j.spare_tcb[0] = d;
     j.spare_tcb[1] = d + 3 * n;
     j.backup_tcb[0] = d + 6 * n;
     j.backup_tcb[1] = d + 9 * n;
     j.model_worst = d + 12 * n;
-    kb_rd_fit_place(&j.w, jt, FIT_PER_SEGMENT, d + 18 * n);
-    ptrdiff_t *x = (ptrdiff_t *)((char *)(d + 18 * n) + kb_rd_fit_bytes(F));
+    kb_rd_fit_place(&j.w, jt, FIT_PER_SEGMENT, d + 14 * n);
+    ptrdiff_t *x = (ptrdiff_t *)((char *)(d + 14 * n) + kb_rd_fit_bytes(F));
     j.spare_keys = x;
     j.backup_keys = x + n;
-    kb_drop_memory local = {d + 14 * n, x + 2 * n, d + 16 * n, x + 6 * n};
-    unsigned char *drop = (unsigned char *)(x + 7 * n);
+    unsigned char *drop = (unsigned char *)(x + 2 * n);
     j.mark = drop + n;
     j.near = j.mark + n;
     j.restore = j.near + n;
-    if (!memory) {  /* a key whose drop failed may come up again in a later phase */
-        memset(local.needed, 0, 2 * (size_t)F * sizeof(double));
-        j.memory = &local;
-    }
     memset(j.near, 0, (size_t)F);
     if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
@@ -320,12 +194,4 @@ static kb_status reduce_joint(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdif
     free(block);
     free(d);
     return status == KB_OK ? kb_ok(err) : status;
-}
-
-kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                         double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_drop_memory *memory, kb_error *err)
-{
-    return reduce_joint(jt, keys, n_keys, rotation_tcb, translation_tcb, angle, distance, memory,
-                        err);
 }

@@ -1,9 +1,6 @@
 /*
- * kb_reduce_errors.c -- key reduction's splines through keys and their
- * errors at the frames (kbspline.motion.reduce_keys): the shared scratch,
- * the splines, the errors of a window or a joint, validation, and
- * kb_reduce_rebuild and kb_reduce_errors.  Every step of the searches
- * evaluates again only the frames it can change.
+ * kb_reduce_errors.c -- the splines through keys and their errors at the
+ * frames, of a window of keys or a whole joint; validation.
  */
 #include <float.h>
 #include <math.h>
@@ -24,7 +21,7 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
     s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
     s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
-    s->moved = d + 55 * n;   s->zeros = d + 58 * n;    s->cosine = d + 59 * n;
+    s->moved = d + 55 * n;   s->zeros = d + 58 * n;
     s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
     memset(s->zeros, 0, n * sizeof(double));
     s->between_times = d + 71 * n;
@@ -32,28 +29,9 @@ void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
     s->loc = (kb_loc *)(d + 73 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
     s->kind = (unsigned char *)(s->between + n);
-    s->keys_checked = 0;
     s->signs_follow = 1;
-    s->halves = 0;
     s->given = 0;
     return d;
-}
-
-/* Whether kb_rot_validate passes any keys of jt's validated frames (see
- * validate: finite, no zero quaternion) with finite TCB, so that the many
- * splines of a reduction need not check theirs: it fails then only on a
- * spacing of times below DBL_MIN or on a span that overflows, and a
- * spacing or span of keys is at least that of neighbouring frames and at
- * most the clip's (rounding is monotonic). */
-int kb_rd_keys_pass(const kb_reduce_joint *jt)
-{
-    ptrdiff_t F = jt->n_frames;
-    if (!isfinite(jt->times[F - 1] - jt->times[0]))
-        return 0;
-    for (ptrdiff_t f = 1; f < F; f++)
-        if (jt->times[f] - jt->times[f - 1] < DBL_MIN)
-            return 0;
-    return 1;
 }
 
 /* The TCB (n, 3) of the keys (NULL: zero) into s->tcb3 as three rows, or
@@ -97,13 +75,8 @@ int kb_rd_signs_follow(ptrdiff_t n, const space *s)
     return 1;
 }
 
-/*
- * One channel's keys, frames keys[0..n) with TCB tcb (n, 3; NULL: zero),
- * gathered into s and checked as kb_rot_build / kb_tcb_build check them;
- * for rotations also their chords (s->chords) and the m frames at
- * ascending times at_times located on them (s->loc).  What kb_rd_spline_errors needs of the
- * keys, so that a fit, which moves only the TCB, takes it once.
- */
+/* One channel's keys gathered into s (rotations: their chords, and the m
+ * frames at_times located on them): prepared once for a fit's many tries. */
 static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                         ptrdiff_t n, space *s)
 {
@@ -124,7 +97,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
     gather_tcb(jt, n, tcb, s);
     kb_rot_keys k = rotation_keys(n, s);
-    kb_status status = s->keys_checked ? KB_OK : kb_rot_validate(&k, err);
+    kb_status status = kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
@@ -191,13 +164,8 @@ static inline double relative_rotation(const double *f, const double *p, double 
     return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
 }
 
-/* The norm of v (3,) as sqrt(v . v) where that neither underflows nor
- * overflows; else (frames far from unit length, 1e-200 or 1e200: the
- * rotation's v and w scale with the frame) the norm of v and *w both
- * divided by the largest of them, *w so divided too, so that their ratio,
- * the error, is kept (rotation: w the dot; translation: w NULL).  Frames
- * of unit length (or translations of ordinary size) keep the first form,
- * bit for bit, whatever their error. */
+/* The norm of v, rescaled (with *w, the rotation's dot) where its square
+ * under- or overflows, so that the ratio of the two, the error, is kept. */
 static inline double robust_norm(double v[3], double *w)
 {
     double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
@@ -218,21 +186,11 @@ static inline double robust_norm(double v[3], double *w)
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
- * (m, 4) at the m frames at[j] (NULL: first + j); with s->halves, the
- * sine and cosine of each error's half instead of the error, and their
- * ratio as the frame's score (at the frame's index). */
+ * (m, 4) at the m frames at[j] (NULL: first + j). */
 static void rotation_errors(const kb_reduce_joint *jt, const double *values, const ptrdiff_t *at,
-                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
-                            const space *s)
+                            ptrdiff_t first, ptrdiff_t m, double *error, double *residual)
 {
-    for (ptrdiff_t j = 0; s->halves && j < m; j++) {
-        ptrdiff_t f = at ? at[j] : first + j;
-        double v[3], w = relative_rotation(jt->rotations + 4 * f, values + 4 * j, v);
-        error[j] = robust_norm(v, &w);
-        s->cosine[f] = fabs(w);
-        s->score[f] = error[j] / fabs(w);
-    }
-    for (ptrdiff_t j = 0; !s->halves && j < m; j++) {
+    for (ptrdiff_t j = 0; j < m; j++) {
         double v[3];
         double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
                                      values + 4 * j, v);
@@ -274,21 +232,14 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
     if (status != KB_OK || (!error && !residual))
         return status;
     if (rotation)
-        rotation_errors(jt, s->out, at, first, m, error, residual, s);
+        rotation_errors(jt, s->out, at, first, m, error, residual);
     else
         translation_errors(jt, s->out, at, first, m, error, residual);
     return status;
 }
 
-/*
- * The errors at m frames, at[0..m) (their times at_times, ascending) or
- * where at is NULL first .. first + m - 1, of one channel's spline through
- * frames keys[0..n) with TCB tcb (n, 3) (NULL: zero): error[j] for the
- * j-th frame is the rotation angle (rotation != 0) or the translation
- * distance (NULL to skip: the fit needs only residuals), and residual
- * (NULL to skip) its vector: twice the vector part of frame* spline on the
- * side w >= 0 (about the rotation vector), or spline - frame.
- */
+/* One channel's errors (angle or distance) and residuals (twice the vector
+ * part of frame* spline, or spline - frame) at m frames (at NULL: from first). */
 static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t n, const double *tcb, const ptrdiff_t *at,
                            const double *at_times, ptrdiff_t first, ptrdiff_t m, double *error,
@@ -321,8 +272,7 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 {
     const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
     kb_status status = KB_OK;
-    /* with no frame, only the keys' check where they need one (keys_checked) */
-    for (int c = 1; c >= 0 && (m || !s->keys_checked) && status == KB_OK; c--) {
+    for (int c = 1; c >= 0 && status == KB_OK; c--) {
         double *error = c ? s->angle : s->distance;
         if (!isfinite(tolerance[c]))
             continue;
@@ -335,17 +285,8 @@ static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
     return status;
 }
 
-/* Both channels' errors at frames [first, last] into s->angle, s->distance
- * and their worst ratio to the tolerances into s->score (with s->halves,
- * the rotation's halves and their ratio: see rotation_errors).  The splines
- * pass through their keys, so a key frame's errors are zero and only the
- * frames between keys are evaluated (keys, ascending, has every key in
- * [first, last]): where nearly every frame is a key, as on short clips, a
- * window then builds few of its segments.  A channel of infinite tolerance
- * cannot raise a score, so it is skipped here (its errors are left as they
- * were) and evaluated once at the end by kb_rd_skipped_errors.  With residual
- * (NULL: none), each such channel's residuals at the frames between keys
- * too (see errors_into; in s->between's order). */
+/* Both channels' errors at frames [first, last] and their score; key frames
+ * are zero, a channel of infinite tolerance is skipped (kb_rd_skipped_errors). */
 kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                               const double *rotation_tcb, const double *translation_tcb,
                               ptrdiff_t first, ptrdiff_t last, double *const *residual,
@@ -361,7 +302,6 @@ kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
                 s->angle[f] = 0.0;
             if (translation)
                 s->distance[f] = 0.0;
-            s->cosine[f] = 1.0;
             s->score[f] = 0.0;
         } else {
             s->between[m] = f;
@@ -370,7 +310,7 @@ kb_status kb_rd_window_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     }
     kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
                                    residual, s, err);
-    for (ptrdiff_t f = first; status == KB_OK && !s->halves && f <= last; f++)
+    for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
         s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
                              translation ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
@@ -479,20 +419,15 @@ kb_status kb_reduce_errors(const kb_reduce_joint *jt, const double *rotations,
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
         return status;
-    const space plain = {.halves = 0};  /* the errors themselves */
-    if (angle)
-        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
-    if (translations && distance)
-        translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
+    kb_reduce_errors_unchecked(jt, rotations, translations, angle, distance);
     return kb_ok(err);
 }
 
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance)
 {
-    const space plain = {.halves = 0};
     if (angle)
-        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL, &plain);
+        rotation_errors(jt, rotations, NULL, 0, jt->n_frames, angle, NULL);
     if (translations && distance)
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }
@@ -508,12 +443,8 @@ kb_status kb_rd_refuse_row(const kb_reduce_joint *jt, ptrdiff_t i, ptrdiff_t tra
     return kb_fail(err, KB_ERANGE, (kb_arg)(KB_ARG_TENSION + i % 3), track, i / 3);
 }
 
-/* How many keys on each side of a key its tangent hangs on: KB tangents
- * on one (the chords to its neighbours), a tangent key's on none (given),
- * so that a tangent key's segment is shaped by its own two keys alone
- * and every window below is that much narrower.  Only where the keys
- * have rows: keys without (NULL: greedy keys) have KB tangents, whatever
- * jt says.  The fits' keys always have them. */
+/* How many keys on each side a key's tangent hangs on: KB tangents one,
+ * tangent keys (with rows) none. */
 ptrdiff_t kb_rd_tangent_reach(const kb_reduce_joint *jt, const double *rows)
 {
     return jt->tangent_keys && rows ? 0 : 1;

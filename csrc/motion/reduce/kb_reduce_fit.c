@@ -5,7 +5,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,13 +15,8 @@
 /* ---------------------------------------------------------------- */
 
 
-/* damped_solve for tangent keys, whose normal matrix (tangent_normal) is
- * not zero only on its diagonal and between the like components of
- * neighbouring keys (3 apart): three tridiagonal systems, a component's
- * each, interleaved (so three chains of dependent operations, not one).
- * The general solve's other terms are products with zeros: the same bits,
- * but for a zero step's sign, which no tangent plus the step sees (none is
- * -0: the fits' starts are not, nor is any sum with a +0 in it). */
+/* The damped normal equations of tangent keys: three tridiagonal systems
+ * (a component each, 3 apart), solved by LDL^T; 0 where not positive definite. */
 static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
 {
     double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
@@ -73,13 +67,8 @@ static ptrdiff_t weighed_offset(ptrdiff_t inner, ptrdiff_t count, ptrdiff_t i)
     return inner == count ? i : (2 * i + 1) * inner / (2 * count);
 }
 
-/* The frames of range r a fit weighs, into w->at (and their times,
- * segments and each segment's first, w->seg_start): of each segment up to
- * w->per_segment frames between its keys, evenly spaced (every one where
- * it has no more).  Frames a few apart move together, so a few fit the
- * TCB about as well as all (see FIT_PER_SEGMENT); kb_reduce_fit checks
- * the tolerances at every frame.  The keys themselves carry no weight:
- * the curve passes through them whatever the TCB.  Returns how many. */
+/* The frames of range r a fit weighs: up to w->per_segment of each
+ * segment, evenly spaced (the drops check every frame); how many. */
 static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                               fit_range r, fit_space *w)
 {
@@ -151,13 +140,8 @@ static int key_moves(ptrdiff_t k, ptrdiff_t K, fit_range r, const fit_space *w)
     return k >= r.lo && k <= r.hi;
 }
 
-/* Segment seg's share of closed_jacobian's J^T J with tangent keys, its
- * rows_from to rows_to (see there): their derivatives are h times the
- * identity, so each component of a tangent pairs with its own alone, and
- * only the diagonal and the two keys' like components (3 apart) are not
- * zero.  The general products' sums without their zero terms: the same
- * bits, as adding zeros (all +0 or -0 products of the bases' finite sums)
- * to these changes none. */
+/* Segment seg's share of J^T J: h times the identity per tangent, so only
+ * the diagonal and the two keys' like components (3 apart) are not zero. */
 static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
                            int rows_to, fit_space *w)
 {
@@ -168,31 +152,19 @@ static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_
         w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
 }
 
-/* Segment seg's share of closed_jacobian with tangent keys: its slopes, h
- * times the identity for a key that moves (else zero), of which gradient
- * reads the diagonals alone (d0[a][a], d1[3 + a][a]: h as h * 1.0 is, or
- * the general path's zero; the others are not written), and its share of
- * J^T J (tangent_normal; none where no frame of it is weighed). */
+/* Segment seg's slopes, h times the identity for each of its keys that
+ * moves (else zero), and its share of J^T J (none where no frame is weighed). */
 static void tangent_slopes(ptrdiff_t seg, ptrdiff_t K, double h, fit_range r, fit_space *w)
 {
-    double (*d0)[3] = (double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
     int from = key_moves(seg, K, r, w), to = key_moves(seg + 1, K, r, w);
-    for (int a = 0; a < 3; a++) {
-        d0[a][a] = from ? h : 0.0;
-        d1[3 + a][a] = to ? h : 0.0;
-    }
+    w->slope[2 * seg] = from ? h : 0.0;
+    w->slope[2 * seg + 1] = to ? h : 0.0;
     if (w->seg_start[seg] != w->seg_start[seg + 1])
         tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
 }
 
-/* The residual's derivatives in the free keys' tangents, and from them the
- * normal matrix J^T J (lower band).  The translation's Hermite cubic is
- * linear in its tangents (exact); the rotation's squad is taken as that
- * cubic in log space, exact at the keys and to first order in the
- * segment's angle; scale is the residual's change per change of the curve
- * (2 for rotations: twice the log).  A frame's row is h0 dT0 + h1 dT1
- * (tangent_bases), so J^T J needs only each segment's sums of the bases'
- * products (tangent_slopes). */
+/* The normal matrix J^T J (lower band): the Hermite cubic is linear in its
+ * tangents (the rotation taken as one in log space; scale 2: twice the log). */
 static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
 {
     memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
@@ -215,10 +187,9 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r0[c] += w->basis[2 * j] * residual[3 * j + c];
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
-        const double (*d0)[3] = (const double (*)[3])(w->slope + 36 * seg), (*d1)[3] = d0 + 6;
         for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
-            w->gradient[3 * seg + a] += d0[a][a] * r0[a];
-            w->gradient[3 * seg + 3 + a] += d1[3 + a][a] * r1[a];
+            w->gradient[3 * seg + a] += w->slope[2 * seg] * r0[a];
+            w->gradient[3 * seg + 3 + a] += w->slope[2 * seg + 1] * r1[a];
         }
     }
 }
@@ -311,15 +282,9 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
     }
 }
 
-/* One channel's tangents (K, 3) fitted from their values in tcb:
- * Levenberg-Marquardt steps on the residual's model
- * (tangent_model_residual), whose Jacobian is closed_jacobian's, each
- * taken only where the model's squared error falls, up to `steps` or until
- * a step lowers it by less than `gain` of it.  The model's optimum is kept
- * unchecked: the drops evaluate every frame a fit changes against the
- * tolerances anyway.  With worst (NULL to skip), the largest norm of the
- * model's residual at the frames weighed, at the tangents kept (0 where
- * nothing is fitted). */
+/* One channel's tangents fitted by Levenberg-Marquardt steps on the
+ * residual's linear model, up to `steps` or a gain below `gain`; *worst
+ * (NULL to skip) the model's largest residual at the frames weighed. */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t K, double *tcb, fit_range r, int steps, double gain,
                            fit_space *w, space *s, double *worst, kb_error *err)
@@ -382,7 +347,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
 size_t kb_rd_fit_bytes(ptrdiff_t F)
 {
     size_t n = (size_t)F;
-    return (41 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
+    return (7 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
            + 2 * n * sizeof(ptrdiff_t);
 }
 
@@ -392,7 +357,7 @@ void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segm
     w->per_segment = per_segment;
     size_t n = (size_t)jt->n_frames;
     w->slope = d;
-    w->basis = w->slope + 36 * n;
+    w->basis = w->slope + 2 * n;
     w->sums = w->basis + 2 * n;
     w->normal = w->sums + 3 * n;
     w->chol = w->normal + 3 * n * BAND;
@@ -424,12 +389,8 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
     return status;
 }
 
-/* Whether any frame of the whole spline through these keys is out of
- * tolerance (0 on an error, in *status).  Where two neighbouring keys'
- * rotations are (about) orthogonal, the chord between them turns with the
- * signs of every key before (see kb_rd_signs_follow), so a change of keys
- * anywhere may move frames far from it: the drops check the whole spline
- * then, and undo what leaves a frame out of tolerance. */
+/* Whether any frame of the whole spline is out of tolerance (orthogonal
+ * neighbouring keys let a change anywhere move frames far from it). */
 int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
                                double *const tcb[2], kb_status *status, kb_error *err)
 {
@@ -438,14 +399,8 @@ int kb_rd_worse_than_tolerance(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K,
     return *status == KB_OK && !(worst <= 1.0);
 }
 
-/* Fits again only the keys within `near` of a marked one (mark[i]), each
- * run of them against the frames they shape, on the window of keys two
- * beyond the run (one for tangent keys): a key's tangent hangs on its
- * neighbours alone (kb_rd_tangent_reach), so the window's spline is the whole
- * one there (up to a sign of every key, which the residual does not see).
- * The other keys' TCB stay.  With model_worst (NULL to skip), each refitted
- * key's run's worst error per channel (F, 2: rotation, translation) as the
- * fits' models give it at the frames they weigh (see DROP_MODEL_MARGIN). */
+/* Fits again the keys within `near` of a marked one, each run on a window
+ * of keys around it; model_worst (F, 2; NULL to skip) each run's model error. */
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, int steps, double *model_worst, kb_error *err)
 {
@@ -511,14 +466,9 @@ static void monotone_tangent(const kb_reduce_joint *jt, int rotation, ptrdiff_t 
                                               : 0.0;
 }
 
-/* Before the refit of a drop's neighbours, keys m and m + 1 (now one
- * segment apart): a rotation tangent key's tangent that turns it more than
- * a radian over that longer segment is beyond the reach of the refit's
- * model (a cubic in log space), which then misses the tangent the frames
- * need; it starts from monotone_tangent instead (a failed drop restores
- * it).  A hold, 90 degrees over two frames, and a hold kept 6 keys where
- * 4 are exact (4 now); a blocking pass of 17 such steps 58-66 keys where
- * 36 are (36-44 now); the real clips as many keys as before, to 0.1%. */
+/* Before refitting a drop's neighbours m and m + 1: a rotation tangent that
+ * turns more than a radian over the longer segment restarts from
+ * monotone_tangent (beyond the refit's log-space model otherwise). */
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
 {
     const kb_reduce_joint *jt = j->jt;
@@ -557,33 +507,3 @@ void kb_rd_take_spares(joint_fit *j, ptrdiff_t n)
     j->K = n;
 }
 
-/* A hash of the keys from `span` before key i of these K to as many after
- * (-1 past an end), the rows of all but key i, and the channels scored:
- * what a drop of key i hangs on.  Equal hashes of different keys (about
- * 2^-64) would only skip a drop that could hold. */
-ptrdiff_t kb_rd_without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                             ptrdiff_t K, ptrdiff_t i, ptrdiff_t span)
-{
-    uint64_t h = (uint64_t)(j->channels + 2 * isfinite(j->jt->angle_tolerance));
-    for (ptrdiff_t k = i - span; k <= i + span; k++) {
-        uint64_t words[7] = {k >= 0 && k < K ? (uint64_t)keys[k] : UINT64_MAX};
-        int n = 1;
-        for (int c = 0; k >= 0 && k < K && k != i && c < j->channels; c++, n += 3)
-            memcpy(words + n, tcb[c] + 3 * k, 3 * sizeof(double));
-        for (int w = 0; w < n; w++) {  /* a 64-bit multiply-xorshift mix */
-            h = (h ^ words[w]) * 0x9E3779B97F4A7C15u;
-            h ^= h >> 29;
-        }
-    }
-    return (ptrdiff_t)h;
-}
-
-/* drop_refitted's constants (docs/benchmarks.md, "Tuning notes"): the keys
- * refitted on each side of a dropped one and their steps; the spacing of
- * the keys dropped at once, so that no two drops' refits shape a frame in
- * common; a drop that failed is not tried again (kb_drop_memory) while the
- * tolerances are below 1 / DROP_HOPELESS of those it needed, nor from the
- * same keys and tangents under tolerances below the least it could hold
- * under; a refit whose own model leaves a weighed frame out of tolerance
- * (the rotation's beyond DROP_MODEL_MARGIN) fails without evaluating the
- * spline. */

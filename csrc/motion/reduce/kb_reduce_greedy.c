@@ -64,51 +64,25 @@ typedef struct {
     ptrdiff_t *prev, *next, *latest;
     candidate *heap;
     ptrdiff_t heap_size, entries;
-    double floor;
 } greedy_state;
 
-/* A frame's score from the halves of its rotation error (s->halves). */
-static double halves_score(const kb_reduce_joint *jt, const space *s, ptrdiff_t f)
-{
-    return fmax(kb_rotation_angle(s->angle[f], s->cosine[f]) / jt->angle_tolerance, 0.0);
-}
-
-/* The first frame of the highest score in [a, end); with s->halves, of the
- * highest ratio of sine to cosine (the angles' order, without an
- * arctangent a frame), and by score where its score is within rounding
- * below the floor, so that no frame a rounding above it is left unkeyed. */
-static ptrdiff_t segment_worst(const kb_reduce_joint *jt, const space *s, double floor,
-                               ptrdiff_t a, ptrdiff_t end)
+/* The first frame of the highest score in [a, end). */
+static ptrdiff_t segment_worst(const space *s, ptrdiff_t a, ptrdiff_t end)
 {
     ptrdiff_t worst = a;
     for (ptrdiff_t f = a + 1; f < end; f++)
         if (s->score[f] > s->score[worst])
             worst = f;
-    if (!s->halves)
-        return worst;
-    double worst_score = halves_score(jt, s, worst);
-    if (!(worst_score <= floor && worst_score >= floor * (1 - 1e-9)))
-        return worst;
-    worst_score = halves_score(jt, s, worst = a);
-    for (ptrdiff_t f = a + 1; f < end; f++) {
-        double score = halves_score(jt, s, f);
-        if (score > worst_score) {
-            worst = f;
-            worst_score = score;
-        }
-    }
     return worst;
 }
 
 /* Pushes the worst frame of each segment between keys a and b. */
-static void push_segments(greedy_state *g, const kb_reduce_joint *jt, const space *s,
-                          ptrdiff_t a, ptrdiff_t b)
+static void push_segments(greedy_state *g, const space *s, ptrdiff_t a, ptrdiff_t b)
 {
     for (; a != b; a = g->next[a]) {
-        ptrdiff_t worst = segment_worst(jt, s, g->floor, a, g->next[a]);
-        double score = s->halves ? halves_score(jt, s, worst) : s->score[worst];
+        ptrdiff_t worst = segment_worst(s, a, g->next[a]);
         g->latest[a] = ++g->entries;
-        heap_push(g->heap, &g->heap_size, (candidate){score, worst, a, g->entries});
+        heap_push(g->heap, &g->heap_size, (candidate){s->score[worst], worst, a, g->entries});
     }
 }
 
@@ -136,15 +110,8 @@ static ptrdiff_t link_keys(greedy_state *g, ptrdiff_t F, const ptrdiff_t *order,
     return K;
 }
 
-/* The greedy selection until no score is above `floor`: the keys and their
- * count (keys, n_keys; NULL to skip), the frames in the order they were
- * keyed and each one's score then (order, order_score, n_order; NULL to
- * skip; on entry the first *n_order of order are keyed already, as a run
- * to a higher floor keyed them), and the final errors (angle, distance;
- * NULL to skip).  A run continued from an earlier one's keys is that run
- * carried on: the errors of splines through all its keys at once are
- * those its windows gave, bit for bit, and the heap then holds the same
- * worst frame of each segment. */
+/* The greedy selection until no score is above `floor`: keys, the order
+ * keyed with scores (carried on from *n_order), final errors (NULL: skip). */
 static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys,
                         ptrdiff_t *n_keys, ptrdiff_t *order, double *order_score,
                         ptrdiff_t *n_order, double *angle, double *distance, kb_error *err)
@@ -162,14 +129,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     void *block = kb_rd_space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    s.keys_checked = kb_rd_keys_pass(jt);  /* its TCB are zero */
-    /* the ratios order the angles as the arctangents do (up to rounding,
-     * which segment_worst minds near the floor) but for ratios below the
-     * normal range: so not where they could matter, scores of angles below
-     * 2^-900 radians */
-    s.halves = isfinite(jt->angle_tolerance) && !isfinite(jt->distance_tolerance) &&
-               jt->angle_tolerance * floor > 0x1p-900;
-    greedy_state g = {.heap_size = 0, .entries = 0, .floor = floor};
+    greedy_state g = {.heap_size = 0, .entries = 0};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
     g.latest = g.next + F;
@@ -181,15 +141,11 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     }
     status = kb_rd_joint_errors(jt, sorted, K, NULL, NULL, 0, F - 1, &s, err);
-    /* Where two neighbouring keys' rotations have a dot of exactly zero,
-     * the second keeps its sign whatever the first's (unit_keys), so the
-     * chord between them turns with the signs of all the keys before: a
-     * key added anywhere before may change the segments beside them, and
-     * a window of keys is no longer the whole spline (kb_rd_signs_follow).  From
-     * the first such pair on, every key added evaluates the whole spline. */
+    /* from the first pair of orthogonal neighbouring keys on, a window is no
+     * longer the whole spline: every key added evaluates it whole */
     int whole = !s.signs_follow;
     if (status == KB_OK)
-        push_segments(&g, jt, &s, 0, F - 1);
+        push_segments(&g, &s, 0, F - 1);
     while (status == KB_OK && g.heap_size) {
         candidate c = heap_pop(g.heap, &g.heap_size);
         if (g.latest[c.start] != c.entry)
@@ -241,7 +197,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
             g.heap_size = 0;  /* every segment is pushed again: the heap's records are stale */
         }
         if (status == KB_OK)
-            push_segments(&g, jt, &s, first, last);
+            push_segments(&g, &s, first, last);
     }
     ptrdiff_t n = 0, *found = g.latest;  /* the heap's records are no longer needed */
     for (ptrdiff_t k = 0; status == KB_OK; k = g.next[k]) {
@@ -260,8 +216,8 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         }
         if (order)
             *n_order = n_keyed;
-        for (ptrdiff_t f = 0; angle && f < F; f++)
-            angle[f] = s.halves ? kb_rotation_angle(s.angle[f], s.cosine[f]) : s.angle[f];
+        if (angle)
+            memcpy(angle, s.angle, (size_t)F * sizeof(double));
         if (distance)
             memcpy(distance, s.distance, (size_t)F * sizeof(double));
     }

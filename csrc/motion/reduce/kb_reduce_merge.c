@@ -1,16 +1,6 @@
-/*
- * kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
- * the world within its tolerance, the old keys elsewhere (the world-space
- * search of kbspline.motion.reduce_keys, which checks the new keys of one
- * joint at a time by forward kinematics, frame by frame).
- *
- * A segment of tangent keys hangs on its two keys and their tangents
- * alone, so keys that the old and the new keys share with the same rows
- * cut the frames into pieces, and within a piece the curves are wholly
- * the old ones or wholly the new.  A frame's world error hangs on every
- * joint's curves at that frame alone: where each piece keeps the keys
- * whose frames were within the limit, every frame is.
- */
+/* kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
+ * the world within its tolerance, the old keys elsewhere: keys both share
+ * with the same rows cut the frames into pieces, each wholly old or new. */
 #include <math.h>
 #include <string.h>
 
@@ -37,19 +27,6 @@ static int within(const double *frame_worst, ptrdiff_t first, ptrdiff_t last, do
     return 1;
 }
 
-/* Records that dropping old key i failed for good between the keys around
- * it (see kb_drop_memory: needed infinite is never within a margin). */
-static void remember_refused(kb_drop_memory *memory, const ptrdiff_t *keys, ptrdiff_t K,
-                             ptrdiff_t i)
-{
-    ptrdiff_t f = keys[i];
-    memory->needed[2 * f] = memory->needed[2 * f + 1] = INFINITY;
-    for (int d = 0; d < 4; d++) {
-        ptrdiff_t k = i + (d < 2 ? d - 2 : d - 1);
-        memory->around[4 * f + d] = k >= 0 && k < K ? keys[k] : -1;
-    }
-}
-
 /* Appends keys [from, to) of one side, with their rows, to the merge. */
 static void take(const ptrdiff_t *keys, const double *const rows[2], ptrdiff_t from,
                  ptrdiff_t to, ptrdiff_t *out, double *const out_rows[2], ptrdiff_t *n)
@@ -65,8 +42,7 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
                           const double *const old_rows[2], const ptrdiff_t *new_keys,
                           ptrdiff_t n_new, const double *const new_rows[2],
                           const double *frame_worst, double limit, ptrdiff_t *keys,
-                          ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
-                          kb_error *err)
+                          ptrdiff_t *n_keys, double *const rows[2], kb_error *err)
 {
     if (n_frames < 2 || n_old < 2 || n_new < 2 || n_old > n_frames || n_new > n_frames ||
         !old_keys || !new_keys || !frame_worst || !keys || !n_keys || !rows[0] || !rows[1] ||
@@ -110,16 +86,6 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
         else
             take(old_keys, old_rows, o0, o, keys, rows, &n);
         held |= ok;
-        for (ptrdiff_t i = o0, v = w0; memory && differs && !ok && i < o; i++) {
-            while (v < w && new_keys[v] < old_keys[i])
-                v++;
-            if (v < w && new_keys[v] == old_keys[i])
-                continue;  /* kept (its rows refitted) */
-            ptrdiff_t lo = old_keys[i >= 2 ? i - 2 : 0];
-            ptrdiff_t hi = old_keys[i + 2 < n_old ? i + 2 : n_old - 1];
-            if (!within(frame_worst, lo, hi, limit2))
-                remember_refused(memory, old_keys, n_old, i);
-        }
         if (anchored)  /* the shared key, then the next piece from it */
             take(new_keys, new_rows, w, w + 1, keys, rows, &n);
         o0 = anchored ? o + 1 : n_old;

@@ -31,15 +31,10 @@ typedef struct {
     /* joint_errors' frames that are not keys, their times and errors */
     ptrdiff_t *between;
     double *between_times, *between_error;
-    int keys_checked;      /* any keys with finite TCB pass kb_rot_validate (keys_pass) */
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    /* set where the greedy selection scores the rotation alone: rotation_errors
-     * then writes each frame's half angle's sine into angle, its cosine into
-     * cosine and their ratio into score (see segment_worst) */
-    int halves;
     int given;             /* s->tcb3 holds the keys' tangents (n, 3), not TCB rows (gather_tcb) */
     unsigned char *kind;
-    double *angle, *distance, *score, *residual, *moved, *zeros, *cosine;
+    double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
 
 /* fmax(a, b) inline, where the library's is a call: the larger, or the
@@ -52,7 +47,7 @@ static inline double larger(double a, double b)
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
-    double *slope;    /* (K - 1, 2, 6, 3): d (T0, T1) / d TCB of keys s and s + 1 (closed_jacobian) */
+    double *slope;    /* (K - 1, 2): d T0 / d key s, d T1 / d key s + 1, times I (closed_jacobian) */
     double *basis;    /* (m, 2): each weighed frame's tangent bases (tangent_bases) */
     double *sums;     /* (K - 1, 3): each segment's sums of their products */
     double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
@@ -80,7 +75,6 @@ typedef struct {
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial (drop_refitted) */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose TCB a failed trial restores */
-    kb_drop_memory *memory; /* drops that failed: the caller's, or this call's alone */
     double *model_worst;    /* (F, 2): the drops' refits' (refit_near) */
     space s;
     fit_space w;
@@ -88,7 +82,6 @@ typedef struct {
 
 /* kb_reduce_errors.c */
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
-int kb_rd_keys_pass(const kb_reduce_joint *jt);
 int kb_rd_signs_follow(ptrdiff_t n, const space *s);
 kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t n, const double *tcb, const double *at_times,
@@ -130,7 +123,5 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
 ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
 void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
-ptrdiff_t kb_rd_without_hash(const joint_fit *j, const ptrdiff_t *keys, double *const tcb[2],
-                             ptrdiff_t K, ptrdiff_t i, ptrdiff_t span);
 
 #endif /* KB_REDUCE_STAGES_H */

@@ -1,47 +1,12 @@
 /*
- * kb_reduce_sweep.c -- tangent keys (C1 Hermite keys, kb_reduce_joint's
- * tangent_keys) of one joint in a single forward sweep: from the last key,
- * whose tangent is fixed, the farthest frame that can end a segment within
- * the tolerances, its tangent fitted in closed form.
- *
- * A tangent key's segment is shaped by its two keys and their tangents
- * alone, so each segment is settled once, left to right, and both channels
- * share its keys.  From the last key s:
- *   - a candidate end e is fitted (fit_model): its translation tangent by
- *     linear least squares on the segment's exact cubic Hermite; its
- *     rotation tangent likewise on the segment taken as a cubic Hermite in
- *     log space relative to key s (the logs cached per start key), the
- *     fitted log-space slope at e turned into the key's tangent by the
- *     exact 3x3 Jacobian of the log map.  The fit also weighs a virtual
- *     next segment (a lookahead, so that the tangent suits the segment
- *     after it as well) ending on the frames' value and tangent (see
- *     prepare): 3 times this one (at least 2 frames), not across a hold's
- *     edge, halved until a cubic with its start tangent alone fitted keeps
- *     its frames within the tolerance (none below 2 frames: a step, a
- *     kink or a bounce ahead then pulls no tangent), and pulls weakly
- *     (weight SWEEP_ALPHA dt^2) towards the frames' own tangent at e;
- *   - the candidate passes where every frame of the segment is within the
- *     tolerances on these models (for the rotation twice the log-space
- *     residual, about the angle); a model two of whose frames no tangent
- *     fits together fails without its fit, most after a few frames
- *     (model_residuals), as the fit would;
- *   - the search starts at the previous segment's length, doubles until a
- *     candidate fails, then bisects, on the models alone;
- *   - the chosen end is then checked once on the real splines, as
- *     kb_reduce_rebuild evaluates them (check_real: the same segment
- *     construction, squad or the cumulative cubic, and the same errors as
- *     kb_reduce_errors'), with at most one Gauss-Newton step on the rotation
- *     where it is off by at most twice the tolerance; where it still fails,
- *     the end is bisected down on the model and the real splines together.
- * An end inside a hold of every channel fitted, the hold begun after the
- * last key, moves back to the hold's first frame where that segment passes
- * too (a turn between two holds then keys the holds' edges, zero
- * tangents).  A segment to the next frame has no frame to fail and always
- * ends the search; a key whose neighbours are both the frames beside it
- * shapes no frame, and takes the Fritsch-Butland tangent at the end (as
- * a fitted one there can spin the curve
- * between frames).  The real check decides every key, so every frame is within the
- * tolerances by the splines kb_reduce_rebuild builds from the result.
+ * kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.
+ * A tangent key's segment hangs on its two keys alone, so each segment is
+ * settled once, left to right: from the last key s, a candidate end e gets
+ * its tangents by least squares on cubic Hermite models (the rotation's in
+ * log space relative to s), weighing a lookahead segment and a weak pull
+ * towards the frames' own tangent (kb_reduce_sweep_fit.c); the end is
+ * doubled then bisected on the models, then checked once on the real
+ * splines (one Gauss-Newton step allowed), bisected down where it fails.
  */
 #include <float.h>
 #include <stdint.h>
@@ -280,35 +245,6 @@ static kb_status sweep_keys(sweep *w, ptrdiff_t *keys, ptrdiff_t *n_keys, double
                 }
             }
         }
-        if ((w->rot_fit || w->tr_fit) && lo < F - 1) {
-            /* an end inside a hold of every channel fitted that began after
-             * the last key: the hold's first frame instead, where it holds
-             * (not at the last frame: a key there ends the sweep, and one
-             * at the hold's first frame would only need it after) */
-            ptrdiff_t a = s;
-            int inside = 1;
-            if (w->rot_fit) {
-                inside &= w->hs_q[lo] < lo;
-                a = w->hs_q[lo] > a ? w->hs_q[lo] : a;
-            }
-            if (w->tr_fit) {
-                inside &= w->hs_x[lo] < lo;
-                a = w->hs_x[lo] > a ? w->hs_x[lo] : a;
-            }
-            if (inside && a > s && a < lo) {
-                if (a == s + 1) {
-                    if (next_frame(w, &r, &sign_e)) {
-                        lo = a;
-                        best = r;
-                        sign_best = sign_e;
-                    }
-                } else if (fit_real(w, a, &r, &sign_e)) {
-                    lo = a;
-                    best = r;
-                    sign_best = sign_e;
-                }
-            }
-        }
         keys[K] = lo;
         memcpy(rrows + 3 * K, best.tq, sizeof best.tq);
         memcpy(trows + 3 * K, best.tx, sizeof best.tx);
@@ -359,7 +295,7 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     if (!kb_doubles_fit(F, 50, 1, 1))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     size_t n = (size_t)F;
-    double *block = malloc(39 * n * sizeof(double) + n * sizeof(kb_loc));
+    double *block = malloc(30 * n * sizeof(double) + n * sizeof(kb_loc));
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     sweep w = {.jt = jt, .F = F, .angle_tol = jt->angle_tolerance,
@@ -374,9 +310,8 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.distance = block + 21 * n;
     w.res_seg = block + 22 * n;
     w.res_look = block + 26 * n;
-    w.jinv = block + 30 * n;
-    w.loc = (kb_loc *)(block + 39 * n);
-    ptrdiff_t *runs = malloc(6 * n * sizeof(ptrdiff_t));
+    w.loc = (kb_loc *)(block + 30 * n);
+    ptrdiff_t *runs = malloc(4 * n * sizeof(ptrdiff_t));
     if (!runs) {
         free(block);
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
@@ -385,10 +320,6 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     w.run_x = runs + n;
     w.hs_q = runs + 2 * n;
     w.hs_x = runs + 3 * n;
-    w.logs_of = runs + 4 * n;
-    w.jinv_of = runs + 5 * n;
-    for (ptrdiff_t f = 0; f < F; f++)
-        w.logs_of[f] = w.jinv_of[f] = -1;
     prepare(&w);
     memset(rotation_rows, 0, 3 * n * sizeof(double));
     memset(translation_rows, 0, 3 * n * sizeof(double));

@@ -30,10 +30,7 @@ typedef struct {
     int rot_check, tr_check;   /* channels the real check measures: finite tolerance */
     double *q;                 /* (F, 4) unit frames */
     double *dq, *dx;           /* (F, 3) the frames' tangents (central differences) */
-    double *logs;              /* (F, 3) log(q_s* q_f), short arc, where logs_of[f] is s */
-    ptrdiff_t *logs_of;        /* (F,) the last key frame f's log is relative to (-1: none) */
-    double *jinv;              /* (F, 9) jinv_at's, where jinv_of[f] is s */
-    ptrdiff_t *jinv_of;
+    double *logs;              /* (F, 3) log(q_s* q_f), short arc (value_at) */
     double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
     kb_loc *loc;               /* (F,) */
     /* (F, 4) scratch, a model's residual before the fitted tangent's term

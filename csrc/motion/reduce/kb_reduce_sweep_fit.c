@@ -97,34 +97,23 @@ static void jr_half(const double *v, double *J)
 }
 
 /* Frame f's value in a channel's models: its translation, or its
- * rotation's log relative to the last key (taken once per last key, and
- * only where a model reaches it: a failing one stops early). */
+ * rotation's log relative to the last key (into w->logs at f). */
 static const double *value_at(sweep *w, ptrdiff_t f, int rotation)
 {
     if (!rotation)
         return w->jt->translations + 3 * f;
     double *v = w->logs + 3 * f;
-    if (w->logs_of[f] != w->s) {
-        short_log(w->q + 4 * w->s, w->q + 4 * f, v);
-        w->logs_of[f] = w->s;
-    }
+    short_log(w->q + 4 * w->s, w->q + 4 * f, v);
     return v;
 }
 
-/* The inverse of the Jacobian of the log map (jr_half) at frame f's log,
- * once per last key: a segment's end and a lookahead's are often another
- * candidate's (20% of them on CMU 131_01 at 0.1 cm).  NULL where singular. */
-static const double *jinv_at(sweep *w, ptrdiff_t f)
+/* The inverse of the Jacobian of the log map (jr_half) at frame f's log
+ * into inv; 0 where singular. */
+static int jinv_at(sweep *w, ptrdiff_t f, double *inv)
 {
-    double *inv = w->jinv + 9 * f;
-    if (w->jinv_of[f] != w->s) {
-        double J[9];
-        jr_half(value_at(w, f, 1), J);
-        if (!inverse3(J, inv))
-            inv[0] = NAN;  /* an inverse3 that succeeds is never NaN */
-        w->jinv_of[f] = w->s;
-    }
-    return isnan(inv[0]) ? NULL : inv;
+    double J[9];
+    jr_half(value_at(w, f, 1), J);
+    return inverse3(J, inv);
 }
 
 /* A channel's cubic Hermite model of the frames strictly between frames a
@@ -163,9 +152,7 @@ KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 }
 
 /* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
- * the model's span, k its values at a and b and its fixed tangent (copies,
- * which the rows' stores cannot alias); fit_at_b and has_va (va not NULL)
- * constants where inlined. */
+ * the model's span, k its values at a and b and its fixed tangent. */
 KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
                          ptrdiff_t i, int fit_at_b, int has_va, double *row)
 {
@@ -178,12 +165,14 @@ KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const 
     row[3] = (fit_at_b ? h[3] : h[1]) * dt;
 }
 
-/* model_residuals for a model whose fit_at_b and has_va (va not NULL) are
- * constants where inlined: no row tests them, nor reloads what its stores
- * could alias. */
-KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int fit_at_b,
-                           int has_va)
+/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
+ * the residual before the fitted tangent's term, and that term's
+ * coefficient); 0, some rows left out, where two frames are apart (no
+ * tangent fits both within r), checked from the frame where the fitted
+ * term's basis peaks. */
+static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
+    const int fit_at_b = md->fit_at_b, has_va = md->va != NULL;
     const ptrdiff_t m = md->b - md->a, n = m - 1;
     if (n < 1)
         return 1;
@@ -199,7 +188,7 @@ KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int
     model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
     memcpy(res + 4 * ia, anchor, sizeof anchor);
     const double ga = radius(anchor, r);
-    const int look = r >= 1e-100;
+    const int look = r >= 1e-100 && kb_reduce_shortcuts;
     for (ptrdiff_t odd = 0; odd < 2; odd++)
         for (ptrdiff_t i = odd; i < n; i += 2) {
             if (i == ia)
@@ -209,22 +198,6 @@ KB_INLINE int residuals_as(sweep *w, const model *md, double r, double *res, int
                 return 0;
         }
     return 1;
-}
-
-/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
- * the residual before the fitted tangent's term, and that term's
- * coefficient), so that the check after the fit takes no basis again; 0,
- * some rows left out, where two frames are apart (no tangent fits both
- * within r, so the fit would fail; not looked for where r < 1e-100).  The
- * frame where the fitted term's basis peaks (u 1/3 or 2/3) first and each
- * other against it, the even rows before the odd: on CMU 131_01 at 0.1 cm
- * that found 94% of the failing lookaheads, in 3 of their 18 frames, and
- * 53% of the failing segments. */
-static int model_residuals(sweep *w, const model *md, double r, double *res)
-{
-    if (md->fit_at_b)
-        return md->va ? residuals_as(w, md, r, res, 1, 1) : residuals_as(w, md, r, res, 1, 0);
-    return md->va ? residuals_as(w, md, r, res, 0, 1) : residuals_as(w, md, r, res, 0, 0);
 }
 
 /* The normal-equation sums (rhs, *nn) of n residuals (model_residuals')
@@ -285,8 +258,8 @@ static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *l
     double db[3];
     model md = {e, b, rotation, 0, value_at(w, e, rotation), value_at(w, b, rotation), db};
     if (rotation) {
-        const double *jbinv = jinv_at(w, b);
-        if (!jbinv)
+        double jbinv[9];
+        if (!jinv_at(w, b, jbinv))
             return -1;
         mat_vec(jbinv, w->dq + 3 * b, db);
     } else {
@@ -374,10 +347,8 @@ static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
     model md = {s, e, 1, 1, NULL, L, w->tq_s};
     if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
         return 0;
-    const double *jinv = jinv_at(w, e);
-    if (!jinv)
+    if (!jinv_at(w, e, r->jinv))
         return 0;
-    memcpy(r->jinv, jinv, sizeof r->jinv);
     double jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
     tangent_sums(w->res_seg, e - s - 1, cr, &cc);
     add_lookahead(w, e, look_frames(w, e, 1), 1, cr, &cc);
@@ -453,12 +424,8 @@ static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
     return 1;
 }
 
-/* The rotation spline's segment likewise (into w->curve_q, w->angle; its
- * segment built as the keys' locations ask, frames s .. e), its
- * keys the last key with the sign the whole spline gives it and frame e
- * (on its side, as the whole spline puts it): the same unit keys, chord,
- * segment and values as kb_reduce_rebuild's to the bit, up to one sign for
- * the segment.  *sign_e: the sign the whole spline gives frame e. */
+/* The rotation spline's segment s .. e as kb_reduce_rebuild builds it (the
+ * same bits, up to one sign); *sign_e the sign it gives frame e. */
 static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e)
 {
     const kb_reduce_joint *jt = w->jt;

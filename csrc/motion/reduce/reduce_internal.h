@@ -1,5 +1,5 @@
-/* reduce_internal.h -- private: key reduction's search (kbspline.motion.reduce_keys);
- * the declarations it shares between its files, the binding and the C tests. */
+/* reduce_internal.h -- private: key reduction's stages, shared by its
+ * files, the binding and the C tests. */
 #ifndef KB_BUILDING_LIBRARY
 #error "This header is private to kbspline: include <kbspline/kbspline.h>"
 #endif
@@ -7,242 +7,76 @@
 #define KB_REDUCE_INTERNAL_H
 
 #include "kb_internal.h"
+#include "kbspline/reduce.h"
 
-/* ------------------------------------------------------------------ */
-/* Key reduction (kbspline.motion.reduce_keys).  One joint's frames:   */
-/* its local rotations and translations at strictly increasing times.  */
-/* Its splines are a RotationSpline and a PositionSpline through the   */
-/* keys (KB timing, natural ends); a frame's score is the larger of    */
-/* its rotation angle over angle_tolerance and its translation         */
-/* distance over distance_tolerance (each > 0, +inf for none).        */
-/* ------------------------------------------------------------------ */
+/* 1 (the default): two shortcuts that each save about 1.3x of the fitted
+ * search's time (a drop failed by its refit's own model; a sweep model
+ * failed by two frames no tangent fits together); 0: off (tests). */
+extern int kb_reduce_shortcuts;
 
+/* One joint's frames and tolerances; a frame's score is the larger of its
+ * rotation angle over angle_tolerance and its translation distance over
+ * distance_tolerance (each > 0, +inf for none). */
 typedef struct {
     ptrdiff_t n_frames;          /* >= 2 */
     const double *times;         /* (n_frames,) */
-    const double *rotations;     /* (n_frames, 4) unit quaternions, (w, x, y, z): a zero
-                                    one is refused (KB_EZERONORM) */
+    const double *rotations;     /* (n_frames, 4) (w, x, y, z), none zero */
     const double *translations;  /* (n_frames, 3) */
     double angle_tolerance, distance_tolerance;
-    int tangent_keys;            /* fitted keys carry each key's tangent per time (C1
-                                    Hermite keys: given_in = given_out) where the
-                                    functions below say TCB; 0: TCB */
+    int tangent_keys;            /* 1: key rows are tangents per time (C1 Hermite keys) */
 } kb_reduce_joint;
 
-/*
- * Greedy keys: from the first and last frames, keys the frame of the worst
- * score until none is above 1 (ties: the earliest frame).  Only the frames
- * beside a new key are evaluated again (on the seven keys around it), and
- * a heap of each segment's worst frame finds the next: near-linear in
- * frames.  Writes keys (n_frames capacity) ascending and their count, and
- * the final splines' angle and distance (n_frames) at every frame.
- * Allocates about 100 n_frames doubles.
- */
+/* Greedy keys (KB tangents): from the first and last frames, keys the
+ * frame of the worst score until none is above 1 (ties: the earliest);
+ * writes keys ascending, and angle and distance at every frame. */
 kb_status kb_reduce_greedy(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                            double *angle, double *distance, kb_error *err);
 
-/*
- * The splines through keys (n_keys ascending frames from 0 to n_frames - 1)
- * with TCB rotation_tcb and translation_tcb ((n_keys, 3) each; NULL: zero)
- * at every frame: rotations (n_frames, 4), translations (n_frames, 3; NULL
- * to skip), and their errors from the frames, angle and distance
- * (n_frames; NULL to skip).  Allocates about 75 n_frames doubles.
- */
+/* The splines through keys (from frame 0 to the last) with key rows
+ * (n_keys, 3) each (NULL: greedy keys) at every frame, and their errors
+ * (translations, angle, distance: NULL to skip). */
 kb_status kb_reduce_rebuild(const kb_reduce_joint *joint, const ptrdiff_t *keys,
                             ptrdiff_t n_keys, const double *rotation_tcb,
                             const double *translation_tcb, double *rotations,
                             double *translations, double *angle, double *distance,
                             kb_error *err);
 
-/*
- * The errors of curves at every frame, as kb_reduce_rebuild gives them:
- * angle (n_frames; NULL to skip) of rotations (n_frames, 4) from the
- * joint's, and distance (n_frames; NULL, or translations NULL, to skip) of
- * translations (n_frames, 3).  The joint's tolerances are not used but
- * must be positive.  Allocates nothing.
- */
+/* The errors of curves at every frame from the joint's (NULL to skip). */
 kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations,
                            const double *translations, double *angle, double *distance,
                            kb_error *err);
 
-/*
- * The greedy selection's order: runs it until no score is above floor
- * (> 0; 1 is kb_reduce_greedy) and writes the frames it keyed, in turn,
- * with the score each had when keyed (order, order_score: n_frames - 2
- * capacity; *n_order of them on return).  On entry, *n_order is how many
- * of order are keyed already (0 to start afresh): the frames an earlier
- * call keyed at a higher floor, whose run this one carries on, writing
- * after them (the same order and scores, bit for bit, as one run to this
- * floor; KB_EBADSHAPE where they are not distinct interior frames).  As
- * the scores under s times the tolerances are these over s, the keys
- * under s times the tolerances, for any s >= floor, are the first and
- * last frames and order[i] for every i before the first order_score[i]
- * <= s (up to rounding within an ulp: a score an ulp from s, or two
- * scores an ulp apart, may compare the other way after kb_reduce_greedy
- * divides by s times a tolerance; powers of two divide exactly).
- */
+/* The greedy selection run until no score is above floor: the frames it
+ * keyed in turn and each one's score then.  On entry *n_order frames are
+ * keyed already (an earlier call's at a higher floor, carried on).  The
+ * keys at s times the tolerances (s >= floor) are the ends and order[i]
+ * for every i before the first order_score[i] <= s. */
 kb_status kb_reduce_greedy_order(const kb_reduce_joint *joint, double floor, ptrdiff_t *order,
                                  double *order_score, ptrdiff_t *n_order, kb_error *err);
 
-/*
- * Tangent keys (C1 Hermite keys: the rows kb_reduce_rebuild takes with
- * tangent_keys set, whatever jt->tangent_keys says) in one forward sweep,
- * keys shared by both channels: from the last key, whose tangent is fixed,
- * the farthest frame that can end a segment, its tangents fitted in closed
- * form (see kb_reduce_sweep.c), every segment checked on the splines
- * kb_reduce_rebuild builds, so that every frame is within the joint's
- * tolerances by them (the angle and distance kb_reduce_errors reports; a
- * channel of infinite tolerance is not constrained, its keys taking the
- * frames' own tangents by central differences).  Keys at the first and
- * last frames always.  Writes keys (n_frames capacity, ascending) and
- * their count, and rotation_rows and translation_rows (n_frames, 3; the
- * first n_keys rows used, the rest zero).  Frames are checked as
- * kb_reduce_drop checks them.  Allocates about 50 n_frames doubles.
- */
+/* Tangent keys in one forward sweep (kb_reduce_sweep.c): from the last
+ * key, the farthest frame that can end a segment within the tolerances,
+ * its tangents fitted; rows (n_frames, 3) each, the rest zero. */
 kb_status kb_reduce_sweep(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                           double *rotation_rows, double *translation_rows, kb_error *err);
 
-/*
- * The drops of one joint's keys that failed, kept from one kb_reduce_drop
- * call to the next on the same joint's frames (and read within a call,
- * where a key comes up again between the same keys).  Per frame f, where
- * dropping key f last failed: needed (n_frames, 2), its worst score then
- * times that call's angle and distance tolerances (the least tolerances,
- * scaled alike, it could have held under; 0 for both where no drop of f
- * failed), and around (n_frames, 4), the two keys on each side of it then
- * (-1 past an end); least (n_frames, 2), the least angle and distance
- * tolerances it could hold under, each alone (0 for both where unknown),
- * and context (n_frames), a hash of the keys and TCB its refit started
- * from (nearly all the refit hangs on: see DROP_HOPELESS in kb_reduce_drop.c).
- * Start with needed all zero.
- */
-typedef struct {
-    double *needed;
-    ptrdiff_t *around;
-    double *least;
-    ptrdiff_t *context;
-} kb_drop_memory;
-
-/*
- * Fewer keys from fitted ones (keys, *n_keys in, capacity n_frames; their
- * TCB in the first *n_keys rows of rotation_tcb and translation_tcb, each
- * in [-1, 1], the translation's read only where distance_tolerance is
- * finite): drops keys a few apart at once, refits the TCB of the keys near
- * each, and keeps each drop whose frames nearby all stay within tolerance
- * (a failed one restores its key and its neighbours' TCB, so those frames
- * are as they were), for every phase of the spacing in turn.  With memory
- * (NULL: a memory of this call alone), a key is not tried where its drop
- * failed before between the same four keys and needed tolerances that
- * this call's are too tight for, to a margin (the largest ratio of this
- * call's tolerances to those it needed, over the channels of finite
- * tolerance, is below 2/3; an infinite one adds nothing), nor where it
- * failed from the same keys and TCB (context) under tolerances below the
- * least it could hold under, and the
- * drops that fail are recorded there.  Whatever the memory holds, the result
- * keeps every frame within tolerance: at worst it keeps keys that could
- * have gone.  Writes the keys, their count, TCB and the final angle and
- * distance at every frame as kb_reduce_rebuild gives them (or neither).  Allocates
- * about 206 n_frames doubles (254 with tangent keys).
- */
+/* Fewer tangent keys: drops keys a few apart at once, refits the keys
+ * near each and keeps each drop whose frames stay within tolerance; the
+ * final angle and distance at every frame (NULL to skip). */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
-                         double *distance, kb_drop_memory *memory, kb_error *err);
+                         double *distance, kb_error *err);
 
-/*
- * The pieces of a joint's new tangent keys (new_keys, n_new; rows: the
- * rotation's and the translation's (n_new, 3)) whose frames all have
- * frame_worst (n_frames, squared world errors under the new keys) at most
- * limit squared (none where limit is negative or NaN), the old keys
- * (which held) elsewhere: keys both share with
- * the same rows cut the frames into pieces, and a segment of tangent keys
- * hangs on its two keys alone, so each piece's curves are wholly the old
- * or the new ones (reduce_keys' world search keeps the pieces of a
- * joint's drops that hold).  Writes keys (n_frames capacity) and rows,
- * *n_keys 0 where no piece that differs holds.  With memory (NULL to
- * skip), each old key the new ones dropped in a piece that failed, where a
- * frame from two keys before it to two after is past the limit, is
- * recorded as a drop that fails between the same keys (needed infinite),
- * so that kb_reduce_drop does not try it again there.  Keys ascending in
- * [0, n_frames), at least two each.
- */
+/* The pieces of new tangent keys whose frames all have frame_worst (squared
+ * world errors) at most limit squared, the old keys elsewhere (pieces cut
+ * at keys both share with the same rows); *n_keys 0 where none differs and holds. */
 kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff_t n_old,
                           const double *const old_rows[2], const ptrdiff_t *new_keys,
                           ptrdiff_t n_new, const double *const new_rows[2],
                           const double *frame_worst, double limit, ptrdiff_t *keys,
-                          ptrdiff_t *n_keys, double *const rows[2], kb_drop_memory *memory,
-                          kb_error *err);
+                          ptrdiff_t *n_keys, double *const rows[2], kb_error *err);
 
-/*
- * A clip's joints and the points they carry, for kb_world_trial: parents
- * (n_joints; each in [-1, j), parents before children), n_sites
- * (n_joints), sites (sum of n_sites, 3) and truth (each joint's
- * (n_frames, 1 + n_sites, 3), origin first, joint after joint) as in
- * kb_world_clip.
- */
-typedef struct {
-    ptrdiff_t n_joints, n_frames;   /* >= 1 each */
-    const ptrdiff_t *parents;
-    const ptrdiff_t *n_sites;
-    const double *sites;
-    const double *truth;
-} kb_world_points;
-
-/*
- * Every joint of a clip placed in the world under some curves, frame by
- * frame: from its rotations (n_joints, n_frames, 4) and offsets (n_joints,
- * n_frames, 3: its translations, or where they do not place it its OFFSET
- * at every frame), its world_rot (n_joints, n_frames, 9) and origin
- * (n_joints, n_frames, 3) as kb_joint_world gives them, frame_error
- * (n_joints, n_frames) each frame's largest squared distance of its points
- * from the truth (kb_joint_world's frame_worst from zeros) and error
- * (n_joints) the largest distance over every frame.
- */
-typedef struct {
-    double *rotations, *offsets, *world_rot, *origin, *frame_error, *error;
-} kb_world_placed;
-
-/*
- * New curves for joint j, checked against those `held` places (read only)
- * at only the frames where they differ: a frame's places hang on the
- * curves at that frame alone, so the other frames keep held's.  Its new
- * rotations (n_frames, 4) and offsets (n_frames, 3; NULL: held's, as for
- * a joint its OFFSET places) are placed again in the blocks of four frames
- * (from frame 0) where a row differs from held's, bit for bit (placing a
- * frame again gives the same bits, and whole blocks run four frames at a
- * time): runs takes those frames as [first, end) pairs (capacity
- * n_frames + 1), *n_runs of them.  There j's new rows and the places of j
- * and every joint below it go to `trial` (nothing else of it written),
- * each such joint's error to trial->error, and *worst is every joint's
- * largest error: bit for bit those of placing every frame again
- * (kb_joint_world), where no point is NaN.  Past limit (an infinite or NaN
- * one: none) a joint stops the trial (as kb_joint_world), *worst then an
- * error past it (or NaN) and trial unfinished.  With frame_worst
- * (n_frames; NULL to skip) there is no stop, and at every frame, in joint
- * order, each moved joint's squared error there (trial's in the runs,
- * held's elsewhere) is written in where larger (or NaN), as
- * kb_joint_world's frame_worst: the frames where the new curves stray.
- * kb_world_accept then installs a trial in held.
- */
-kb_status kb_world_trial(const kb_world_points *points, const kb_world_placed *held,
-                         ptrdiff_t j, const double *rotations, const double *offsets,
-                         double limit, kb_world_placed *trial, ptrdiff_t *runs,
-                         ptrdiff_t *n_runs, double *worst, double *frame_worst, kb_error *err);
-
-/*
- * Installs in held what kb_world_trial of joint j left in trial at its
- * runs (n_runs [first, end) pairs): j's rows, and the places and errors of
- * j and every joint below it.  A trial that stopped must not be installed.
- */
-kb_status kb_world_accept(const kb_world_points *points, ptrdiff_t j,
-                          const kb_world_placed *trial, const ptrdiff_t *runs, ptrdiff_t n_runs,
-                          kb_world_placed *held, kb_error *err);
-
-/* ------------------------------------------------------------------ */
-/* The world-space search with greedy keys (reduce_keys with           */
-/* position_tolerance: all of it with fit=False, with fit=True its     */
-/* first phase, no factors; see kbspline.motion.reduce).                */
-/* ------------------------------------------------------------------ */
-
+/* A clip as the world search takes it. */
 typedef struct {
     ptrdiff_t n_joints;          /* >= 1 */
     ptrdiff_t n_frames;          /* >= 2 */
@@ -254,108 +88,32 @@ typedef struct {
     const double *offsets;       /* (n_joints, 3) where moves is 0, what places it */
     const ptrdiff_t *n_sites;    /* (n_joints,) points its frame carries besides its origin */
     const double *sites;         /* (sum of n_sites, 3) joint after joint */
-    const double *truth;         /* joint after joint, (n_frames, 1 + n_sites, 3): its
-                                    origin and sites under the clip's own frames */
-    const double *tolerances;    /* (n_joints, 2) angle and distance tolerances at scale 1
-                                    (> 0, +inf for none) */
+    const double *truth;         /* per joint (n_frames, 1 + n_sites, 3): its points */
+    const double *tolerances;    /* (n_joints, 2) angle and distance tolerances at scale 1 */
     const double *caps;          /* (n_joints, 2) the most they may grow to (+inf: no cap) */
 } kb_world_clip;
 
 /* Called after each pass; nonzero stops the search (KB_ESTOPPED). */
 typedef int (*kb_progress_fn)(void *ctx, int passes);
 
+/* How kb_reduce_world keys and loosens. */
 typedef struct {
-    ptrdiff_t *keys;         /* (n_joints, n_frames): joint j's from j * n_frames */
-    ptrdiff_t *n_keys;       /* (n_joints,) */
-    double *scales;          /* (n_joints,) each joint's final scale */
-    double *max_position;    /* (n_joints,) worst distance of the joint's points */
-    double *max_angle;       /* (n_joints,) worst local rotation error */
-    double *max_distance;    /* (n_joints,) worst local translation error (0 unless moves) */
-    ptrdiff_t *order;        /* (n_joints, n_frames - 2) each joint's greedy order so far */
-    double *order_score;     /* (n_joints, n_frames - 2) and each one's score when keyed */
-    ptrdiff_t *n_order;      /* (n_joints,) */
-    double *floor;           /* (n_joints,) the least scale each order was run to (+inf) */
-    double good_scale;       /* the largest scale whose keys passed */
-    double best_scale;       /* the scale of the fewest keys that passed; 0 where none did */
-} kb_world_keys;
+    int fitted;          /* 1: swept tangent keys, loosened by drops; 0: greedy keys */
+    double first_scale;  /* the first pass's scale of every tolerance, halved until one holds */
+    int passes;          /* passes at most */
+    int refine;          /* 1: the passes left double, then bisect, keeping the fewest keys */
+    const double *factors;  /* the loosening rounds: each joint's scale times each in turn */
+    int n_factors;
+    double *scales;      /* output (n_joints; NULL to skip): each joint's final scale */
+} kb_world_plan;
 
-/*
- * The world-space search: every joint's greedy keys at its tolerances
- * times one scale, the scale tried from first_scale, halved until a pass
- * keeps every point within position_tolerance (forward kinematics of every
- * frame), then doubled until one fails and bisected (geometric mean),
- * search_passes passes in all; the pass of fewest keys (the later of a
- * tie) is kept.  Then for each of factors in turn, every joint with more
- * than two keys, most keys first, has its own scale loosened by it, its
- * fewer keys kept where every point stays within the tolerance (only it
- * and the joints below it moved again).  The greedy keys at a scale s are
- * a prefix of each joint's greedy order (kb_reduce_greedy_order, carried
- * on below its floor), or where s times a tolerance passes its cap,
- * kb_reduce_greedy's under the capped tolerances; with n_threads > 1,
- * a pass first carries on, on that many threads, every joint's order it
- * reads below its floor (the same orders, bit for bit).  Writes every
- * output; where no pass held (best_scale 0), no keys (n_keys 0), scales 0
- * and NaN errors.
- * progress (NULL: none) is called after each pass with the passes so far.
- * KB_EBADSHAPE for counts or parents out of range (track: the joint),
- * KB_ERANGE for a position_tolerance that is negative or not finite, a
- * first_scale that is not positive and finite, or a tolerance or cap that
- * is not positive (NaN included; track: the joint).  Allocates about 40
- * n_frames doubles and 5 n_frames indices a joint, besides what each call
- * of kb_reduce_greedy_order (one per thread at once) and
- * kb_reduce_rebuild allocates.
- */
-kb_status kb_reduce_world_greedy(const kb_world_clip *clip, double position_tolerance,
-                                 double first_scale, int search_passes,
-                                 const double *factors, int n_factors,
-                                 kb_progress_fn progress, void *progress_ctx, int n_threads,
-                                 kb_world_keys *out, kb_error *err);
-
-/* ------------------------------------------------------------------ */
-/* The world-space search with tangent keys (reduce_keys with          */
-/* position_tolerance and fit=True; see kbspline.motion.reduce).       */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-    ptrdiff_t *keys;          /* (n_joints, n_frames): joint j's from j * n_frames */
-    ptrdiff_t *n_keys;        /* (n_joints,) */
-    double *rotation_rows;    /* (n_joints, n_frames, 3) each key's rotation tangent */
-    double *translation_rows; /* (n_joints, n_frames, 3) and translation tangent */
-    double *max_position;     /* (n_joints,) worst distance of the joint's points */
-    double *max_angle;        /* (n_joints,) worst local rotation error */
-    double *max_distance;     /* (n_joints,) worst local translation error (0 unless moves) */
-    double scale;             /* the scale of the pass that held; 0 where none did */
-} kb_swept_keys;
-
-/*
- * The world-space search with tangent keys: every joint's swept keys
- * (kb_reduce_sweep) at its tolerances times scales[0], then scales[1]...
- * until a pass keeps every point of every frame within position_tolerance
- * (forward kinematics, each joint's curves rebuilt from those it built
- * last); then for each of factors in turn, and last once more at no
- * factor, every joint with more than two keys, most keys first (ties:
- * joint order), has its keys dropped under its own scale times the factor
- * (kb_reduce_drop, with a memory per joint kept through the search), and
- * its fewer keys are kept where every point stays within the tolerance
- * (only it and the joints below it placed again: kb_world_trial), else
- * the pieces of them that hold (kb_reduce_merge) where those are fewer
- * and hold; a joint whose keys are kept has its scale times the factor.
- * With n_threads > 1, a pass's sweeps and a round's drops run on that
- * many threads, the checks in order after them: the same keys, bit for
- * bit.  progress (NULL: none) is called after pass k with k (k <=
- * n_scales), after the pass that held with n_scales + 1, and after each
- * round with one more.  Writes every output; where no pass held, only
- * scale (0).  KB_EBADSHAPE for counts or parents out of range (track: the
- * joint), KB_ERANGE for a position_tolerance that is negative or not
- * finite, a scale or factor that is not positive and finite, or a
- * tolerance or cap that is not positive (NaN included; track: the joint).
- * Allocates about 75 n_frames doubles and 9 n_frames indices a joint,
- * besides what each sweep, drop and rebuild allocates.
- */
-kb_status kb_reduce_world_swept(const kb_world_clip *clip, double position_tolerance,
-                                const double *scales, int n_scales, const double *factors,
-                                int n_factors, kb_progress_fn progress, void *progress_ctx,
-                                int n_threads, kb_swept_keys *out, kb_error *err);
+/* The world-space search (kb_reduce_world.c): *found 0 where no pass held
+ * (out untouched); else out's keys, tangents (fitted) and errors.  progress
+ * after pass k with k, after round r with plan->passes + r. */
+kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
+                          const kb_world_plan *plan, kb_progress_fn progress,
+                          void *progress_ctx, int n_threads, kb_reduction *out, int *found,
+                          kb_error *err);
 
 /* Joint j of a world search's clip under these tolerances. */
 static inline kb_reduce_joint kb_clip_joint(const kb_world_clip *c, ptrdiff_t j, double angle,
@@ -377,18 +135,12 @@ static inline double kb_nan_max(const double *v, ptrdiff_t n)
     return m;
 }
 
-/* Joint j's worst local errors under curves, rotations (n_frames, 4) and
- * translations (n_frames, 3; NULL: none, *max_distance 0), as
- * kb_reduce_errors measures them into angle and distance (n_frames each),
- * NaN where one is (kb_reduce_world.c). */
+/* Joint j's worst local errors under curves (translations NULL: 0). */
 kb_status kb_clip_worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
                                const double *translations, double *angle, double *distance,
                                double *max_angle, double *max_distance, kb_error *err);
 
-/* kb_reduce_errors of a joint whose frames a validated joint holds (as
- * kb_reduce_sweep's checks take its frames between two keys, again and
- * again): the same errors without validate's pass over the frames; any
- * n_frames >= 0. */
+/* kb_reduce_errors without validating the frames (any n_frames >= 0). */
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance);
 
