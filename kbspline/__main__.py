@@ -8,6 +8,7 @@ import sys
 import warnings
 
 from . import __version__, demo
+from ._checks import positive_float
 
 
 def main(argv=None):
@@ -151,17 +152,6 @@ def main(argv=None):
 def add_command(commands, name, summary):
     """A subcommand whose help page opens with its summary."""
     return commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
-
-
-def positive_float(text):
-    """argparse type: a positive finite number, named in the user's words."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
-    return value
 
 
 #: The extensions each command writes, the first when --from is given to reduce.

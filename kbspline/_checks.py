@@ -2,6 +2,7 @@
 query times, ``out=`` arrays, and rewording core errors in the user's terms."""
 from __future__ import annotations
 
+import argparse
 import functools
 import inspect
 import math
@@ -246,3 +247,15 @@ def _prepare_out(out, shape):
             and out.dtype.isnative):
         raise ValueError("out must be a writeable, C-contiguous, aligned, native-endian array")
     return out
+
+
+def positive_float(text: str) -> float:
+    """argparse type (the CLI's tolerances, rates and fps): a positive
+    finite number, refused in the user's words (argparse exits 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
+    return value

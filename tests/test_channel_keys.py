@@ -78,7 +78,9 @@ def misses_only_at_the_floor(channel, times, values, jumps, rotation, tolerance,
             hi = min(fixed[fixed >= b].min(), b + 8 * s)
             near = times[(times >= lo) & (times <= hi)]
             mean = np.ptp(near) / (len(near) - 1)
-            assert b - a < 2 * s and mean <= 1.5 * s, (a, b, err)
+            # (two of the channel's own keys under 2 spacings apart: no key fits between)
+            own = np.isin([a, b], fixed).all()
+            assert b - a < 2 * s and (mean <= 1.5 * s or own), (a, b, err)
             skip[i] = True
     return worst(channel, times, values, skip, rotation) <= tolerance
 

@@ -156,7 +156,7 @@ def test_3ds_scene_to_usd_against_the_oracle(tmp_path, seed):
                 got = camera.GetCamera(Usd.TimeCode(x * 30)).GetFieldOfView(
                     Gf.Camera.FOVHorizontal)
                 want = play(nodes[i]["tracks"]["fov"], "fov", x * 30)[0]
-                assert abs(math.radians(got - want)) <= 1e-4 * 1.01 + 1e-9, (x, got, want)
+                assert abs(math.radians(got - want)) <= 1e-4 * (1 + 1e-9), (x, got, want)
             continue
         for x in t:
             tc = Usd.TimeCode(x * 30)
@@ -165,12 +165,15 @@ def test_3ds_scene_to_usd_against_the_oracle(tmp_path, seed):
                 rot = Z_UP @ rotation @ Z_UP.T
                 got = quat_matrix(op_value(stage, prim, "xformOp:orient", tc))
                 err = math.acos(min(1.0, (np.trace(got.T @ rot) - 1) / 2))
-                assert err <= report.tolerances[name, path] * 1.01 + 1e-7, (name, x, err)
+                assert err <= report.tolerances[name, path] * (1 + 1e-9), (name, x, err)
             elif path == "translation":
                 err = np.abs(op_value(stage, prim, "xformOp:translate", tc)
                              - Z_UP @ position).max()
-                assert err <= report.tolerances[name, path] * 1.01 + 1e-9, (name, x, err)
-    assert not report.missed
+                assert err <= report.tolerances[name, path] * (1 + 1e-9), (name, x, err)
+    # eased random keys can move too fast for keys 0.5 ms apart (formats.md;
+    # test_scene_gltf proves such misses out of reach): reported, at the floor
+    for key in report.missed:
+        assert np.diff(report.times[key]).min() < 2 * MIN_KEY_SPACING, key
     rng = np.random.default_rng(seed)
     for frame in rng.uniform(0, 60, 12):            # the hierarchy, axes and cameras
         tc = Usd.TimeCode(frame)
@@ -284,7 +287,7 @@ def test_lws_scene_to_usd_against_the_oracle(tmp_path, version):
             want = MIRROR @ rot @ MIRROR
             err = math.acos(min(1.0, (np.trace(got.T @ want) - 1) / 2))
             jump = np.min(np.abs(np.asarray(times) - x)) < 1e-3     # a stepped span's jump
-            assert jump or err <= 1e-4 * 1.01 + 1e-7, (name, x, err)
+            assert jump or err <= 1e-4 * (1 + 1e-9), (name, x, err)
     if version >= 3:
         camera = UsdGeom.Camera(stage.GetPrimAtPath(report.cameras["Eye"]))
         for x in np.linspace(-1.0, 4.0, 41):
@@ -293,7 +296,7 @@ def test_lws_scene_to_usd_against_the_oracle(tmp_path, version):
             got = camera.GetCamera(Usd.TimeCode(x * scene.fps)).GetFieldOfView(
                 Gf.Camera.FOVVertical)
             near = np.min(np.abs(report.times["Eye", "fov"] - x)) < 1e-3
-            assert near or abs(math.radians(got) - 2 * math.atan(1 / z)) <= 1.01e-4 + 1e-7
+            assert near or abs(math.radians(got) - 2 * math.atan(1 / z)) <= 1e-4 * (1 + 1e-9)
 
 
 def test_usd_scene_arguments(tmp_path):
@@ -344,7 +347,7 @@ def test_real_lws_files_to_usd(tmp_path):
                     want = MIRROR @ np.array([lws_oracle.evaluate(
                         [(k.value, k.time, k.span, k.params) for k in env.keys],
                         env.pre, env.post, x) for env in channel.envelopes])
-                    assert np.abs(got - want).max() <= 1e-4 * 1.01 + 1e-9, (source.name, x)
+                    assert np.abs(got - want).max() <= 1e-4 * (1 + 1e-9), (source.name, x)
 
 
 def test_usd_slerps_quaternion_samples_the_short_way():
@@ -404,7 +407,8 @@ def test_cli_says_what_the_stage_holds(tmp_path, capsys):
     from kbspline.__main__ import main
     source, _ = threeds_file(tmp_path, 0)
     out = tmp_path / "cli.usda"
-    assert main(["convert", str(source), "-o", str(out)]) == 0
+    # its eased keys miss at the 0.5 ms floor, as glTF's do (exit 1 without the flag)
+    assert main(["convert", str(source), "-o", str(out), "--accept-miss"]) == 0
     said = capsys.readouterr().out
     assert f"wrote {out}: 5 prims, 1 cameras, " in said and "largest error" in said
     assert Usd.Stage.Open(str(out)).GetPrimAtPath("/TESTSCENE/Cam/camera").IsA(UsdGeom.Camera)

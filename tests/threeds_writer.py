@@ -101,7 +101,10 @@ def random_track(rng, kind, K, flags=0):
         track["values"] = f32(np.column_stack([angles, axes]))
     else:
         scale = {"fov": 40.0, "roll": 90.0}.get(kind, 10.0)
-        track["values"] = f32(rng.normal(size=(K, width)) * scale)
+        values = rng.normal(size=(K, width)) * scale
+        if kind == "fov":          # a field of view: degrees above 0 (glTF's yfov is)
+            values = np.abs(values) + 5.0
+        track["values"] = f32(values)
     if flags & 3 == 3 and kind != "rotation":
         track["values"][-1] = track["values"][0]
     if flags & 3 == 3:

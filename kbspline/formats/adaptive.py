@@ -24,7 +24,10 @@ playback's difference from the spline, or the difference of positions) is
 within ``h^2/8 max|v''|`` of the line through its values there, and
 ``|v''|`` is estimated from the checks' second differences, with a factor of two to
 spare.  The swept angle of an interval is the sum of the angles between
-neighbouring checks.
+neighbouring checks.  When every interval passes, each is checked once more
+with the bound taken on DENSE_CHECKS + 1 points (its curvature term 16
+times smaller), failing ones split again, so a feature the coarse grid
+stepped over is keyed; the exporters measure their error on that grid too.
 """
 from __future__ import annotations
 
@@ -39,11 +42,19 @@ from ..position import PositionSpline
 from ..rotation import RotationSpline
 
 __all__ = ["linear_keys", "channel_keys", "key_times_in", "playback_error", "MIN_KEY_SPACING",
-           "CHECKS", "SPLIT_ANGLE"]
+           "CHECKS", "DENSE_CHECKS", "MAX_KEYS", "SPLIT_ANGLE"]
 
 # Checks per interval (the bound's grid); playback_error measures on a
 # finer, different grid.
 CHECKS = 16
+# The final check's grid: every interval's bound is taken again on it, and
+# the exporters measure their error there.
+DENSE_CHECKS = 4 * CHECKS
+_VERIFY_ROUNDS = 4
+# The most keys one call places (all tracks together).
+MAX_KEYS = 1_000_000
+# Times evaluated at once while checking intervals (bounds memory).
+_CHUNK_POINTS = 1 << 16
 # The closest two added keys come (seconds): importers merge keys closer
 # than 0.01 frame (Blender), which at 24 frames per second is 0.42 ms.
 MIN_KEY_SPACING = 5e-4
@@ -133,20 +144,81 @@ def _place(spline, keys, done, tolerance, rounding, min_spacing, lerp_within=0.0
     are never split (a jump's pair of keys).  `spline` is a kbspline
     spline or a `_Curve`."""
     fixed = [k.copy() for k in keys]
+    jumps = [k[:-1][d] for k, d in zip(keys, done)]
+    verified = 0
     for _ in range(_MAX_ROUNDS):
+        _check_count(keys)
         starts, ends, owner = _open_intervals(keys, done)
         if not len(starts):
-            break
+            if verified == _VERIFY_ROUNDS:
+                break
+            verified += 1
+            keys, done, again = _verify(spline, keys, jumps, tolerance, rounding,
+                                        min_spacing, lerp_within)
+            if not again:
+                break
+            continue
         pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance, lerp_within)
         for g in range(len(keys)):
             mine = owner == g
 
-            def worst(s, e, g=g):   # the bound of intervals (s, e) of key list g
-                bound = _bound(spline, s, e, np.full(len(s), g), len(keys), lerp_within)[0]
+            def worst(s, e, g=g):   # the dense bound of intervals (s, e) of key list g
+                bound = _bound(spline, s, e, np.full(len(s), g), len(keys), lerp_within,
+                               DENSE_CHECKS + 1)[0]
                 return bound.max(axis=0) if bound.ndim == 2 else bound
             keys[g], done[g] = _refine(keys[g], fixed[g], done[g], starts[mine], ends[mine],
-                                       pieces[mine], rounding, worst, min_spacing)
-    return keys
+                                       pieces[mine], rounding, worst, min_spacing, tolerance)
+    return [_distinct_stored(k, rounding) for k in keys]
+
+
+def _distinct_stored(keys, rounding):
+    """`keys` but for inner ones stored (`rounding`) at the time of the key
+    before them or of the last key: the ends are kept unrounded, and where
+    stored times are coarse (float32 seconds near 10^4 s step by 0.5 ms) a
+    key placed beside an end can round onto it."""
+    stored = rounding(keys.copy())
+    keep = np.ones(len(keys), dtype=bool)
+    keep[1:] = np.diff(stored) > 0
+    keep[:-1] &= stored[:-1] < stored[-1]
+    keep[[0, -1]] = True
+    return keys[keep]
+
+
+def _check_count(keys):
+    """A ValueError once the keys pass MAX_KEYS (a long range of fast or
+    repeating motion), before memory and time run away."""
+    count = sum(len(k) for k in keys)
+    if count > MAX_KEYS:
+        lo = min(k[0] for k in keys)
+        hi = max(k[-1] for k in keys)
+        raise ValueError(f"{lo:g}..{hi:g} s needs more than MAX_KEYS = {MAX_KEYS} keys "
+                         f"({count} so far) for this tolerance; shorten the range "
+                         f"(a scene's LastFrame or KFSEG) or raise the tolerance")
+
+
+def _verify(spline, keys, jumps, tolerance, rounding, spacing, lerp_within):
+    """The final check: every interval but a jump's, its bound taken on the
+    DENSE_CHECKS grid (its curvature term 16 times smaller than CHECKS');
+    failing ones long enough are split evenly and left open for another
+    round.  Returns (keys, accepted flags, whether any was split)."""
+    every = [np.zeros(len(k) - 1, dtype=bool) for k in keys]
+    starts, ends, owner = _open_intervals(keys, every)
+    pieces = _pieces(spline, starts, ends, owner, len(keys), tolerance, lerp_within,
+                     DENSE_CHECKS + 1)
+    pieces = np.maximum(pieces, np.where(pieces >= 2, 2, 1))
+    pieces = np.minimum(pieces, np.floor((ends - starts) / spacing))
+    pieces[np.isin(starts, np.concatenate(jumps))] = 1
+    again, out_keys, out_done = False, [], []
+    for g, k in enumerate(keys):
+        mine = (owner == g) & (pieces >= 2)
+        added = _even_points(starts[mine], ends[mine], pieces[mine], rounding)
+        added = added[~np.isin(added, k)]
+        merged = np.union1d(k, added)
+        again |= len(added) > 0
+        out_keys.append(merged)
+        # an interval stays accepted while no key landed inside it
+        out_done.append(np.isin(merged[:-1], k) & np.isin(merged[1:], k))
+    return out_keys, out_done, again
 
 
 def channel_keys(channel, tolerance: float, *, start: float, end: float,
@@ -215,6 +287,7 @@ def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
         return np.array([start]), curve(np.array([start])), np.zeros(0, bool), curve
     rounding = round_times or (lambda t: t)
     breaks = key_times_in(channel, start, end)
+    _check_count([breaks])
     keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
                                     rotation)
     jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
@@ -405,12 +478,12 @@ def _open_intervals(keys, done):
     return np.concatenate(starts), np.concatenate(ends), np.concatenate(owner)
 
 
-def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0):
+def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0, m=CHECKS + 1):
     """How many pieces each interval asks to be split into (1: it passes):
     enough for the error bound to fall to _AIM of the tolerance and, for
     rotations, for a piece to sweep at most SPLIT_ANGLE; the largest over
     tracks when they share intervals."""
-    bound, swept = _bound(spline, starts, ends, owner, groups, lerp_within)
+    bound, swept = _bound(spline, starts, ends, owner, groups, lerp_within, m)
     with np.errstate(invalid="ignore", over="ignore"):
         pieces = np.where(bound > tolerance, np.ceil(np.sqrt(bound / (_AIM * tolerance))), 1)
         pieces = np.maximum(pieces, np.ceil(swept / SPLIT_ANGLE))
@@ -419,10 +492,10 @@ def _pieces(spline, starts, ends, owner, groups, tolerance, lerp_within=0.0):
     return pieces.max(axis=0) if pieces.ndim == 2 else pieces
 
 
-def _bound(spline, starts, ends, owner, groups, lerp_within):
+def _bound(spline, starts, ends, owner, groups, lerp_within, m=CHECKS + 1):
     """(error bound, swept angle) of each interval's playback (see the
     module's docstring), per track when they share intervals."""
-    size, bend, swept = _check(spline, starts, ends, owner, groups, CHECKS + 1)
+    size, bend, swept = _check(spline, starts, ends, owner, groups, m)
     with np.errstate(invalid="ignore", over="ignore"):
         bound = size + _SAFETY * bend / 8.0
     if lerp_within > 0 and _rotational(spline):
@@ -449,7 +522,13 @@ def _check(spline, starts, ends, owner, groups, m):
     """(largest error, largest second difference of the error, swept angle)
     of each interval's playback, from the spline at m equally spaced
     points (the core's kb_playback_check); shared intervals (groups == 1)
-    give every track's, (tracks, intervals)."""
+    give every track's, (tracks, intervals); in chunks of intervals, so
+    that memory stays bounded however many there are."""
+    step = max(1, _CHUNK_POINTS // m)
+    if len(starts) > step:
+        parts = [_check(spline, starts[i:i + step], ends[i:i + step], owner[i:i + step],
+                        groups, m) for i in range(0, len(starts), step)]
+        return tuple(np.concatenate([p[k] for p in parts], axis=-1) for k in range(3))
     u = np.linspace(0.0, 1.0, m)
     times = starts[:, None] + (ends - starts)[:, None] * u
     times[:, -1] = ends
@@ -493,7 +572,7 @@ def _ranks(owner):
     return rank
 
 
-def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst, spacing):
+def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst, spacing, tolerance):
     """Accepts the open intervals that pass, splits the others, and respaces
     the keys around a failing interval too short to halve (see `_windows`
     and `_window_keys`); returns the new keys and accepted flags."""
@@ -511,7 +590,8 @@ def _refine(keys, fixed, done, starts, ends, pieces, rounding, worst, spacing):
     accepted = np.union1d(keys[:-1][done], starts[~split | (landed == 0)])
     kept = np.union1d(keys, added)
     kept = kept[~_inside(kept, lo, hi)]
-    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst, spacing))
+    merged = np.union1d(kept, _window_keys(lo, hi, count, rounding, worst, spacing,
+                                           tolerance))
     # an accepted interval stays so while no key lands inside it; a
     # window's pieces are final (their bounds chose the layout)
     flags = np.isin(merged[:-1], accepted) & np.isin(merged[1:], keys)
@@ -527,11 +607,12 @@ def _even_points(starts, ends, pieces, rounding):
     return np.unique(rounding(starts[which] + length[which] * j / pieces[which]))
 
 
-def _window_keys(lo, hi, count, rounding, worst, spacing):
+def _window_keys(lo, hi, count, rounding, worst, spacing, tolerance):
     """The inner keys of each window (lo, hi) of `count` pieces: its even
-    split, or, if its worst piece then has a smaller bound `worst(starts,
-    ends)`, pieces `spacing` long but one, which takes the slack where the
-    even split's bound is least; windows of a size go together."""
+    split where that meets the tolerance, or, if its worst piece then has a
+    smaller bound `worst(starts, ends)`, pieces `spacing` long but one,
+    which takes the slack where the even split's bound is least; windows of
+    a size go together."""
     out = [np.zeros(0)]
     for n in np.unique(count).astype(np.intp):
         a, b = lo[count == n, None], hi[count == n, None]
@@ -546,7 +627,8 @@ def _window_keys(lo, hi, count, rounding, worst, spacing):
         gaps = np.full((len(a), n), spacing)
         gaps[np.arange(len(a)), np.argmin(even_bound, axis=1)] += (b - a)[:, 0] - n * spacing
         packed = layout(gaps)
-        better = bounds(packed).max(axis=1) < even_bound.max(axis=1)
+        worst_even = even_bound.max(axis=1)
+        better = (worst_even > tolerance) & (bounds(packed).max(axis=1) < worst_even)
         out += [even[~better, 1:-1].ravel(), packed[better, 1:-1].ravel()]
     return np.unique(np.concatenate(out))
 

@@ -17,6 +17,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from .._checks import positive_float
 from .gltf import DEFAULT_ANGLE_TOLERANCE, GltfExport, export_gltf
 from .gltf.cameras import add_cameras
 from .gltf.write import save_gltf
@@ -283,6 +284,9 @@ def convert(source: Union[str, os.PathLike[str]], output: Union[str, os.PathLike
         raise ValueError(f"output {str(output)!r} is the input file; convert never writes "
                          "over its input")
     scene = read_3ds(source, fps=fps) if source.suffix.lower() == ".3ds" else read_scene(source)
+    if not scene.animations:     # read fine, but nothing moves: say so, not "one of []"
+        raise ValueError(f"{source}: the scene holds no animation (no keyframer, or no "
+                         f"item with motion); convert writes animations")
     if kind in (".gltf", ".glb") and scene.source in ("3ds", "lws"):
         return scene_to_gltf(scene, output, angle_tolerance=angle_tolerance,
                              distance_tolerance=distance_tolerance)
@@ -326,14 +330,14 @@ def cli_arguments(parser) -> None:
         The command's sub-parser.
     """
     parser.add_argument("input", help="the scene to read (.3ds, .lws, .gltf, .glb, .bvh)")
-    parser.add_argument("--angle-tolerance", type=float, default=None, metavar="DEGREES",
+    parser.add_argument("--angle-tolerance", type=positive_float, default=None, metavar="DEGREES",
                         help="how far glTF's playback of rotations may stray from the "
                              "scene's (default 0.0057, i.e. 1e-4 rad)")
-    parser.add_argument("--distance-tolerance", type=float, default=None, metavar="DISTANCE",
+    parser.add_argument("--distance-tolerance", type=positive_float, default=None, metavar="DISTANCE",
                         help="how far glTF's playback of translations and scales may stray, "
                              "in the scene's units (default: the angle tolerance in radians "
                              "times each channel's extent)")
-    parser.add_argument("--fps", type=float, default=30.0,
+    parser.add_argument("--fps", type=positive_float, default=30.0,
                         help="frames a second of a 3DS keyframer and of a BVH or USD output "
                              "(default 30)")
     parser.add_argument("-o", "--output", required=True,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
+import warnings
 from typing import Optional, Union
 
 import numpy as np
@@ -36,8 +37,8 @@ from .._checks import _check_positive
 from .camera import camera_turn, convert_fov
 from .convert import axes_to_gltf, scene_range, upright
 from .gltf import DEFAULT_ANGLE_TOLERANCE
-from .adaptive import MIN_KEY_SPACING
-from .linear_samples import CHECKS, channel_samples, sample_error
+from .adaptive import _channel_keys
+from .linear_samples import CHECKS, sample_error
 from .usd import _SUFFIXES, _unique, _usd_name
 
 __all__ = ["scene_to_usd", "UsdSceneExport", "DEFAULT_FILM_HEIGHT"]
@@ -173,7 +174,10 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
                 op.Set(_value(Gf, target, getattr(node, target)))
                 continue
             tolerance = angle if target == "rotation" else distance_tolerance
-            at, values, error, tolerance = _samples(channel, tolerance, angle, start, end)
+            try:
+                at, values, error, tolerance = _samples(channel, tolerance, angle, start, end)
+            except ValueError as problem:       # name the channel (MAX_KEYS passed)
+                raise ValueError(f"{node.name} {target}: {problem}") from None
             for t, value in zip(at, values):
                 op.Set(_value(Gf, target, value), Usd.TimeCode(t * fps))
             key = (node.name, target)
@@ -196,7 +200,14 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
                 times[key], errors[key], tolerances[key] = out
     if not stage.GetRootLayer().Export(str(path)):
         raise OSError(f"USD could not write {path}")
-    return UsdSceneExport(path, prims, cameras, times, errors, tolerances, fps)
+    report = UsdSceneExport(path, prims, cameras, times, errors, tolerances, fps)
+    if report.missed:       # said, never silent (convert's CLI exits 1 on it)
+        warnings.warn(f"USD's playback misses the tolerance on {len(report.missed)} "
+                      f"channel(s): " + ", ".join(f"{node} {what} {error:.3g}" for
+                                                  (node, what), error in report.missed.items())
+                      + " (keys would need to be closer than 0.0005 s, or a jump falls "
+                        "between keys)", UserWarning, stacklevel=3)
+    return report
 
 
 def _samples(channel, tolerance, angle, start, end):
@@ -205,19 +216,23 @@ def _samples(channel, tolerance, angle, start, end):
         probe = np.asarray(channel(np.linspace(start, end, 257)), dtype=np.float64)
         extent = float(np.max(np.ptp(probe, axis=0))) if len(probe) else 0.0
         tolerance = max(angle * extent, 1e-9)
-    at, values = channel_samples(channel, tolerance, start=start, end=end)
-    return at, values, _measured(channel, at, values), tolerance
+    at, _, jumps, _ = _channel_keys(channel, tolerance, start, end)
+    values = np.asarray(channel(at), dtype=np.float64).reshape(len(at), -1)
+    return at, values, _measured(channel, at, values, jumps), tolerance
 
 
-def _measured(channel, at, values):
+def _measured(channel, at, values, jumps):
     """USD's playback error measured at 4 CHECKS points between samples,
-    but for a jump's interval (samples under 2 MIN_KEY_SPACING apart)."""
+    but for a jump's interval (`jumps`, from the keyer: a short interval
+    at the key-spacing floor is measured, not taken for a jump)."""
     u = np.arange(1, 4 * CHECKS) / (4 * CHECKS)
-    wide = np.flatnonzero(np.diff(at) >= 2 * MIN_KEY_SPACING)
+    wide = np.flatnonzero(~jumps)
     if not len(wide):
         return 0.0
     t = (at[wide, None] + u * (at[wide + 1] - at[wide])[:, None]).ravel()
-    return float(np.max(sample_error(channel, at, t, channel.path == "rotation", values)))
+    step = 1 << 16        # in chunks: memory stays bounded however many samples
+    return max(float(np.max(sample_error(channel, at, t[i:i + step], channel.path == "rotation",
+                                         values))) for i in range(0, len(t), step))
 
 
 def _value(Gf, target, value):
@@ -277,7 +292,7 @@ def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     lens = _FocalLength(fov, aspect, focal_length)
     # |d focal / d fov| >= height / 4, so focal lengths within angle * height / 4
     # keep the fov within the angle (to first order; measured below)
-    at = channel_samples(lens, angle * height / 4, start=start, end=end)[0]
+    at, _, jumps, _ = _channel_keys(lens, angle * height / 4, start, end)
     values = lens.focal(at)
     for t, value in zip(at, values[:, 0]):
         focal.Set(float(value), Usd.TimeCode(t * fps))
@@ -289,7 +304,7 @@ def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     if not (np.all(np.isfinite(values)) and np.all(np.isfinite(error))):
         raise ValueError(f"camera {camera_path!r}: its field of view is not finite at some "
                          f"time (a zoom factor at or below 0?)")
-    wide = np.diff(at) >= 2 * MIN_KEY_SPACING               # not a jump's pair
+    wide = ~jumps                                           # not a jump's pair
     return at, float(np.max(error[wide], initial=0.0)), angle
 
 

@@ -16,12 +16,13 @@ field of view.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..camera import camera_turn, convert_fov
-from ..linear_samples import channel_samples
+from ..adaptive import DENSE_CHECKS, _channel_keys
 
 __all__ = ["add_cameras", "ZNEAR", "POINTER"]
 
@@ -99,12 +100,16 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
 
 
 def _animate(gl, doc, report, name, index, channel, tolerance, start, end, time_offset):
-    times, values = channel_samples(channel, tolerance, start=start, end=end)
-    between = _between(times)
+    times, _, jumps, _ = _channel_keys(channel, tolerance, start, end)
+    values = np.asarray(channel(times), dtype=np.float64).reshape(len(times), -1)
+    between = _between(times, jumps)
     played = channel(between)[:, 0]
     if not (np.all(np.isfinite(values)) and np.all(np.isfinite(played))):
         raise ValueError(f"camera {name!r}: its field of view is not finite at some time "
                          f"(a zoom factor at or below 0?)")
+    if np.any(values[:, 0] <= 0):      # glTF's yfov is above 0 (its schema)
+        raise ValueError(f"camera {name!r}: its field of view reaches "
+                         f"{np.degrees(values[:, 0].min()):g} degrees; glTF needs it above 0")
     inputs = np.asarray(times - time_offset, dtype="<f4")
     outputs = np.asarray(values[:, 0], dtype="<f4")
     blob = bytearray(doc.binary_blob() or b"")
@@ -134,11 +139,15 @@ def _animate(gl, doc, report, name, index, channel, tolerance, start, end, time_
     report.max_error[name, "fov"] = float(np.max(np.abs(replay - played), initial=0.0))
     report.key_counts[name, "fov"] = len(times)
     report.tolerances[name, "fov"] = tolerance
+    if report.max_error[name, "fov"] > tolerance * (1 + 1e-6):   # said, never silent
+        warnings.warn(f"glTF's playback misses the tolerance on camera {name!r}'s field of "
+                      f"view: {np.degrees(report.max_error[name, 'fov']):.3g} deg",
+                      UserWarning, stacklevel=4)
 
 
-def _between(times, per=16):
-    """Points between neighbouring samples (but inside a jump's pair)."""
-    from ..adaptive import MIN_KEY_SPACING
-    wide = np.flatnonzero(np.diff(times) >= 2 * MIN_KEY_SPACING)
+def _between(times, jumps, per=DENSE_CHECKS):
+    """Points between neighbouring samples (but inside a jump's pair,
+    `jumps` from the keyer: an interval at the key-spacing floor counts)."""
+    wide = np.flatnonzero(~jumps)
     u = np.arange(1, per) / per
     return (times[wide, None] + u * (times[wide + 1] - times[wide])[:, None]).ravel()

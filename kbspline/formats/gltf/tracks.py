@@ -10,12 +10,13 @@ import numpy as np
 from ...position import PositionSpline
 from ...quaternion import _angle_between
 from ...rotation import RotationSpline
-from ..adaptive import SPLIT_ANGLE, _channel_keys, key_times_in
+from ..adaptive import DENSE_CHECKS, SPLIT_ANGLE, _channel_keys, key_times_in
 from .playback import _play_cubic, _play_linear, _play_slerp
 
 # Points per stored interval where what glTF will play back is compared
 # with the spline (besides the stored keys themselves).
-CHECKS_PER_INTERVAL = 16
+CHECKS_PER_INTERVAL = DENSE_CHECKS
+_CHUNK = 1 << 16     # times measured at once
 
 _PATHS: dict[str, type[Any]] = {"translation": PositionSpline, "scale": PositionSpline,
                                 "rotation": RotationSpline}
@@ -140,11 +141,18 @@ class _Track:
         last = times[-1:]
         if self.jumps is not None:         # a jump's pair: only its start is checked
             inner[self.jumps, 1:] = inner[self.jumps, :1]
-            last = last[:0] if self.jumps[-1] else last
+            last = last[:0] if len(self.jumps) and self.jumps[-1] else last
         probe = np.append(inner.ravel(), last)
+        # in chunks: memory stays bounded however many keys there are
+        return max(self._probe_error(times, output, play, offset, probe[i:i + _CHUNK])
+                   for i in range(0, len(probe), _CHUNK))
+
+    def _probe_error(self, times, output, play, offset, probe):
         # float32 key times can round just past the spline's domain
         truth = self(np.clip(probe + offset, self.knots[0], self.knots[-1]))
-        played = play(times, output, probe)
+        # one key (a scene of one frame): glTF holds it
+        played = (play(times, output, probe) if len(times) > 1
+                  else np.repeat(output[:1], len(probe), axis=0))
         if self.target == "rotation":
             if self.scalar_first:
                 truth = truth[..., [1, 2, 3, 0]]
@@ -176,8 +184,11 @@ class _ChannelTrack(_Track):
 
     def keys(self, tolerance, rounding, spacing):
         """The key times within `tolerance`; notes the jumps' intervals."""
-        times, _, self.jumps, _ = _channel_keys(self.channel, tolerance, *self.span, spacing,
-                                                rounding)
+        try:
+            times, _, self.jumps, _ = _channel_keys(self.channel, tolerance, *self.span,
+                                                    spacing, rounding)
+        except ValueError as error:
+            raise ValueError(f"{self.where}: {error}") from None
         return times
 
 
