@@ -186,7 +186,7 @@ def _rest(node, axes):
 
 class _InAxes:
     """A channel seen in other axes A: translation A t, rotation log
-    det(A) A v, scale |A| s."""
+    det(A) A v, scale ``|A| s``."""
 
     def __init__(self, channel, axes: np.ndarray):
         self.channel, self.axes = channel, axes
@@ -224,9 +224,9 @@ def upright(scene):
     -------
     Scene
         The same scene (and class) with every node's rest transform and
-        channels conjugated by A (translations A t, rotations A R A^T, scales
-        |A| s), so every node's world point p becomes A p, a mirror (LightWave)
-        included.  Meshes, which this does not touch, would need A too.
+        channels conjugated by A (translations ``A t``, rotations ``A R A^T``,
+        scales ``|A| s``), so every node's world point p becomes A p, a mirror
+        (LightWave) included.  Meshes, which this does not touch, would need A too.
     """
     axes = axes_to_gltf(scene.up_axis, scene.handedness)
     nodes = [dataclasses.replace(node, translation=_moved("translation", node.translation, axes),
