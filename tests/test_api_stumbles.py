@@ -63,6 +63,7 @@ def test_class_help_links_pages_that_exist():
     assert all((ROOT / page).exists() for page in pages)
 
 
+@pytest.mark.no_core   # mypy reads the annotations; nothing runs
 def test_totals_type_check_as_a_user_reads_them(tmp_path):
     """The README's code, and the totals read as floats, pass mypy --strict."""
     pytest.importorskip("mypy")

@@ -8,6 +8,9 @@ import subprocess
 
 import pytest
 
+# The C tests built here without sanitizers: `make -C csrc asan` runs them with.
+pytestmark = pytest.mark.no_core
+
 CSRC = pathlib.Path(__file__).resolve().parent.parent / "csrc"
 NAMES = re.findall(r"^KB_TEST_ENTRY\((\w+)\)", (CSRC / "tests" / "test_list.h").read_text(),
                    re.MULTILINE)

@@ -101,6 +101,7 @@ def test_docstrings_are_numpydoc():
     assert not missing, missing
 
 
+@pytest.mark.no_core   # a sphinx build of a notebook that imports nothing of ours
 def test_a_failing_notebook_shows_its_cause_in_the_build_output(tmp_path):
     """docs/conf.py's notebook settings: `sphinx -W` stops on a notebook's
     error and prints its cause, not only a log file's name."""

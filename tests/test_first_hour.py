@@ -198,6 +198,7 @@ def test_the_test_extra_is_what_the_suite_needs():
     assert '".[dask,usd,wheels]"' in ci and "[test,dask,usd]" in ci
 
 
+@pytest.mark.no_core   # its CLI runs start from outside the tree: the installed kbspline
 def test_readme_shell_examples_run_on_files_a_clone_has(tmp_path):
     """Each `python -m kbspline ...` of the README, in order, from a folder
     holding only what a clone has: inputs are the repository's files or an

@@ -9,6 +9,10 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("matplotlib")
 pytest.importorskip("ipykernel")
 
+# The kernel is a child that imports the installed kbspline, never the copy
+# that .ci/run builds with sanitizers: there, these tests would add time only.
+pytestmark = pytest.mark.no_core
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
