@@ -392,22 +392,30 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
     return status;
 }
 
-/* Fritsch and Butland's mean of the rotation's log steps per time either
- * side of frame f, per component, as PCHIP takes it (zero at a hold's edge). */
-static void monotone_tangent(const kb_reduce_joint *jt, ptrdiff_t f, double *param)
+/* Fritsch and Butland's mean of channel ch's steps per time either side
+ * of frame f, per component, as PCHIP takes it (zero at a hold's edge);
+ * the rotation's steps are logs on the short arc. */
+void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent)
 {
-    const double *q = jt->rotations + 4 * f, *t = jt->times + f;
-    double before[3], after[3], h0 = t[0] - t[-1], h1 = t[1] - t[0];
-    short_log(q - 4, q, before);
-    short_log(q, q + 4, after);
-    double w0 = 2.0 * h1 + h0, w1 = h1 + 2.0 * h0;
-    for (int p = 0; p < 3; p++)
-        param[p] = fritsch_butland(before[p] / h0, after[p] / h1, w0, w1);
+    const double *t = jt->times + f, h0 = t[0] - t[-1], h1 = t[1] - t[0];
+    const double *q = jt->rotations + 4 * f, *x = jt->translations + 3 * f;
+    double before[3], after[3];
+    if (ch == 0) {
+        short_log(q - 4, q, before);
+        short_log(q, q + 4, after);
+    } else {
+        for (int c = 0; c < 3; c++) {
+            before[c] = x[c] - x[c - 3];
+            after[c] = x[3 + c] - x[c];
+        }
+    }
+    for (int c = 0; c < 3; c++)
+        tangent[c] = fritsch_butland(before[c] / h0, after[c] / h1, 2.0 * h1 + h0, h1 + 2.0 * h0);
 }
 
 /* Before refitting a drop's neighbours m and m + 1: a rotation tangent that
  * turns more than a radian over the longer segment restarts from
- * monotone_tangent (beyond the refit's log-space model otherwise). */
+ * kb_rd_monotone_tangent (beyond the refit's log-space model otherwise). */
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
 {
     const kb_reduce_joint *jt = j->jt;
@@ -417,7 +425,7 @@ void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
         double *T = j->tcb[0] + 3 * k;
         double turn = sqrt(T[0] * T[0] + T[1] * T[1] + T[2] * T[2]) * dt;
         if (f > 0 && f + 1 < jt->n_frames && turn > 1.0)
-            monotone_tangent(jt, f, T);
+            kb_rd_monotone_tangent(jt, 0, f, T);
     }
 }
 

@@ -121,29 +121,29 @@ typedef struct {
     fit_space w;
 } joint_fit;
 
-/* The sweep's state: the frames, their tangents, scratch and the last key. */
+/* The sweep's state: the frames, their tangents, scratch and the last key;
+ * per channel, [0] the rotation and [1] the translation. */
 typedef struct {
     const kb_reduce_joint *jt;
     ptrdiff_t F;
-    double angle_tol, distance_tol;
-    int rot_fit, tr_fit;       /* channels the fit shapes: finite tolerance, not constant */
-    int rot_check, tr_check;   /* channels the real check measures: finite tolerance */
+    double tol[2];             /* the angle and distance tolerances */
+    int fits[2];               /* channels the fit shapes: finite tolerance, not constant */
+    int checks[2];             /* channels the real check measures: finite tolerance */
     double *q;                 /* (F, 4) unit frames */
-    double *dq, *dx;           /* (F, 3) the frames' tangents (central differences) */
+    double *d[2];              /* (F, 3) each: the frames' tangents per time */
     double *logs;              /* (F, 3) log(q_s* q_f), short arc (value_at) */
     double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
     kb_loc *loc;               /* (F,) */
     double *res_seg, *res_look;  /* (F, 4): a model's residual and its tangent's coefficient */
-    ptrdiff_t *run_q, *run_x;  /* (F,) the last frame g >= f with held the same over f..g */
-    ptrdiff_t *hs_q, *hs_x;    /* (F,) the first frame of the run of frames equal to frame f */
+    ptrdiff_t *run[2];         /* (F,) the last frame g >= f with the steps to f .. g alike */
     ptrdiff_t s;               /* the last key, its tangents and its rebuilt rotation's sign */
-    double tq_s[3], tx_s[3], sign_s;
+    double t_s[2][3], sign_s;
 } sweep;
 
 /* A candidate end's fit: its tangents, the rotation's normal matrix, inverse
  * Jacobian at the segment's log and the pull's weight. */
 typedef struct {
-    double tq[3], tx[3];
+    double t[2][3];
     double normal[9], jinv[9], lam;
 } fit;
 
@@ -252,6 +252,7 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
                           double *worst, kb_error *err);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, int steps, double *model_worst, kb_error *err);
+void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent);
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
 ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
 void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
