@@ -157,15 +157,13 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     j.backup_tcb[0] = d + 6 * n;
     j.backup_tcb[1] = d + 9 * n;
     j.model_worst = d + 12 * n;
-    kb_rd_fit_place(&j.w, jt, FIT_PER_SEGMENT, d + 14 * n);
+    kb_rd_fit_place(&j.w, F, d + 14 * n);
     ptrdiff_t *x = (ptrdiff_t *)((char *)(d + 14 * n) + kb_rd_fit_bytes(F));
     j.spare_keys = x;
     j.backup_keys = x + n;
     unsigned char *drop = (unsigned char *)(x + 2 * n);
     j.mark = drop + n;
-    j.near = j.mark + n;
-    j.restore = j.near + n;
-    memset(j.near, 0, (size_t)F);
+    j.restore = j.mark + n;
     if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
     status = drop_refitted(&j, drop, err);

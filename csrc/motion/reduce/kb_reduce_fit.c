@@ -8,47 +8,15 @@
 
 #include "motion/reduce/reduce_internal.h"
 
-/* The damped normal equations of tangent keys: three tridiagonal systems
- * (a component each, 3 apart), solved by LDL^T; 0 where not positive definite. */
-static int tangent_solve(const fit_space *w, ptrdiff_t first, ptrdiff_t last, double damping)
-{
-    double *L = w->chol, *x = w->step;  /* L[i * BAND] = 1 / D(i), L[i * BAND + 3] = L(i, i - 3) */
-    const double *N = w->normal;
-    /* the factor and L y = -g row by row (a failed factor's rows of y are
-     * written again by the next solve, and only those) */
-    for (ptrdiff_t i = first; i < last; i++) {
-        double d = N[i * BAND] + damping * w->diagonal[i], y = -w->gradient[i];
-        if (i - first >= 3) {
-            L[i * BAND + 3] = N[i * BAND + 3] * L[(i - 3) * BAND];
-            d -= N[i * BAND + 3] * L[i * BAND + 3];
-            y -= L[i * BAND + 3] * x[i - 3];
-        }
-        if (!(d > 0 && d <= DBL_MAX))  /* positive and finite */
-            return 0;
-        L[i * BAND] = 1.0 / d;
-        x[i] = y;
-    }
-    for (ptrdiff_t i = last - 1; i >= first; i--)  /* L^T x = D^-1 y */
-        x[i] = i + 3 < last ? x[i] * L[i * BAND] - L[(i + 3) * BAND + 3] * x[i + 3]
-                            : x[i] * L[i * BAND];
-    return 1;
-}
-
-static double sum_squares(const double *x, ptrdiff_t n)
-{
-    double s = 0.0;
-    for (ptrdiff_t i = 0; i < n; i++)
-        s += x[i] * x[i];
-    return s;
-}
-
-/* The part of a fit that moves: the TCB of keys [lo, hi] (the others fixed)
- * against the frames [first, last] they shape. */
+/* The part of a fit that moves: the tangents of keys [lo, hi] (the others
+ * fixed) against the frames [first, last] they shape. */
 typedef struct {
     ptrdiff_t lo, hi, first, last;
 } fit_range;
 
-/* The frames of range r a fit weighs: up to w->per_segment of each
+#define KEY_MOVES(k, r) ((k) >= (r).lo && (k) <= (r).hi)
+
+/* The frames of range r a fit weighs: up to FIT_PER_SEGMENT of each
  * segment, evenly spaced (the drops check every frame); how many. */
 static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                               fit_range r, fit_space *w)
@@ -57,7 +25,7 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     for (ptrdiff_t s = 0; s + 1 < K; s++) {
         w->seg_start[s] = m;
         ptrdiff_t start = keys[s], inner = keys[s + 1] - start - 1;
-        ptrdiff_t count = inner > w->per_segment ? w->per_segment : inner;
+        ptrdiff_t count = inner > FIT_PER_SEGMENT ? FIT_PER_SEGMENT : inner;
         for (ptrdiff_t i = 0; i < count; i++) {
             ptrdiff_t f = start + 1 + (inner == count ? i : (2 * i + 1) * inner / (2 * count));
             if (f < r.first || f > r.last)
@@ -70,86 +38,53 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* Each segment's chord in its tangents' space and duration, as w->chord
- * and w->dt: the rotation's logs as kb_rd_prepare_keys took them (s->chords),
- * the translation's differences here. */
-static void chords(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys, ptrdiff_t K,
-                   const space *s, fit_space *w)
+/* The normal matrix J^T J and its damping weights.  A weighed frame's
+ * curve moves by h (b0 dT0 + b1 dT1) as its segment's tangents do, with
+ * the Hermite bases b0 = u (1 - u)^2 and b1 = -u^2 (1 - u) (into w->basis)
+ * and h the segment's duration times scale (the rotation's residual is
+ * twice its log): alike for each component, so one tridiagonal matrix of
+ * the keys that move serves all three. */
+static void normal_matrix(const double *times, const ptrdiff_t *keys, ptrdiff_t K, double scale,
+                          fit_range r, fit_space *w)
 {
-    if (rotation) {
-        w->chord = s->chords.tchord;
-        w->dt = s->chords.dt;
-        return;
-    }
-    w->chord = w->chord_store;
-    w->dt = w->dt_store;
-    for (ptrdiff_t i = 0; i + 1 < K; i++) {
-        const double *a = jt->translations + 3 * keys[i], *b = jt->translations + 3 * keys[i + 1];
-        w->dt_store[i] = jt->times[keys[i + 1]] - jt->times[keys[i]];
-        for (int c = 0; c < 3; c++)
-            w->chord_store[3 * i + c] = b[c] - a[c];
-    }
-}
-
-/* Each weighed frame's Hermite bases of its segment's start and end
- * tangents (per u), h0 = u (1 - u)^2 and h1 = -u^2 (1 - u), into w->basis,
- * and each segment's sums of h0^2, h0 h1 and h1^2 into w->sums: the curve
- * at a frame moves by h0 dT0 + h1 dT1 as the tangents do. */
-static void tangent_bases(const double *times, const ptrdiff_t *keys, ptrdiff_t K, fit_space *w)
-{
+    memset(w->diag, 0, (size_t)K * sizeof(double));
+    memset(w->off, 0, (size_t)K * sizeof(double));
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        double t0 = times[keys[seg]], *sum = w->sums + 3 * seg;
-        sum[0] = sum[1] = sum[2] = 0.0;
+        const double t0 = times[keys[seg]], dt = times[keys[seg + 1]] - t0;
+        double sum[3] = {0.0, 0.0, 0.0};
         for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
-            double u = (w->at_times[j] - t0) / w->dt[seg], v = 1.0 - u;
-            double h0 = u * v * v, h1 = -u * u * v;
-            w->basis[2 * j] = h0;
-            w->basis[2 * j + 1] = h1;
-            sum[0] += h0 * h0;
-            sum[1] += h0 * h1;
-            sum[2] += h1 * h1;
+            double u = (w->at_times[j] - t0) / dt, v = 1.0 - u;
+            double b0 = u * v * v, b1 = -u * u * v;
+            w->basis[2 * j] = b0;
+            w->basis[2 * j + 1] = b1;
+            sum[0] += b0 * b0;
+            sum[1] += b0 * b1;
+            sum[2] += b1 * b1;
         }
+        const double h = scale * dt, hh = h * h;
+        const int from = KEY_MOVES(seg, r), to = KEY_MOVES(seg + 1, r);
+        w->h[seg] = h;
+        if (w->seg_start[seg] == w->seg_start[seg + 1])  /* no frame weighed */
+            continue;
+        if (from)
+            w->diag[seg] += sum[0] * hh;
+        if (to)
+            w->diag[seg + 1] += sum[2] * hh;
+        if (from && to)
+            w->off[seg + 1] += sum[1] * hh;
     }
+    double trace = 0.0;  /* the damping's weights: the diagonal, kept off zero */
+    for (ptrdiff_t i = 0; i < 3 * K; i++)
+        trace += w->diag[i / 3];
+    for (ptrdiff_t k = 0; k < K; k++)
+        w->weight[k] = w->diag[k] + 1e-12 * (trace / (double)(3 * K) + 1e-300);
 }
 
-/* Whether key k moves in a fit of range r (a tangent key's end has its tangent). */
-#define KEY_MOVES(k, r) ((k) >= (r).lo && (k) <= (r).hi)
-
-/* Segment seg's share of J^T J: h times the identity per tangent, so only
- * the diagonal and the two keys' like components (3 apart) are not zero. */
-static void tangent_normal(ptrdiff_t seg, const double *sum, double h, int rows_from,
-                           int rows_to, fit_space *w)
-{
-    const double hh = h * h;
-    for (int a = rows_from; a < rows_to; a++)
-        w->normal[(3 * seg + a) * BAND] += (a < 3 ? sum[0] : sum[2]) * hh;
-    for (int c = 0; rows_from == 0 && rows_to == 6 && c < 3; c++)
-        w->normal[(3 * seg + 3 + c) * BAND + 3] += sum[1] * hh;
-}
-
-/* The normal matrix J^T J (lower band) and each segment's slopes, h times the
- * identity for each of its keys that moves, else zero: the Hermite cubic is
- * linear in its tangents (the rotation taken as one in log space; scale 2:
- * twice the log). */
-static void closed_jacobian(ptrdiff_t K, double scale, fit_range r, fit_space *w)
-{
-    memset(w->normal, 0, (size_t)(3 * K * BAND) * sizeof(double));
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        const double h = scale * w->dt[seg];
-        int from = KEY_MOVES(seg, r), to = KEY_MOVES(seg + 1, r);
-        w->slope[2 * seg] = from ? h : 0.0;
-        w->slope[2 * seg + 1] = to ? h : 0.0;
-        if (w->seg_start[seg] != w->seg_start[seg + 1])  /* frames weighed: a share of J^T J */
-            tangent_normal(seg, w->sums + 3 * seg, h, from ? 0 : 3, to ? 6 : 3, w);
-    }
-}
-
-/* The gradient J^T r at the frames weighed (closed_jacobian): per segment,
- * its tangents' derivatives against the residuals summed with the bases
- * as weights.  A fixed key's rows stay zero, so its step is zero.  Tangent
- * keys' rows take their own component's product alone, the others' being
- * zeros (at a residual not finite, NaN, where no step lowers the error). */
-static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
+/* The gradient J^T r at the frames weighed: per segment, the residuals
+ * summed with the bases as weights, times h for each key that moves.  A
+ * fixed key's rows are not solved for (at a residual not finite, NaN,
+ * where no step lowers the error). */
+static void gradient(ptrdiff_t K, const double *residual, fit_range r, fit_space *w)
 {
     memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
@@ -159,95 +94,65 @@ static void gradient(ptrdiff_t K, const double *residual, fit_space *w)
                 r0[c] += w->basis[2 * j] * residual[3 * j + c];
                 r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
             }
-        for (int a = 0; a < 3; a++) {  /* h I: see tangent_normal */
-            w->gradient[3 * seg + a] += w->slope[2 * seg] * r0[a];
-            w->gradient[3 * seg + 3 + a] += w->slope[2 * seg + 1] * r1[a];
+        const double h0 = KEY_MOVES(seg, r) ? w->h[seg] : 0.0;
+        const double h1 = KEY_MOVES(seg + 1, r) ? w->h[seg] : 0.0;
+        for (int c = 0; c < 3; c++) {
+            w->gradient[3 * seg + c] += h0 * r0[c];
+            w->gradient[3 * seg + 3 + c] += h1 * r1[c];
         }
     }
 }
 
-/* What a fit of one channel works on: its rows that move [first, last)
- * of n, its m residuals (three per frame weighed, in s->residual at the
- * TCB it starts from) and their squared sum. */
-typedef struct {
-    ptrdiff_t n, m, first, last;
-    double error;
-} fit_problem;
-
-/* A fit's start (for fit_channel and model_fit): the frames it weighs,
- * the keys prepared, the residual at tcb, each segment's chord and the
- * frames' bases; 0 where there is nothing to fit (no key that moves, no
- * frame between keys to weigh) or *status is not KB_OK. */
-static int fit_begin(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                     ptrdiff_t K, const double *tcb, fit_range r, fit_space *w, space *s,
-                     fit_problem *p, kb_status *status, kb_error *err)
+/* The damped step of the keys that move into w->step, (N + damping W) step
+ * = -gradient, by LDL^T of the tridiagonal N, a right-hand side per
+ * component; 0 where the damped matrix is not positive definite. */
+static int tangent_solve(fit_space *w, fit_range r, double damping)
 {
-    ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
-    p->n = 3 * K;
-    p->m = 3 * frames;
-    /* the keys stay: their chords and the frames' places are taken once */
-    *status = kb_rd_prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
-    if (*status == KB_OK)
-        *status = kb_rd_spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
-                                s->residual, s, err);
-    p->error = sum_squares(s->residual, p->m);
-    chords(jt, rotation, keys, K, s, w);
-    tangent_bases(jt->times, keys, K, w);
-    p->first = 3 * r.lo;  /* the rows of the keys that move */
-    p->last = 3 * (r.hi < K - 1 ? r.hi + 1 : K);
-    memset(w->step, 0, (size_t)p->n * sizeof(double));
-    return *status == KB_OK && p->first < p->last && frames;
-}
-
-/* The normal equations' damping weights (their diagonal, kept off zero). */
-static void damping_weights(const fit_problem *p, fit_space *w)
-{
-    double trace = 0.0;
-    for (ptrdiff_t i = 0; i < p->n; i++)
-        trace += w->normal[i * BAND];
-    for (ptrdiff_t i = 0; i < p->n; i++)
-        w->diagonal[i] = w->normal[i * BAND] + 1e-12 * (trace / (double)p->n + 1e-300);
-}
-
-/* The damped step from the tangents tcb into
- * w->trial: 1, or 0 where the damped matrix is not positive definite, or
- * -1 where the step is shorter than FIT_SMALLEST_STEP (converged). */
-static int damped_trial(const fit_problem *p, const double *tcb, double damping, fit_space *w)
-{
-    if (!tangent_solve(w, p->first, p->last, damping))
-        return 0;
-    double largest = 0.0;
-    for (ptrdiff_t i = 0; i < p->n; i++) {
-        w->trial[i] = tcb[i] + w->step[i];
-        largest = larger(largest, fabs(w->trial[i] - tcb[i]));
+    double *inv_d = w->inv_d, *l = w->l, *x = w->step;
+    for (ptrdiff_t k = r.lo; k <= r.hi; k++) {
+        double d = w->diag[k] + damping * w->weight[k];
+        if (k > r.lo) {
+            l[k] = w->off[k] * inv_d[k - 1];
+            d -= w->off[k] * l[k];
+        }
+        if (!(d > 0 && d <= DBL_MAX))  /* positive and finite */
+            return 0;
+        inv_d[k] = 1.0 / d;
+        for (int c = 0; c < 3; c++) {
+            x[3 * k + c] = -w->gradient[3 * k + c];
+            if (k > r.lo)
+                x[3 * k + c] -= l[k] * x[3 * k - 3 + c];
+        }
     }
-    return largest < FIT_SMALLEST_STEP ? -1 : 1;
+    for (ptrdiff_t k = r.hi; k >= r.lo; k--)  /* L^T x = D^-1 y */
+        for (int c = 0; c < 3; c++)
+            x[3 * k + c] = k < r.hi ? x[3 * k + c] * inv_d[k] - l[k + 1] * x[3 * k + 3 + c]
+                                    : x[3 * k + c] * inv_d[k];
+    return 1;
 }
 
-/* model_residual with tangent keys, whose change is the tangent's own on
- * both sides of a key and which have no natural ends' terms: the same
- * products and sums, each key's change taken in its two segments. */
-static void tangent_model_residual(ptrdiff_t K, const double *from, const double *to,
-                                   const double *from_residual, double scale, fit_range r,
-                                   const fit_space *w, double *moved)
+static double sum_squares(const double *x, ptrdiff_t n)
 {
-    int moves[2] = {0, KEY_MOVES(0, r)};
+    double s = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+
+/* The model's residual at the tangents `to` from its residual at `from`:
+ * each key's change times h and its basis, in its two segments. */
+static void model_residual(ptrdiff_t K, const double *from, const double *to,
+                           const double *from_residual, fit_range r, const fit_space *w,
+                           double *moved)
+{
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        const ptrdiff_t first = w->seg_start[seg], last = w->seg_start[seg + 1];
-        moves[0] = moves[1];
-        moves[1] = KEY_MOVES(seg + 1, r);
-        if (!(moves[0] || moves[1])) {  /* nothing moves these frames */
-            memcpy(moved + 3 * first, from_residual + 3 * first,
-                   (size_t)(3 * (last - first)) * sizeof(double));
-            continue;
-        }
-        const double h = scale * w->dt[seg], *a = from + 3 * seg, *b = to + 3 * seg;
+        const double h = w->h[seg], *a = from + 3 * seg, *b = to + 3 * seg;
         double T0[3], T1[3];
         for (int c = 0; c < 3; c++) {
-            T0[c] = moves[0] ? h * (b[c] - a[c]) : 0.0;
-            T1[c] = moves[1] ? h * (b[3 + c] - a[3 + c]) : 0.0;
+            T0[c] = KEY_MOVES(seg, r) ? h * (b[c] - a[c]) : 0.0;
+            T1[c] = KEY_MOVES(seg + 1, r) ? h * (b[3 + c] - a[3 + c]) : 0.0;
         }
-        for (ptrdiff_t j = first; j < last; j++)
+        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
             for (int c = 0; c < 3; c++)
                 moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
                                  + w->basis[2 * j + 1] * T1[c];
@@ -255,44 +160,47 @@ static void tangent_model_residual(ptrdiff_t K, const double *from, const double
 }
 
 /* One channel's tangents fitted by Levenberg-Marquardt steps on the
- * residual's linear model, up to `steps` or a gain below `gain`; *worst
- * (NULL to skip) the model's largest residual at the frames weighed. */
+ * residual's linear model from the spline's, up to `steps` or a gain
+ * below FIT_MODEL_GAIN; *worst the model's largest residual at the frames
+ * weighed (0 where there is none). */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t K, double *tcb, fit_range r, int steps, double gain,
-                           fit_space *w, space *s, double *worst, kb_error *err)
+                           ptrdiff_t K, double *tcb, fit_range r, int steps, fit_space *w,
+                           space *s, double *worst, kb_error *err)
 {
-    fit_problem p;
-    kb_status status;
-    if (worst)
-        *worst = 0.0;
-    if (!fit_begin(jt, rotation, keys, K, tcb, r, w, s, &p, &status, err))
+    const ptrdiff_t frames = weigh_frames(jt, keys, K, r, w), n = 3 * K, m = 3 * frames;
+    *worst = 0.0;
+    kb_status status = kb_rd_prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
+    if (status == KB_OK)
+        status = kb_rd_spline_errors(jt, rotation, K, tcb, w->at, w->at_times, 0, frames, NULL,
+                                     s->residual, s, err);
+    if (status != KB_OK || !frames)
         return status;
-    const double scale = rotation ? 2.0 : 1.0;  /* the residual is twice the rotation's log */
-    /* the model's residual starts as the spline's (fit_begin's) */
+    normal_matrix(jt->times, keys, K, rotation ? 2.0 : 1.0, r, w);
+    memset(w->step, 0, (size_t)n * sizeof(double));
     double *at = w->model_tcb, *model = s->residual, *moved = s->moved;
-    memcpy(at, tcb, (size_t)p.n * sizeof(double));
-    double error = p.error, damping = FIT_FIRST_DAMPING;
+    memcpy(at, tcb, (size_t)n * sizeof(double));
+    double error = sum_squares(model, m), damping = FIT_FIRST_DAMPING;
     int stepped = 0;
     for (int it = 0; it < steps; it++) {
-        if (it == 0) {  /* the same at any tangents */
-            closed_jacobian(K, scale, r, w);
-            damping_weights(&p, w);
-        }
-        gradient(K, model, w);
+        gradient(K, model, r, w);
         int taken = 0, settled = 0;
         for (; damping < 1e9; damping *= 10) {
-            int trial = damped_trial(&p, at, damping, w);
-            if (trial < 0) {
+            if (!tangent_solve(w, r, damping))
+                continue;
+            double largest = 0.0;
+            for (ptrdiff_t i = 0; i < n; i++) {
+                w->trial[i] = at[i] + w->step[i];
+                largest = larger(largest, fabs(w->trial[i] - at[i]));
+            }
+            if (largest < FIT_SMALLEST_STEP) {  /* converged */
                 settled = 1;
                 break;
             }
-            if (!trial)
-                continue;
-            tangent_model_residual(K, at, w->trial, model, scale, r, w, moved);
-            double lower = sum_squares(moved, p.m);
+            model_residual(K, at, w->trial, model, r, w, moved);
+            double lower = sum_squares(moved, m);
             if (lower < error) {
-                settled = error - lower < gain * error;
-                memcpy(at, w->trial, (size_t)p.n * sizeof(double));
+                settled = error - lower < FIT_MODEL_GAIN * error;
+                memcpy(at, w->trial, (size_t)n * sizeof(double));
                 double *swap = model;
                 model = moved;
                 moved = swap;
@@ -305,46 +213,40 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
         if (!taken || settled)
             break;
     }
-    for (ptrdiff_t i = 0; worst && i < p.m; i += 3)
+    for (ptrdiff_t i = 0; i < m; i += 3)
         *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
-                                   + model[i + 2] * model[i + 2]);
-    if (worst)
-        *worst = sqrt(*worst);
+                                    + model[i + 2] * model[i + 2]);
+    *worst = sqrt(*worst);
     if (stepped)
-        memcpy(tcb, at, (size_t)p.n * sizeof(double));
+        memcpy(tcb, at, (size_t)n * sizeof(double));
     return status;
 }
 
 /* The bytes of a fit_space of F frames (kb_rd_fit_place). */
 size_t kb_rd_fit_bytes(ptrdiff_t F)
 {
-    size_t n = (size_t)F;
-    return (7 * n + 2 * 3 * n * BAND + 5 * 3 * n + n + 4 * n) * sizeof(double)
-           + 2 * n * sizeof(ptrdiff_t);
+    return (size_t)F * (22 * sizeof(double) + 2 * sizeof(ptrdiff_t));
 }
 
-/* A fit_space for jt in kb_rd_fit_bytes(n_frames) at d (aligned for doubles). */
-void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d)
+/* A fit_space for F frames in kb_rd_fit_bytes(F) at d (aligned for doubles). */
+void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d)
 {
-    w->per_segment = per_segment;
-    size_t n = (size_t)jt->n_frames;
-    w->slope = d;
-    w->basis = w->slope + 2 * n;
-    w->sums = w->basis + 2 * n;
-    w->normal = w->sums + 3 * n;
-    w->chol = w->normal + 3 * n * BAND;
-    w->gradient = w->chol + 3 * n * BAND;
-    w->diagonal = w->gradient + 3 * n;
-    w->step = w->diagonal + 3 * n;
+    size_t n = (size_t)F;
+    w->basis = d;
+    w->diag = w->basis + 2 * n;
+    w->off = w->diag + n;
+    w->weight = w->off + n;
+    w->inv_d = w->weight + n;
+    w->l = w->inv_d + n;
+    w->h = w->l + n;
+    w->gradient = w->h + n;
+    w->step = w->gradient + 3 * n;
     w->trial = w->step + 3 * n;
-    w->at_times = w->trial + 3 * n;
-    w->chord_store = w->at_times + n;
-    w->dt_store = w->chord_store + 3 * n;
-    w->model_tcb = w->dt_store + n;
-    w->at = (ptrdiff_t *)(w->model_tcb + 3 * n);
+    w->model_tcb = w->trial + 3 * n;
+    w->at_times = w->model_tcb + 3 * n;
+    w->at = (ptrdiff_t *)(w->at_times + n);
     w->seg_start = w->at + n;
 }
-
 
 /* Each frame's worst error relative to its tolerance, into s.score (the
  * errors of each channel of finite tolerance in s.angle, s.distance), for
@@ -384,8 +286,7 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
         double worst[2] = {0.0, 0.0};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
-                               FIT_MODEL_STEPS * steps, FIT_MODEL_GAIN, &j->w, &j->s,
-                               model_worst ? worst + c : NULL, err);
+                               FIT_MODEL_STEPS * steps, &j->w, &j->s, worst + c, err);
         for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
             memcpy(model_worst + 2 * k, worst, sizeof worst);
     }

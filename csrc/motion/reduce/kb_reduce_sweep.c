@@ -228,7 +228,7 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     if (!kb_doubles_fit(F, 50, 1, 1))
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
     size_t n = (size_t)F;
-    double *block = malloc(30 * n * sizeof(double) + n * sizeof(kb_loc) + 2 * n * sizeof(ptrdiff_t));
+    double *block = malloc(n * (30 * sizeof(double) + sizeof(kb_loc) + 2 * sizeof(ptrdiff_t)));
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     sweep w = {.jt = jt, .F = F, .tol = {jt->angle_tolerance, jt->distance_tolerance}};
@@ -248,7 +248,8 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
     prepare(&w);
     memset(rotation_rows, 0, 3 * n * sizeof(double));
     memset(translation_rows, 0, 3 * n * sizeof(double));
-    status = sweep_keys(&w, keys, n_keys, (double *const[2]){rotation_rows, translation_rows}, err);
+    double *const rows[2] = {rotation_rows, translation_rows};
+    status = sweep_keys(&w, keys, n_keys, rows, err);
     free(block);
     return status == KB_OK ? kb_ok(err) : status;
 }

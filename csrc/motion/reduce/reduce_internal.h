@@ -26,7 +26,6 @@ extern int kb_reduce_shortcuts;
 #define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
 #define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
 #define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
-#define BAND 6                  /* a frame's residual: its segment's 2 keys' 3 parameters */
 #define SWEEP_ALPHA 0.006       /* the pull towards the frames' tangent, times dt^2 */
 #define SWEEP_LOOK 3.0          /* the virtual next segment, in this one's frames, at most */
 #define SWEEP_LOOK_LEAST 2      /* ... and at least this many */
@@ -88,19 +87,15 @@ typedef struct {
 
 /* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
 typedef struct {
-    double *slope;    /* (K - 1, 2): d T0 / d key s, d T1 / d key s + 1, times I */
-    double *basis;    /* (m, 2): each weighed frame's tangent bases */
-    double *sums;     /* (K - 1, 3): each segment's sums of their products */
-    double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
-    double *chol;     /* (3K, BAND) its damped LDL^T factor, same layout */
-    double *gradient, *diagonal, *step, *trial;  /* (3K) each */
+    double *basis;         /* (m, 2): each weighed frame's tangent bases */
+    double *diag, *off;    /* (K) the normal matrix: N(k, k) and N(k, k - 1) per component */
+    double *weight;        /* (K) the damping's weights */
+    double *inv_d, *l;     /* (K) its damped LDL^T factor: 1 / D(k) and L(k, k - 1) */
+    double *h;             /* (K - 1) each segment's duration times the channel's scale */
+    double *gradient, *step, *trial, *model_tcb;  /* (3K) each */
     ptrdiff_t *at;         /* (m) the frames the fit weighs */
     double *at_times;      /* (m) their times */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
-    const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration */
-    double *chord_store, *dt_store;  /* the translation's */
-    ptrdiff_t per_segment; /* frames weighed per segment besides its first */
-    double *model_tcb;     /* (3F): model_fit's TCB */
 } fit_space;
 
 /* The fit of one joint: its keys, their rows per channel, and the work. */
@@ -112,7 +107,6 @@ typedef struct {
     double *spare_tcb[2];
     int channels;           /* 1: rotation only (distance_tolerance infinite), 2: both */
     unsigned char *mark;    /* (F): keys to fit again (refit_near) */
-    unsigned char *near;    /* (F): frames of keys beside a dropped one */
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose rows a failed trial restores */
@@ -247,7 +241,7 @@ kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptr
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K);
 /* kb_reduce_fit.c */
 size_t kb_rd_fit_bytes(ptrdiff_t F);
-void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d);
+void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d);
 kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                           double *worst, kb_error *err);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
