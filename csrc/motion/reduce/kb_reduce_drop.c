@@ -9,7 +9,6 @@
 #include "motion/reduce/reduce_internal.h"
 
 #define DROP_NEAR 1
-#define DROP_STEPS 4
 #define DROP_SPACING (2 * DROP_NEAR + 7)
 #define DROP_MODEL_MARGIN 1.05
 
@@ -70,7 +69,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                 j->mark[m] = j->mark[m + 1] = 1;
                 kb_rd_restart_far(j, m);
             }
-        status = kb_rd_refit_near(j, j->tcb, j->mark, DROP_NEAR, DROP_STEPS, j->model_worst, err);
+        status = kb_rd_refit_near(j, j->tcb, j->mark, DROP_NEAR, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
         for (ptrdiff_t o = 1 + phase, d = 0; o < K && status == KB_OK; o += DROP_SPACING) {

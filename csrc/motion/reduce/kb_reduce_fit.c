@@ -74,10 +74,10 @@ static void normal_matrix(const double *times, const ptrdiff_t *keys, ptrdiff_t 
             w->off[seg + 1] += sum[1] * hh;
     }
     double trace = 0.0;  /* the damping's weights: the diagonal, kept off zero */
-    for (ptrdiff_t i = 0; i < 3 * K; i++)
-        trace += w->diag[i / 3];
     for (ptrdiff_t k = 0; k < K; k++)
-        w->weight[k] = w->diag[k] + 1e-12 * (trace / (double)(3 * K) + 1e-300);
+        trace += w->diag[k];
+    for (ptrdiff_t k = 0; k < K; k++)
+        w->weight[k] = w->diag[k] + 1e-12 * (trace / (double)K + 1e-300);
 }
 
 /* The gradient J^T r at the frames weighed: per segment, the residuals
@@ -131,43 +131,35 @@ static int tangent_solve(fit_space *w, fit_range r, double damping)
     return 1;
 }
 
-static double sum_squares(const double *x, ptrdiff_t n)
-{
-    double s = 0.0;
-    for (ptrdiff_t i = 0; i < n; i++)
-        s += x[i] * x[i];
-    return s;
-}
-
-/* The model's residual at the tangents `to` from its residual at `from`:
- * each key's change times h and its basis, in its two segments. */
-static void model_residual(ptrdiff_t K, const double *from, const double *to,
-                           const double *from_residual, fit_range r, const fit_space *w,
+/* The model's residual after the step (w->step) into moved: each moving
+ * key's step times h and its basis, in its two segments. */
+static void model_residual(ptrdiff_t K, fit_range r, const fit_space *w, const double *residual,
                            double *moved)
 {
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        const double h = w->h[seg], *a = from + 3 * seg, *b = to + 3 * seg;
+        const double h = w->h[seg], *step = w->step + 3 * seg;
         double T0[3], T1[3];
         for (int c = 0; c < 3; c++) {
-            T0[c] = KEY_MOVES(seg, r) ? h * (b[c] - a[c]) : 0.0;
-            T1[c] = KEY_MOVES(seg + 1, r) ? h * (b[3 + c] - a[3 + c]) : 0.0;
+            T0[c] = KEY_MOVES(seg, r) ? h * step[c] : 0.0;
+            T1[c] = KEY_MOVES(seg + 1, r) ? h * step[3 + c] : 0.0;
         }
         for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
             for (int c = 0; c < 3; c++)
-                moved[3 * j + c] = from_residual[3 * j + c] + w->basis[2 * j] * T0[c]
+                moved[3 * j + c] = residual[3 * j + c] + w->basis[2 * j] * T0[c]
                                  + w->basis[2 * j + 1] * T1[c];
     }
 }
 
-/* One channel's tangents fitted by Levenberg-Marquardt steps on the
- * residual's linear model from the spline's, up to `steps` or a gain
- * below FIT_MODEL_GAIN; *worst the model's largest residual at the frames
- * weighed (0 where there is none). */
+/* One channel's tangents fitted by least squares on the residual's linear
+ * model from the spline's: one Levenberg-Marquardt step, damped by
+ * FIT_DAMPING (which holds a poorly determined tangent near where it was);
+ * *worst the model's largest residual at the frames weighed after it (0
+ * where there is none). */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                           ptrdiff_t K, double *tcb, fit_range r, int steps, fit_space *w,
-                           space *s, double *worst, kb_error *err)
+                           ptrdiff_t K, double *tcb, fit_range r, fit_space *w, space *s,
+                           double *worst, kb_error *err)
 {
-    const ptrdiff_t frames = weigh_frames(jt, keys, K, r, w), n = 3 * K, m = 3 * frames;
+    const ptrdiff_t frames = weigh_frames(jt, keys, K, r, w);
     *worst = 0.0;
     kb_status status = kb_rd_prepare_keys(jt, rotation, keys, K, tcb, w->at_times, frames, s, err);
     if (status == KB_OK)
@@ -176,56 +168,25 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
     if (status != KB_OK || !frames)
         return status;
     normal_matrix(jt->times, keys, K, rotation ? 2.0 : 1.0, r, w);
-    memset(w->step, 0, (size_t)n * sizeof(double));
-    double *at = w->model_tcb, *model = s->residual, *moved = s->moved;
-    memcpy(at, tcb, (size_t)n * sizeof(double));
-    double error = sum_squares(model, m), damping = FIT_FIRST_DAMPING;
-    int stepped = 0;
-    for (int it = 0; it < steps; it++) {
-        gradient(K, model, r, w);
-        int taken = 0, settled = 0;
-        for (; damping < 1e9; damping *= 10) {
-            if (!tangent_solve(w, r, damping))
-                continue;
-            double largest = 0.0;
-            for (ptrdiff_t i = 0; i < n; i++) {
-                w->trial[i] = at[i] + w->step[i];
-                largest = larger(largest, fabs(w->trial[i] - at[i]));
-            }
-            if (largest < FIT_SMALLEST_STEP) {  /* converged */
-                settled = 1;
-                break;
-            }
-            model_residual(K, at, w->trial, model, r, w, moved);
-            double lower = sum_squares(moved, m);
-            if (lower < error) {
-                settled = error - lower < FIT_MODEL_GAIN * error;
-                memcpy(at, w->trial, (size_t)n * sizeof(double));
-                double *swap = model;
-                model = moved;
-                moved = swap;
-                error = lower;
-                damping = fmax(damping / 3, 1e-9);
-                taken = stepped = 1;
-                break;
-            }
-        }
-        if (!taken || settled)
-            break;
+    gradient(K, s->residual, r, w);
+    const double *model = s->residual;
+    if (tangent_solve(w, r, FIT_DAMPING)) {
+        model_residual(K, r, w, s->residual, s->moved);
+        model = s->moved;
+        for (ptrdiff_t i = 3 * r.lo; i < 3 * r.hi + 3; i++)
+            tcb[i] += w->step[i];
     }
-    for (ptrdiff_t i = 0; i < m; i += 3)
+    for (ptrdiff_t i = 0; i < 3 * frames; i += 3)
         *worst = larger(*worst, model[i] * model[i] + model[i + 1] * model[i + 1]
                                     + model[i + 2] * model[i + 2]);
     *worst = sqrt(*worst);
-    if (stepped)
-        memcpy(tcb, at, (size_t)n * sizeof(double));
     return status;
 }
 
 /* The bytes of a fit_space of F frames (kb_rd_fit_place). */
 size_t kb_rd_fit_bytes(ptrdiff_t F)
 {
-    return (size_t)F * (22 * sizeof(double) + 2 * sizeof(ptrdiff_t));
+    return (size_t)F * (16 * sizeof(double) + 2 * sizeof(ptrdiff_t));
 }
 
 /* A fit_space for F frames in kb_rd_fit_bytes(F) at d (aligned for doubles). */
@@ -241,9 +202,7 @@ void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d)
     w->h = w->l + n;
     w->gradient = w->h + n;
     w->step = w->gradient + 3 * n;
-    w->trial = w->step + 3 * n;
-    w->model_tcb = w->trial + 3 * n;
-    w->at_times = w->model_tcb + 3 * n;
+    w->at_times = w->step + 3 * n;
     w->at = (ptrdiff_t *)(w->at_times + n);
     w->seg_start = w->at + n;
 }
@@ -266,7 +225,7 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
 /* Fits again the keys within `near` of a marked one, each run on a window
  * of keys around it; model_worst (F, 2; NULL to skip) each run's model error. */
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
-                           ptrdiff_t near, int steps, double *model_worst, kb_error *err)
+                           ptrdiff_t near, double *model_worst, kb_error *err)
 {
     const ptrdiff_t K = j->K, beyond = 1;  /* a tangent key's tangent hangs on no neighbour */
     kb_status status = KB_OK;
@@ -285,8 +244,8 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
                        j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
         double worst[2] = {0.0, 0.0};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
-            status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r,
-                               FIT_MODEL_STEPS * steps, &j->w, &j->s, worst + c, err);
+            status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r, &j->w,
+                               &j->s, worst + c, err);
         for (ptrdiff_t k = lo; model_worst && k <= hi; k++)
             memcpy(model_worst + 2 * k, worst, sizeof worst);
     }

@@ -21,11 +21,8 @@
 extern int kb_reduce_shortcuts;
 
 /* Constants of the fits and the sweep: docs/benchmarks.md ("Tuning notes"). */
-#define FIT_SMALLEST_STEP 1e-5  /* a step shorter than this has converged */
-#define FIT_MODEL_STEPS 2       /* Levenberg-Marquardt steps on the model per step asked */
-#define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
 #define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
-#define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
+#define FIT_DAMPING 1e-9        /* the fit's one step: damping times the normal diagonal */
 #define SWEEP_ALPHA 0.006       /* the pull towards the frames' tangent, times dt^2 */
 #define SWEEP_LOOK 3.0          /* the virtual next segment, in this one's frames, at most */
 #define SWEEP_LOOK_LEAST 2      /* ... and at least this many */
@@ -92,7 +89,7 @@ typedef struct {
     double *weight;        /* (K) the damping's weights */
     double *inv_d, *l;     /* (K) its damped LDL^T factor: 1 / D(k) and L(k, k - 1) */
     double *h;             /* (K - 1) each segment's duration times the channel's scale */
-    double *gradient, *step, *trial, *model_tcb;  /* (3K) each */
+    double *gradient, *step;  /* (3K) each */
     ptrdiff_t *at;         /* (m) the frames the fit weighs */
     double *at_times;      /* (m) their times */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
@@ -245,7 +242,7 @@ void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d);
 kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
                           double *worst, kb_error *err);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
-                           ptrdiff_t near, int steps, double *model_worst, kb_error *err);
+                           ptrdiff_t near, double *model_worst, kb_error *err);
 void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent);
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
 ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
