@@ -139,15 +139,15 @@ KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 /* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
  * the model's span, k its values at a and b and its fixed tangent. */
 KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
-                         ptrdiff_t i, int fit_at_b, int has_va, double *row)
+                         ptrdiff_t i, double *row)
 {
     const double *v = value_at(w, md->a + 1 + i, md->ch);
     double h[4];
     hermite((w->jt->times[md->a + 1 + i] - ta) / dt, h);
-    const double hd = (fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
+    const double hd = (md->fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
     for (int c = 0; c < 3; c++)
-        row[c] = (has_va ? v[c] - h[0] * k[c] : v[c]) - h[2] * k[3 + c] - hd * k[6 + c];
-    row[3] = (fit_at_b ? h[3] : h[1]) * dt;
+        row[c] = v[c] - h[0] * k[c] - h[2] * k[3 + c] - hd * k[6 + c];
+    row[3] = (md->fit_at_b ? h[3] : h[1]) * dt;
 }
 
 /* The model's residuals at its frames into res (row i, frame a + 1 + i's:
@@ -157,20 +157,19 @@ KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const 
  * term's basis peaks. */
 static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
-    const int fit_at_b = md->fit_at_b, has_va = md->va != NULL;
     const ptrdiff_t m = md->b - md->a, n = m - 1;
     if (n < 1)
         return 1;
     const double ta = w->jt->times[md->a], dt = w->jt->times[md->b] - ta;
     double k[9], anchor[4];
     for (int c = 0; c < 3; c++) {
-        k[c] = has_va ? md->va[c] : 0.0;
+        k[c] = md->va ? md->va[c] : 0.0;
         k[3 + c] = md->vb[c];
         k[6 + c] = md->d[c];
     }
-    ptrdiff_t ia = (fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
+    ptrdiff_t ia = (md->fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
     ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
-    model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
+    model_row(w, md, ta, dt, k, ia, anchor);
     memcpy(res + 4 * ia, anchor, sizeof anchor);
     const double ga = radius(anchor, r);
     const int look = r >= 1e-100 && kb_reduce_shortcuts;
@@ -178,7 +177,7 @@ static int model_residuals(sweep *w, const model *md, double r, double *res)
         for (ptrdiff_t i = odd; i < n; i += 2) {
             if (i == ia)
                 continue;
-            model_row(w, md, ta, dt, k, i, fit_at_b, has_va, res + 4 * i);
+            model_row(w, md, ta, dt, k, i, res + 4 * i);
             if (look && apart(res + 4 * i, anchor, r, ga))
                 return 0;
         }
@@ -299,18 +298,18 @@ static int fit_channel(sweep *w, ptrdiff_t e, fit *r, int ch)
             tan[c] = rhs[c] / n;
     } else {  /* the normal equations of the tangent, whose slope is jinv tan */
         const double *J = r->jinv;
-        double b[3], ninv[9];
+        double b[3], normal[9];
         for (int i = 0; i < 9; i++) {
             const int p = i / 3, q = i % 3;
             double jtj = J[p] * J[q] + J[3 + p] * J[3 + q] + J[6 + p] * J[6 + q];
-            r->normal[i] = n * jtj + (p == q ? lam : 0.0);
+            normal[i] = n * jtj + (p == q ? lam : 0.0);
         }
         mat_t_vec(J, rhs, b);
         for (int c = 0; c < 3; c++)
             b[c] += lam * d[c];
-        if (!inverse3(r->normal, ninv))
+        if (!inverse3(normal, r->ninv))
             return 0;
-        mat_vec(ninv, b, tan);
+        mat_vec(r->ninv, b, tan);
         r->lam = lam;
     }
     if (!isfinite(tan[0] + tan[1] + tan[2]))
@@ -327,80 +326,61 @@ int kb_sw_fit_model(sweep *w, ptrdiff_t e, fit *r)
     return fit_channel(w, e, r, 1) && fit_channel(w, e, r, 0);
 }
 
-/* The joint's frames strictly between s and e as a joint of their own,
- * for kb_reduce_errors_unchecked: kb_reduce_errors' errors, whose check
- * of the frames s .. e always passed (frames of the joint checked at
- * entry), and only those the check scores (not the keys'). */
-static kb_reduce_joint inner_frames(const sweep *w, ptrdiff_t s, ptrdiff_t e)
-{
-    const kb_reduce_joint *jt = w->jt;
-    return (kb_reduce_joint){e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
-                             jt->translations + 3 * (s + 1), jt->angle_tolerance,
-                             jt->distance_tolerance};
-}
-
-/* The translation spline's segment from the last key to e with tangents
- * tx_s and tx, as kb_reduce_rebuild builds and evaluates it, at frames
- * strictly between s and e (into w->curve_x, row j frame s + j's; each
- * query's value is its own, whatever the others), and their distances
- * (w->distance likewise); 0 where it cannot be built. */
-static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
+/* Channel ch's spline segment from the last key to e with tangents t_s
+ * and tan, as kb_reduce_rebuild builds and evaluates it (the rotation's
+ * the same bits up to one sign), at the frames strictly between (into
+ * w->curve_q or w->curve_x, row j frame s + j's; each query's value is its
+ * own, whatever the others), and their errors (w->angle or w->distance
+ * likewise); *sign_e the sign the rotation's gives frame e.  0 where it
+ * cannot be built. */
+static int real_segment(sweep *w, ptrdiff_t e, int ch, const double *tan, double *sign_e)
 {
     const kb_reduce_joint *jt = w->jt;
     const ptrdiff_t s = w->s, m = e - s + 1;
-    double kt[2] = {jt->times[s], jt->times[e]}, kx[6], given[6], zero[2] = {0.0, 0.0};
-    double tin[6], tout[6], coef[12];
-    memcpy(kx, jt->translations + 3 * s, 3 * sizeof(double));
-    memcpy(kx + 3, jt->translations + 3 * e, 3 * sizeof(double));
-    memcpy(given, w->t_s[1], 3 * sizeof(double));
-    memcpy(given + 3, tx, 3 * sizeof(double));
+    double kt[2] = {jt->times[s], jt->times[e]}, given[6], zero[2] = {0.0, 0.0};
+    double tin[6], tout[6], coef[12], kv[8], uq[8], chord[3], tchord[3], dt[1], seg[KB_ROT_SEG];
+    memcpy(given, w->t_s[ch], 3 * sizeof(double));
+    memcpy(given + 3, tan, 3 * sizeof(double));
     kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
-    kb_tcb_keys k = {.n_tracks = 1, .n_keys = 2, .dim = 3, .times = times, .values = kx,
-                     .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
-                     .ease_to = zeros, .start_tangent = none, .end_tangent = none,
-                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .given_in = given,
-                     .given_out = given};
     kb_error err;
-    if (kb_tcb_build(&k, tin, tout, coef, NULL, &err) != KB_OK)
-        return 0;
-    kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
-                  .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
-    if (kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
-                      &err) != KB_OK)
-        return 0;
-    kb_reduce_joint view = inner_frames(w, s, e);
-    kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
-    return 1;
-}
-
-/* The rotation spline's segment s .. e as kb_reduce_rebuild builds it (the
- * same bits, up to one sign); *sign_e the sign it gives frame e. */
-static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e)
-{
-    const kb_reduce_joint *jt = w->jt;
-    const ptrdiff_t s = w->s, m = e - s + 1;
-    double kt[2] = {jt->times[s], jt->times[e]}, kq[8], given[6], zero[2] = {0.0, 0.0};
-    double uq[8], chord[3], tchord[3], dt[1], tin[6], tout[6], seg[KB_ROT_SEG];
+    /* the frames between as a joint of their own: kb_reduce_errors' errors,
+     * whose check of the frames s .. e always passed at entry */
+    kb_reduce_joint view = {e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
+                            jt->translations + 3 * (s + 1), jt->angle_tolerance,
+                            jt->distance_tolerance};
+    if (ch == 1) {
+        memcpy(kv, jt->translations + 3 * s, 3 * sizeof(double));
+        memcpy(kv + 3, jt->translations + 3 * e, 3 * sizeof(double));
+        kb_tcb_keys k = {.n_tracks = 1, .n_keys = 2, .dim = 3, .times = times, .values = kv,
+                         .tension = zeros, .continuity = zeros, .bias = zeros,
+                         .ease_from = zeros, .ease_to = zeros, .start_tangent = none,
+                         .end_tangent = none, .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                         .given_in = given, .given_out = given};
+        kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
+                      .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+        if (kb_tcb_build(&k, tin, tout, coef, NULL, &err) != KB_OK ||
+            kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
+                          &err) != KB_OK)
+            return 0;
+        kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
+        return 1;
+    }
     unsigned char kind[1];
     for (int c = 0; c < 4; c++) {
-        kq[c] = w->sign_s * jt->rotations[4 * s + c];
-        kq[4 + c] = jt->rotations[4 * e + c];
+        kv[c] = w->sign_s * jt->rotations[4 * s + c];
+        kv[4 + c] = jt->rotations[4 * e + c];
     }
-    memcpy(given, w->t_s[0], 3 * sizeof(double));
-    memcpy(given + 3, tq, 3 * sizeof(double));
-    kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
-    kb_rot_keys k = {.n_tracks = 1, .n_keys = 2, .times = times, .quats = kq,
+    kb_rot_keys k = {.n_tracks = 1, .n_keys = 2, .times = times, .quats = kv,
                      .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
                      .ease_to = zeros, .start_omega = none, .end_omega = none,
                      .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
                      .given_in = given, .given_out = given};
-    kb_rot_chords ch = {uq, chord, tchord, dt};
-    kb_rot_chords_of(&k, &ch);
+    kb_rot_chords chords = {uq, chord, tchord, dt};
+    kb_rot_chords_of(&k, &chords);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
         locate(kt, 1, KB_EXTRAP_CLAMP, jt->times[s + j], &hint, &w->loc[j]);
-    kb_error err;
-    if (kb_rot_build_segments(&k, &ch, w->loc, m, tin, tout, seg, kind, &err) != KB_OK)
+    if (kb_rot_build_segments(&k, &chords, w->loc, m, tin, tout, seg, kind, &err) != KB_OK)
         return 0;
     kb_rot_curve c = {.n_tracks = 1, .n_seg = 1, .knots = kt, .knots_stride = 2, .seg = seg,
                       .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = kind};
@@ -413,7 +393,6 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
         if (fabs(src[c]) > fabs(src[big]))
             big = c;
     *sign_e = (uq[4 + big] < 0.0) == (src[big] < 0.0) ? 1.0 : -1.0;
-    kb_reduce_joint view = inner_frames(w, s, e);
     kb_reduce_errors_unchecked(&view, w->curve_q + 4, NULL, w->angle + 1, NULL);
     return 1;
 }
@@ -431,18 +410,18 @@ static double worst_inside(const double *error, ptrdiff_t m)
 /* The real check of a fitted end e (r, the rotation tangent perhaps moved
  * by one Gauss-Newton step on the real spline's log residual): 1 where
  * every frame of the segment is within the tolerances by the splines
- * kb_reduce_rebuild builds.  *sign_e as real_rotation's. */
+ * kb_reduce_rebuild builds.  *sign_e as real_segment's. */
 int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
 {
     const ptrdiff_t s = w->s, m = e - s + 1;
     *sign_e = 1.0;
-    if (w->checks[1] &&
-        (!real_translation(w, e, r->t[1]) || worst_inside(w->distance, m) > w->tol[1]))
+    if (w->checks[1] && (!real_segment(w, e, 1, r->t[1], sign_e) ||
+                         worst_inside(w->distance, m) > w->tol[1]))
         return 0;
     if (!w->checks[0])
         return 1;
     for (int step = 0;; step++) {
-        if (!real_rotation(w, e, r->t[0], sign_e))
+        if (!real_segment(w, e, 0, r->t[0], sign_e))
             return 0;
         double worst = worst_inside(w->angle, m);
         if (worst <= w->tol[0])
@@ -453,7 +432,7 @@ int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
          * to the start key, through the model's Jacobian */
         const double *t = w->jt->times, dt = t[e] - t[s];
         const double *q0 = w->q + 4 * s;
-        double acc[3] = {0.0, 0.0, 0.0}, rhs[3], ninv[9], step_v[3];
+        double acc[3] = {0.0, 0.0, 0.0}, rhs[3], step_v[3];
         for (ptrdiff_t f = s + 1; f < e; f++) {
             double h[4], v[3];
             hermite((t[f] - t[s]) / dt, h);
@@ -465,9 +444,7 @@ int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
         mat_t_vec(r->jinv, acc, rhs);
         for (int c = 0; c < 3; c++)
             rhs[c] += r->lam * (w->d[0][3 * e + c] - r->t[0][c]);
-        if (!inverse3(r->normal, ninv))
-            return 0;
-        mat_vec(ninv, rhs, step_v);
+        mat_vec(r->ninv, rhs, step_v);
         for (int c = 0; c < 3; c++)
             r->t[0][c] += step_v[c];
         if (!isfinite(r->t[0][0] + r->t[0][1] + r->t[0][2]))

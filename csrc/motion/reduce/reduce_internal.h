@@ -131,11 +131,11 @@ typedef struct {
     double t_s[2][3], sign_s;
 } sweep;
 
-/* A candidate end's fit: its tangents, the rotation's normal matrix, inverse
- * Jacobian at the segment's log and the pull's weight. */
+/* A candidate end's fit: its tangents, the rotation's inverse normal
+ * matrix, inverse Jacobian at the segment's log and the pull's weight. */
 typedef struct {
     double t[2][3];
-    double normal[9], jinv[9], lam;
+    double ninv[9], jinv[9], lam;
 } fit;
 
 /* fmax inline (the library's is a call); the same bits but for signed zeros. */
