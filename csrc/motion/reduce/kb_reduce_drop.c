@@ -41,6 +41,35 @@ static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *
     return status;
 }
 
+/* Keys and their rows (each channel's), n of them, copied from one set to another. */
+static void copy_keys(const joint_fit *j, ptrdiff_t n, const ptrdiff_t *from_keys,
+                      double *const from[2], ptrdiff_t *to_keys, double *const to[2])
+{
+    memcpy(to_keys, from_keys, (size_t)n * sizeof(ptrdiff_t));
+    for (int c = 0; c < j->channels; c++)
+        memcpy(to[c], from[c], (size_t)(3 * n) * sizeof(double));
+}
+
+/* The K backup keys but those dropped and not restored, through the
+ * spares: a restored key's rows from the backup, another's from the keys
+ * now (the backup's not dropped, in order). */
+static void keep_keys(joint_fit *j, ptrdiff_t K, const unsigned char *drop)
+{
+    ptrdiff_t n = 0;
+    for (ptrdiff_t o = 0, p = 0; o < K; p += !drop[o], o++) {
+        if (drop[o] && !j->restore[o])
+            continue;
+        j->spare_keys[n] = j->backup_keys[o];
+        for (int c = 0; c < j->channels; c++)
+            memcpy(j->spare_tcb[c] + 3 * n,
+                   j->restore[o] ? j->backup_tcb[c] + 3 * o : j->tcb[c] + 3 * p,
+                   3 * sizeof(double));
+        n++;
+    }
+    copy_keys(j, n, j->spare_keys, j->spare_tcb, j->keys, j->tcb);
+    j->K = n;
+}
+
 /* Drops keys DROP_SPACING apart at once, refits the DROP_NEAR keys on each
  * side of each and keeps each drop whose changed frames stay within
  * tolerance (a failed one gets its key and neighbours' rows back); every
@@ -49,32 +78,33 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;
     for (int phase = 0; phase < DROP_SPACING && status == KB_OK && j->K > 2; phase++) {
-        ptrdiff_t K = j->K, count = 0;
-        memset(drop, 0, (size_t)K);
-        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING) {
-            drop[i] = 1;
-            count++;
-        }
-        if (!count)
+        const ptrdiff_t K = j->K;
+        if (1 + phase >= K - 1)
             continue;
-        memcpy(j->backup_keys, j->keys, (size_t)K * sizeof(ptrdiff_t));
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->backup_tcb[c], j->tcb[c], (size_t)(3 * K) * sizeof(double));
-        ptrdiff_t n = kb_rd_without(j, drop);
-        kb_rd_take_spares(j, n);
+        memset(drop, 0, (size_t)K);
+        for (ptrdiff_t i = 1 + phase; i < K - 1; i += DROP_SPACING)
+            drop[i] = 1;
+        copy_keys(j, K, j->keys, j->tcb, j->backup_keys, j->backup_tcb);
+        ptrdiff_t n = 0;  /* the keys left, moved down in place */
+        for (ptrdiff_t o = 0; o < K; o++) {
+            if (drop[o])
+                continue;
+            j->keys[n] = j->keys[o];
+            for (int c = 0; c < j->channels; c++)
+                memmove(j->tcb[c] + 3 * n, j->tcb[c] + 3 * o, 3 * sizeof(double));
+            n++;
+        }
+        j->K = n;
         memset(j->mark, 0, (size_t)n);
-        for (ptrdiff_t o = 1 + phase, d = 0; o < K; o += DROP_SPACING)  /* drop is set there alone */
-            if (drop[o]) {
-                ptrdiff_t m = o - 1 - d++;  /* the left neighbour's index now */
-                j->mark[m] = j->mark[m + 1] = 1;
-                kb_rd_restart_far(j, m);
-            }
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K - 1; o += DROP_SPACING) {
+            ptrdiff_t m = o - 1 - d++;  /* the left neighbour's index now */
+            j->mark[m] = j->mark[m + 1] = 1;
+            kb_rd_restart_far(j, m);
+        }
         status = kb_rd_refit_near(j, j->tcb, j->mark, DROP_NEAR, j->model_worst, err);
         memset(j->restore, 0, (size_t)K);
         int failed = 0;
-        for (ptrdiff_t o = 1 + phase, d = 0; o < K && status == KB_OK; o += DROP_SPACING) {
-            if (!drop[o])
-                continue;
+        for (ptrdiff_t o = 1 + phase, d = 0; o < K - 1 && status == KB_OK; o += DROP_SPACING) {
             ptrdiff_t m = o - 1 - d++;
             const double *model = j->model_worst + 2 * m;  /* 0 / inf: 0 */
             double worst = fmax(model[0] / j->jt->angle_tolerance / DROP_MODEL_MARGIN,
@@ -83,38 +113,20 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
                 worst = 0.0;
             if (worst <= 1.0)  /* else failed by the model */
                 status = drop_worst(j, m, &worst, err);
-            if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' TCB */
-                drop[o] = 0;
+            if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' rows */
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
                     if (k >= 0 && k < K)
                         j->restore[k] = 1;
             }
         }
-        if (status == KB_OK && failed) {  /* the drops kept with their refits, the others as before */
-            ptrdiff_t out = 0;
-            for (ptrdiff_t o = 0, p = 0; o < K; o++) {
-                if (drop[o])
-                    continue;
-                int restored = p >= n || j->keys[p] != j->backup_keys[o];  /* a failed drop */
-                j->spare_keys[out] = j->backup_keys[o];
-                for (int c = 0; c < j->channels; c++)
-                    memcpy(j->spare_tcb[c] + 3 * out,
-                           j->restore[o] || restored ? j->backup_tcb[c] + 3 * o
-                                                     : j->tcb[c] + 3 * p,
-                           3 * sizeof(double));
-                out++;
-                p += !restored;
-            }
-            kb_rd_take_spares(j, out);
-        }
+        if (status == KB_OK && failed)
+            keep_keys(j, K, drop);
         double worst = 0.0;  /* orthogonal neighbours: a change can move far frames */
         if (status == KB_OK && kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K) &&
             (status = kb_rd_fit_score(j, j->keys, j->K, j->tcb, &worst, err)) == KB_OK &&
             !(worst <= 1.0)) {
-            memcpy(j->keys, j->backup_keys, (size_t)K * sizeof(ptrdiff_t));  /* the phase undone */
-            for (int c = 0; c < j->channels; c++)
-                memcpy(j->tcb[c], j->backup_tcb[c], (size_t)(3 * K) * sizeof(double));
+            copy_keys(j, K, j->backup_keys, j->backup_tcb, j->keys, j->tcb);  /* undone */
             j->K = K;
         }
     }
@@ -122,8 +134,8 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 }
 
 kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *n_keys,
-                              double *rotation_tcb, double *translation_tcb, double *angle,
-                              double *distance, kb_error *err)
+                         double *rotation_tcb, double *translation_tcb, double *angle,
+                         double *distance, kb_error *err)
 {
     kb_status status = kb_rd_validate(jt, err);
     if (status != KB_OK)
@@ -140,8 +152,7 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     joint_fit j = {.jt = jt, .keys = keys, .K = K, .tcb = {rotation_tcb, translation_tcb},
                    .channels = channels};
     /* the spare and backup keys and rows, the drops' model errors, the
-     * fit's space, and per key
-     * frame the drop, mark, near and restore flags: one allocation */
+     * fit's space, and per key the drop, mark and restore flags */
     size_t n = (size_t)F;
     void *block = kb_rd_space_alloc(&j.s, F, 0);
     double *d = malloc(14 * n * sizeof(double) + kb_rd_fit_bytes(F) + 2 * n * sizeof(ptrdiff_t) +

@@ -288,29 +288,3 @@ void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
             kb_rd_monotone_tangent(jt, 0, f, T);
     }
 }
-
-/* Copies keys and TCB without those where drop[i], into the spares;
- * returns how many are left. */
-ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop)
-{
-    ptrdiff_t n = 0;
-    ptrdiff_t *keys = j->spare_keys;
-    for (ptrdiff_t i = 0; i < j->K; i++) {
-        if (drop[i])
-            continue;
-        keys[n] = j->keys[i];
-        for (int c = 0; c < j->channels; c++)
-            memcpy(j->spare_tcb[c] + 3 * n, j->tcb[c] + 3 * i, 3 * sizeof(double));
-        n++;
-    }
-    return n;
-}
-
-void kb_rd_take_spares(joint_fit *j, ptrdiff_t n)
-{
-    memcpy(j->keys, j->spare_keys, (size_t)n * sizeof(ptrdiff_t));
-    for (int c = 0; c < j->channels; c++)
-        memcpy(j->tcb[c], j->spare_tcb[c], (size_t)(3 * n) * sizeof(double));
-    j->K = n;
-}
-

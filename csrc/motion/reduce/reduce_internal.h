@@ -245,8 +245,6 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
                            ptrdiff_t near, double *model_worst, kb_error *err);
 void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent);
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
-ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
-void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
 /* kb_reduce_drop.c */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,
