@@ -38,20 +38,21 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* The normal matrix J^T J and its damping weights.  A weighed frame's
- * curve moves by h (b0 dT0 + b1 dT1) as its segment's tangents do, with
- * the Hermite bases b0 = u (1 - u)^2 and b1 = -u^2 (1 - u) (into w->basis)
- * and h the segment's duration times scale (the rotation's residual is
- * twice its log): alike for each component, so one tridiagonal matrix of
- * the keys that move serves all three. */
-static void normal_matrix(const double *times, const ptrdiff_t *keys, ptrdiff_t K, double scale,
-                          fit_range r, fit_space *w)
+/* The normal equations of the keys that move, J^T J step = -J^T r.  A
+ * weighed frame's curve moves by h (b0 dT0 + b1 dT1) as its segment's
+ * tangents do, with the Hermite bases b0 = u (1 - u)^2 and b1 = -u^2 (1 - u)
+ * (into w->basis) and h the segment's duration times scale (the rotation's
+ * residual is twice its log): alike for each component, so one tridiagonal
+ * matrix serves all three.  A fixed key's gradient is not solved for. */
+static void normal_equations(const double *times, const ptrdiff_t *keys, ptrdiff_t K,
+                             double scale, const double *residual, fit_range r, fit_space *w)
 {
     memset(w->diag, 0, (size_t)K * sizeof(double));
     memset(w->off, 0, (size_t)K * sizeof(double));
+    memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
     for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
         const double t0 = times[keys[seg]], dt = times[keys[seg + 1]] - t0;
-        double sum[3] = {0.0, 0.0, 0.0};
+        double sum[3] = {0.0, 0.0, 0.0}, r0[3] = {0.0, 0.0, 0.0}, r1[3] = {0.0, 0.0, 0.0};
         for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++) {
             double u = (w->at_times[j] - t0) / dt, v = 1.0 - u;
             double b0 = u * v * v, b1 = -u * u * v;
@@ -60,10 +61,18 @@ static void normal_matrix(const double *times, const ptrdiff_t *keys, ptrdiff_t 
             sum[0] += b0 * b0;
             sum[1] += b0 * b1;
             sum[2] += b1 * b1;
+            for (int c = 0; c < 3; c++) {
+                r0[c] += b0 * residual[3 * j + c];
+                r1[c] += b1 * residual[3 * j + c];
+            }
         }
         const double h = scale * dt, hh = h * h;
         const int from = KEY_MOVES(seg, r), to = KEY_MOVES(seg + 1, r);
         w->h[seg] = h;
+        for (int c = 0; c < 3; c++) {
+            w->gradient[3 * seg + c] += (from ? h : 0.0) * r0[c];
+            w->gradient[3 * seg + 3 + c] += (to ? h : 0.0) * r1[c];
+        }
         if (w->seg_start[seg] == w->seg_start[seg + 1])  /* no frame weighed */
             continue;
         if (from)
@@ -76,41 +85,17 @@ static void normal_matrix(const double *times, const ptrdiff_t *keys, ptrdiff_t 
     double trace = 0.0;  /* the damping's weights: the diagonal, kept off zero */
     for (ptrdiff_t k = 0; k < K; k++)
         trace += w->diag[k];
-    for (ptrdiff_t k = 0; k < K; k++)
-        w->weight[k] = w->diag[k] + 1e-12 * (trace / (double)K + 1e-300);
+    w->floor = 1e-12 * (trace / (double)K + 1e-300);
 }
 
-/* The gradient J^T r at the frames weighed: per segment, the residuals
- * summed with the bases as weights, times h for each key that moves.  A
- * fixed key's rows are not solved for (at a residual not finite, NaN,
- * where no step lowers the error). */
-static void gradient(ptrdiff_t K, const double *residual, fit_range r, fit_space *w)
-{
-    memset(w->gradient, 0, (size_t)(3 * K) * sizeof(double));
-    for (ptrdiff_t seg = 0; seg + 1 < K; seg++) {
-        double r0[3] = {0, 0, 0}, r1[3] = {0, 0, 0};
-        for (ptrdiff_t j = w->seg_start[seg]; j < w->seg_start[seg + 1]; j++)
-            for (int c = 0; c < 3; c++) {
-                r0[c] += w->basis[2 * j] * residual[3 * j + c];
-                r1[c] += w->basis[2 * j + 1] * residual[3 * j + c];
-            }
-        const double h0 = KEY_MOVES(seg, r) ? w->h[seg] : 0.0;
-        const double h1 = KEY_MOVES(seg + 1, r) ? w->h[seg] : 0.0;
-        for (int c = 0; c < 3; c++) {
-            w->gradient[3 * seg + c] += h0 * r0[c];
-            w->gradient[3 * seg + 3 + c] += h1 * r1[c];
-        }
-    }
-}
-
-/* The damped step of the keys that move into w->step, (N + damping W) step
- * = -gradient, by LDL^T of the tridiagonal N, a right-hand side per
- * component; 0 where the damped matrix is not positive definite. */
+/* The damped step of the keys that move into w->step, (N + damping
+ * (diag(N) + floor)) step = -gradient, by LDL^T of the tridiagonal N, a
+ * right-hand side per component; 0 where not positive definite. */
 static int tangent_solve(fit_space *w, fit_range r, double damping)
 {
     double *inv_d = w->inv_d, *l = w->l, *x = w->step;
     for (ptrdiff_t k = r.lo; k <= r.hi; k++) {
-        double d = w->diag[k] + damping * w->weight[k];
+        double d = w->diag[k] + damping * (w->diag[k] + w->floor);
         if (k > r.lo) {
             l[k] = w->off[k] * inv_d[k - 1];
             d -= w->off[k] * l[k];
@@ -167,8 +152,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
                                      s->residual, s, err);
     if (status != KB_OK || !frames)
         return status;
-    normal_matrix(jt->times, keys, K, rotation ? 2.0 : 1.0, r, w);
-    gradient(K, s->residual, r, w);
+    normal_equations(jt->times, keys, K, rotation ? 2.0 : 1.0, s->residual, r, w);
     const double *model = s->residual;
     if (tangent_solve(w, r, FIT_DAMPING)) {
         model_residual(K, r, w, s->residual, s->moved);
@@ -186,7 +170,7 @@ static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdif
 /* The bytes of a fit_space of F frames (kb_rd_fit_place). */
 size_t kb_rd_fit_bytes(ptrdiff_t F)
 {
-    return (size_t)F * (16 * sizeof(double) + 2 * sizeof(ptrdiff_t));
+    return (size_t)F * (15 * sizeof(double) + 2 * sizeof(ptrdiff_t));
 }
 
 /* A fit_space for F frames in kb_rd_fit_bytes(F) at d (aligned for doubles). */
@@ -196,8 +180,7 @@ void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d)
     w->basis = d;
     w->diag = w->basis + 2 * n;
     w->off = w->diag + n;
-    w->weight = w->off + n;
-    w->inv_d = w->weight + n;
+    w->inv_d = w->off + n;
     w->l = w->inv_d + n;
     w->h = w->l + n;
     w->gradient = w->h + n;
@@ -227,7 +210,7 @@ kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, doub
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, double *model_worst, kb_error *err)
 {
-    const ptrdiff_t K = j->K, beyond = 1;  /* a tangent key's tangent hangs on no neighbour */
+    const ptrdiff_t K = j->K;
     kb_status status = KB_OK;
     for (ptrdiff_t i = 0; i < K && status == KB_OK; i++) {
         if (!mark[i])
@@ -238,8 +221,8 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
                 hi = k + near;
         hi = hi < K - 1 ? hi : K - 1;
         i = hi;
-        ptrdiff_t a = lo >= beyond ? lo - beyond : 0;
-        ptrdiff_t b = hi + beyond < K - 1 ? hi + beyond : K - 1;
+        /* one key beyond: a tangent key's tangent hangs on no neighbour */
+        ptrdiff_t a = lo >= 1 ? lo - 1 : 0, b = hi + 1 < K - 1 ? hi + 1 : K - 1;
         fit_range r = {lo - a, hi - a, j->keys[lo >= 1 ? lo - 1 : 0],
                        j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
         double worst[2] = {0.0, 0.0};

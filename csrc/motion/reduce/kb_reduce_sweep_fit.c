@@ -227,13 +227,6 @@ static int residuals_within(const double *res, ptrdiff_t n, const double *v, dou
     return 1;
 }
 
-/* The tolerance of channel ch's models: the rotation's residual is a log,
- * half the angle. */
-static double model_tolerance(const sweep *w, int ch)
-{
-    return ch == 0 ? 0.5 * w->tol[0] : w->tol[1];
-}
-
 /* The lookahead after e, added to channel ch's normal-equation sums rhs,
  * *n for the tangent at e: the frames from e to e + look_frames, halved
  * until a cubic with that tangent alone fitted fits them within the
@@ -242,7 +235,7 @@ static double model_tolerance(const sweep *w, int ch)
  * last key, its model's end tangent the frames' own through that Jacobian. */
 static void add_lookahead(sweep *w, ptrdiff_t e, int ch, double *rhs, double *n)
 {
-    const double tol = model_tolerance(w, ch), lim = tol * tol;
+    const double tol = ch == 0 ? 0.5 * w->tol[0] : w->tol[1], lim = tol * tol;
     for (ptrdiff_t m = look_frames(w, e, ch); m >= 2; m /= 2) {
         const ptrdiff_t b = e + m;
         double db[3], jbinv[9], lr[3] = {0.0, 0.0, 0.0}, ln = 0.0, tl[3];
@@ -282,7 +275,8 @@ static int fit_channel(sweep *w, ptrdiff_t e, fit *r, int ch)
     const double *t = w->jt->times, *x = w->jt->translations;
     const ptrdiff_t s = w->s;
     const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
-    const double tol = model_tolerance(w, ch), lim = tol * tol;
+    /* the rotation's residual is a log: half the angle */
+    const double tol = ch == 0 ? 0.5 * w->tol[0] : w->tol[1], lim = tol * tol;
     model md = {s, e, ch, 1, ch ? x + 3 * s : NULL, value_at(w, e, ch), w->t_s[ch]};
     if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
         return 0;

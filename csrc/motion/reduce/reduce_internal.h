@@ -86,7 +86,7 @@ typedef struct {
 typedef struct {
     double *basis;         /* (m, 2): each weighed frame's tangent bases */
     double *diag, *off;    /* (K) the normal matrix: N(k, k) and N(k, k - 1) per component */
-    double *weight;        /* (K) the damping's weights */
+    double floor;          /* the damping's weights' floor (kept off zero) */
     double *inv_d, *l;     /* (K) its damped LDL^T factor: 1 / D(k) and L(k, k - 1) */
     double *h;             /* (K - 1) each segment's duration times the channel's scale */
     double *gradient, *step;  /* (3K) each */
