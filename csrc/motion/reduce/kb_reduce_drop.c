@@ -14,16 +14,14 @@
 
 int kb_reduce_shortcuts = 1;
 
-/* The worst score of the frames that the refit after dropping the key
- * between keys m and m + 1 changed (those of the segments from key m -
- * DROP_NEAR - 1 to m + DROP_NEAR + 2; NaN at a NaN), evaluated on the
- * window of keys one beyond them (a tangent key's tangent hangs on no
- * neighbour), whose spline is the whole one there. */
-static kb_status drop_worst(joint_fit *j, ptrdiff_t m, double *worst, kb_error *err)
+/* The worst score (NaN at a NaN) of the frames that the tangents of keys
+ * lo .. hi shape (the segments from key lo - 1 to hi + 1), evaluated on
+ * the window of keys one beyond them (a tangent key's tangent hangs on no
+ * neighbour), whose spline is the whole one there where its signs follow. */
+static kb_status worst_score(joint_fit *j, ptrdiff_t lo, ptrdiff_t hi, double *worst,
+                             kb_error *err)
 {
-    ptrdiff_t K = j->K;
-    ptrdiff_t lo = m > DROP_NEAR ? m - DROP_NEAR : 0;
-    ptrdiff_t hi = m + 1 + DROP_NEAR < K - 1 ? m + 1 + DROP_NEAR : K - 1;
+    const ptrdiff_t K = j->K;
     ptrdiff_t first = j->keys[lo > 0 ? lo - 1 : 0], last = j->keys[hi + 1 < K ? hi + 1 : K - 1];
     ptrdiff_t a = lo > 1 ? lo - 1 : 0, b = hi + 1 < K - 1 ? hi + 1 : K - 1;
     j->s.signs_follow = 1;
@@ -112,7 +110,9 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             if (!kb_reduce_shortcuts)
                 worst = 0.0;
             if (worst <= 1.0)  /* else failed by the model */
-                status = drop_worst(j, m, &worst, err);
+                status = worst_score(j, m > DROP_NEAR ? m - DROP_NEAR : 0,
+                                     m + 1 + DROP_NEAR < n - 1 ? m + 1 + DROP_NEAR : n - 1,
+                                     &worst, err);
             if (!(worst <= 1.0)) {  /* back: the key, and its neighbours' rows */
                 failed = 1;
                 for (ptrdiff_t k = o - 1 - DROP_NEAR; k <= o + 1 + DROP_NEAR; k++)
@@ -124,7 +124,7 @@ static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
             keep_keys(j, K, drop);
         double worst = 0.0;  /* orthogonal neighbours: a change can move far frames */
         if (status == KB_OK && kb_rd_orthogonal_neighbours(j->jt, j->keys, j->K) &&
-            (status = kb_rd_fit_score(j, j->keys, j->K, j->tcb, &worst, err)) == KB_OK &&
+            (status = worst_score(j, 0, j->K - 1, &worst, err)) == KB_OK &&
             !(worst <= 1.0)) {
             copy_keys(j, K, j->backup_keys, j->backup_tcb, j->keys, j->tcb);  /* undone */
             j->K = K;
@@ -180,7 +180,7 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     double worst;
     int errors = angle || distance;  /* a whole spline's evaluation: only where asked for */
     if (status == KB_OK && errors)
-        status = kb_rd_fit_score(&j, j.keys, j.K, j.tcb, &worst, err);
+        status = worst_score(&j, 0, j.K - 1, &worst, err);
     if (status == KB_OK && errors)
         status = kb_rd_final_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {

@@ -190,21 +190,6 @@ void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d)
     w->seg_start = w->at + n;
 }
 
-/* Each frame's worst error relative to its tolerance, into s.score (the
- * errors of each channel of finite tolerance in s.angle, s.distance), for
- * these keys and tangents, and the worst of them. */
-kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
-                          double *worst, kb_error *err)
-{
-    ptrdiff_t F = j->jt->n_frames;
-    kb_status status = kb_rd_joint_errors(j->jt, keys, K, tcb[0], j->channels > 1 ? tcb[1] : NULL,
-                                          0, F - 1, NULL, &j->s, err);
-    *worst = 0.0;
-    for (ptrdiff_t f = 0; f < F; f++)
-        *worst = larger(*worst, j->s.score[f]);
-    return status;
-}
-
 /* Fits again the keys within `near` of a marked one, each run on a window
  * of keys around it; model_worst (F, 2; NULL to skip) each run's model error. */
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,

@@ -239,8 +239,6 @@ int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys
 /* kb_reduce_fit.c */
 size_t kb_rd_fit_bytes(ptrdiff_t F);
 void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d);
-kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
-                          double *worst, kb_error *err);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
                            ptrdiff_t near, double *model_worst, kb_error *err);
 void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent);
