@@ -154,14 +154,11 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     /* the spare and backup keys and rows, the drops' model errors, the
      * fit's space, and per key the drop, mark and restore flags */
     size_t n = (size_t)F;
-    void *block = kb_rd_space_alloc(&j.s, F, 0);
-    double *d = malloc(14 * n * sizeof(double) + kb_rd_fit_bytes(F) + 2 * n * sizeof(ptrdiff_t) +
-                       4 * n);
-    if (!block || !d) {
-        free(block);
-        free(d);
+    void *block = kb_rd_space_alloc(&j.s, F, 14 * n * sizeof(double) + kb_rd_fit_bytes(F) +
+                                                 2 * n * sizeof(ptrdiff_t) + 3 * n);
+    if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    }
+    double *d = (double *)(j.s.kind + F + (8 - n % 8) % 8);  /* after the space, aligned */
     j.spare_tcb[0] = d;
     j.spare_tcb[1] = d + 3 * n;
     j.backup_tcb[0] = d + 6 * n;
@@ -195,6 +192,5 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
             memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
-    free(d);
     return status == KB_OK ? kb_ok(err) : status;
 }
