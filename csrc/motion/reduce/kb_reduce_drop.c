@@ -28,7 +28,7 @@ static kb_status worst_score(joint_fit *j, ptrdiff_t lo, ptrdiff_t hi, double *w
     kb_status status = kb_rd_joint_errors(j->jt, j->keys + a, b - a + 1, j->tcb[0] + 3 * a,
                                           j->channels > 1 ? j->tcb[1] + 3 * a : NULL, first, last,
                                           NULL, &j->s, err);
-    if (status == KB_OK && !j->s.signs_follow)  /* see score_segments */
+    if (status == KB_OK && !j->s.signs_follow)  /* see kb_rd_signs_follow */
         status = kb_rd_joint_errors(j->jt, j->keys, K, j->tcb[0],
                                     j->channels > 1 ? j->tcb[1] : NULL, first, last, NULL, &j->s,
                                     err);
@@ -174,11 +174,10 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
     status = drop_refitted(&j, drop, err);
-    double worst;
-    int errors = angle || distance;  /* a whole spline's evaluation: only where asked for */
-    if (status == KB_OK && errors)
+    double worst;  /* the whole spline's errors, only where they are asked for */
+    if (status == KB_OK && (angle || distance))
         status = worst_score(&j, 0, j.K - 1, &worst, err);
-    if (status == KB_OK && errors)
+    if (status == KB_OK && (angle || distance))
         status = kb_rd_final_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
     if (status == KB_OK) {
         *n_keys = j.K;

@@ -82,7 +82,7 @@ typedef struct {
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
 
-/* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
+/* Work of the least-squares fit of one channel with up to F keys. */
 typedef struct {
     double *basis;         /* (m, 2): each weighed frame's tangent bases */
     double *diag, *off;    /* (K) the normal matrix: N(k, k) and N(k, k - 1) per component */
