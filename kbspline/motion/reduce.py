@@ -56,23 +56,17 @@ class Reduction:
         keys carry TCB instead.
     """
 
-    names: list[str]       # joint names
+    names: list[str]
     frame_time: float
     num_frames: int
-    key_frames: list[NDArray[np.intp]]  # per joint: (K_j,) frame indices, ascending, first and last kept
-    rotations: list[NDArray[np.float64]]  # per joint: (K_j, 4) local rotations at its keys, (w, x, y, z)
-    translations: list[NDArray[np.float64]]  # per joint: (K_j, 3) local translations at its keys
-    max_angle: NDArray[np.float64]  # (J,) worst rotation error over all frames, radians
-    max_distance: NDArray[np.float64]  # (J,) worst translation error over all frames
-    # (J,) worst world-space distance, over all frames, of the joint's origin,
-    # End Site and virtual vertices from where the clip puts them
+    key_frames: list[NDArray[np.intp]]
+    rotations: list[NDArray[np.float64]]
+    translations: list[NDArray[np.float64]]
+    max_angle: NDArray[np.float64]
+    max_distance: NDArray[np.float64]
     max_position: Optional[NDArray[np.float64]] = None
-    # per joint, (K_j, 3) tension, continuity and bias of its rotation and
-    # translation keys (None: all zero, as unfitted keys have)
     rotation_tcb: Optional[list[NDArray[np.float64]]] = None
     translation_tcb: Optional[list[NDArray[np.float64]]] = None
-    # per joint, (K_j, 3) each key's fitted tangent per unit time, arriving
-    # and leaving (None: the keys carry TCB)
     rotation_tangents: Optional[list[NDArray[np.float64]]] = None
     translation_tangents: Optional[list[NDArray[np.float64]]] = None
 
@@ -157,35 +151,36 @@ class Reduction:
             joints = data["joints"]
             if data.get("quaternion_order", "wxyz") != "wxyz":
                 raise ValueError(f"quaternion_order {data['quaternion_order']!r} is not 'wxyz'")
+
+            def rows(name, width):
+                return [np.asarray(j[name], dtype=np.float64).reshape(-1, width) for j in joints]
+
+            def column(name):
+                return np.array([float(j[name]) for j in joints])
+
+            def given(name):
+                return all(name in j for j in joints)
+
             out = cls(
                 names=[str(j["name"]) for j in joints], frame_time=float(data["frame_time"]),
                 num_frames=int(data["num_frames"]),
                 key_frames=[np.asarray(j["key_frames"], dtype=np.intp) for j in joints],
-                rotations=[np.asarray(j["rotations"], dtype=np.float64).reshape(-1, 4)
-                           for j in joints],
-                translations=[np.asarray(j["translations"], dtype=np.float64).reshape(-1, 3)
-                              for j in joints],
+                rotations=rows("rotations", 4), translations=rows("translations", 3),
                 # radians where written (exact), else degrees (older files)
                 max_angle=np.array([float(j["max_angle"]) if "max_angle" in j
                                     else math.radians(float(j["max_angle_deg"]))
                                     for j in joints]),
-                max_distance=np.array([float(j["max_distance"]) for j in joints]),
-                max_position=(np.array([float(j["max_position"]) for j in joints])
-                              if all("max_position" in j for j in joints) else None),
-                **{name: ([np.asarray(j[name], dtype=np.float64).reshape(-1, 3)
-                           for j in joints] if all(name in j for j in joints) else None)
-                   for name in ("rotation_tcb", "translation_tcb", "rotation_tangents",
-                                "translation_tangents")})
+                max_distance=column("max_distance"),
+                max_position=column("max_position") if given("max_position") else None,
+                **{name: rows(name, 3) if given(name) else None for name in _FITTED_ROWS})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
         _check_fitted_rows(out)
         for j, (name, keys, q, x) in enumerate(zip(out.names, out.key_frames, out.rotations,
                                                   out.translations)):
-            tcbs = [t[j] for t in (out.rotation_tcb, out.translation_tcb,
-                                   out.rotation_tangents, out.translation_tangents)
-                    if t is not None]
+            fitted = [getattr(out, n)[j] for n in _FITTED_ROWS if getattr(out, n) is not None]
             if (len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
-                    or any(len(t) != len(keys) or not np.isfinite(t).all() for t in tcbs)
+                    or any(len(t) != len(keys) or not np.isfinite(t).all() for t in fitted)
                     or keys[0] != 0 or keys[-1] != out.num_frames - 1
                     or np.any(np.diff(keys) <= 0)):
                 raise ValueError(f"joint {name!r}: its key frames must rise from 0 to "
@@ -217,8 +212,7 @@ class Reduction:
     def to_json(self) -> dict[str, Any]:
         """A dict for json.dump: per joint, its key frames, values and TCB or
         tangents."""
-        optional = {name: getattr(self, name) for name in (
-            "rotation_tcb", "translation_tcb", "rotation_tangents", "translation_tangents")}
+        optional = {name: getattr(self, name) for name in _FITTED_ROWS}
         return {"format": JSON_FORMAT, "version": JSON_VERSION,
                 "frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
@@ -240,6 +234,8 @@ class Reduction:
 # zero TCB, so from_json refuses versions above its own.
 JSON_FORMAT = "kbspline.reduction"
 JSON_VERSION = 2
+# A joint's fitted rows, written and read where every joint has them.
+_FITTED_ROWS = ("rotation_tcb", "translation_tcb", "rotation_tangents", "translation_tangents")
 
 
 def _check_json_version(data):
@@ -260,10 +256,10 @@ def _check_fitted_rows(reduction):
     """Refuses fitted rows that do not come as a pair of one kind: TCB of
     both channels or tangents of both, not one alone nor both kinds (a
     rebuild would otherwise take other curves than the reduction's)."""
-    tcb = [reduction.rotation_tcb is not None, reduction.translation_tcb is not None]
-    tangents = [reduction.rotation_tangents is not None,
-                reduction.translation_tangents is not None]
-    if tcb[0] != tcb[1] or tangents[0] != tangents[1] or (tcb[0] and tangents[0]):
+    rotation_tcb, translation_tcb, rotation_tangents, translation_tangents = (
+        getattr(reduction, name) is not None for name in _FITTED_ROWS)
+    if (rotation_tcb != translation_tcb or rotation_tangents != translation_tangents
+            or (rotation_tcb and rotation_tangents)):
         raise ValueError("a reduction's fitted rows come as rotation_tcb with translation_tcb, "
                          "or rotation_tangents with translation_tangents, for every joint: "
                          "not one of a pair, nor both kinds")
@@ -304,6 +300,10 @@ def _each_joint(work, J, threads, progress=None):
     return results
 
 
+GREEDY_THREADS_FROM = 100  # frames from which local greedy keys run on threads
+FIT_THREADS_FROM = 50      # frames from which local fitted keys run on threads
+
+
 def _local_reduction(motion, rotations, translations, tolerances, fit, progress):
     """reduce_keys without `position_tolerance`: each joint keyed alone
     under `tolerances` (angle, distance), then its world error measured."""
@@ -313,12 +313,13 @@ def _local_reduction(motion, rotations, translations, tolerances, fit, progress)
         lambda j: _key_joint((motion.times, rotations[j:j + 1], translations[j:j + 1]),
                              tolerances, fit, moving[j]),
         J, min(get_num_threads(), J) if motion.num_frames >= threads_from else 1, progress)
-    position = WorldError(motion, rotations, translations).errors(c[3:5] for c in chosen)
-    # a joint placed by its OFFSET has no translation curve: no distance error
-    distance = np.array([c[6].max() if m else 0.0 for c, m in zip(chosen, moving)])
-    result = _keyed(motion, rotations, translations, [c[0] for c in chosen],
-                    np.array([c[5].max() for c in chosen]), distance, position,
-                    *([c[1] for c in chosen], [c[2] for c in chosen]) if fit else ())
+    keys, rotation_rows, translation_rows, curve_q, curve_x, angle, distance = (
+        list(column) for column in zip(*chosen))
+    result = _keyed(motion, rotations, translations, keys, np.array([a.max() for a in angle]),
+                    # a joint its OFFSET places has no translation curve: no distance error
+                    np.array([d.max() if m else 0.0 for d, m in zip(distance, moving)]),
+                    WorldError(motion, rotations, translations).errors(zip(curve_q, curve_x)),
+                    rotation_rows if fit else None, translation_rows if fit else None)
     for name, tolerance, worst in zip(("angle_tolerance", "distance_tolerance"), tolerances,
                                       (result.max_angle, result.max_distance)):
         if not worst.max() <= tolerance:  # every frame a key: rounding's errors
@@ -336,10 +337,6 @@ def _keyed(motion, rotations, translations, keys, angle, distance, position,
                      keys, [q[k] for q, k in zip(rotations, keys)],
                      [x[k] for x, k in zip(translations, keys)], angle, distance, position,
                      None, None, rotation_rows, translation_rows)
-
-
-GREEDY_THREADS_FROM = 100  # frames from which local greedy keys run on threads
-FIT_THREADS_FROM = 50      # frames from which local fitted keys run on threads
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
