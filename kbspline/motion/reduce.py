@@ -389,7 +389,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         A tolerance that is not positive and finite, or below what the
         splines reproduce even keyed at every frame (rounding's errors),
         neither `position_tolerance` nor both local tolerances, a clip of
-        fewer than two frames, or a frame that is not finite.
+        fewer than two frames or of no joints, or a frame that is not finite.
 
     Notes
     -----
@@ -424,6 +424,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError("virtual_distance needs position_tolerance")
     if motion.num_frames < 2:
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
+    if not motion.joints:
+        raise ValueError("the clip has no joints: reducing needs at least one")
     if not np.isfinite(motion.frames).all():
         frame, column = np.argwhere(~np.isfinite(motion.frames))[0]
         raise ValueError(f"motion.frames[{frame}, {column}] is {motion.frames[frame, column]}: "
