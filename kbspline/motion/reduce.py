@@ -179,7 +179,7 @@ class Reduction:
         for j, (name, keys, q, x) in enumerate(zip(out.names, out.key_frames, out.rotations,
                                                   out.translations)):
             fitted = [getattr(out, n)[j] for n in _FITTED_ROWS if getattr(out, n) is not None]
-            if (len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
+            if (keys.ndim != 1 or len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
                     or any(len(t) != len(keys) or not np.isfinite(t).all() for t in fitted)
                     or keys[0] != 0 or keys[-1] != out.num_frames - 1
                     or np.any(np.diff(keys) <= 0)):
