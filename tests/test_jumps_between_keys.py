@@ -197,24 +197,27 @@ def f32(t):
 
 @settings(max_examples=30, deadline=None)
 @given(path=st.sampled_from(["translation", "rotation"]),
-       keys=st.lists(st.floats(0.05, 1.95), min_size=0, max_size=4),
-       t0=st.floats(0.01, 1.99), step=st.floats(2.5e-3, 3.0), sign=st.sampled_from([-1, 1]),
-       rounding=st.booleans())
-def test_a_step_at_a_random_time_between_keys_is_keyed_as_a_jump(path, keys, t0, step, sign,
-                                                                 rounding):
+       keys=st.lists(st.floats(0.05, 1.95), min_size=1, max_size=4),
+       t0=st.floats(0.01, 1.99), near_key=st.booleans(), beside=st.floats(-1e-3, 1e-3),
+       step=st.floats(2.5e-3, 3.0), sign=st.sampled_from([-1, 1]), rounding=st.booleans())
+def test_a_step_at_a_random_time_between_keys_is_keyed_as_a_jump(path, keys, t0, near_key,
+                                                                 beside, step, sign, rounding):
+    t0 = keys[0] + beside if near_key else t0       # also within a spacing of a key
     channel = Stepped(path, np.unique([0.0, 2.0, *keys]), t0, sign * step)
     tolerance = 1e-3
     times, values, jump, _ = _channel_keys(channel, tolerance, 0.0, 2.0,
                                            round_times=f32 if rounding else None)
-    (i,) = np.flatnonzero(jump)                     # one jump, around t0
-    assert times[i] < t0 <= times[i + 1] and times[i + 1] - times[i] <= PAIR
-    assert np.sum(np.abs(times - t0) < 0.005) <= 4          # no floor-packed keys there
+    # one jump, around t0: its pair, a key of the channel maybe between them
+    where = np.flatnonzero(jump)
+    lo, hi = times[where[0]], times[where[-1] + 1]
+    assert np.all(np.diff(where) == 1) and lo < t0 <= hi and hi - lo <= PAIR
+    assert np.sum(np.abs(times - t0) < 0.005) <= 5          # no floor-packed keys there
     # between keys (as stored) and right beside them, but for the jump's pair
     stored = f32(times) if rounding else times
     u = np.linspace(0, 1, 9)[1:-1]
     t = np.concatenate([(stored[:-1, None] + np.diff(stored)[:, None] * u).ravel(),
                         stored[1:] - 1e-7, stored[:-1] + 1e-7])
-    t = t[((t < stored[i]) | (t > stored[i + 1])) & (t >= 0) & (t <= 2.0)]
+    t = t[((t < lo) | (t > hi)) & (t >= 0) & (t <= 2.0)]
     played = values.astype(np.float32).astype(np.float64)
     assert errors(channel, stored, played, t).max() <= tolerance * (1 + 1e-9)
 
