@@ -235,3 +235,33 @@ def test_a_steep_continuous_ramp_stays_a_miss(path):
     t = np.linspace(0.73, 0.7334, 20001)
     assert errors(channel, times, values, t).max() > 10 * tolerance      # missed
     assert np.diff(times).min() < 2 * MIN_KEY_SPACING                    # at the floor
+
+
+
+class BendAndStep:
+    """Keys 0.4 ms apart (closer than refinement can split) between which a
+    vector bends too fast for them, with a step of `small` 50 ns before
+    the second key (too far for the key time's own jump test)."""
+    path = "translation"
+    times = np.array([0.0, 4e-4, 1.0])
+
+    def __init__(self, small):
+        self.small = small
+
+    def __call__(self, t):
+        t = np.asarray(t, float)
+        bend = 5e4 * np.minimum(t, 4e-4) ** 2
+        return np.column_stack([bend + np.where(t >= 4e-4 - 5e-8, self.small, 0.0), t])
+
+
+@pytest.mark.parametrize("small", [5e-4, 3e-3])
+def test_a_step_under_the_tolerance_is_not_what_failed(small):
+    """Of 0.5 times the tolerance, the step is a discontinuity but not what
+    misses there: no jump (whose interval the report skips), the miss stays.
+    Of 3 times, it is keyed as a jump."""
+    channel = BendAndStep(small)
+    times, values, jump, _ = _channel_keys(channel, 1e-3, 0.0, 1.0)
+    assert jump.any() == (small > 1e-3)
+    if not jump.any():
+        t = np.linspace(0, 4e-4, 2001)
+        assert errors(channel, times, values, t).max() > 1e-3          # missed

@@ -62,8 +62,9 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     at key times (`key_times_in`) and, where refinement leaves an interval
     failing at the `min_spacing` floor, inside it (a 3DS look-at flipping
     half a turn as its target passes straight over the camera): the
-    interval is bisected down to nanoseconds, and a change that stays much
-    larger there than the channel's own nearby is a jump, keyed as above.
+    interval is bisected down to nanoseconds, and a change there above the
+    tolerance and much larger than the channel's own nearby is a jump,
+    keyed as above.
     A steep but continuous motion stays a miss.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
@@ -220,7 +221,8 @@ def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
     the spacing floor: each such interval bisected, keeping the half whose
     ends differ more, down to a quarter of `_jumps`' step; a jump where
     `_jumps` finds one into the bracket's end (its change much more than
-    the channel's own over the same step just before)."""
+    the channel's own over the same step just before) and the bracket's
+    ends differ by more than the tolerance."""
     lo, hi = keys[:-1], keys[1:]
     floor = ~jump & (hi - lo < 2 * spacing)
     lo, hi = lo[floor], hi[floor]
@@ -239,7 +241,8 @@ def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
         hi, at_hi = np.where(left, mid, hi), np.where(left[:, None], at_mid, at_hi)
         lo, at_lo = np.where(left, lo, mid), np.where(left[:, None], at_lo, at_mid)
     into, _ = _jumps(channel, np.concatenate([hi[:1], hi]), tolerance, rotation)
-    return np.unique(hi[into[1:]])
+    # a jump smaller than the tolerance is not what failed: the miss stays
+    return np.unique(hi[into[1:] & (_distance(at_lo, at_hi, rotation) > tolerance)])
 
 
 def _stored_beside(rounding, times, side):
