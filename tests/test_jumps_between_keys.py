@@ -15,10 +15,11 @@ from scipy.spatial.transform import Rotation
 
 import threeds_oracle
 from kbspline.__main__ import main
-from kbspline.formats.adaptive import MIN_KEY_SPACING, _channel_keys
-from kbspline.formats.convert import convert
+from kbspline.formats.adaptive import MIN_KEY_SPACING, _channel_keys, key_times_in
+from kbspline.formats.convert import convert, scene_range
+from kbspline.formats.threeds import read_3ds
 from test_scene_gltf import Z_UP, in_gltf, look_at_truth, play, sampler
-from threeds_writer import write_3ds
+from threeds_writer import random_scene as random_3ds, write_3ds
 
 TOL_DEG = 0.01
 TOL = np.radians(TOL_DEG)
@@ -148,6 +149,30 @@ def test_a_near_miss_is_steep_not_a_jump(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "near.3ds"), "-o", str(tmp_path / "again.usda"),
                  "--angle-tolerance", str(TOL_DEG)]) == 1
     assert "Cam rotation" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", range(4))      # scenes with misses (not every one has)
+def test_eased_3ds_scenes_have_misses_but_no_jumps_between_keys(tmp_path, seed):
+    """Random 3DS keys (every TCB and ease, loops and repeats) move too
+    fast for the floor here and there, continuously: every run of jump
+    intervals the keyer flags holds a key time (a repeat's seam, ...)."""
+    rng = np.random.default_rng([52, 9, seed])
+    nodes, objects = random_3ds(rng, n_objects=2)
+    path = tmp_path / "eased.3ds"
+    path.write_bytes(write_3ds(nodes, objects=objects, segment=(0, 90)))
+    scene = read_3ds(path)
+    start, end = scene_range(scene, next(iter(scene.animations)))
+    missed = 0
+    for channel in next(iter(scene.animations.values())).values():
+        times, values, jump, _ = _channel_keys(channel, 1e-3, start, end)
+        edges = np.diff(np.concatenate([[0], jump.astype(int), [0]]))
+        keys = key_times_in(channel, start, end)
+        for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+            assert np.any((keys >= times[a]) & (keys <= times[b])), (channel.path, times[a])
+        floor = np.flatnonzero(~jump & (np.diff(times) < 2 * MIN_KEY_SPACING))
+        t = (times[floor, None] + np.diff(times)[floor, None] * np.linspace(0, 1, 17)).ravel()
+        missed += len(t) > 0 and errors(channel, times, values, t).max() > 1e-3
+    assert missed > 0
 
 
 class Stepped:
