@@ -64,8 +64,7 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     half a turn as its target passes straight over the camera): the
     interval is bisected down to nanoseconds, and a change there above the
     tolerance and much larger than the channel's own nearby is a jump,
-    keyed as above.
-    A steep but continuous motion stays a miss.
+    keyed as above; a steep but continuous motion stays a miss.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
