@@ -1,63 +1,33 @@
 /*
  * kb_reduce_greedy.c -- greedy keys (kb_reduce_greedy, kb_reduce_greedy_order):
  * KB tangents from the neighbours, so a key shapes the segments from two
- * keys before it to two after it; a heap of each segment's worst frame.
+ * keys before it to two after it; a tree of each segment's worst frame.
  */
 #include <float.h>
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
 
-/* A segment's worst frame; the heap pops the worst score first, then the
- * earliest frame.  `entry` tells a segment's latest record from stale ones. */
+/* The keys as a linked list, each segment's worst frame and score at its
+ * first key's frame (-inf at other frames), and a tournament tree over
+ * those scores whose root is the segment to split next: the highest
+ * score, the earliest segment on a tie. */
 typedef struct {
-    double score;
-    ptrdiff_t worst, start;
-    ptrdiff_t entry;
-} candidate;
-
-static int pops_first(const candidate *a, const candidate *b)
-{
-    if (a->score != b->score)
-        return a->score > b->score;
-    return a->worst != b->worst ? a->worst < b->worst : a->entry < b->entry;
-}
-
-static void heap_push(candidate *heap, ptrdiff_t *size, candidate c)
-{
-    ptrdiff_t i = (*size)++;
-    while (i > 0 && pops_first(&c, &heap[(i - 1) / 2])) {
-        heap[i] = heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    heap[i] = c;
-}
-
-static candidate heap_pop(candidate *heap, ptrdiff_t *size)
-{
-    candidate top = heap[0], last = heap[--*size];
-    ptrdiff_t i = 0, n = *size;
-    for (;;) {
-        ptrdiff_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && pops_first(&heap[child + 1], &heap[child]))
-            child++;
-        if (!pops_first(&heap[child], &last))
-            break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    if (n)
-        heap[i] = last;
-    return top;
-}
-
-typedef struct {
-    ptrdiff_t *prev, *next, *latest;
-    candidate *heap;
-    ptrdiff_t heap_size, entries;
+    ptrdiff_t *prev, *next, *worst;  /* (F) each */
+    double *score;                   /* (leaves) */
+    ptrdiff_t *tree, leaves;         /* (2 leaves): tree[1] the root, leaves at [leaves + f] */
 } greedy_state;
+
+/* The segment from key a scored (its worst frame `worst`), and the tree above it. */
+static void set_segment(greedy_state *g, ptrdiff_t a, double score, ptrdiff_t worst)
+{
+    g->score[a] = score;
+    g->worst[a] = worst;
+    for (ptrdiff_t i = (g->leaves + a) / 2; i >= 1; i /= 2) {
+        ptrdiff_t left = g->tree[2 * i], right = g->tree[2 * i + 1];
+        g->tree[i] = g->score[right] > g->score[left] ? right : left;
+    }
+}
 
 /* The first frame of the highest score in [a, end). */
 static ptrdiff_t segment_worst(const space *s, ptrdiff_t a, ptrdiff_t end)
@@ -69,13 +39,12 @@ static ptrdiff_t segment_worst(const space *s, ptrdiff_t a, ptrdiff_t end)
     return worst;
 }
 
-/* Pushes the worst frame of each segment between keys a and b. */
-static void push_segments(greedy_state *g, const space *s, ptrdiff_t a, ptrdiff_t b)
+/* Scores each segment between keys a and b by its worst frame. */
+static void score_segments(greedy_state *g, const space *s, ptrdiff_t a, ptrdiff_t b)
 {
     for (; a != b; a = g->next[a]) {
         ptrdiff_t worst = segment_worst(s, a, g->next[a]);
-        g->latest[a] = ++g->entries;
-        heap_push(g->heap, &g->heap_size, (candidate){s->score[worst], worst, a, g->entries});
+        set_segment(g, a, s->score[worst], worst);
     }
 }
 
@@ -118,16 +87,26 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     if (n_keyed < 0 || n_keyed > F - 2)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     space s;
-    size_t extra = (size_t)F * (4 * sizeof(ptrdiff_t) + 5 * sizeof(candidate));
+    greedy_state g = {.leaves = 1};
+    while (g.leaves < F)
+        g.leaves *= 2;
+    size_t extra = (size_t)(4 * F + 2 * g.leaves) * sizeof(ptrdiff_t)
+                   + (size_t)g.leaves * sizeof(double);
     void *block = kb_rd_space_alloc(&s, F, extra);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    greedy_state g = {.heap_size = 0, .entries = 0};
     g.prev = (ptrdiff_t *)(s.kind + F + (8 - (size_t)F % 8) % 8);
     g.next = g.prev + F;
-    g.latest = g.next + F;
-    ptrdiff_t *sorted = g.latest + F;
-    g.heap = (candidate *)(sorted + F);
+    g.worst = g.next + F;
+    ptrdiff_t *sorted = g.worst + F;
+    g.score = (double *)(sorted + F);
+    g.tree = (ptrdiff_t *)(g.score + g.leaves);
+    for (ptrdiff_t f = 0; f < g.leaves; f++) {
+        g.score[f] = -INFINITY;
+        g.tree[g.leaves + f] = f;
+    }
+    for (ptrdiff_t i = g.leaves - 1; i >= 1; i--)
+        g.tree[i] = g.tree[2 * i];
     ptrdiff_t window[7], K = link_keys(&g, F, order, n_keyed, sorted);
     if (!K) {
         free(block);
@@ -138,21 +117,18 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
      * longer the whole spline: every key added evaluates it whole */
     int whole = !s.signs_follow;
     if (status == KB_OK)
-        push_segments(&g, &s, 0, F - 1);
-    while (status == KB_OK && g.heap_size) {
-        candidate c = heap_pop(g.heap, &g.heap_size);
-        if (g.latest[c.start] != c.entry)
-            continue;  /* the segment was split or scored again since */
-        if (!(c.score > floor) || c.worst == c.start)
+        score_segments(&g, &s, 0, F - 1);
+    while (status == KB_OK) {
+        ptrdiff_t a = g.tree[1], w = g.worst[a], b = g.next[a];
+        if (!(g.score[a] > floor) || w == a)
             break;
-        ptrdiff_t w = c.worst, b = g.next[c.start];
         if (order) {
             order[n_keyed] = w;
-            order_score[n_keyed] = c.score;
+            order_score[n_keyed] = g.score[a];
         }
         n_keyed++;
-        g.next[c.start] = w;
-        g.prev[w] = c.start;
+        g.next[a] = w;
+        g.prev[w] = a;
         g.next[w] = b;
         g.prev[b] = w;
         /* the keys that shape the changed frames: three on each side */
@@ -187,12 +163,11 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
             first = 0;
             last = F - 1;
             status = kb_rd_joint_errors(jt, sorted, all, NULL, NULL, first, last, NULL, &s, err);
-            g.heap_size = 0;  /* every segment is pushed again: the heap's records are stale */
         }
         if (status == KB_OK)
-            push_segments(&g, &s, first, last);
+            score_segments(&g, &s, first, last);
     }
-    ptrdiff_t n = 0, *found = g.latest;  /* the heap's records are no longer needed */
+    ptrdiff_t n = 0, *found = g.worst;  /* the segments' worst frames are no longer needed */
     for (ptrdiff_t k = 0; status == KB_OK; k = g.next[k]) {
         found[n++] = k;
         if (k == F - 1)

@@ -62,8 +62,8 @@ typedef struct search {
     ptrdiff_t J, F;
     joint_state *joints;
     const double **truth, **sites;     /* (J) each joint's points */
-    ptrdiff_t *below, *below_start;    /* each joint and those below it, ascending */
     ptrdiff_t *order;                  /* (J) the joints a pass or round keys */
+    ptrdiff_t *below;                  /* (J) a trial's marks: 1 for its joint and those below */
     double *frame_worst;               /* (F) a trial's squared errors, for the merge */
     double tolerance;
     kb_progress_fn progress;
@@ -87,13 +87,7 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
     const double *base = s->clip->tolerances + 2 * j, *cap = s->clip->caps + 2 * j;
     if (scale * base[0] > cap[0] || scale * base[1] > cap[1]) {
         kb_reduce_joint jt = tolerances_at(s, j, scale);
-        double *scratch = malloc(2 * (size_t)s->F * sizeof(double));
-        if (!scratch)
-            return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-        kb_status status = kb_reduce_greedy(&jt, js->trial.keys, &js->trial.n, scratch,
-                                            scratch + s->F, err);
-        free(scratch);
-        return status;
+        return kb_reduce_greedy(&jt, js->trial.keys, &js->trial.n, NULL, NULL, err);
     }
     if (scale < g->floor) {
         kb_reduce_joint jt = clip_joint(s->clip, j, base[0], base[1]);
@@ -179,13 +173,14 @@ static void key_joints(search *s, ptrdiff_t n, key_job *job)
         key_range(job, 0, n);
 }
 
-/* The curves through c's keys, for joint j. */
-static kb_status rebuild(search *s, ptrdiff_t j, curves *c, kb_error *err)
+/* The curves through c's keys, for joint j, and their errors (NULL: skip). */
+static kb_status rebuild(search *s, ptrdiff_t j, curves *c, double *angle, double *distance,
+                         kb_error *err)
 {
     kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
     return kb_reduce_rebuild(&jt, c->keys, c->n, s->plan->fitted ? c->rows[0] : NULL,
                              s->plan->fitted ? c->rows[1] : NULL, c->rotations,
-                             s->clip->moves[j] ? c->translations : NULL, NULL, NULL, err);
+                             s->clip->moves[j] ? c->translations : NULL, angle, distance, err);
 }
 
 /* Joint j under curves c into `to`, after its parent placed at `parent`:
@@ -225,7 +220,7 @@ static kb_status attempt(search *s, double scale, int *held, kb_error *err)
         kb_status status = js->status;
         if (status != KB_OK)
             *err = js->err;
-        else if ((status = rebuild(s, j, &js->trial, err)) == KB_OK)
+        else if ((status = rebuild(s, j, &js->trial, NULL, NULL, err)) == KB_OK)
             status = place(s, j, &js->trial, p >= 0 ? &s->joints[p].moved : NULL, &js->moved,
                            s->tolerance, NULL, err);
         if (status != KB_OK) {
@@ -255,30 +250,31 @@ static void take_pass(search *s, double scale)
 static kb_status trial(search *s, ptrdiff_t j, curves *c, double *frame_worst, int *held,
                        kb_error *err)
 {
-    const ptrdiff_t *moved = s->below + s->below_start[j];
-    ptrdiff_t n = s->below_start[j + 1] - s->below_start[j];
+    ptrdiff_t *below = s->below;
     double limit = frame_worst ? INFINITY : s->tolerance;
-    kb_status status = rebuild(s, j, c, err);
-    *held = 1;
-    for (ptrdiff_t i = 0; status == KB_OK && *held && i < n; i++) {
-        ptrdiff_t m = moved[i], p = s->clip->parents[m];
+    int within = 1;
+    kb_status status = rebuild(s, j, c, NULL, NULL, err);
+    for (ptrdiff_t m = j; status == KB_OK && (within || frame_worst) && m < s->J; m++) {
+        ptrdiff_t p = s->clip->parents[m];
+        below[m] = m == j || (p >= j && below[p]);  /* parents come before children */
+        if (!below[m])
+            continue;
         const placed *parent = p < 0 ? NULL : m == j ? &s->joints[p].at : &s->joints[p].moved;
         joint_state *ms = &s->joints[m];
         status = place(s, m, m == j ? c : &ms->held, parent, &ms->moved, limit, frame_worst,
                        err);
-        *held = ms->moved.error <= s->tolerance || frame_worst;
+        within = within && ms->moved.error <= s->tolerance;
     }
-    for (ptrdiff_t i = 0; frame_worst && i < n; i++)
-        *held = *held && s->joints[moved[i]].moved.error <= s->tolerance;
+    *held = status == KB_OK && within;
     if (status != KB_OK) {
         err->track = j;
-        *held = 0;
         return status;
     }
     if (*held) {
         SWAP(curves, &s->joints[j].held, c);
-        for (ptrdiff_t i = 0; i < n; i++)
-            SWAP(placed, &s->joints[moved[i]].at, &s->joints[moved[i]].moved);
+        for (ptrdiff_t m = j; m < s->J; m++)
+            if (below[m])
+                SWAP(placed, &s->joints[m].at, &s->joints[m].moved);
     }
     return kb_ok(err);
 }
@@ -394,33 +390,17 @@ static kb_status run(search *s, int *found, kb_error *err)
     return status;
 }
 
-/* Joint j's worst local errors under curves (translations NULL: 0). */
-static kb_status worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
-                              const double *translations, double *angle, double *distance,
-                              double *max_angle, double *max_distance, kb_error *err)
-{
-    kb_reduce_joint jt = clip_joint(clip, j, 1.0, 1.0);
-    kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
-                                        translations ? distance : NULL, err);
-    if (status != KB_OK) {
-        err->track = j;
-        return status;
-    }
-    *max_angle = nan_max(angle, clip->n_frames);
-    *max_distance = translations ? nan_max(distance, clip->n_frames) : 0.0;
-    return kb_ok(err);
-}
-
 /* The kept keys, tangents and worst errors of every joint into out. */
 static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
 {
     const ptrdiff_t F = s->F;
-    double *scratch = malloc(2 * (size_t)F * sizeof(double));
-    if (!scratch)
+    double *angle = malloc(2 * (size_t)F * sizeof(double)), *distance = angle + F;
+    if (!angle)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     kb_status status = KB_OK;
     for (ptrdiff_t j = 0; j < s->J && status == KB_OK; j++) {
-        const curves *c = &s->joints[j].held;
+        curves *c = &s->joints[j].held;
+        int moves = s->clip->moves[j];
         memcpy(out->keys + F * j, c->keys, (size_t)c->n * sizeof *c->keys);
         out->n_keys[j] = c->n;
         for (int r = 0; s->plan->fitted && r < 2; r++)
@@ -429,11 +409,12 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         out->max_position[j] = s->joints[j].at.error;
         if (s->plan->scales)
             s->plan->scales[j] = s->joints[j].scale;
-        status = worst_errors(s->clip, j, c->rotations,
-                              s->clip->moves[j] ? c->translations : NULL, scratch, scratch + F,
-                              &out->max_angle[j], &out->max_distance[j], err);
+        if ((status = rebuild(s, j, c, angle, moves ? distance : NULL, err)) != KB_OK)
+            err->track = j;
+        out->max_angle[j] = nan_max(angle, F);
+        out->max_distance[j] = moves ? nan_max(distance, F) : 0.0;
     }
-    free(scratch);
+    free(angle);
     return status;
 }
 
@@ -464,19 +445,14 @@ kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
                           kb_error *err)
 {
     const ptrdiff_t J = clip->n_joints, F = clip->n_frames;
-    ptrdiff_t pairs = 0;
     *found = 0;
-    for (ptrdiff_t j = 0; j < J; j++)
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            pairs++;
     if ((size_t)F > SIZE_MAX / sizeof(double) / (JOINT_DOUBLES + 1) / (size_t)J)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     search s = {.clip = clip, .plan = plan, .J = J, .F = F, .tolerance = position_tolerance,
                 .progress = progress, .progress_ctx = progress_ctx, .n_threads = n_threads};
     size_t JF = (size_t)J * (size_t)F;
     double *d = malloc((JOINT_DOUBLES * JF + (size_t)F) * sizeof(double));
-    ptrdiff_t *x = malloc((JOINT_INDICES * JF + (size_t)pairs + 3 * (size_t)J + 1) *
-                          sizeof(ptrdiff_t));
+    ptrdiff_t *x = malloc((JOINT_INDICES * JF + 2 * (size_t)J) * sizeof(ptrdiff_t));
     s.joints = malloc((size_t)J * sizeof *s.joints);
     s.truth = malloc((size_t)J * sizeof *s.truth);
     s.sites = malloc((size_t)J * sizeof *s.sites);
@@ -485,18 +461,7 @@ kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
         goto done;
     s.frame_worst = d + JOINT_DOUBLES * JF;
     s.order = x + JOINT_INDICES * JF;
-    s.below_start = s.order + J;  /* each joint's count below it, then where they start */
-    s.below = s.below_start + J + 1;
-    memset(s.below_start, 0, (size_t)(J + 1) * sizeof *s.below_start);
-    memset(s.order, 0, (size_t)J * sizeof *s.order);
-    for (ptrdiff_t j = 0; j < J; j++)
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            s.below_start[a + 1]++;
-    for (ptrdiff_t j = 0; j < J; j++)
-        s.below_start[j + 1] += s.below_start[j];
-    for (ptrdiff_t j = 0; j < J; j++)  /* ascending within each, as j rises */
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            s.below[s.below_start[a] + s.order[a]++] = j;
+    s.below = s.order + J;
     const double *truth = clip->truth, *site = clip->sites;
     for (ptrdiff_t j = 0; j < J; j++) {
         joint_layout(&s.joints[j], F, d + JOINT_DOUBLES * F * j, x + JOINT_INDICES * F * j);
