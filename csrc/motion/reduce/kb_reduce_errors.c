@@ -54,7 +54,7 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
  * first key's: flipping it flips them all, so that a window of keys and
  * all of them give each segment up to its sign.  A dot of exactly zero
  * keeps a key's sign whichever side its predecessor is on. */
-int kb_rd_signs_follow(ptrdiff_t n, const space *s)
+static int signs_follow(ptrdiff_t n, const space *s)
 {
     for (ptrdiff_t i = 1; i < n; i++)
         if (kb_qdot(s->q + 4 * i, s->chords.q + 4 * (i - 1)) == 0.0)
@@ -88,7 +88,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
-    s->signs_follow &= kb_rd_signs_follow(n, s);
+    s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
         locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
@@ -139,34 +139,11 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
 }
 
 
-/* conj(f) p: its scalar part, and its vector part into v. */
-static inline double relative_rotation(const double *f, const double *p, double v[3])
-{
-    v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
-    v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
-    v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
-    return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
-}
-
-/* The norm of v, rescaled (with *w, the rotation's dot) where its square
- * under- or overflows, so that the ratio of the two, the error, is kept. */
-static inline double robust_norm(double v[3], double *w)
+/* The norm of v, by hypot where its square under- or overflows. */
+static inline double robust_norm(const double v[3])
 {
     double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (n2 >= 1e-280 && n2 <= 1e280)
-        return sqrt(n2);
-    double m = fmax(fmax(fabs(v[0]), fabs(v[1])), fmax(fabs(v[2]), w ? fabs(*w) : 0.0));
-    if (!(m > 0.0) || !isfinite(m) || (w && m >= 1e-100 && m <= 1e100) ||
-        (!w && n2 > 0.0 && n2 < 1e-280 && m >= 1e-140))
-        return sqrt(n2);
-    for (int c = 0; c < 3; c++)
-        v[c] /= m;
-    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (w) {
-        *w /= m;
-        return sqrt(n2);
-    }
-    return m * sqrt(n2);
+    return n2 >= 1e-280 && n2 <= 1e280 ? sqrt(n2) : hypot(hypot(v[0], v[1]), v[2]);
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
@@ -175,16 +152,13 @@ static void rotation_errors(const kb_reduce_joint *jt, const double *values, con
                             ptrdiff_t first, ptrdiff_t m, double *error, double *residual)
 {
     for (ptrdiff_t j = 0; j < m; j++) {
-        double v[3];
-        double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
-                                     values + 4 * j, v);
-        double sign = w < 0 ? -2.0 : 2.0;
+        double r[4];
+        kb_qmul_conj_left(jt->rotations + 4 * (at ? at[j] : first + j), values + 4 * j, r);
+        double sign = r[0] < 0 ? -2.0 : 2.0;
         for (int c = 0; residual && c < 3; c++)
-            residual[3 * j + c] = v[c] * sign;
-        if (error) {
-            double n = robust_norm(v, &w);
-            error[j] = kb_rotation_angle(n, fabs(w));
-        }
+            residual[3 * j + c] = r[c + 1] * sign;
+        if (error)
+            error[j] = kb_rotation_angle(robust_norm(r + 1), fabs(r[0]));
     }
 }
 
@@ -199,7 +173,7 @@ static void translation_errors(const kb_reduce_joint *jt, const double *values,
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
         if (error)
-            error[j] = robust_norm(v, NULL);
+            error[j] = robust_norm(v);
     }
 }
 
@@ -235,13 +209,13 @@ static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdif
     return status;
 }
 
-/* errors_at at frames [first, last]. */
+/* errors_at at every frame, without residuals. */
 static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                                ptrdiff_t n, const double *tcb, ptrdiff_t first, ptrdiff_t last,
-                                double *error, double *residual, space *s, kb_error *err)
+                                ptrdiff_t n, const double *tcb, double *error, space *s,
+                                kb_error *err)
 {
-    return errors_at(jt, rotation, keys, n, tcb, NULL, jt->times + first, first,
-                     last - first + 1, error, residual, s, err);
+    return errors_at(jt, rotation, keys, n, tcb, NULL, jt->times, 0, jt->n_frames, error, NULL,
+                     s, err);
 }
 
 /* The errors of each channel of finite tolerance at the m ascending frames
@@ -306,13 +280,11 @@ kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
                              const double *rotation_tcb, const double *translation_tcb,
                              space *s, kb_error *err)
 {
-    ptrdiff_t last = jt->n_frames - 1;
     kb_status status = KB_OK;
     if (!isfinite(jt->angle_tolerance))
-        status = channel_errors(jt, 1, keys, n, rotation_tcb, 0, last, s->angle, NULL, s, err);
+        status = channel_errors(jt, 1, keys, n, rotation_tcb, s->angle, s, err);
     if (status == KB_OK && !isfinite(jt->distance_tolerance))
-        status = channel_errors(jt, 0, keys, n, translation_tcb, 0, last, s->distance, NULL, s,
-                                err);
+        status = channel_errors(jt, 0, keys, n, translation_tcb, s->distance, s, err);
     for (ptrdiff_t j = 0; j < n; j++)
         s->between_times[j] = jt->times[keys[j]];
     if (status == KB_OK)
@@ -369,12 +341,11 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
     void *block = kb_rd_space_alloc(&s, F, 0);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, 0, F - 1, angle, NULL, &s, err);
+    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, angle, &s, err);
     if (status == KB_OK) {
         memcpy(rotations, s.out, (size_t)(4 * F) * sizeof(double));
         if (translations || distance)
-            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance,
-                                    NULL, &s, err);
+            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, distance, &s, err);
     }
     if (status == KB_OK && translations)
         memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
@@ -404,7 +375,7 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
 
 /* Whether two neighbouring keys' quaternions are orthogonal within
  * rounding, so that a window's signs may not follow the whole spline's
- * (see kb_rd_signs_follow, whose dot is with the unit key before: zero only
+ * (see signs_follow, whose dot is with the unit key before: zero only
  * where this one is within rounding of it). */
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K)
 {

@@ -226,7 +226,6 @@ kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance);
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
-int kb_rd_signs_follow(ptrdiff_t n, const space *s);
 kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t n, const double *tcb, const double *at_times,
                              ptrdiff_t m, space *s, kb_error *err);
