@@ -39,18 +39,19 @@ typedef struct {
     double error;                /* its points' largest distance from the truth */
 } placed;
 
-/* A joint's greedy order (kb_reduce_greedy_order), its running least score
- * and each frame's rank in it (PTRDIFF_MAX: not in it): the greedy keys at
- * any scale above its floor are a prefix of it, read off without sorting. */
+/* A joint's greedy order (kb_reduce_greedy_order), its scores and each
+ * frame's rank in it (PTRDIFF_MAX: not in it): the greedy keys at any scale
+ * above its floor are the prefix before the first score not above it. */
 typedef struct {
     ptrdiff_t *order, n_order, *rank;
-    double *score, *least, floor;
+    double *score, floor;
 } greedy_order;
 
 typedef struct {
     curves held, trial, spare;   /* its keys so far; a pass's or a round's; merged pieces */
     placed at, moved;            /* under held's curves; in a trial */
     greedy_order greedy;
+    const double *truth, *sites; /* its points */
     double scale;                /* its tolerances' scale so far */
     kb_status status;            /* of its last keying, with err */
     kb_error err;
@@ -61,7 +62,6 @@ typedef struct search {
     const kb_world_plan *plan;
     ptrdiff_t J, F;
     joint_state *joints;
-    const double **truth, **sites;     /* (J) each joint's points */
     ptrdiff_t *order;                  /* (J) the joints a pass or round keys */
     ptrdiff_t *below;                  /* (J) a trial's marks: 1 for its joint and those below */
     double *frame_worst;               /* (F) a trial's squared errors, for the merge */
@@ -96,20 +96,13 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
                                                   err);
         if (status != KB_OK)
             return status;
-        for (ptrdiff_t i = from; i < g->n_order; i++) {
-            g->least[i] = i && !(g->score[i] < g->least[i - 1]) ? g->least[i - 1] : g->score[i];
+        for (ptrdiff_t i = from; i < g->n_order; i++)
             g->rank[g->order[i]] = i;
-        }
         g->floor = scale;
     }
-    ptrdiff_t low = 0, high = g->n_order;  /* the first least score <= scale */
-    while (low < high) {
-        ptrdiff_t mid = low + (high - low) / 2;
-        if (g->least[mid] <= scale)
-            high = mid;
-        else
-            low = mid + 1;
-    }
+    ptrdiff_t low = 0;  /* where the selection at `scale` stops */
+    while (low < g->n_order && g->score[low] > scale)
+        low++;
     ptrdiff_t n = 0, *keys = js->trial.keys;
     keys[n++] = 0;
     for (ptrdiff_t f = 1; f < s->F - 1; f++)
@@ -193,7 +186,7 @@ static kb_status place(search *s, ptrdiff_t j, const curves *c, const placed *pa
     return kb_joint_world_error(s->F, parent ? parent->world_rot : NULL,
                                 parent ? parent->origin : NULL, c->rotations,
                                 moves ? c->translations : clip->offsets + 3 * j, moves ? 3 : 0,
-                                clip->n_sites[j], s->sites[j], s->truth[j], limit,
+                                clip->n_sites[j], s->joints[j].sites, s->joints[j].truth, limit,
                                 to->world_rot, to->origin, NULL, &to->error, frame_worst, err);
 }
 
@@ -421,7 +414,7 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
 /* Doubles per frame of one joint: three curves (rows, rotations and
  * translations), two places and its greedy order's scores; indices: three
  * curves' keys, the order and its ranks. */
-#define JOINT_DOUBLES (3 * (6 + 7) + 2 * 12 + 2)
+#define JOINT_DOUBLES (3 * (6 + 7) + 2 * 12 + 1)
 #define JOINT_INDICES (3 + 2)
 
 static void joint_layout(joint_state *js, ptrdiff_t F, double *d, ptrdiff_t *x)
@@ -432,7 +425,7 @@ static void joint_layout(joint_state *js, ptrdiff_t F, double *d, ptrdiff_t *x)
     js->at = (placed){d, d + 9 * F, 0.0};
     js->moved = (placed){d + 12 * F, d + 21 * F, 0.0};
     d += 24 * F;
-    js->greedy = (greedy_order){x, 0, x + F, d, d + F, INFINITY};
+    js->greedy = (greedy_order){x, 0, x + F, d, INFINITY};
     for (ptrdiff_t f = 0; f < F; f++)
         js->greedy.rank[f] = PTRDIFF_MAX;
     js->scale = 0.0;
@@ -454,10 +447,8 @@ kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
     double *d = malloc((JOINT_DOUBLES * JF + (size_t)F) * sizeof(double));
     ptrdiff_t *x = malloc((JOINT_INDICES * JF + 2 * (size_t)J) * sizeof(ptrdiff_t));
     s.joints = malloc((size_t)J * sizeof *s.joints);
-    s.truth = malloc((size_t)J * sizeof *s.truth);
-    s.sites = malloc((size_t)J * sizeof *s.sites);
     kb_status status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    if (!d || !x || !s.joints || !s.truth || !s.sites)
+    if (!d || !x || !s.joints)
         goto done;
     s.frame_worst = d + JOINT_DOUBLES * JF;
     s.order = x + JOINT_INDICES * JF;
@@ -465,8 +456,8 @@ kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
     const double *truth = clip->truth, *site = clip->sites;
     for (ptrdiff_t j = 0; j < J; j++) {
         joint_layout(&s.joints[j], F, d + JOINT_DOUBLES * F * j, x + JOINT_INDICES * F * j);
-        s.truth[j] = truth;
-        s.sites[j] = site;
+        s.joints[j].truth = truth;
+        s.joints[j].sites = site;
         truth += 3 * F * (1 + clip->n_sites[j]);
         site += 3 * clip->n_sites[j];
     }
@@ -477,7 +468,5 @@ done:
     free(d);
     free(x);
     free(s.joints);
-    free(s.truth);
-    free(s.sites);
     return status;
 }
