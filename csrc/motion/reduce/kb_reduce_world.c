@@ -166,14 +166,13 @@ static void key_joints(search *s, ptrdiff_t n, key_job *job)
         key_range(job, 0, n);
 }
 
-/* The curves through c's keys, for joint j, and their errors (NULL: skip). */
-static kb_status rebuild(search *s, ptrdiff_t j, curves *c, double *angle, double *distance,
-                         kb_error *err)
+/* The curves through c's keys, for joint j. */
+static kb_status rebuild(search *s, ptrdiff_t j, curves *c, kb_error *err)
 {
     kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
     return kb_reduce_rebuild(&jt, c->keys, c->n, s->plan->fitted ? c->rows[0] : NULL,
                              s->plan->fitted ? c->rows[1] : NULL, c->rotations,
-                             s->clip->moves[j] ? c->translations : NULL, angle, distance, err);
+                             s->clip->moves[j] ? c->translations : NULL, NULL, NULL, err);
 }
 
 /* Joint j under curves c into `to`, after its parent placed at `parent`:
@@ -213,7 +212,7 @@ static kb_status attempt(search *s, double scale, int *held, kb_error *err)
         kb_status status = js->status;
         if (status != KB_OK)
             *err = js->err;
-        else if ((status = rebuild(s, j, &js->trial, NULL, NULL, err)) == KB_OK)
+        else if ((status = rebuild(s, j, &js->trial, err)) == KB_OK)
             status = place(s, j, &js->trial, p >= 0 ? &s->joints[p].moved : NULL, &js->moved,
                            s->tolerance, NULL, err);
         if (status != KB_OK) {
@@ -246,7 +245,7 @@ static kb_status trial(search *s, ptrdiff_t j, curves *c, double *frame_worst, i
     ptrdiff_t *below = s->below;
     double limit = frame_worst ? INFINITY : s->tolerance;
     int within = 1;
-    kb_status status = rebuild(s, j, c, NULL, NULL, err);
+    kb_status status = rebuild(s, j, c, err);
     for (ptrdiff_t m = j; status == KB_OK && (within || frame_worst) && m < s->J; m++) {
         ptrdiff_t p = s->clip->parents[m];
         below[m] = m == j || (p >= j && below[p]);  /* parents come before children */
@@ -392,7 +391,7 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     kb_status status = KB_OK;
     for (ptrdiff_t j = 0; j < s->J && status == KB_OK; j++) {
-        curves *c = &s->joints[j].held;
+        const curves *c = &s->joints[j].held;
         int moves = s->clip->moves[j];
         memcpy(out->keys + F * j, c->keys, (size_t)c->n * sizeof *c->keys);
         out->n_keys[j] = c->n;
@@ -402,10 +401,15 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         out->max_position[j] = s->joints[j].at.error;
         if (s->plan->scales)
             s->plan->scales[j] = s->joints[j].scale;
-        if ((status = rebuild(s, j, c, angle, moves ? distance : NULL, err)) != KB_OK)
+        kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
+        status = kb_reduce_errors(&jt, c->rotations, moves ? c->translations : NULL, angle,
+                                  distance, err);
+        if (status != KB_OK) {
             err->track = j;
-        out->max_angle[j] = nan_max(angle, F);
-        out->max_distance[j] = moves ? nan_max(distance, F) : 0.0;
+        } else {
+            out->max_angle[j] = nan_max(angle, F);
+            out->max_distance[j] = moves ? nan_max(distance, F) : 0.0;
+        }
     }
     free(angle);
     return status;
