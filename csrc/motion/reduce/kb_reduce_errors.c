@@ -218,47 +218,24 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
                      s, err);
 }
 
-/* The errors of each channel of finite tolerance at the m ascending frames
- * at (their times in s->between_times) into s->angle and s->distance at
- * those frames, and with residual (NULL: none) each one's residuals at
- * them into residual[c] (c: 0 translation, 1 rotation; see errors_at). */
-static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                             const double *rotation_tcb, const double *translation_tcb,
-                             const ptrdiff_t *at, ptrdiff_t m, double *const *residual,
-                             space *s, kb_error *err)
-{
-    const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
-    kb_status status = KB_OK;
-    for (int c = 1; c >= 0 && status == KB_OK; c--) {
-        double *error = c ? s->angle : s->distance;
-        if (!isfinite(tolerance[c]))
-            continue;
-        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
-                           s->between_times, 0, m, s->between_error,
-                           residual ? residual[c] : NULL, s, err);
-        for (ptrdiff_t j = 0; j < m; j++)
-            error[at[j]] = s->between_error[j];
-    }
-    return status;
-}
-
-/* Both channels' errors at frames [first, last] and their score, and their
- * residuals (NULL: none; see errors_into); key frames are zero, a channel of
- * infinite tolerance is skipped (kb_rd_final_errors). */
+/* Both channels' errors at frames [first, last] and their score, and with
+ * residual (NULL: none) each one's residuals at the frames that are not
+ * keys into residual[c] (c: 0 translation, 1 rotation; see errors_at); key
+ * frames are zero, a channel of infinite tolerance is skipped. */
 kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
                              space *s, kb_error *err)
 {
-    int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
+    int finite[2] = {isfinite(jt->distance_tolerance), isfinite(jt->angle_tolerance)};
     ptrdiff_t m = 0;
     for (ptrdiff_t f = first, k = 0; f <= last; f++) {
         while (k < n && keys[k] < f)
             k++;
         if (k < n && keys[k] == f) {
-            if (rotation)
+            if (finite[1])
                 s->angle[f] = 0.0;
-            if (translation)
+            if (finite[0])
                 s->distance[f] = 0.0;
             s->score[f] = 0.0;
         } else {
@@ -266,29 +243,32 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
             s->between_times[m++] = jt->times[f];
         }
     }
-    kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
-                                   residual, s, err);
+    kb_status status = KB_OK;
+    for (int c = 1; c >= 0 && status == KB_OK; c--) {
+        double *error = c ? s->angle : s->distance;
+        if (!finite[c])
+            continue;
+        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, s->between,
+                           s->between_times, 0, m, s->between_error,
+                           residual ? residual[c] : NULL, s, err);
+        for (ptrdiff_t j = 0; j < m; j++)
+            error[s->between[j]] = s->between_error[j];
+    }
     for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
-        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
-                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+        s->score[f] = larger(finite[1] ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             finite[0] ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
 }
 
-/* The final keys' errors at every frame: those kb_rd_joint_errors skipped (a
- * channel of infinite tolerance) and took as zero (key frames: rounding's). */
+/* The final keys' errors at every frame of the whole splines, key frames
+ * too (rounding's), into s->angle and s->distance. */
 kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              space *s, kb_error *err)
 {
-    kb_status status = KB_OK;
-    if (!isfinite(jt->angle_tolerance))
-        status = channel_errors(jt, 1, keys, n, rotation_tcb, s->angle, s, err);
-    if (status == KB_OK && !isfinite(jt->distance_tolerance))
-        status = channel_errors(jt, 0, keys, n, translation_tcb, s->distance, s, err);
-    for (ptrdiff_t j = 0; j < n; j++)
-        s->between_times[j] = jt->times[keys[j]];
+    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, s->angle, s, err);
     if (status == KB_OK)
-        status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
+        status = channel_errors(jt, 0, keys, n, translation_tcb, s->distance, s, err);
     return status;
 }
 
