@@ -27,8 +27,9 @@ typedef struct {
 static int count_pass(void *ctx, int passes)
 {
     const counting *c = ctx;
-    int done = passes <= c->plan->passes ? c->skipped + passes
-                                         : c->total - c->plan->passes - c->plan->n_factors + passes;
+    const kb_world_plan *plan = c->plan;
+    int done = passes <= plan->passes ? c->skipped + passes
+                                      : c->total - plan->passes - plan->n_factors + passes;
     return c->options->progress(c->options->progress_data, done, c->total);
 }
 
@@ -88,11 +89,11 @@ static kb_status place_points(const kb_motion_clip *c, double virtual_distance, 
         for (ptrdiff_t v = 0; v < extra; v++)  /* virtual_distance times the identity */
             for (int i = 0; i < 3; i++)
                 site[3 * (own + v) + i] = v == i ? virtual_distance : 0.0;
+        const double *placing = c->moves[j] ? c->translations + 3 * F * j : c->offsets + 3 * j;
         kb_status status = kb_joint_world_error(
             F, q >= 0 ? p->world_rot + 9 * F * q : NULL, q >= 0 ? p->origin + 3 * F * q : NULL,
-            c->rotations + 4 * F * j, c->moves[j] ? c->translations + 3 * F * j : c->offsets + 3 * j,
-            c->moves[j] ? 3 : 0, p->n_sites[j], site, NULL, INFINITY, p->world_rot + 9 * F * j,
-            p->origin + 3 * F * j, truth, NULL, NULL, err);
+            c->rotations + 4 * F * j, placing, c->moves[j] ? 3 : 0, p->n_sites[j], site, NULL,
+            INFINITY, p->world_rot + 9 * F * j, p->origin + 3 * F * j, truth, NULL, NULL, err);
         if (status != KB_OK) {
             err->track = j;
             return status;
@@ -195,9 +196,12 @@ static int threads_for(const kb_motion_clip *c, const kb_reduce_options *o, ptrd
 static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, const prepared *p,
                         kb_reduction *out, kb_error *err)
 {
-    const kb_world_plan fitted = {1, 2.0, FIT_PASSES, 0, TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS, NULL},
-                        greedy = {0, FIRST_SCALE, SEARCH_PASSES, 1, LOOSEN_FACTORS, GREEDY_ROUNDS, NULL};
-    const int total = SEARCH_PASSES + GREEDY_ROUNDS + (o->greedy ? 0 : FIT_PASSES + TANGENT_ROUNDS);
+    const kb_world_plan fitted = {1, 2.0, FIT_PASSES, 0, TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS,
+                                  NULL};
+    const kb_world_plan greedy = {0, FIRST_SCALE, SEARCH_PASSES, 1, LOOSEN_FACTORS, GREEDY_ROUNDS,
+                                  NULL};
+    const int total = SEARCH_PASSES + GREEDY_ROUNDS
+                      + (o->greedy ? 0 : FIT_PASSES + TANGENT_ROUNDS);
     counting count = {o, &fitted, 0, total};
     int (*report)(void *, int) = o->progress ? count_pass : NULL, found = 0;
     kb_status status = KB_OK;

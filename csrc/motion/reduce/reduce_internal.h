@@ -189,18 +189,13 @@ static inline double fritsch_butland(double s0, double s1, double w0, double w1)
     return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
 }
 
-/* Whether n doubles are the same bits (b negated where `negate`); inline, not memcmp. */
+/* Whether n <= 4 doubles are the same bits (b negated where `negate`). */
 static inline int same_bits(const double *a, const double *b, int n, int negate)
 {
-    int same = 1;
-    for (int c = 0; c < n; c++) {
-        double v = negate ? -b[c] : b[c];
-        uint64_t x, y;
-        memcpy(&x, a + c, sizeof x);
-        memcpy(&y, &v, sizeof y);
-        same &= x == y;
-    }
-    return same;
+    double v[4];
+    for (int c = 0; c < n; c++)
+        v[c] = negate ? -b[c] : b[c];
+    return memcmp(a, v, (size_t)n * sizeof(double)) == 0;
 }
 
 /* Whether two frames' rotations are the same, bit for bit, up to sign. */
