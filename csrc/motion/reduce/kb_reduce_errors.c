@@ -64,8 +64,9 @@ static int signs_follow(ptrdiff_t n, const space *s)
 
 /* One channel's keys gathered into s (rotations: their chords, and the m
  * frames at_times located on them): prepared once for a fit's many tries. */
-static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                        ptrdiff_t n, space *s)
+kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                             ptrdiff_t n, const double *tcb, const double *at_times,
+                             ptrdiff_t m, space *s, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++)
         s->t[i] = jt->times[keys[i]];
@@ -73,13 +74,6 @@ static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t
         memcpy(s->q + 4 * i, jt->rotations + 4 * keys[i], 4 * sizeof(double));
     for (ptrdiff_t i = 0; !rotation && i < n; i++)
         memcpy(s->x + 3 * i, jt->translations + 3 * keys[i], 3 * sizeof(double));
-}
-
-kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                             ptrdiff_t n, const double *tcb, const double *at_times,
-                             ptrdiff_t m, space *s, kb_error *err)
-{
-    gather_keys(jt, rotation, keys, n, s);
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
     gather_tcb(n, tcb, s);
@@ -112,24 +106,18 @@ static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, s
     return status;
 }
 
-/* The translation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
-static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
-{
-    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
-    return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                         .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
-                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
-                         .given_in = s->given ? s->tcb3 : NULL,
-                         .given_out = s->given ? s->tcb3 : NULL};
-}
-
 /* The translation spline of the prepared keys with the tangents in s->tcb3 at
  * the m frames at_times, into s->out. */
 static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                                 kb_error *err)
 {
-    kb_tcb_keys k = translation_keys(n, s);
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                     .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
+                     .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                     .given_in = s->given ? s->tcb3 : NULL,
+                     .given_out = s->given ? s->tcb3 : NULL};
     kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
     kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
                   .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
@@ -137,7 +125,6 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
         status = kb_curve_eval(&c, 0, at_times, m, m, 0, 1, s->out, NULL, err);
     return status;
 }
-
 
 /* The norm of v, by hypot where its square under- or overflows. */
 static inline double robust_norm(const double v[3])
