@@ -2,6 +2,8 @@
 tests/threeds_writer.py: a bound on the keys written (a clear error, not
 memory without bound), and extreme key values played back against the
 readers within the tolerance by an independent lerp/slerp."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
@@ -92,8 +94,33 @@ def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):
     source = tmp_path / "fov0.3ds"
     source.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, 30)))
     out = tmp_path / "out.glb"
-    with pytest.raises(ValueError, match="camera 'Cam': its field of view reaches 0 degrees"):
+    with pytest.raises(ValueError, match="camera 'Cam': field of view reaches 0 degrees"):
         convert(source, out)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usda"])
+@pytest.mark.parametrize("degrees", [[10.0, 0.0], [10.0, 185.0], [0.0], [180.0]])
+def test_a_field_of_view_outside_0_to_180_is_refused(tmp_path, suffix, degrees):
+    # a fov of 180 or more has no pinhole; USD's focal length divided by zero
+    # beside its error, and glTF took a 185-degree fov as a narrow one
+    if suffix == ".usda":
+        pytest.importorskip("pxr")
+    from threeds_writer import write_3ds
+    frames = np.arange(len(degrees)) * 30
+    track = {"frames": frames, "values": np.array(degrees)[:, None], "flags": 0}
+    still = {"frames": np.array([0]), "values": np.array([[0.0, 0.0, 0.0]]), "flags": 0}
+    aim = {"frames": np.array([0]), "values": np.array([[0.0, 5.0, 0.0]]), "flags": 0}
+    nodes = [{"tag": "camera", "name": "Cam", "tracks": {"position": still, "fov": track}},
+             {"tag": "target", "name": "Cam", "tracks": {"position": aim}}]
+    source = tmp_path / "fov.3ds"
+    source.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, 30)))
+    out = tmp_path / ("out" + suffix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)      # no NumPy warning beside it
+        with pytest.raises(ValueError, match=r"camera 'Cam': field of view reaches "
+                                             rf"{degrees[-1]:g} degrees; it must lie strictly"):
+            convert(source, out)
     assert not out.exists()
 
 
