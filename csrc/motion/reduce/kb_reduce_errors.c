@@ -10,35 +10,37 @@
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
+    double *d = malloc(70 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
                        + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
-    s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
-    s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
-    s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
-    s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
-    s->moved = d + 55 * n;   s->zeros = d + 58 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    s->t = d;
+    s->q = d + n;
+    s->x = d + 5 * n;
+    s->tan_in = d + 8 * n;
+    s->tan_out = d + 11 * n;
+    s->seg = d + 14 * n;
+    s->coef = d + 30 * n;
+    s->out = d + 42 * n;
+    s->angle = d + 46 * n;
+    s->distance = d + 47 * n;
+    s->score = d + 48 * n;
+    s->residual = d + 49 * n;
+    s->moved = d + 52 * n;
+    s->zeros = d + 55 * n;
     memset(s->zeros, 0, n * sizeof(double));
-    s->between_times = d + 71 * n;
-    s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 73 * n);
+    s->chords = (kb_rot_chords){d + 57 * n, d + 61 * n, d + 64 * n, d + 67 * n};
+    s->between_times = d + 68 * n;
+    s->between_error = d + 69 * n;
+    s->loc = (kb_loc *)(d + 70 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
     s->kind = (unsigned char *)(s->between + n);
     s->signs_follow = 1;
-    s->given = 0;
+    s->given = NULL;
     return d;
 }
 
-/* The keys' tangents (n, 3) into s->tcb3, or none (NULL: KB keys, zero TCB). */
-static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
-{
-    if ((s->given = tcb != NULL))
-        memcpy(s->tcb3, tcb, (size_t)(3 * n) * sizeof(double));
-}
-
-/* The rotation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
+/* The rotation keys in s (kb_rd_prepare_keys) with the tangents s->given. */
 static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
@@ -46,8 +48,7 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
                          .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
                          .ease_to = zero, .start_omega = none, .end_omega = none,
                          .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
-                         .given_in = s->given ? s->tcb3 : NULL,
-                         .given_out = s->given ? s->tcb3 : NULL};
+                         .given_in = s->given, .given_out = s->given};
 }
 
 /* Whether the unit keys' signs (each on its predecessor's side) follow the
@@ -76,7 +77,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
         memcpy(s->x + 3 * i, jt->translations + 3 * keys[i], 3 * sizeof(double));
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
-    gather_tcb(n, tcb, s);
+    s->given = tcb;
     kb_rot_keys k = rotation_keys(n, s);
     kb_status status = kb_rot_validate(&k, err);
     if (status != KB_OK)
@@ -89,7 +90,7 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
     return KB_OK;
 }
 
-/* The rotation spline of the prepared keys with the tangents in s->tcb3 at the
+/* The rotation spline of the prepared keys with the tangents s->given at the
  * m located frames, into s->out: only the segments they lie in are built
  * (the greedy selection's windows evaluate 4 of their 6, fewer where no
  * frame between keys lies in one: see kb_rd_joint_errors). */
@@ -106,7 +107,7 @@ static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, s
     return status;
 }
 
-/* The translation spline of the prepared keys with the tangents in s->tcb3 at
+/* The translation spline of the prepared keys with the tangents s->given at
  * the m frames at_times, into s->out. */
 static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                                 kb_error *err)
@@ -116,8 +117,7 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
                      .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
                      .ease_to = zero, .start_tangent = none, .end_tangent = none,
                      .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
-                     .given_in = s->given ? s->tcb3 : NULL,
-                     .given_out = s->given ? s->tcb3 : NULL};
+                     .given_in = s->given, .given_out = s->given};
     kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
     kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
                   .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
@@ -170,7 +170,7 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                               space *s, kb_error *err)
 {
-    gather_tcb(n, tcb, s);
+    s->given = tcb;
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
     if (status != KB_OK || (!error && !residual))

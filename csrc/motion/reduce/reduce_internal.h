@@ -75,13 +75,13 @@ typedef struct {
 
 /* Scratch for a spline through up to n_frames keys at up to n_frames frames. */
 typedef struct {
-    double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    double *t, *q, *x, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     ptrdiff_t *between;    /* joint_errors' frames that are not keys, their times and errors */
     double *between_times, *between_error;
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    int given;             /* s->tcb3 holds the keys' tangents (n, 3); 0: KB keys */
+    const double *given;   /* the keys' tangents (n, 3), or NULL: KB keys */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
