@@ -121,7 +121,9 @@ static double spread(const kb_motion_clip *c, ptrdiff_t j)
 }
 
 /* Per joint angle and distance tolerances that bound the world error to
- * first order (world_error.local_tolerances, which says how), and caps. */
+ * first order, and caps: each joint takes an equal share of the position
+ * tolerance along the longest chain through it, its angle's over its reach,
+ * halved with its distance's where its translations move. */
 static kb_status split_tolerance(const kb_motion_clip *c, const kb_reduce_options *o,
                                  prepared *p, kb_error *err)
 {

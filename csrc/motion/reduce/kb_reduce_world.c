@@ -348,12 +348,12 @@ static kb_status report(search *s, int done, kb_error *err)
 static kb_status run(search *s, int *found, kb_error *err)
 {
     const kb_world_plan *plan = s->plan;
-    int held = 0, passes = 0, have_bad = 0;
-    double good = plan->first_scale, bad = 0.0;
+    int held = 0, passes = 0;
+    double good = plan->first_scale, bad = 0.0;  /* 0: no pass failed yet */
     ptrdiff_t best = PTRDIFF_MAX;
     kb_status status = KB_OK;
     *found = 0;
-    for (double scale = good; status == KB_OK && passes < plan->passes;) {
+    for (double scale = good; passes < plan->passes;) {
         if ((status = attempt(s, scale, &held, err)) == KB_OK)
             status = report(s, ++passes, err);
         if (status != KB_OK)
@@ -372,9 +372,8 @@ static kb_status run(search *s, int *found, kb_error *err)
                 break;
         } else {
             bad = scale;
-            have_bad = 1;
         }
-        scale = !*found ? scale / 2 : have_bad ? sqrt(good * bad) : 2 * good;
+        scale = !*found ? scale / 2 : bad > 0.0 ? sqrt(good * bad) : 2 * good;
     }
     for (int f = 0; *found && status == KB_OK && f < plan->n_factors; f++)
         if ((status = round_of(s, plan->factors[f], err)) == KB_OK)
