@@ -69,18 +69,19 @@ def test_a_single_key_scene_converts(tmp_path, suffix):
     assert not report.missed
 
 
-def test_a_look_at_flip_between_keys_is_reported_by_usd(tmp_path, capsys):
+def test_a_look_at_flip_between_keys_is_keyed_as_a_jump_by_usd(tmp_path):
     """The camera passes right under its target: the look-at's roll flips
     half a turn at an instant that is no key time. USD's report left out
     every interval at the 0.5 ms floor (taking each for a jump) and said
-    1.6e-7; now the keyer's own jump flags say which intervals are jumps."""
+    1.6e-7; then the keyer's jump flags said it and convert exited 1; now
+    the keyer keys the flip as a jump (test_jumps_between_keys)."""
     source = camera_3ds(tmp_path / "flip.3ds", [0, 30], [[-1.0, 0, 0], [1.0, 0, 0]],
                         [[0.0, 0, 5], [0.0, 0, 5]])
-    with pytest.warns(UserWarning, match="USD's playback misses the tolerance.*Cam rotation"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         report = convert(source, tmp_path / "out.usda")
-    assert report.max_error["Cam", "rotation"] > 3.0          # about pi: the flip
-    assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 1
-    assert "Cam rotation" in capsys.readouterr().err
+    assert report.max_error["Cam", "rotation"] <= 1e-4 and not report.missed
+    assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 0
 
 
 def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):

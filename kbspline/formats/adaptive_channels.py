@@ -1,7 +1,7 @@
 """LINEAR keys for any scene channel within a tolerance (`channel_keys`):
 `kbspline.formats.adaptive`'s refinement fed a channel as a function of
 time, every key time of the channel kept, and a pair of keys around each
-jump in value.
+jump in value, at a key time or between keys.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from .._checks import _check_positive
-from .adaptive import MIN_KEY_SPACING, FloatArray, _check_count, _place
+from .adaptive import (DENSE_CHECKS, MIN_KEY_SPACING, FloatArray, _bound, _check_count,
+                       _place)
 
 __all__ = ["channel_keys", "key_times_in"]
 
@@ -58,7 +59,12 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     them cannot follow a jump, so that interval is the one place the
     tolerance is not met, besides places where keys would need to be
     closer than `min_spacing` (as for `linear_keys`).  Jumps are looked for
-    at key times only (`key_times_in`).
+    at key times (`key_times_in`) and, where refinement leaves an interval
+    failing at the `min_spacing` floor, inside it (a 3DS look-at flipping
+    half a turn as its target passes straight over the camera): the
+    interval is bisected down to nanoseconds, and a change there above the
+    tolerance and much larger than the channel's own nearby is a jump,
+    keyed as above; a steep but continuous motion stays a miss.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
@@ -81,12 +87,19 @@ def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
         return np.array([start]), curve(np.array([start])), np.zeros(0, bool), curve
     rounding = round_times or (lambda t: t)
     breaks = key_times_in(channel, start, end)
-    _check_count([breaks])
-    keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
-                                    rotation)
-    jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
-    keys = _place(curve, [keys], [jump], tolerance, rounding, min_spacing)[0]
-    return keys, curve(keys), np.isin(keys[:-1], jump_starts), curve
+    for _ in range(_JUMP_ROUNDS):   # again with the jumps found between keys as breaks
+        _check_count([breaks])
+        keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
+                                        rotation)
+        jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
+        keys = _place(curve, [keys], [jump], tolerance, rounding, min_spacing)[0]
+        jump = np.isin(keys[:-1], jump_starts)
+        found = _jumps_between(channel, curve, keys, jump, tolerance, min_spacing, rotation)
+        found = found[~np.isin(found, breaks)]      # a jump at the range's end stays
+        if not len(found):
+            break
+        breaks = np.union1d(breaks, found)
+    return keys, curve(keys), jump, curve
 
 
 def key_times_in(channel, start: float, end: float) -> FloatArray:
@@ -149,6 +162,9 @@ class _Curve:
 _JUMP_STEP = 1e-8
 _JUMP_SHARE = 1e-3
 _JUMP_RATIO = 16.0
+# Keyings of a channel at most: the first, and again with the jumps found
+# between its keys (one more finds what the first's refinement hid).
+_JUMP_ROUNDS = 3
 
 
 def _distance(a, b, rotation):
@@ -197,6 +213,35 @@ def _jumps(channel, breaks, tolerance, rotation):
     out_of = (out_of > floor) & (out_of > _JUMP_RATIO * _distance(v[4], v[3], rotation))
     into[0] = out_of[-1] = False     # the range starts and ends there
     return into, out_of
+
+
+def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
+    """The times of jumps inside the intervals refinement left failing at
+    the spacing floor: each such interval bisected, keeping the half whose
+    ends differ more, down to a quarter of `_jumps`' step; a jump where
+    `_jumps` finds one into the bracket's end (its change much more than
+    the channel's own over the same step just before) and the bracket's
+    ends differ by more than the tolerance."""
+    lo, hi = keys[:-1], keys[1:]
+    floor = ~jump & (hi - lo < 2 * spacing)
+    lo, hi = lo[floor], hi[floor]
+    if len(lo):
+        bound = _bound(curve, lo, hi, np.zeros(len(lo), np.intp), 1, 0.0, DENSE_CHECKS + 1)[0]
+        lo, hi = lo[bound > tolerance], hi[bound > tolerance]
+    if not len(lo):
+        return lo
+    at_lo, at_hi = _values(channel, lo), _values(channel, hi)
+    finest = _JUMP_STEP / 4 * np.maximum(1.0, np.abs(hi))
+    rounds = int(np.ceil(np.log2(np.max((hi - lo) / finest))))
+    for _ in range(max(rounds, 0)):
+        mid = lo + (hi - lo) / 2
+        at_mid = _values(channel, mid)
+        left = _distance(at_lo, at_mid, rotation) >= _distance(at_mid, at_hi, rotation)
+        hi, at_hi = np.where(left, mid, hi), np.where(left[:, None], at_mid, at_hi)
+        lo, at_lo = np.where(left, lo, mid), np.where(left[:, None], at_lo, at_mid)
+    into, _ = _jumps(channel, np.concatenate([hi[:1], hi]), tolerance, rotation)
+    # a jump smaller than the tolerance is not what failed: the miss stays
+    return np.unique(hi[into[1:] & (_distance(at_lo, at_hi, rotation) > tolerance)])
 
 
 def _stored_beside(rounding, times, side):

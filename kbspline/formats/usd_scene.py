@@ -206,8 +206,8 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
         warnings.warn(f"USD's playback misses the tolerance on {len(report.missed)} "
                       f"channel(s): " + ", ".join(f"{node} {what} {error:.3g}" for
                                                   (node, what), error in report.missed.items())
-                      + " (keys would need to be closer than 0.0005 s, or a jump falls "
-                        "between keys)", UserWarning, stacklevel=3)
+                      + " (keys would need to be closer than 0.0005 s)", UserWarning,
+                      stacklevel=3)
     return report
 
 
