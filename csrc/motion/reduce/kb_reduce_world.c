@@ -113,14 +113,6 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
     return kb_ok(err);
 }
 
-static void copy_keys(const search *s, curves *to, const curves *from)
-{
-    memcpy(to->keys, from->keys, (size_t)from->n * sizeof *to->keys);
-    for (int c = 0; s->plan->fitted && c < 2; c++)
-        memcpy(to->rows[c], from->rows[c], (size_t)(3 * from->n) * sizeof(double));
-    to->n = from->n;
-}
-
 /* Joint j's keys at `scale` into its trial: greedy keys, or fitted, swept
  * afresh (a pass) or its keys so far with more dropped (a round). */
 static void key(search *s, ptrdiff_t j, double scale, int afresh)
@@ -133,7 +125,10 @@ static void key(search *s, ptrdiff_t j, double scale, int afresh)
     else if (afresh)
         js->status = kb_reduce_sweep(&jt, t->keys, &t->n, t->rows[0], t->rows[1], &js->err);
     else {
-        copy_keys(s, t, &js->held);
+        t->n = js->held.n;
+        memcpy(t->keys, js->held.keys, (size_t)t->n * sizeof *t->keys);
+        for (int c = 0; c < 2; c++)
+            memcpy(t->rows[c], js->held.rows[c], (size_t)(3 * t->n) * sizeof(double));
         js->status = KB_OK;
         if (t->n > 2 && !(isinf(jt.angle_tolerance) && isinf(jt.distance_tolerance)))
             js->status = kb_reduce_drop(&jt, t->keys, &t->n, t->rows[0], t->rows[1], NULL,
