@@ -71,13 +71,13 @@ typedef struct {
 
 /* Scratch for a spline through up to n_frames keys at up to n_frames frames. */
 typedef struct {
-    double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    double *t, *q, *x, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     ptrdiff_t *between;    /* joint_errors' frames that are not keys, their times and errors */
     double *between_times, *between_error;
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    int given;             /* s->tcb3 holds the keys' tangents (n, 3); 0: KB keys */
+    const double *given;   /* the keys' tangents (n, 3), or NULL: KB keys */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
@@ -180,18 +180,13 @@ static inline double fritsch_butland(double s0, double s1, double w0, double w1)
     return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
 }
 
-/* Whether n doubles are the same bits (b negated where `negate`); inline, not memcmp. */
+/* Whether n <= 4 doubles are the same bits (b negated where `negate`). */
 static inline int same_bits(const double *a, const double *b, int n, int negate)
 {
-    int same = 1;
-    for (int c = 0; c < n; c++) {
-        double v = negate ? -b[c] : b[c];
-        uint64_t x, y;
-        memcpy(&x, a + c, sizeof x);
-        memcpy(&y, &v, sizeof y);
-        same &= x == y;
-    }
-    return same;
+    double v[4];
+    for (int c = 0; c < n; c++)
+        v[c] = negate ? -b[c] : b[c];
+    return memcmp(a, v, (size_t)n * sizeof(double)) == 0;
 }
 
 /* Whether two frames' rotations are the same, bit for bit, up to sign. */
@@ -217,7 +212,6 @@ kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance);
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
-int kb_rd_signs_follow(ptrdiff_t n, const space *s);
 kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t n, const double *tcb, const double *at_times,
                              ptrdiff_t m, space *s, kb_error *err);
