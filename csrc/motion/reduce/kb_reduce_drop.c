@@ -1,8 +1,6 @@
-/*
- * kb_reduce_drop.c -- fewer tangent keys (kb_reduce_drop): keys dropped a
+/* kb_reduce_drop.c -- fewer tangent keys (kb_reduce_drop): keys dropped a
  * few apart at once, their neighbours refitted, each drop kept whose
- * frames stay within tolerance.
- */
+ * frames stay within tolerance. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -137,13 +135,10 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
                          double *rotation_tcb, double *translation_tcb, double *angle,
                          double *distance, kb_error *err)
 {
-    kb_status status = kb_rd_validate(jt, err);
+    kb_status status = kb_rd_check_keys(jt, keys, *n_keys, err);
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames, K = *n_keys;
-    status = kb_rd_check_keys(jt, keys, K, err);
-    if (status != KB_OK)
-        return status;
     int channels = isfinite(jt->distance_tolerance) ? 2 : 1;
     for (ptrdiff_t i = 0; i < 3 * K; i++)
         for (int c = 0; c < channels; c++)
@@ -174,21 +169,15 @@ kb_status kb_reduce_drop(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t *
     if (channels == 1)
         memset(translation_tcb, 0, (size_t)(3 * F) * sizeof(double));
     status = drop_refitted(&j, drop, err);
-    double worst;  /* the whole spline's errors, only where they are asked for */
-    if (status == KB_OK && (angle || distance))
-        status = worst_score(&j, 0, j.K - 1, &worst, err);
-    if (status == KB_OK && (angle || distance))
-        status = kb_rd_final_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], &j.s, err);
+    if (status == KB_OK && (angle || distance))  /* only where they are asked for */
+        status = kb_rd_final_errors(jt, j.keys, j.K, j.tcb[0], j.tcb[1], angle, distance, &j.s,
+                                    err);
     if (status == KB_OK) {
         *n_keys = j.K;
         /* the rows of keys dropped; a channel not scored (c >= channels)
          * was zeroed whole above and never written since */
         for (int c = 0; c < j.channels; c++)
             memset(j.tcb[c] + 3 * j.K, 0, (size_t)(3 * (F - j.K)) * sizeof(double));
-        if (angle)
-            memcpy(angle, j.s.angle, (size_t)F * sizeof(double));
-        if (distance)
-            memcpy(distance, j.s.distance, (size_t)F * sizeof(double));
     }
     free(block);
     return status == KB_OK ? kb_ok(err) : status;

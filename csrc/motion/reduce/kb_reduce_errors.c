@@ -1,7 +1,5 @@
-/*
- * kb_reduce_errors.c -- the splines through keys and their errors at the
- * frames, of a window of keys or a whole joint; validation.
- */
+/* kb_reduce_errors.c -- the splines through keys and their errors at the
+ * frames, of a window of keys or a whole joint; validation. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -175,10 +173,7 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
                                 : translation_at(n, at_times, m, s, err);
     if (status != KB_OK || (!error && !residual))
         return status;
-    if (rotation)
-        rotation_errors(jt, s->out, at, first, m, error, residual);
-    else
-        translation_errors(jt, s->out, at, first, m, error, residual);
+    (rotation ? rotation_errors : translation_errors)(jt, s->out, at, first, m, error, residual);
     return status;
 }
 
@@ -248,14 +243,14 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 }
 
 /* The final keys' errors at every frame of the whole splines, key frames
- * too (rounding's), into s->angle and s->distance. */
+ * too (rounding's), into angle and distance (each NULL to skip). */
 kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             space *s, kb_error *err)
+                             double *angle, double *distance, space *s, kb_error *err)
 {
-    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, s->angle, s, err);
+    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, angle, s, err);
     if (status == KB_OK)
-        status = channel_errors(jt, 0, keys, n, translation_tcb, s->distance, s, err);
+        status = channel_errors(jt, 0, keys, n, translation_tcb, distance, s, err);
     return status;
 }
 
@@ -281,10 +276,14 @@ kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err)
     return KB_OK;
 }
 
-/* Key frames must rise from the first frame to the last. */
+/* The joint valid (kb_rd_validate) and its key frames rising from the
+ * first frame to the last. */
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err)
 {
+    kb_status status = kb_rd_validate(jt, err);
+    if (status != KB_OK)
+        return status;
     if (K < 2 || K > jt->n_frames || keys[0] != 0 || keys[K - 1] != jt->n_frames - 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     for (ptrdiff_t k = 1; k < K; k++)
@@ -298,9 +297,7 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
                             double *rotations, double *translations, double *angle,
                             double *distance, kb_error *err)
 {
-    kb_status status = kb_rd_validate(jt, err);
-    if (status == KB_OK)
-        status = kb_rd_check_keys(jt, keys, n_keys, err);
+    kb_status status = kb_rd_check_keys(jt, keys, n_keys, err);
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames;

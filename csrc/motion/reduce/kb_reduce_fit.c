@@ -1,8 +1,6 @@
-/*
- * kb_reduce_fit.c -- the least-squares fit of tangent keys' tangents
+/* kb_reduce_fit.c -- the least-squares fit of tangent keys' tangents
  * (each key's own tangent, so a key shapes only the two segments beside
- * it), and the refits of the keys near a drop.
- */
+ * it), and the refits of the keys near a drop. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -208,8 +206,7 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
         i = hi;
         /* one key beyond: a tangent key's tangent hangs on no neighbour */
         ptrdiff_t a = lo >= 1 ? lo - 1 : 0, b = hi + 1 < K - 1 ? hi + 1 : K - 1;
-        fit_range r = {lo - a, hi - a, j->keys[lo >= 1 ? lo - 1 : 0],
-                       j->keys[hi + 1 < K - 1 ? hi + 1 : K - 1]};
+        fit_range r = {lo - a, hi - a, j->keys[a], j->keys[b]};
         double worst[2] = {0.0, 0.0};
         for (int c = 0; c < j->channels && status == KB_OK; c++)
             status = model_fit(j->jt, c == 0, j->keys + a, b - a + 1, tcb[c] + 3 * a, r, &j->w,

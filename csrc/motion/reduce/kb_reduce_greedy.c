@@ -1,8 +1,6 @@
-/*
- * kb_reduce_greedy.c -- greedy keys (kb_reduce_greedy, kb_reduce_greedy_order):
+/* kb_reduce_greedy.c -- greedy keys (kb_reduce_greedy, kb_reduce_greedy_order):
  * KB tangents from the neighbours, so a key shapes the segments from two
- * keys before it to two after it; a tree of each segment's worst frame.
- */
+ * keys before it to two after it; a tree of each segment's worst frame. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -129,19 +127,12 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         g.key[w] = 1;
         /* the keys that shape the changed frames: three on each side */
         ptrdiff_t lo = w, hi = w, before = 0, after = 0, n = 0;
-        while (before < 3 && lo != 0) {
+        for (; before < 3 && lo != 0; before++)
             lo = key_beside(&g, lo, -1);
-            before++;
-        }
-        while (after < 3 && hi != F - 1) {
+        for (; after < 3 && hi != F - 1; after++)
             hi = key_beside(&g, hi, 1);
-            after++;
-        }
-        for (ptrdiff_t k = lo;; k = key_beside(&g, k, 1)) {
-            window[n++] = k;
-            if (k == hi)
-                break;
-        }
+        for (window[n++] = lo; window[n - 1] != hi; n++)
+            window[n] = key_beside(&g, window[n - 1], 1);
         ptrdiff_t first = window[before >= 2 ? before - 2 : 0];
         ptrdiff_t last = window[after >= 2 ? before + 2 : n - 1];
         if (!whole) {
@@ -160,7 +151,7 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
     }
     ptrdiff_t n = list_keys(&g, F, sorted);
     if (status == KB_OK && (angle || distance))
-        status = kb_rd_final_errors(jt, sorted, n, NULL, NULL, &s, err);
+        status = kb_rd_final_errors(jt, sorted, n, NULL, NULL, angle, distance, &s, err);
     if (status == KB_OK) {
         if (keys) {
             memcpy(keys, sorted, (size_t)n * sizeof(ptrdiff_t));
@@ -168,10 +159,6 @@ static kb_status greedy(const kb_reduce_joint *jt, double floor, ptrdiff_t *keys
         }
         if (order)
             *n_order = n_keyed;
-        if (angle)
-            memcpy(angle, s.angle, (size_t)F * sizeof(double));
-        if (distance)
-            memcpy(distance, s.distance, (size_t)F * sizeof(double));
     }
     free(block);
     return status == KB_OK ? kb_ok(err) : status;

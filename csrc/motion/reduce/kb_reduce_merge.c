@@ -1,7 +1,6 @@
 /* kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
  * the world within its tolerance, the old keys elsewhere: keys both share
  * with the same rows cut the frames into pieces, each wholly old or new. */
-
 #include "motion/reduce/reduce_internal.h"
 
 /* Whether key o of the old keys and key n of the new have the same rows. */

@@ -1,5 +1,4 @@
-/*
- * kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.
+/* kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.
  * A tangent key's segment hangs on its two keys alone, so each segment is
  * settled once, left to right: from the last key s, a candidate end e gets
  * its tangents by least squares on cubic Hermite models (the rotation's in
@@ -7,8 +6,7 @@
  * towards the frames' own tangent (kb_reduce_sweep_fit.c); the end is
  * doubled then bisected on the models, then checked once on the real
  * splines (one Gauss-Newton step allowed), bisected down where it fails.
- * Channel 0 is the rotation, 1 the translation.
- */
+ * Channel 0 is the rotation, 1 the translation. */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -44,12 +42,11 @@ static int next_frame(sweep *w, fit *r, double *sign_e)
 static void step_to(const sweep *w, int ch, ptrdiff_t f, ptrdiff_t g, double *v)
 {
     const double *x = w->jt->translations;
-    if (ch == 0) {
+    if (ch == 0)
         short_log(w->q + 4 * f, w->q + 4 * g, v);
-    } else {
+    else
         for (int c = 0; c < 3; c++)
             v[c] = x[3 * g + c] - x[3 * f + c];
-    }
 }
 
 /* Frame f's tangent per time in channel ch into d: central differences,

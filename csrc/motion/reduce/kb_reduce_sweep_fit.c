@@ -1,8 +1,6 @@
-/*
- * kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c
+/* kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c
  * says how it goes): a candidate end's tangents fitted on the models, with
- * the lookahead, and the check on the real splines.
- */
+ * the lookahead, and the check on the real splines. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -48,16 +46,12 @@ static int inverse3(const double *a, double *inv)
     return 0;
 }
 
-static void mat_vec(const double *a, const double *v, double *out)
+/* The 3x3 row-major a times v, or a's transpose times v where `transposed`. */
+static void mat_vec(const double *a, const double *v, double *out, int transposed)
 {
+    const int row = transposed ? 1 : 3, col = transposed ? 3 : 1;
     for (int i = 0; i < 3; i++)
-        out[i] = a[3 * i] * v[0] + a[3 * i + 1] * v[1] + a[3 * i + 2] * v[2];
-}
-
-static void mat_t_vec(const double *a, const double *v, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = a[i] * v[0] + a[3 + i] * v[1] + a[6 + i] * v[2];
+        out[i] = a[row * i] * v[0] + a[row * i + col] * v[1] + a[row * i + 2 * col] * v[2];
 }
 
 /* The Jacobian of q_s exp(v) in the half-angle convention: the body
@@ -243,7 +237,7 @@ static void add_lookahead(sweep *w, ptrdiff_t e, int ch, double *rhs, double *n)
         if (ch == 1)
             memcpy(db, w->d[1] + 3 * b, sizeof db);
         else if (jinv_at(w, b, jbinv))
-            mat_vec(jbinv, w->d[0] + 3 * b, db);
+            mat_vec(jbinv, w->d[0] + 3 * b, db, 0);
         else
             return;
         if (!model_residuals(w, &md, sqrt(lim), w->res_look))
@@ -298,19 +292,19 @@ static int fit_channel(sweep *w, ptrdiff_t e, fit *r, int ch)
             double jtj = J[p] * J[q] + J[3 + p] * J[3 + q] + J[6 + p] * J[6 + q];
             normal[i] = n * jtj + (p == q ? lam : 0.0);
         }
-        mat_t_vec(J, rhs, b);
+        mat_vec(J, rhs, b, 1);
         for (int c = 0; c < 3; c++)
             b[c] += lam * d[c];
         if (!inverse3(normal, r->ninv))
             return 0;
-        mat_vec(r->ninv, b, tan);
+        mat_vec(r->ninv, b, tan, 0);
         r->lam = lam;
     }
     if (!isfinite(tan[0] + tan[1] + tan[2]))
         return 0;
     memcpy(slope, tan, sizeof slope);
     if (ch == 0)  /* the log-space slope at e, per time */
-        mat_vec(r->jinv, tan, slope);
+        mat_vec(r->jinv, tan, slope, 0);
     return residuals_within(w->res_seg, e - s - 1, slope, lim);
 }
 
@@ -435,10 +429,10 @@ int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
             for (int c = 0; c < 3; c++)
                 acc[c] += h[3] * dt * (lf[c] - v[c]);
         }
-        mat_t_vec(r->jinv, acc, rhs);
+        mat_vec(r->jinv, acc, rhs, 1);
         for (int c = 0; c < 3; c++)
             rhs[c] += r->lam * (w->d[0][3 * e + c] - r->t[0][c]);
-        mat_vec(r->ninv, rhs, step_v);
+        mat_vec(r->ninv, rhs, step_v, 0);
         for (int c = 0; c < 3; c++)
             r->t[0][c] += step_v[c];
         if (!isfinite(r->t[0][0] + r->t[0][1] + r->t[0][2]))
