@@ -215,15 +215,11 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
         while (k < n && keys[k] < f)
             k++;
         if (k < n && keys[k] == f) {
-            if (finite[1])
-                s->angle[f] = 0.0;
-            if (finite[0])
-                s->distance[f] = 0.0;
-            s->score[f] = 0.0;
-        } else {
-            s->between[m] = f;
-            s->between_times[m++] = jt->times[f];
+            s->angle[f] = s->distance[f] = 0.0;  /* scored 0 below */
+            continue;
         }
+        s->between[m] = f;
+        s->between_times[m++] = jt->times[f];
     }
     kb_status status = KB_OK;
     for (int c = 1; c >= 0 && status == KB_OK; c--) {

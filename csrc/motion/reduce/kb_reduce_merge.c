@@ -14,15 +14,6 @@ static int same_rows(const double *const old_rows[2], ptrdiff_t o,
     return 1;
 }
 
-/* Whether every frame from first to last is within limit (squared errors; NaN is not). */
-static int within(const double *frame_worst, ptrdiff_t first, ptrdiff_t last, double limit)
-{
-    for (ptrdiff_t f = first; f <= last; f++)
-        if (!(frame_worst[f] <= limit))
-            return 0;
-    return 1;
-}
-
 /* Appends keys [from, to) of one side, with their rows, to the merge. */
 static void take(const ptrdiff_t *keys, const double *const rows[2], ptrdiff_t from,
                  ptrdiff_t to, ptrdiff_t *out, double *const out_rows[2], ptrdiff_t *n)
@@ -75,8 +66,9 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
         int anchored = o < n_old && w < n_new && old_keys[o] == last;
         if (!anchored)
             o = n_old, w = n_new;
-        int differs = o > o0 || w > w0;
-        int ok = differs && within(frame_worst, first, last, limit2);
+        int ok = o > o0 || w > w0;  /* it differs, and every frame in it is within */
+        for (ptrdiff_t f = first; ok && f <= last; f++)
+            ok = frame_worst[f] <= limit2;
         if (ok)
             take(new_keys, new_rows, w0, w, keys, rows, &n);
         else

@@ -221,9 +221,7 @@ kb_status kb_reduce_sweep(const kb_reduce_joint *jt, ptrdiff_t *keys, ptrdiff_t 
         return status;
     if (!keys || !n_keys || !rotation_rows || !translation_rows)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, -1, -1);
-    const ptrdiff_t F = jt->n_frames;
-    if (!kb_doubles_fit(F, 50, 1, 1))
-        return kb_fail(err, KB_EBADSHAPE, KB_ARG_VALUES, -1, -1);
+    const ptrdiff_t F = jt->n_frames;  /* kb_rd_validate bounds its block's size */
     size_t n = (size_t)F;
     double *block = malloc(n * (30 * sizeof(double) + sizeof(kb_loc) + 2 * sizeof(ptrdiff_t)));
     if (!block)

@@ -104,11 +104,9 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
     while (low < g->n_order && g->score[low] > scale)
         low++;
     ptrdiff_t n = 0, *keys = js->trial.keys;
-    keys[n++] = 0;
-    for (ptrdiff_t f = 1; f < s->F - 1; f++)
-        if (g->rank[f] < low)
+    for (ptrdiff_t f = 0; f < s->F; f++)
+        if (f == 0 || f == s->F - 1 || g->rank[f] < low)
             keys[n++] = f;
-    keys[n++] = s->F - 1;
     js->trial.n = n;
     return kb_ok(err);
 }
