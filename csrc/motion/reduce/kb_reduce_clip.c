@@ -1,7 +1,6 @@
-/* kb_reduce_clip.c -- the public entry point of key reduction: the clip's
- * points and per-joint tolerances, then the searches in the order
- * kbspline.motion.reduce_keys runs them (tests/test_c_example.py checks
- * that both keep the same keys). */
+/* kb_reduce_clip.c -- the public entry point of key reduction: the clip's points and
+ * per-joint tolerances, then the searches in the order kbspline.motion.reduce_keys
+ * runs them (tests/test_c_example.py checks that both keep the same keys). */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -120,10 +119,9 @@ static double spread(const kb_motion_clip *c, ptrdiff_t j)
     return most;
 }
 
-/* Per joint angle and distance tolerances that bound the world error to
- * first order, and caps: each joint takes an equal share of the position
- * tolerance along the longest chain through it, its angle's over its reach,
- * halved with its distance's where its translations move. */
+/* Per joint angle and distance tolerances that bound the world error to first order,
+ * and caps: each joint an equal share of the position tolerance along the longest
+ * chain through it, its angle's over its reach, halved with its distance's if it moves. */
 static kb_status split_tolerance(const kb_motion_clip *c, const kb_reduce_options *o,
                                  prepared *p, kb_error *err)
 {

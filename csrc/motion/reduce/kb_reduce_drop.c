@@ -1,6 +1,5 @@
-/* kb_reduce_drop.c -- fewer tangent keys (kb_reduce_drop): keys dropped a
- * few apart at once, their neighbours refitted, each drop kept whose
- * frames stay within tolerance. */
+/* kb_reduce_drop.c -- fewer tangent keys: keys dropped a few apart at once, their
+ * neighbours refitted, each drop kept whose frames stay within tolerance. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -12,10 +11,9 @@
 
 int kb_reduce_shortcuts = 1;
 
-/* The worst score (NaN at a NaN) of the frames that the tangents of keys
- * lo .. hi shape (the segments from key lo - 1 to hi + 1), evaluated on
- * the window of keys one beyond them (a tangent key's tangent hangs on no
- * neighbour), whose spline is the whole one there where its signs follow. */
+/* The worst score (NaN at a NaN) of the frames keys lo .. hi's tangents shape (key
+ * lo - 1 to hi + 1), on the window of keys one beyond them (a tangent key's tangent
+ * hangs on no neighbour): the whole spline there where its signs follow. */
 static kb_status worst_score(joint_fit *j, ptrdiff_t lo, ptrdiff_t hi, double *worst,
                              kb_error *err)
 {
@@ -30,10 +28,7 @@ static kb_status worst_score(joint_fit *j, ptrdiff_t lo, ptrdiff_t hi, double *w
         status = kb_rd_joint_errors(j->jt, j->keys, K, j->tcb[0],
                                     j->channels > 1 ? j->tcb[1] : NULL, first, last, NULL, &j->s,
                                     err);
-    *worst = 0.0;
-    for (ptrdiff_t f = first; f <= last && !isnan(*worst); f++)
-        if (!(j->s.score[f] <= *worst))  /* larger, or NaN */
-            *worst = j->s.score[f];
+    *worst = kb_rd_worst(j->s.score + first, last - first + 1);
     return status;
 }
 
@@ -46,9 +41,8 @@ static void copy_keys(const joint_fit *j, ptrdiff_t n, const ptrdiff_t *from_key
         memcpy(to[c], from[c], (size_t)(3 * n) * sizeof(double));
 }
 
-/* The K backup keys but those dropped and not restored, through the
- * spares: a restored key's rows from the backup, another's from the keys
- * now (the backup's not dropped, in order). */
+/* The K backup keys but those dropped and not restored, through the spares: a restored
+ * key's rows from the backup, another's from the keys now (the backup's not dropped). */
 static void keep_keys(joint_fit *j, ptrdiff_t K, const unsigned char *drop)
 {
     ptrdiff_t n = 0;
@@ -66,10 +60,9 @@ static void keep_keys(joint_fit *j, ptrdiff_t K, const unsigned char *drop)
     j->K = n;
 }
 
-/* Drops keys DROP_SPACING apart at once, refits the DROP_NEAR keys on each
- * side of each and keeps each drop whose changed frames stay within
- * tolerance (a failed one gets its key and neighbours' rows back); every
- * phase of the spacing in turn. */
+/* Drops keys DROP_SPACING apart at once, refits the DROP_NEAR keys each side, keeps
+ * each drop whose changed frames stay within tolerance (a failed one gets its key and
+ * neighbours' rows back); every phase of the spacing in turn. */
 static kb_status drop_refitted(joint_fit *j, unsigned char *drop, kb_error *err)
 {
     kb_status status = KB_OK;

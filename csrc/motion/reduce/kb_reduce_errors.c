@@ -49,10 +49,9 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
                          .given_in = s->given, .given_out = s->given};
 }
 
-/* Whether the unit keys' signs (each on its predecessor's side) follow the
- * first key's: flipping it flips them all, so that a window of keys and
- * all of them give each segment up to its sign.  A dot of exactly zero
- * keeps a key's sign whichever side its predecessor is on. */
+/* Whether the unit keys' signs (each on its predecessor's side) follow the first's:
+ * flipping it flips them all, so a window of keys and all of them give each segment
+ * up to its sign.  A dot of exactly zero keeps a key's sign whichever side. */
 static int signs_follow(ptrdiff_t n, const space *s)
 {
     for (ptrdiff_t i = 1; i < n; i++)
@@ -88,10 +87,9 @@ kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrd
     return KB_OK;
 }
 
-/* The rotation spline of the prepared keys with the tangents s->given at the
- * m located frames, into s->out: only the segments they lie in are built
- * (the greedy selection's windows evaluate 4 of their 6, fewer where no
- * frame between keys lies in one: see kb_rd_joint_errors). */
+/* The rotation spline of the prepared keys with tangents s->given at the m located
+ * frames into s->out, building only the segments they lie in (the greedy windows'
+ * 4 of 6, fewer where no frame between keys lies in one: kb_rd_joint_errors). */
 static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                              kb_error *err)
 {
@@ -200,10 +198,9 @@ static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const p
                      s, err);
 }
 
-/* Both channels' errors at frames [first, last] and their score, and with
- * residual (NULL: none) each one's residuals at the frames that are not
- * keys into residual[c] (c: 0 translation, 1 rotation; see errors_at); key
- * frames are zero, a channel of infinite tolerance is skipped. */
+/* Both channels' errors at frames [first, last] and their score, with residual (NULL:
+ * none) each one's residuals at the non-key frames into residual[c] (0 translation,
+ * 1 rotation; errors_at's); key frames are zero, an infinite tolerance's channel skipped. */
 kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
@@ -248,6 +245,16 @@ kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
     if (status == KB_OK)
         status = channel_errors(jt, 0, keys, n, translation_tcb, distance, s, err);
     return status;
+}
+
+/* The largest of v (n >= 0) and 0, or NaN where one is, as NumPy's max. */
+double kb_rd_worst(const double *v, ptrdiff_t n)
+{
+    double m = 0.0;
+    for (ptrdiff_t i = 0; i < n && !isnan(m); i++)
+        if (!(v[i] <= m))
+            m = v[i];
+    return m;
 }
 
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err)
@@ -333,10 +340,9 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }
 
-/* Whether two neighbouring keys' quaternions are orthogonal within
- * rounding, so that a window's signs may not follow the whole spline's
- * (see signs_follow, whose dot is with the unit key before: zero only
- * where this one is within rounding of it). */
+/* Whether two neighbouring keys' quaternions are orthogonal within rounding, so a
+ * window's signs may not follow the whole spline's (signs_follow's dot, with the unit
+ * key before, is zero only where this one is within rounding of it). */
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K)
 {
     for (ptrdiff_t k = 1; k < K; k++) {

@@ -1,6 +1,5 @@
-/* kb_reduce_fit.c -- the least-squares fit of tangent keys' tangents
- * (each key's own tangent, so a key shapes only the two segments beside
- * it), and the refits of the keys near a drop. */
+/* kb_reduce_fit.c -- the least-squares fit of tangent keys' tangents (each key's own:
+ * it shapes only the two segments beside it), and the refits of the keys near a drop. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -36,12 +35,11 @@ static ptrdiff_t weigh_frames(const kb_reduce_joint *jt, const ptrdiff_t *keys, 
     return m;
 }
 
-/* The normal equations of the keys that move, J^T J step = -J^T r.  A
- * weighed frame's curve moves by h (b0 dT0 + b1 dT1) as its segment's
- * tangents do, with the Hermite bases b0 = u (1 - u)^2 and b1 = -u^2 (1 - u)
- * (into w->basis) and h the segment's duration times scale (the rotation's
- * residual is twice its log): alike for each component, so one tridiagonal
- * matrix serves all three.  A fixed key's gradient is not solved for. */
+/* The normal equations of the keys that move, J^T J step = -J^T r.  A weighed frame
+ * moves by h (b0 dT0 + b1 dT1) with its segment's tangents: Hermite bases b0 = u (1 - u)^2,
+ * b1 = -u^2 (1 - u) (into w->basis), h the duration times scale (the rotation's residual
+ * is twice its log).  One tridiagonal matrix serves all three components; a fixed
+ * key's gradient is not solved for. */
 static void normal_equations(const double *times, const ptrdiff_t *keys, ptrdiff_t K,
                              double scale, const double *residual, fit_range r, fit_space *w)
 {
@@ -86,9 +84,8 @@ static void normal_equations(const double *times, const ptrdiff_t *keys, ptrdiff
     w->floor = 1e-12 * (trace / (double)K + 1e-300);
 }
 
-/* The damped step of the keys that move into w->step, (N + damping
- * (diag(N) + floor)) step = -gradient, by LDL^T of the tridiagonal N, a
- * right-hand side per component; 0 where not positive definite. */
+/* The damped step of the moving keys into w->step, (N + damping (diag(N) + floor)) step
+ * = -gradient, by LDL^T of the tridiagonal N per component; 0 where not positive definite. */
 static int tangent_solve(fit_space *w, fit_range r, double damping)
 {
     double *inv_d = w->inv_d, *l = w->l, *x = w->step;
@@ -133,11 +130,9 @@ static void model_residual(ptrdiff_t K, fit_range r, const fit_space *w, const d
     }
 }
 
-/* One channel's tangents fitted by least squares on the residual's linear
- * model from the spline's: one Levenberg-Marquardt step, damped by
- * FIT_DAMPING (which holds a poorly determined tangent near where it was);
- * *worst the model's largest residual at the frames weighed after it (0
- * where there is none). */
+/* One channel's tangents by one Levenberg-Marquardt step on the residual's linear
+ * model, damped by FIT_DAMPING (holding a poorly determined tangent near where it
+ * was); *worst the model's largest residual at the weighed frames after it (0: none). */
 static kb_status model_fit(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                            ptrdiff_t K, double *tcb, fit_range r, fit_space *w, space *s,
                            double *worst, kb_error *err)
@@ -217,9 +212,8 @@ kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned ch
     return status;
 }
 
-/* Fritsch and Butland's mean of channel ch's steps per time either side
- * of frame f, per component, as PCHIP takes it (zero at a hold's edge);
- * the rotation's steps are logs on the short arc. */
+/* Fritsch and Butland's mean of channel ch's steps per time either side of frame f, as
+ * PCHIP takes it (zero at a hold's edge); the rotation's steps are short-arc logs. */
 void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent)
 {
     const double *t = jt->times + f, h0 = t[0] - t[-1], h1 = t[1] - t[0];
@@ -238,9 +232,9 @@ void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, doub
         tangent[c] = fritsch_butland(before[c] / h0, after[c] / h1, 2.0 * h1 + h0, h1 + 2.0 * h0);
 }
 
-/* Before refitting a drop's neighbours m and m + 1: a rotation tangent that
- * turns more than a radian over the longer segment restarts from
- * kb_rd_monotone_tangent (beyond the refit's log-space model otherwise). */
+/* Before refitting a drop's neighbours m and m + 1: a rotation tangent turning over a
+ * radian on the longer segment restarts from kb_rd_monotone_tangent (beyond the refit's
+ * log-space model otherwise). */
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m)
 {
     const kb_reduce_joint *jt = j->jt;

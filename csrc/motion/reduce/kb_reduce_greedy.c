@@ -1,15 +1,13 @@
-/* kb_reduce_greedy.c -- greedy keys (kb_reduce_greedy, kb_reduce_greedy_order):
- * KB tangents from the neighbours, so a key shapes the segments from two
- * keys before it to two after it; a tree of each segment's worst frame. */
+/* kb_reduce_greedy.c -- greedy keys: KB tangents from the neighbours, so a key shapes
+ * the segments from two keys before it to two after; a tree of segments' worst frames. */
 #include <float.h>
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
 
-/* The key frames (marks), each segment's worst frame and score at its
- * first key's frame (-inf at other frames), and a tournament tree over
- * those scores whose root is the segment to split next: the highest
- * score, the earliest segment on a tie. */
+/* The key frames (marks), each segment's worst frame and score at its first key's
+ * frame (-inf at others), and a tournament tree over the scores whose root is the
+ * segment to split next: the highest score, the earliest segment on a tie. */
 typedef struct {
     unsigned char *key;              /* (F) */
     ptrdiff_t *worst;                /* (F) */

@@ -1,12 +1,11 @@
-/* kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.
- * A tangent key's segment hangs on its two keys alone, so each segment is
- * settled once, left to right: from the last key s, a candidate end e gets
- * its tangents by least squares on cubic Hermite models (the rotation's in
- * log space relative to s), weighing a lookahead segment and a weak pull
- * towards the frames' own tangent (kb_reduce_sweep_fit.c); the end is
- * doubled then bisected on the models, then checked once on the real
- * splines (one Gauss-Newton step allowed), bisected down where it fails.
- * Channel 0 is the rotation, 1 the translation. */
+/* kb_reduce_sweep.c -- tangent keys of one joint in one forward sweep.  A tangent
+ * key's segment hangs on its two keys alone, so each segment is settled once, left
+ * to right: from the last key s, a candidate end e gets its tangents by least squares
+ * on cubic Hermite models (the rotation's in log space relative to s), weighing a
+ * lookahead segment and a weak pull towards the frames' own tangent (sweep_fit.c);
+ * the end is doubled then bisected on the models, then checked once on the real
+ * splines (one Gauss-Newton step allowed), bisected down where it fails.  Channel 0
+ * is the rotation, 1 the translation. */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -17,9 +16,8 @@ static int fit_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
     return kb_sw_fit_model(w, e, r) && kb_sw_check_real(w, e, r, sign_e);
 }
 
-/* The next frame as the end: no frame between to fail, but the segment
- * must build.  Its fit, else the frames' tangents, else zero ones; 0 where
- * none builds. */
+/* The next frame as the end (no frame between to fail, but it must build): its fit,
+ * else the frames' tangents, else zero ones; 0 where none builds. */
 static int next_frame(sweep *w, fit *r, double *sign_e)
 {
     ptrdiff_t e = w->s + 1;
@@ -49,10 +47,9 @@ static void step_to(const sweep *w, int ch, ptrdiff_t f, ptrdiff_t g, double *v)
             v[c] = x[3 * g + c] - x[3 * f + c];
 }
 
-/* Frame f's tangent per time in channel ch into d: central differences,
- * but zero per component where the step on one side is zero (a hold's
- * edge), and at the ends PCHIP's three-point formula; the rotation's in
- * log space, half the body angular velocity. */
+/* Frame f's tangent per time in channel ch into d: central differences, zero per
+ * component where one side's step is zero (a hold's edge), at the ends PCHIP's
+ * three-point formula; the rotation's in log space, half the body angular velocity. */
 static void frame_tangent(const sweep *w, int ch, ptrdiff_t f, double *d)
 {
     const double *t = w->jt->times;
@@ -125,9 +122,9 @@ static void prepare(sweep *w)
     }
 }
 
-/* The end of the segment from the last key s into *end with its fit: the
- * last to pass the model (doubled from s + guess, else halved, then
- * bisected), checked on the real splines, else bisected down on both. */
+/* The segment's end from the last key s into *end with its fit: the last to pass the
+ * model (doubled from s + guess, else halved, then bisected), checked on the real
+ * splines, else bisected down on both. */
 static int next_key(sweep *w, ptrdiff_t guess, ptrdiff_t *end, fit *best, double *sign)
 {
     const ptrdiff_t s = w->s, F = w->F;

@@ -1,6 +1,5 @@
-/* kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c
- * says how it goes): a candidate end's tangents fitted on the models, with
- * the lookahead, and the check on the real splines. */
+/* kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c says how): a
+ * candidate end's tangents fitted on the models with the lookahead; the real check. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -15,11 +14,9 @@ static void hermite(double u, double h[4])
     h[3] = u3 - u2;
 }
 
-/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.
- * Where the determinant (cubic in the entries) overflows or underflows,
- * as the normal matrices' entries of dt^2 do for frames 1e60 or 1e-60 s
- * apart, the inverse of the matrix divided by its largest entry, so
- * divided again. */
+/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.  Where
+ * the determinant overflows or underflows (entries of dt^2, frames 1e60 or 1e-60 s
+ * apart), the inverse of a / max |a|, divided again. */
 static int inverse3(const double *a, double *inv)
 {
     double m = 0.0, b[9];
@@ -111,13 +108,10 @@ KB_INLINE double radius(const double *row, double r)
     return r + 1e-9 * (fabs(row[0]) + fabs(row[1]) + fabs(row[2]) + r);
 }
 
-/* Whether no tangent v brings both frames i and j (model_residuals' rows;
- * r, the tolerance; gj, j's radius as below) within the tolerance: those
- * that bring frame i, |res_i - c_i v| <= gi, form a ball about res_i / c_i
- * of radius gi / |c_i|, and the two balls do not meet.  The radii are
- * grown by far more than residuals_within's rounding (relative 1e-16 of
- * the residual's terms, and its d2's underflow where r >= 1e-100), so
- * that no frames it would pass are apart. */
+/* Whether no tangent v brings both rows i and j within tolerance r (gj: j's radius):
+ * the v with |res_i - c_i v| <= gi form a ball about res_i / c_i of radius gi / |c_i|,
+ * and the two balls do not meet.  The radii grow by far more than residuals_within's
+ * rounding (1e-16 relative, d2's underflow where r >= 1e-100): no frames it passes. */
 KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 {
     double gi = radius(ri, r), d2 = 0.0;
@@ -144,11 +138,9 @@ KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const 
     row[3] = (md->fit_at_b ? h[3] : h[1]) * dt;
 }
 
-/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
- * the residual before the fitted tangent's term, and that term's
- * coefficient); 0, some rows left out, where two frames are apart (no
- * tangent fits both within r), checked from the frame where the fitted
- * term's basis peaks. */
+/* The model's residuals into res (row i, frame a + 1 + i's: the residual before the
+ * fitted tangent's term, and its coefficient); 0, some rows left out, where two frames
+ * are apart (no tangent fits both within r) from the one where that term peaks. */
 static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
     const ptrdiff_t m = md->b - md->a, n = m - 1;
@@ -221,12 +213,11 @@ static int residuals_within(const double *res, ptrdiff_t n, const double *v, dou
     return 1;
 }
 
-/* The lookahead after e, added to channel ch's normal-equation sums rhs,
- * *n for the tangent at e: the frames from e to e + look_frames, halved
- * until a cubic with that tangent alone fitted fits them within the
- * tolerance; none where fewer than 2 or the Jacobian at their end is
- * singular.  The rotation's sums are of log-space slopes relative to the
- * last key, its model's end tangent the frames' own through that Jacobian. */
+/* The lookahead after e added to channel ch's sums rhs, *n for the tangent at e: the
+ * frames e .. e + look_frames, halved until a cubic fitting that tangent alone fits
+ * them within the tolerance; none below 2 frames or where the Jacobian at their end
+ * is singular.  The rotation's are log-space slopes relative to the last key, its
+ * model's end tangent the frames' own through that Jacobian. */
 static void add_lookahead(sweep *w, ptrdiff_t e, int ch, double *rhs, double *n)
 {
     const double tol = ch == 0 ? 0.5 * w->tol[0] : w->tol[1], lim = tol * tol;
@@ -254,10 +245,9 @@ static void add_lookahead(sweep *w, ptrdiff_t e, int ch, double *rhs, double *n)
     }
 }
 
-/* Channel ch's tangent at e by least squares on its model (the rotation's
- * in log space, through the Jacobian at e), pulled towards the frames'
- * own; 0 where a frame's model residual is then beyond the tolerance (for
- * the rotation, twice the log's), or the fit is not finite. */
+/* Channel ch's tangent at e by least squares on its model (the rotation's in log
+ * space, through the Jacobian at e), pulled towards the frames' own; 0 where a
+ * frame's model residual then exceeds the tolerance (twice the log's) or not finite. */
 static int fit_channel(sweep *w, ptrdiff_t e, fit *r, int ch)
 {
     double *tan = r->t[ch];
@@ -314,13 +304,11 @@ int kb_sw_fit_model(sweep *w, ptrdiff_t e, fit *r)
     return fit_channel(w, e, r, 1) && fit_channel(w, e, r, 0);
 }
 
-/* Channel ch's spline segment from the last key to e with tangents t_s
- * and tan, as kb_reduce_rebuild builds and evaluates it (the rotation's
- * the same bits up to one sign), at the frames strictly between (into
- * w->curve_q or w->curve_x, row j frame s + j's; each query's value is its
- * own, whatever the others), and their errors (w->angle or w->distance
- * likewise); *sign_e the sign the rotation's gives frame e.  0 where it
- * cannot be built. */
+/* Channel ch's segment from the last key to e with tangents t_s and tan, as
+ * kb_reduce_rebuild builds it (the rotation's the same bits up to one sign), at the
+ * frames strictly between: values into w->curve_q or w->curve_x (row j frame s + j's,
+ * each independent of the others), errors into w->angle or w->distance; *sign_e the
+ * sign the rotation's gives frame e.  0 where it cannot be built. */
 static int real_segment(sweep *w, ptrdiff_t e, int ch, const double *tan, double *sign_e)
 {
     const kb_reduce_joint *jt = w->jt;
@@ -385,36 +373,25 @@ static int real_segment(sweep *w, ptrdiff_t e, int ch, const double *tan, double
     return 1;
 }
 
-/* The worst of errors over the frames strictly between the keys. */
-static double worst_inside(const double *error, ptrdiff_t m)
-{
-    double worst = 0.0;
-    for (ptrdiff_t j = 1; j + 1 < m; j++)
-        if (!(error[j] <= worst))
-            worst = isnan(error[j]) ? INFINITY : error[j];
-    return worst;
-}
-
-/* The real check of a fitted end e (r, the rotation tangent perhaps moved
- * by one Gauss-Newton step on the real spline's log residual): 1 where
- * every frame of the segment is within the tolerances by the splines
- * kb_reduce_rebuild builds.  *sign_e as real_segment's. */
+/* The real check of a fitted end e (r's rotation tangent perhaps moved by one
+ * Gauss-Newton step on the real log residual): 1 where every frame of the segment
+ * is within the tolerances on kb_reduce_rebuild's splines.  *sign_e: real_segment's. */
 int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
 {
     const ptrdiff_t s = w->s, m = e - s + 1;
     *sign_e = 1.0;
     if (w->checks[1] && (!real_segment(w, e, 1, r->t[1], sign_e) ||
-                         worst_inside(w->distance, m) > w->tol[1]))
+                         !(kb_rd_worst(w->distance + 1, m - 2) <= w->tol[1])))
         return 0;
     if (!w->checks[0])
         return 1;
     for (int step = 0;; step++) {
         if (!real_segment(w, e, 0, r->t[0], sign_e))
             return 0;
-        double worst = worst_inside(w->angle, m);
+        double worst = kb_rd_worst(w->angle + 1, m - 2);  /* the frames between */
         if (worst <= w->tol[0])
             return 1;
-        if (step == 1 || !w->fits[0] || worst > 2.0 * w->tol[0])
+        if (step == 1 || !w->fits[0] || !(worst <= 2.0 * w->tol[0]))
             return 0;
         /* one Gauss-Newton step: the frames' logs from the curve's, relative
          * to the start key, through the model's Jacobian */

@@ -1,8 +1,7 @@
-/* kb_reduce_world.c -- the world-space search, written once: every joint's
- * keys at one scale of its tolerances (greedy or swept keys), the scale
- * halved until forward kinematics keeps every point of every frame within
- * the tolerance, then each joint's keys loosened alone, most keys first,
- * kept where every point still holds. */
+/* kb_reduce_world.c -- the world-space search, written once: every joint's keys at
+ * one scale of its tolerances (greedy or swept keys), the scale halved until forward
+ * kinematics keeps every point of every frame within the tolerance, then each joint's
+ * keys loosened alone, most keys first, kept where every point still holds. */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -14,16 +13,6 @@ static kb_reduce_joint clip_joint(const kb_world_clip *c, ptrdiff_t j, double an
     kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
                           c->translations + 3 * c->n_frames * j, angle, distance};
     return jt;
-}
-
-/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
-static double nan_max(const double *v, ptrdiff_t n)
-{
-    double m = v[0];
-    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
-        if (v[i] > m || isnan(v[i]))
-            m = v[i];
-    return m;
 }
 
 /* A joint's keys (with tangent rows where fitted) and its curves through them. */
@@ -39,9 +28,8 @@ typedef struct {
     double error;                /* its points' largest distance from the truth */
 } placed;
 
-/* A joint's greedy order (kb_reduce_greedy_order), its scores and each
- * frame's rank in it (PTRDIFF_MAX: not in it): the greedy keys at any scale
- * above its floor are the prefix before the first score not above it. */
+/* A joint's greedy order, its scores and each frame's rank in it (PTRDIFF_MAX: none):
+ * the keys at a scale above its floor are the prefix before the first score not above. */
 typedef struct {
     ptrdiff_t *order, n_order, *rank;
     double *score, floor;
@@ -229,9 +217,9 @@ static void take_pass(search *s, double scale)
     }
 }
 
-/* Joint j with curves c (its trial's or merged keys): it and the joints
- * below it placed again; *held 1, and they installed, where every point
- * stays within the tolerance.  With frame_worst, no early stop. */
+/* Joint j with curves c (its trial's or merged keys) and the joints below it placed
+ * again; *held 1, and they installed, where every point stays within the tolerance.
+ * With frame_worst, no early stop. */
 static kb_status trial(search *s, ptrdiff_t j, curves *c, double *frame_worst, int *held,
                        kb_error *err)
 {
@@ -335,9 +323,9 @@ static kb_status report(search *s, int done, kb_error *err)
     return kb_ok(err);
 }
 
-/* The scale passes (from first_scale, halved until one holds; with refine,
- * the passes left doubling, then bisecting, keeping the fewest keys, the
- * later of a tie), then the loosening rounds. */
+/* The scale passes (from first_scale, halved until one holds; with refine, the passes
+ * left doubling, then bisecting, keeping the fewest keys, the later of a tie), then
+ * the loosening rounds. */
 static kb_status run(search *s, int *found, kb_error *err)
 {
     const kb_world_plan *plan = s->plan;
@@ -396,16 +384,15 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
         kb_reduce_errors_unchecked(&jt, c->rotations, moves ? c->translations : NULL, angle,
                                    distance);
-        out->max_angle[j] = nan_max(angle, F);
-        out->max_distance[j] = moves ? nan_max(distance, F) : 0.0;
+        out->max_angle[j] = kb_rd_worst(angle, F);
+        out->max_distance[j] = moves ? kb_rd_worst(distance, F) : 0.0;
     }
     free(angle);
     return kb_ok(err);
 }
 
-/* Doubles per frame of one joint: three curves (rows, rotations and
- * translations), two places and its greedy order's scores; indices: three
- * curves' keys, the order and its ranks. */
+/* Per frame of one joint, doubles: three curves (rows, rotations and translations),
+ * two places, its greedy scores; indices: three curves' keys, the order, its ranks. */
 #define JOINT_DOUBLES (3 * (6 + 7) + 2 * 12 + 1)
 #define JOINT_INDICES (3 + 2)
 

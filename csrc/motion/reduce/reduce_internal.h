@@ -226,6 +226,7 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
 kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              double *angle, double *distance, space *s, kb_error *err);
+double kb_rd_worst(const double *v, ptrdiff_t n);
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err);
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err);
