@@ -156,10 +156,13 @@ class _Curve:
         return _values(self.channel, t.ravel()).reshape(t.shape + (-1,))
 
 
-# A jump is a change between a key time and times this close to it (times
-# the time's size) of more than _JUMP_SHARE of the tolerance and _JUMP_RATIO
-# times the change over the same step just beside it.
+# A jump is a change between a key time and times this close to it (in
+# seconds, or _JUMP_ULPS float64 steps of the time where that is more: never
+# scaled by the time, so a motion is judged alike at 1 s and at 1000 s) of
+# more than _JUMP_SHARE of the tolerance and _JUMP_RATIO times the change
+# over the same step just beside it.
 _JUMP_STEP = 1e-8
+_JUMP_ULPS = 4096.0
 _JUMP_SHARE = 1e-3
 _JUMP_RATIO = 16.0
 # Keyings of a channel at most: the first, and again with the jumps found
@@ -200,10 +203,16 @@ def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
     return keys, jump, curve
 
 
+def _jump_step(times):
+    """`_jumps`' step at `times`: `_JUMP_STEP`, or more where float64
+    times are too coarse for it."""
+    return np.maximum(_JUMP_STEP, _JUMP_ULPS * np.spacing(np.abs(times)))
+
+
 def _jumps(channel, breaks, tolerance, rotation):
     """Whether the value jumps into each break (its value differs from the
     one just before) and out of it (from the one just after)."""
-    step = _JUMP_STEP * np.maximum(1.0, np.abs(breaks))
+    step = _jump_step(breaks)
     at = _values(channel, np.concatenate([breaks + k * step for k in (-2, -1, 0, 1, 2)]))
     v = at.reshape(5, len(breaks), -1)
     floor = _JUMP_SHARE * tolerance
@@ -231,7 +240,7 @@ def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
     if not len(lo):
         return lo
     at_lo, at_hi = _values(channel, lo), _values(channel, hi)
-    finest = _JUMP_STEP / 4 * np.maximum(1.0, np.abs(hi))
+    finest = _jump_step(hi) / 4
     rounds = int(np.ceil(np.log2(np.max((hi - lo) / finest))))
     for _ in range(max(rounds, 0)):
         mid = lo + (hi - lo) / 2

@@ -1,0 +1,123 @@
+"""Review of the between-keys jump detection: a jump's interval is skipped
+by the glTF and USD error reports, so a steep but continuous motion taken
+for a jump would be a silent miss.  The jump test must judge a motion the
+same at any scene time: a look-at turning half a turn continuously in a
+few microseconds stays a reported miss at 1000 s as at 0 s (it was keyed
+as a jump there while the test's step grew with the time), and a step in
+value is still keyed as a jump at late times."""
+import contextlib
+import io
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.spatial.transform import Rotation
+
+import threeds_oracle
+from kbspline.__main__ import main
+from kbspline.formats.adaptive import _channel_keys
+from test_jumps_between_keys import PAIR, SCENES, errors, track
+from threeds_writer import write_3ds
+
+FPS = 30.0
+TARGET = SCENES["target_passes_over"][1]        # its keys' line passes over (1, -1)
+
+
+def near_miss_file(path, beside, first_frame):
+    """A still camera 2^-beside off the line its target's keys run along,
+    every key `first_frame` frames late (the scene starts there)."""
+    camera = track([0, 40], [[1.0, -1.0 + 2.0 ** -beside, 0]] * 2)
+    late = [dict(t, frames=t["frames"] + first_frame) for t in (camera, TARGET)]
+    nodes = [{"tag": "camera", "name": "Cam", "tracks": {"position": late[0]}},
+             {"tag": "target", "name": "Cam", "tracks": {"position": late[1]}}]
+    path.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")],
+                               segment=(first_frame, first_frame + 50)))
+    return nodes
+
+
+def convert_exit(source, out):
+    with contextlib.redirect_stderr(io.StringIO()) as err, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["convert", str(source), "-o", str(out), "--angle-tolerance", "0.01"])
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("ext", ["usda", "glb"])
+@pytest.mark.parametrize("beside, first_frame", [(18, 0), (18, 30000), (20, 3000),
+                                                 (20, 30000)])
+def test_a_near_miss_look_at_stays_a_miss_late_in_a_scene(tmp_path, ext, beside,
+                                                          first_frame):
+    """The camera is 2^-18 or 2^-20 off the line (the oracle's positions):
+    the view's horizontal part never vanishes, so the half turn is
+    continuous, over a few microseconds; at 100 s and 1000 s as at 0 s it
+    is a reported miss (exit 1), not a jump keyed silently (exit 0)."""
+    if ext == "usda":
+        pytest.importorskip("pxr")
+    nodes = near_miss_file(tmp_path / "near.3ds", beside, first_frame)
+    eye = threeds_oracle.play(nodes[0]["tracks"]["position"], "position", first_frame)
+    aim = np.array([threeds_oracle.play(nodes[1]["tracks"]["position"], "position", f)
+                    for f in first_frame + np.linspace(0, 50, 2001)])
+    # the target stays on the line y = -(x + 1) / 2 (collinear keys), the
+    # camera 2^-beside off it: the view never turns straight up
+    assert np.abs(aim[:, 1] + (aim[:, 0] + 1) / 2).max() < 1e-12
+    assert abs(eye[1] + (eye[0] + 1) / 2) == 2.0 ** -beside
+    assert np.ptp(np.sign(aim[:, 0] - eye[0])) == 2          # but it does pass over
+    code, err = convert_exit(tmp_path / "near.3ds", tmp_path / f"near.{ext}")
+    assert code == 1 and "Cam rotation" in err, err
+
+
+class LateRamp:
+    """A vector or rotation channel from `offset` s on: a smooth motion
+    plus a ramp of 2 at `t0`, `width` seconds wide (tanh), or a step (0)."""
+
+    def __init__(self, path, offset, t0, width):
+        self.path, self.offset, self.t0, self.width = path, offset, t0, width
+        self.times = offset + np.array([0.0, 1.0, 2.0])
+
+    def __call__(self, t):
+        t = np.asarray(t, float)
+        if self.width:
+            ramp = 1 + np.tanh((t - self.t0) / self.width)
+        else:
+            ramp = np.where(t >= self.t0, 2.0, 0.0)
+        u = t - self.offset
+        if self.path == "rotation":
+            turn = np.column_stack([0.4 * np.sin(3 * u), 0.2 * u, ramp])
+            xyzw = Rotation.from_rotvec(turn).as_quat()
+            return np.column_stack([xyzw[:, 3], xyzw[:, :3]])
+        return np.column_stack([np.sin(3 * u), u * u, ramp])
+
+
+LATE = dict(path=st.sampled_from(["translation", "rotation"]),
+            offset=st.sampled_from([0.0, 3.0, 60.0, 700.0, 4000.0]),
+            where=st.floats(0.1, 1.9))
+
+
+@settings(max_examples=25, deadline=None)
+@given(width=st.floats(1e-7, 2e-5), **LATE)
+def test_a_steep_ramp_is_no_jump_at_any_scene_time(path, offset, where, width):
+    """A ramp 0.1-20 microseconds wide is continuous: never keyed as a
+    jump (whose interval the reports skip), whenever it happens."""
+    channel = LateRamp(path, offset, offset + where, width)
+    times, values, jump, _ = _channel_keys(channel, 1e-3, offset, offset + 2.0)
+    assert not jump.any(), times[:-1][jump]
+    t = offset + where + np.linspace(-5, 5, 2001) * width
+    assert errors(channel, times, values, t).max() > 10 * 1e-3       # a miss, reported
+
+
+@settings(max_examples=15, deadline=None)
+@given(**LATE)
+def test_a_step_is_still_keyed_as_a_jump_late_in_a_scene(path, offset, where):
+    """The same motion with a step instead: one jump's pair around it,
+    playback within the tolerance everywhere else."""
+    t0 = offset + where
+    channel = LateRamp(path, offset, t0, 0.0)
+    times, values, jump, _ = _channel_keys(channel, 1e-3, offset, offset + 2.0)
+    where_ = np.flatnonzero(jump)
+    lo, hi = times[where_[0]], times[where_[-1] + 1]
+    assert np.all(np.diff(where_) == 1) and lo < t0 <= hi and hi - lo <= PAIR
+    u = np.linspace(0, 1, 9)[1:-1]
+    t = (times[:-1, None] + np.diff(times)[:, None] * u).ravel()
+    t = t[(t < lo) | (t > hi)]
+    assert errors(channel, times, values, t).max() <= 1e-3 * (1 + 1e-9)
