@@ -6,6 +6,7 @@ few microseconds stays a reported miss at 1000 s as at 0 s (it was keyed
 as a jump there while the test's step grew with the time), and a step in
 value is still keyed as a jump at late times."""
 import contextlib
+import importlib.util
 import io
 import warnings
 
@@ -16,8 +17,10 @@ from scipy.spatial.transform import Rotation
 
 import threeds_oracle
 from kbspline.__main__ import main
-from kbspline.formats.adaptive import _channel_keys
+from kbspline.formats.adaptive import MIN_KEY_SPACING, _channel_keys
+from kbspline.formats.lightwave import read_lws
 from test_jumps_between_keys import PAIR, SCENES, errors, track
+from lws_writer import write_lws
 from threeds_writer import write_3ds
 
 FPS = 30.0
@@ -121,3 +124,41 @@ def test_a_step_is_still_keyed_as_a_jump_late_in_a_scene(path, offset, where):
     t = (times[:-1, None] + np.diff(times)[:, None] * u).ravel()
     t = t[(t < lo) | (t > hi)]
     assert errors(channel, times, values, t).max() <= 1e-3 * (1 + 1e-9)
+
+
+def repeat_file(path, period):
+    """A null whose x scale repeats two TCB keys `period` s apart, from
+    0.8 s to 2 s: the value jumps back at every seam, more often than
+    keys may be placed (MIN_KEY_SPACING); every other channel still."""
+    still = ([(1.0, 0.0, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+              (1.0, 2.0, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)], "constant", "constant")
+    saw = ([(-9.0, 0.8, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+            (-3.5, 0.8 + period, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)], "constant", "repeat")
+    channels = {ch: saw if ch == 6 else still for ch in range(9)}
+    write_lws(path, [{"kind": "null", "name": "o0", "parent": -1, "channels": channels,
+                      "pivot": (0.0, 0.0, 0.0)}], 5)
+
+
+@pytest.mark.parametrize("period", [3.5e-4])
+def test_jumps_closer_than_a_pair_are_measured_not_skipped(tmp_path, period):
+    """Seams closer together than a jump's pair: the pairs overlap into one
+    run of jump intervals over the whole repeat, and linear keys cannot
+    show the ramp between seams. Skipped as jumps, that was exit 0 with
+    playback off by the ramp's height for 1.2 s; now it is measured and
+    reported (exit 1, naming the channel)."""
+    repeat_file(tmp_path / "saw.lws", period)
+    scene = read_lws(tmp_path / "saw.lws")
+    (animation,) = scene.animations.values()
+    channel = animation["o0", "scale"]
+    tolerance = 1e-3
+    times, values, jump, _ = _channel_keys(channel, tolerance, 0.0, 2.0)
+    t = np.linspace(0.8, 2.0, 60001)
+    skipped = t[jump[np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(jump) - 1)]]
+    off = errors(channel, times, values, t) > tolerance
+    assert off.mean() > 0.2                        # the output strays widely
+    assert len(skipped) * (t[1] - t[0]) < 2 * MIN_KEY_SPACING    # and is not skipped
+    for ext in ("glb", "usda"):
+        if ext == "usda" and importlib.util.find_spec("pxr") is None:
+            continue
+        code, err = convert_exit(tmp_path / "saw.lws", tmp_path / f"saw.{ext}")
+        assert code == 1 and "o0 scale" in err, err

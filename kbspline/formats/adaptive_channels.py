@@ -64,7 +64,10 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     half a turn as its target passes straight over the camera): the
     interval is bisected down to nanoseconds, and a change there above the
     tolerance and much larger than the channel's own nearby is a jump,
-    keyed as above; a steep but continuous motion stays a miss.
+    keyed as above; a steep but continuous motion stays a miss.  Jumps
+    whose pairs touch or overlap (closer than `min_spacing`, as a repeat
+    shorter than it) cannot be shown apart: those intervals are no jump's,
+    but measured like any other, a miss where they fail.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
@@ -196,11 +199,28 @@ def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
     # inner keys stored apart from the ends, as those are
     inner = inner[(inner > max(lo, start)) & (inner < min(hi, end))]
     keys = np.unique(np.concatenate([[start, end], inner]))
+    spans = np.searchsorted(keys, np.column_stack([firsts, lasts]))
     jump = np.zeros(len(keys) - 1, dtype=bool)
-    for a, b in zip(firsts, lasts):
-        i, j = np.searchsorted(keys, [a, b])
+    for i, j in spans:
         jump[i:j] = True
-    return keys, jump, curve
+    return keys, jump & ~_crowded(jump, spans, breaks[into], breaks[out_of]), curve
+
+
+def _crowded(jump, spans, into, out_of):
+    """The jump intervals whose run (touching pairs) holds more than one
+    jump (times further apart than `_jump_step`): no key can show what lies
+    between those jumps, so that run is measured (a miss), not skipped."""
+    at = np.concatenate([into, out_of])
+    order = np.argsort(at, kind="stable")
+    apart = np.diff(at[order]) > _jump_step(at[order][1:])
+    jump_id = np.empty(len(at), dtype=np.intp)
+    jump_id[order] = np.cumsum(np.concatenate([[0], apart]))
+    run = np.cumsum(jump & ~np.concatenate([[False], jump[:-1]]))
+    held: dict = {}
+    for (i, j), k in zip(spans, jump_id):
+        if j > i:
+            held.setdefault(run[i], set()).add(k)
+    return jump & np.isin(run, [r for r, ids in held.items() if len(ids) > 1])
 
 
 def _jump_step(times):
