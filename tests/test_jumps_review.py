@@ -162,3 +162,27 @@ def test_jumps_closer_than_a_pair_are_measured_not_skipped(tmp_path, period):
             continue
         code, err = convert_exit(tmp_path / "saw.lws", tmp_path / f"saw.{ext}")
         assert code == 1 and "o0 scale" in err, err
+
+
+def test_a_value_alone_at_a_key_time_is_measured_not_skipped(tmp_path):
+    """A stepped last span under an oscillate behaviour: x is -1 only at
+    the instants 0.9 s, 1.7 s (the key's own time, mirrored), 1 around
+    them. The keys hold -1 there, a spike 1 ms wide in playback; as two
+    touching jump pairs it was skipped silently (exit 0), now measured."""
+    still = ([(0.0, 0.0, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+              (0.0, 2.0, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)], "constant", "constant")
+    spike = ([(1.0, 0.5, "tcb", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+              (-1.0, 0.9, "stepped", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)], "constant", "oscillate")
+    channels = {ch: spike if ch == 0 else still for ch in range(9)}
+    write_lws(tmp_path / "spike.lws", [{"kind": "null", "name": "o0", "parent": -1,
+                                        "channels": channels, "pivot": (0.0, 0.0, 0.0)}], 5)
+    (animation,) = read_lws(tmp_path / "spike.lws").animations.values()
+    channel = animation["o0", "translation"]
+    near = 0.9 + np.array([-1e-3, -1e-6, 1e-6, 1e-3])
+    assert np.allclose(channel(near)[:, 0], 1.0) and channel(np.array([0.9]))[0, 0] == -1.0
+    times, values, jump, _ = _channel_keys(channel, 1e-3, 0.0, 2.0)
+    assert not jump.any()
+    t = np.linspace(0.899, 0.901, 2001)
+    assert errors(channel, times, values, t).max() > 1.0      # the spike: a miss
+    code, err = convert_exit(tmp_path / "spike.lws", tmp_path / "spike.glb")
+    assert code == 1 and "o0 translation" in err, err

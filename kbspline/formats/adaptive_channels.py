@@ -66,8 +66,9 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     tolerance and much larger than the channel's own nearby is a jump,
     keyed as above; a steep but continuous motion stays a miss.  Jumps
     whose pairs touch or overlap (closer than `min_spacing`, as a repeat
-    shorter than it) cannot be shown apart: those intervals are no jump's,
-    but measured like any other, a miss where they fail.
+    shorter than it, or a value of its own at a key time) cannot be shown
+    apart: those intervals are no jump's, but measured like any other, a
+    miss where they fail.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
@@ -215,6 +216,8 @@ def _crowded(jump, spans, into, out_of):
     apart = np.diff(at[order]) > _jump_step(at[order][1:])
     jump_id = np.empty(len(at), dtype=np.intp)
     jump_id[order] = np.cumsum(np.concatenate([[0], apart]))
+    # a value of its own at a key time (jumps into and out of it): two jumps
+    jump_id[len(into):][np.isin(out_of, into)] += len(at)
     run = np.cumsum(jump & ~np.concatenate([[False], jump[:-1]]))
     held: dict = {}
     for (i, j), k in zip(spans, jump_id):
