@@ -64,7 +64,11 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     half a turn as its target passes straight over the camera): the
     interval is bisected down to nanoseconds, and a change there above the
     tolerance and much larger than the channel's own nearby is a jump,
-    keyed as above; a steep but continuous motion stays a miss.
+    keyed as above; a steep but continuous motion stays a miss.  Jumps
+    whose pairs touch or overlap (closer than `min_spacing`, as a repeat
+    shorter than it, or a value of its own at a key time) cannot be shown
+    apart: those intervals are no jump's, but measured like any other, a
+    miss where they fail.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
@@ -156,10 +160,13 @@ class _Curve:
         return _values(self.channel, t.ravel()).reshape(t.shape + (-1,))
 
 
-# A jump is a change between a key time and times this close to it (times
-# the time's size) of more than _JUMP_SHARE of the tolerance and _JUMP_RATIO
-# times the change over the same step just beside it.
+# A jump is a change between a key time and times this close to it (in
+# seconds, or _JUMP_ULPS float64 steps of the time where that is more: never
+# scaled by the time, so a motion is judged alike at 1 s and at 1000 s) of
+# more than _JUMP_SHARE of the tolerance and _JUMP_RATIO times the change
+# over the same step just beside it.
 _JUMP_STEP = 1e-8
+_JUMP_ULPS = 4096.0
 _JUMP_SHARE = 1e-3
 _JUMP_RATIO = 16.0
 # Keyings of a channel at most: the first, and again with the jumps found
@@ -193,17 +200,42 @@ def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
     # inner keys stored apart from the ends, as those are
     inner = inner[(inner > max(lo, start)) & (inner < min(hi, end))]
     keys = np.unique(np.concatenate([[start, end], inner]))
+    spans = np.searchsorted(keys, np.column_stack([firsts, lasts]))
     jump = np.zeros(len(keys) - 1, dtype=bool)
-    for a, b in zip(firsts, lasts):
-        i, j = np.searchsorted(keys, [a, b])
+    for i, j in spans:
         jump[i:j] = True
-    return keys, jump, curve
+    return keys, jump & ~_crowded(jump, spans, breaks[into], breaks[out_of]), curve
+
+
+def _crowded(jump, spans, into, out_of):
+    """The jump intervals whose run (touching pairs) holds more than one
+    jump (times further apart than `_jump_step`): no key can show what lies
+    between those jumps, so that run is measured (a miss), not skipped."""
+    at = np.concatenate([into, out_of])
+    order = np.argsort(at, kind="stable")
+    apart = np.diff(at[order]) > _jump_step(at[order][1:])
+    jump_id = np.empty(len(at), dtype=np.intp)
+    jump_id[order] = np.cumsum(np.concatenate([[0], apart]))
+    # a value of its own at a key time (jumps into and out of it): two jumps
+    jump_id[len(into):][np.isin(out_of, into)] += len(at)
+    run = np.cumsum(jump & ~np.concatenate([[False], jump[:-1]]))
+    held: dict = {}
+    for (i, j), k in zip(spans, jump_id):
+        if j > i:
+            held.setdefault(run[i], set()).add(k)
+    return jump & np.isin(run, [r for r, ids in held.items() if len(ids) > 1])
+
+
+def _jump_step(times):
+    """`_jumps`' step at `times`: `_JUMP_STEP`, or more where float64
+    times are too coarse for it."""
+    return np.maximum(_JUMP_STEP, _JUMP_ULPS * np.spacing(np.abs(times)))
 
 
 def _jumps(channel, breaks, tolerance, rotation):
     """Whether the value jumps into each break (its value differs from the
     one just before) and out of it (from the one just after)."""
-    step = _JUMP_STEP * np.maximum(1.0, np.abs(breaks))
+    step = _jump_step(breaks)
     at = _values(channel, np.concatenate([breaks + k * step for k in (-2, -1, 0, 1, 2)]))
     v = at.reshape(5, len(breaks), -1)
     floor = _JUMP_SHARE * tolerance
@@ -231,7 +263,7 @@ def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
     if not len(lo):
         return lo
     at_lo, at_hi = _values(channel, lo), _values(channel, hi)
-    finest = _JUMP_STEP / 4 * np.maximum(1.0, np.abs(hi))
+    finest = _jump_step(hi) / 4
     rounds = int(np.ceil(np.log2(np.max((hi - lo) / finest))))
     for _ in range(max(rounds, 0)):
         mid = lo + (hi - lo) / 2
