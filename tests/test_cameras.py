@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kbspline.formats import read_3ds, read_lws
-from kbspline.formats.camera import FieldOfView, convert_fov
+from kbspline.formats.camera import FieldOfView, convert_fov, vertical_fov
 
 import lws_oracle
 import threeds_oracle
@@ -48,6 +48,10 @@ def test_fov_conversion_refuses_bad_arguments():
         convert_fov(1.0, 0.0, "horizontal", "vertical")
     with pytest.raises(ValueError, match="fov axis"):
         convert_fov(1.0, 1.0, "width", "vertical")
+    for fov in (0.0, -0.5, math.pi, 4.0, float("nan")):      # no pinhole has these
+        assert np.isnan(convert_fov([1.0, fov], 1.0, "horizontal", "vertical")[1])
+        with pytest.raises(ValueError, match=r"camera 'C': field of view (reaches -?\d|undefined)"):
+            vertical_fov([1.0, fov], 1.0, "horizontal", "C")
 
 
 @pytest.mark.parametrize("name", ["TargetCameraAnim.3ds", "CameraRollAnim.3ds",

@@ -2,6 +2,8 @@
 tests/threeds_writer.py: a bound on the keys written (a clear error, not
 memory without bound), and extreme key values played back against the
 readers within the tolerance by an independent lerp/slerp."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
@@ -67,18 +69,19 @@ def test_a_single_key_scene_converts(tmp_path, suffix):
     assert not report.missed
 
 
-def test_a_look_at_flip_between_keys_is_reported_by_usd(tmp_path, capsys):
+def test_a_look_at_flip_between_keys_is_keyed_as_a_jump_by_usd(tmp_path):
     """The camera passes right under its target: the look-at's roll flips
     half a turn at an instant that is no key time. USD's report left out
     every interval at the 0.5 ms floor (taking each for a jump) and said
-    1.6e-7; now the keyer's own jump flags say which intervals are jumps."""
+    1.6e-7; then the keyer's jump flags said it and convert exited 1; now
+    the keyer keys the flip as a jump (test_jumps_between_keys)."""
     source = camera_3ds(tmp_path / "flip.3ds", [0, 30], [[-1.0, 0, 0], [1.0, 0, 0]],
                         [[0.0, 0, 5], [0.0, 0, 5]])
-    with pytest.warns(UserWarning, match="USD's playback misses the tolerance.*Cam rotation"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         report = convert(source, tmp_path / "out.usda")
-    assert report.max_error["Cam", "rotation"] > 3.0          # about pi: the flip
-    assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 1
-    assert "Cam rotation" in capsys.readouterr().err
+    assert report.max_error["Cam", "rotation"] <= 1e-4 and not report.missed
+    assert main(["convert", str(source), "-o", str(tmp_path / "again.usda")]) == 0
 
 
 def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):
@@ -92,8 +95,33 @@ def test_a_field_of_view_of_0_is_refused_for_gltf(tmp_path):
     source = tmp_path / "fov0.3ds"
     source.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, 30)))
     out = tmp_path / "out.glb"
-    with pytest.raises(ValueError, match="camera 'Cam': its field of view reaches 0 degrees"):
+    with pytest.raises(ValueError, match="camera 'Cam': field of view reaches 0 degrees"):
         convert(source, out)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usda"])
+@pytest.mark.parametrize("degrees", [[10.0, 0.0], [10.0, 185.0], [0.0], [180.0]])
+def test_a_field_of_view_outside_0_to_180_is_refused(tmp_path, suffix, degrees):
+    # a fov of 180 or more has no pinhole; USD's focal length divided by zero
+    # beside its error, and glTF took a 185-degree fov as a narrow one
+    if suffix == ".usda":
+        pytest.importorskip("pxr")
+    from threeds_writer import write_3ds
+    frames = np.arange(len(degrees)) * 30
+    track = {"frames": frames, "values": np.array(degrees)[:, None], "flags": 0}
+    still = {"frames": np.array([0]), "values": np.array([[0.0, 0.0, 0.0]]), "flags": 0}
+    aim = {"frames": np.array([0]), "values": np.array([[0.0, 5.0, 0.0]]), "flags": 0}
+    nodes = [{"tag": "camera", "name": "Cam", "tracks": {"position": still, "fov": track}},
+             {"tag": "target", "name": "Cam", "tracks": {"position": aim}}]
+    source = tmp_path / "fov.3ds"
+    source.write_bytes(write_3ds(nodes, objects=[("Cam", "camera")], segment=(0, 30)))
+    out = tmp_path / ("out" + suffix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)      # no NumPy warning beside it
+        with pytest.raises(ValueError, match=r"camera 'Cam': field of view reaches "
+                                             rf"{degrees[-1]:g} degrees; it must lie strictly"):
+            convert(source, out)
     assert not out.exists()
 
 

@@ -123,6 +123,10 @@ def test_reduce_keys_short_clips_and_progress():
     for frames in (0, 1):
         with pytest.raises(ValueError, match=f"the clip has {frames} frame.s.; reducing needs"):
             reduce_keys(Motion(clip.joints, clip.frame_time, clip.frames[:frames]), 0.1, 0.1)
+    for tolerances in ({"angle_tolerance": 0.1, "distance_tolerance": 0.1},
+                       {"position_tolerance": 0.1}):  # each mode failed its own obscure way
+        with pytest.raises(ValueError, match="the clip has no joints"):
+            reduce_keys(Motion([], clip.frame_time, np.zeros((5, 0))), **tolerances)
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])

@@ -69,6 +69,8 @@ def test_reduce_json_rebuilds_the_frames(tmp_path):
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.pop("joints"), "not a reduction"),
     (lambda d: d["joints"][0].update(key_frames=[0, 5]), "key frames must rise"),
+    (lambda d: d["joints"][0].update(key_frames=2), "key frames must rise"),  # was a TypeError
+    (lambda d: d["joints"][0].update(key_frames=[[0], [2]]), "key frames must rise"),
     (lambda d: d.update(quaternion_order="xyzw"), "quaternion_order"),
     (lambda d: d.update(format="kbspline.other"), "format 'kbspline.other'"),
     (lambda d: d.update(version=3), "reads versions 1 to 2"),   # a later writer's

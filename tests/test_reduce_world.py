@@ -277,30 +277,31 @@ def quaternion_matrices(rotations):
 
 
 @pytest.mark.parametrize("fit", [False, True])
-def test_threads_give_the_same_reduction(walk, fit):
+@pytest.mark.parametrize("tolerances", [{"position_tolerance": 0.3},
+                                        {"angle_tolerance": 0.005, "distance_tolerance": 0.5}],
+                         ids=["world", "local"])
+def test_threads_give_the_same_reduction(walk, fit, tolerances):
     """Joints are reduced on set_num_threads() threads; any number gives the
     same keys, TCB or tangents and errors, bit for bit."""
     from kbspline import set_num_threads
     previous = set_num_threads(1)
     try:
-        one = reduce_keys(walk, position_tolerance=0.3, fit=fit).to_json()
+        one = reduce_keys(walk, fit=fit, **tolerances).to_json()
         set_num_threads(2)
-        two = reduce_keys(walk, position_tolerance=0.3, fit=fit).to_json()
+        two = reduce_keys(walk, fit=fit, **tolerances).to_json()
     finally:
         set_num_threads(previous)
     assert one == two
 
 
-def test_a_pass_closed_early_leaves_no_joint_running():
-    """A pass that stops early (its world check failed) returns only once
-    the joints its threads had started are done, so that none runs on
-    into the next pass's use of the same joint (the fuzzer's random clip
-    12096 raised 'must be strictly increasing' one run in three on two
-    threads when a pass returned at once: a joint's greedy keys were
-    written by two passes at the same time)."""
+def test_an_error_in_progress_leaves_no_joint_running():
+    """Local mode's joints on threads: an exception from progress surfaces
+    only once the joints its threads had started are done, so that none
+    runs on after reduce_keys has returned (the fuzzer's random clip 12096
+    raised 'must be strictly increasing' one run in three on two threads
+    when a world pass once returned at once: two wrote one joint's keys)."""
     import threading
     import time
-    from concurrent.futures import ThreadPoolExecutor
     from kbspline.motion import reduce as reduce_module
     running, lock, in_joint_1 = set(), threading.Lock(), threading.Event()
 
@@ -314,17 +315,18 @@ def test_a_pass_closed_early_leaves_no_joint_running():
             running.discard(j)
         return j
 
-    with ThreadPoolExecutor(2) as pool:
-        each = reduce_module._in_joint_order(work, 6, pool)
-        assert next(each) == 0
-        assert in_joint_1.wait(10)  # a thread is in joint 1: the pass closes on it
-        each.close()
-        with lock:
-            assert running == set()
+    def stop(done, total):
+        assert in_joint_1.wait(10)  # a thread is in joint 1 as the callback raises
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reduce_module._each_joint(work, 6, 2, stop)
+    with lock:
+        assert running == set()
 
 
-def test_an_interrupt_while_joints_are_queued_runs_none_on():
-    """Ctrl-C while a pass queues its joints (here at the third) cancels
+def test_an_interrupt_while_joints_are_queued_runs_none_on(monkeypatch):
+    """Ctrl-C while the joints are queued (here at the third) cancels
     those queued and waits for the one running before it surfaces (the
     review found the queue outside the clean-up)."""
     import threading
@@ -344,17 +346,20 @@ def test_an_interrupt_while_joints_are_queued_runs_none_on():
         return j
 
     class Interrupted(ThreadPoolExecutor):
+        def __init__(self, threads):
+            super().__init__(1)  # one thread, whatever is asked: joint 1 waits in the queue
+
         def submit(self, fn, j):
             if j == 2:  # with the one thread in joint 0
                 assert in_joint_0.wait(10)
                 raise KeyboardInterrupt
             return super().submit(fn, j)
 
-    with Interrupted(1) as pool:
-        with pytest.raises(KeyboardInterrupt):
-            next(reduce_module._in_joint_order(work, 6, pool))
-        with lock:
-            assert running == set() and started == [0]
+    monkeypatch.setattr(reduce_module, "ThreadPoolExecutor", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        reduce_module._each_joint(work, 6, 2)
+    with lock:
+        assert running == set() and started == [0]
 
 
 def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch):
@@ -367,14 +372,14 @@ def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch
     from kbspline import set_num_threads
     from kbspline.motion import reduce as reduce_module
     calls = []
-    greedy = reduce_module._greedy_joint
+    key_joint = reduce_module._key_joint
 
-    def slow_greedy(*args):
-        calls.append(args[-1])
+    def slow_key_joint(*args):
+        calls.append(args)
         time.sleep(0.02)
-        return greedy(*args)
+        return key_joint(*args)
 
-    monkeypatch.setattr(reduce_module, "_greedy_joint", slow_greedy)
+    monkeypatch.setattr(reduce_module, "_key_joint", slow_key_joint)
 
     def stop(done, total):
         raise KeyboardInterrupt
@@ -385,7 +390,7 @@ def test_an_error_in_progress_stops_the_joints_not_yet_started(walk, monkeypatch
             reduce_keys(walk, 0.001, 0.01, fit=False, progress=stop)
     finally:
         set_num_threads(previous)
-    assert len(calls) < len(walk.joints) // 2
+    assert 0 < len(calls) < len(walk.joints) // 2
 
 
 def test_joint_world_refuses_bad_arrays():
@@ -570,22 +575,32 @@ def test_a_check_stops_only_past_the_limit_as_reported():
     assert core.joint_world(None, None, rot[:1], off[:1], no_sites, truth[:1], LIMIT)[3] == LIMIT
 
 
-def windowed_world(walk):
-    """A WorldError of the walk (virtual vertices) under a reduction's
-    curves, and those curves."""
-    from kbspline.motion.world_error import WorldError
-    rotations, translations = reduce_keys(walk, position_tolerance=1.0, fit=False).rebuild(
-        walk.times)
-    world = WorldError(walk, walk.rotations(), walk.translations(), 3.0)
-    return world.with_curves(zip(rotations, translations)), rotations, translations
-
-
 def test_joint_world_refuses_a_world_rot_of_the_wrong_shape(walk):
-    _, rotations, _ = windowed_world(walk)
+    rotations = reduce_keys(walk, position_tolerance=1.0, fit=False).rebuild(walk.times)[0]
     F = walk.num_frames
     with pytest.raises(ValueError, match="world_rot"):
         _core.joint_world(None, None, rotations[0], np.zeros(3), np.zeros((0, 3)), None,
                           math.inf, None, (np.zeros((F - 1, 3, 3)), np.zeros((F, 3))))
+
+
+@pytest.mark.parametrize("virtual", [None, 3.0])
+def test_world_error_places_the_points_as_the_oracle_does(virtual):
+    """WorldError's points are the independent forward kinematics' (SciPy's
+    matrices from the Euler angles); the clip's own curves are no error
+    from them, whatever translations are given for joints their OFFSET
+    places; a root moved by (1, 1, 1) moves every point sqrt(3)."""
+    from kbspline.motion.world_error import WorldError, vertex_positions
+    clip = chain_clip(end_site=True)
+    rotations, translations = clip.rotations(), clip.translations()
+    got, owner = vertex_positions(clip, rotations, translations, virtual)
+    want, want_owner = oracle_points(clip, euler_matrices(clip), translations, virtual)
+    np.testing.assert_array_equal(owner, want_owner)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    world = WorldError(clip, rotations, translations, virtual)
+    offset_placed = translations + np.array([0.0, 1.0, 1.0])[:, None, None]
+    assert world.errors(zip(rotations, offset_placed)).tolist() == [0.0, 0.0, 0.0]
+    moved = translations + np.array([1.0, 0.0, 0.0])[:, None, None]
+    np.testing.assert_allclose(world.errors(zip(rotations, moved)), math.sqrt(3), rtol=1e-12)
 
 
 def below(world):
@@ -618,7 +633,8 @@ def test_reach_is_the_per_joint_one_bit_for_bit(source, virtual):
     from kbspline.motion.world_error import WorldError
     clip = read_bvh(source)
     world = WorldError(clip, clip.rotations(), clip.translations(), virtual)
-    parents, n_sites, _, truth = world.points
+    parents, n_sites = np.array(world.parents), np.array([len(s) for s in world.sites])
+    truth = np.concatenate([points.ravel() for points in world.truth])
     assert _core.joint_reach(parents, n_sites, truth).tobytes() == \
         per_joint_reach(world).tobytes()
 

@@ -398,7 +398,7 @@ def test_a_zoom_below_zero_between_keys_is_refused(tmp_path):
              "  Key 0.5 1 1 0 0 0 -40 -40 0", "  Key 3 2 1 0 0 0 40 40 0", "  Behaviors 1 1",
              "}"]
     path.write_text(_with_camera_lines(path.read_text(), lines))
-    with pytest.raises(ValueError, match="Cam/camera': its field of view is not finite"):
+    with pytest.raises(ValueError, match="camera 'Cam': field of view undefined at some time"):
         convert(path, tmp_path / "dip.usda")
     assert not (tmp_path / "dip.usda").exists()
 

@@ -1,7 +1,7 @@
 """LINEAR keys for any scene channel within a tolerance (`channel_keys`):
 `kbspline.formats.adaptive`'s refinement fed a channel as a function of
 time, every key time of the channel kept, and a pair of keys around each
-jump in value.
+jump in value, at a key time or between keys.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from .._checks import _check_positive
-from .adaptive import MIN_KEY_SPACING, FloatArray, _check_count, _place
+from .adaptive import (DENSE_CHECKS, MIN_KEY_SPACING, FloatArray, _bound, _check_count,
+                       _place)
 
 __all__ = ["channel_keys", "key_times_in"]
 
@@ -58,7 +59,16 @@ def channel_keys(channel, tolerance: float, *, start: float, end: float,
     them cannot follow a jump, so that interval is the one place the
     tolerance is not met, besides places where keys would need to be
     closer than `min_spacing` (as for `linear_keys`).  Jumps are looked for
-    at key times only (`key_times_in`).
+    at key times (`key_times_in`) and, where refinement leaves an interval
+    failing at the `min_spacing` floor, inside it (a 3DS look-at flipping
+    half a turn as its target passes straight over the camera): the
+    interval is bisected down to nanoseconds, and a change there above the
+    tolerance and much larger than the channel's own nearby is a jump,
+    keyed as above; a steep but continuous motion stays a miss.  Jumps
+    whose pairs touch or overlap (closer than `min_spacing`, as a repeat
+    shorter than it, or a value of its own at a key time) cannot be shown
+    apart: those intervals are no jump's, but measured like any other, a
+    miss where they fail.
     """
     times, values, _, _ = _channel_keys(channel, tolerance, start, end, min_spacing,
                                         round_times)
@@ -81,12 +91,19 @@ def _channel_keys(channel, tolerance, start, end, min_spacing=MIN_KEY_SPACING,
         return np.array([start]), curve(np.array([start])), np.zeros(0, bool), curve
     rounding = round_times or (lambda t: t)
     breaks = key_times_in(channel, start, end)
-    _check_count([breaks])
-    keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
-                                    rotation)
-    jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
-    keys = _place(curve, [keys], [jump], tolerance, rounding, min_spacing)[0]
-    return keys, curve(keys), np.isin(keys[:-1], jump_starts), curve
+    for _ in range(_JUMP_ROUNDS):   # again with the jumps found between keys as breaks
+        _check_count([breaks])
+        keys, jump, curve = _jump_pairs(channel, breaks, tolerance, min_spacing, rounding,
+                                        rotation)
+        jump_starts = keys[:-1][jump]       # no key ever lands inside a jump's interval
+        keys = _place(curve, [keys], [jump], tolerance, rounding, min_spacing)[0]
+        jump = np.isin(keys[:-1], jump_starts)
+        found = _jumps_between(channel, curve, keys, jump, tolerance, min_spacing, rotation)
+        found = found[~np.isin(found, breaks)]      # a jump at the range's end stays
+        if not len(found):
+            break
+        breaks = np.union1d(breaks, found)
+    return keys, curve(keys), jump, curve
 
 
 def key_times_in(channel, start: float, end: float) -> FloatArray:
@@ -143,12 +160,18 @@ class _Curve:
         return _values(self.channel, t.ravel()).reshape(t.shape + (-1,))
 
 
-# A jump is a change between a key time and times this close to it (times
-# the time's size) of more than _JUMP_SHARE of the tolerance and _JUMP_RATIO
-# times the change over the same step just beside it.
+# A jump is a change between a key time and times this close to it (in
+# seconds, or _JUMP_ULPS float64 steps of the time where that is more: never
+# scaled by the time, so a motion is judged alike at 1 s and at 1000 s) of
+# more than _JUMP_SHARE of the tolerance and _JUMP_RATIO times the change
+# over the same step just beside it.
 _JUMP_STEP = 1e-8
+_JUMP_ULPS = 4096.0
 _JUMP_SHARE = 1e-3
 _JUMP_RATIO = 16.0
+# Keyings of a channel at most: the first, and again with the jumps found
+# between its keys (one more finds what the first's refinement hid).
+_JUMP_ROUNDS = 3
 
 
 def _distance(a, b, rotation):
@@ -177,17 +200,42 @@ def _jump_pairs(channel, breaks, tolerance, spacing, rounding, rotation):
     # inner keys stored apart from the ends, as those are
     inner = inner[(inner > max(lo, start)) & (inner < min(hi, end))]
     keys = np.unique(np.concatenate([[start, end], inner]))
+    spans = np.searchsorted(keys, np.column_stack([firsts, lasts]))
     jump = np.zeros(len(keys) - 1, dtype=bool)
-    for a, b in zip(firsts, lasts):
-        i, j = np.searchsorted(keys, [a, b])
+    for i, j in spans:
         jump[i:j] = True
-    return keys, jump, curve
+    return keys, jump & ~_crowded(jump, spans, breaks[into], breaks[out_of]), curve
+
+
+def _crowded(jump, spans, into, out_of):
+    """The jump intervals whose run (touching pairs) holds more than one
+    jump (times further apart than `_jump_step`): no key can show what lies
+    between those jumps, so that run is measured (a miss), not skipped."""
+    at = np.concatenate([into, out_of])
+    order = np.argsort(at, kind="stable")
+    apart = np.diff(at[order]) > _jump_step(at[order][1:])
+    jump_id = np.empty(len(at), dtype=np.intp)
+    jump_id[order] = np.cumsum(np.concatenate([[0], apart]))
+    # a value of its own at a key time (jumps into and out of it): two jumps
+    jump_id[len(into):][np.isin(out_of, into)] += len(at)
+    run = np.cumsum(jump & ~np.concatenate([[False], jump[:-1]]))
+    held: dict = {}
+    for (i, j), k in zip(spans, jump_id):
+        if j > i:
+            held.setdefault(run[i], set()).add(k)
+    return jump & np.isin(run, [r for r, ids in held.items() if len(ids) > 1])
+
+
+def _jump_step(times):
+    """`_jumps`' step at `times`: `_JUMP_STEP`, or more where float64
+    times are too coarse for it."""
+    return np.maximum(_JUMP_STEP, _JUMP_ULPS * np.spacing(np.abs(times)))
 
 
 def _jumps(channel, breaks, tolerance, rotation):
     """Whether the value jumps into each break (its value differs from the
     one just before) and out of it (from the one just after)."""
-    step = _JUMP_STEP * np.maximum(1.0, np.abs(breaks))
+    step = _jump_step(breaks)
     at = _values(channel, np.concatenate([breaks + k * step for k in (-2, -1, 0, 1, 2)]))
     v = at.reshape(5, len(breaks), -1)
     floor = _JUMP_SHARE * tolerance
@@ -197,6 +245,35 @@ def _jumps(channel, breaks, tolerance, rotation):
     out_of = (out_of > floor) & (out_of > _JUMP_RATIO * _distance(v[4], v[3], rotation))
     into[0] = out_of[-1] = False     # the range starts and ends there
     return into, out_of
+
+
+def _jumps_between(channel, curve, keys, jump, tolerance, spacing, rotation):
+    """The times of jumps inside the intervals refinement left failing at
+    the spacing floor: each such interval bisected, keeping the half whose
+    ends differ more, down to a quarter of `_jumps`' step; a jump where
+    `_jumps` finds one into the bracket's end (its change much more than
+    the channel's own over the same step just before) and the bracket's
+    ends differ by more than the tolerance."""
+    lo, hi = keys[:-1], keys[1:]
+    floor = ~jump & (hi - lo < 2 * spacing)
+    lo, hi = lo[floor], hi[floor]
+    if len(lo):
+        bound = _bound(curve, lo, hi, np.zeros(len(lo), np.intp), 1, 0.0, DENSE_CHECKS + 1)[0]
+        lo, hi = lo[bound > tolerance], hi[bound > tolerance]
+    if not len(lo):
+        return lo
+    at_lo, at_hi = _values(channel, lo), _values(channel, hi)
+    finest = _jump_step(hi) / 4
+    rounds = int(np.ceil(np.log2(np.max((hi - lo) / finest))))
+    for _ in range(max(rounds, 0)):
+        mid = lo + (hi - lo) / 2
+        at_mid = _values(channel, mid)
+        left = _distance(at_lo, at_mid, rotation) >= _distance(at_mid, at_hi, rotation)
+        hi, at_hi = np.where(left, mid, hi), np.where(left[:, None], at_mid, at_hi)
+        lo, at_lo = np.where(left, lo, mid), np.where(left[:, None], at_lo, at_mid)
+    into, _ = _jumps(channel, np.concatenate([hi[:1], hi]), tolerance, rotation)
+    # a jump smaller than the tolerance is not what failed: the miss stays
+    return np.unique(hi[into[1:] & (_distance(at_lo, at_hi, rotation) > tolerance)])
 
 
 def _stored_beside(rounding, times, side):

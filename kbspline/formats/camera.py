@@ -17,7 +17,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["FOV_AXES", "FieldOfView", "convert_fov", "camera_facts", "camera_turn"]
+__all__ = ["FOV_AXES", "FieldOfView", "convert_fov", "vertical_fov", "camera_facts",
+           "camera_turn"]
 
 FOV_AXES = ("horizontal", "vertical", "diagonal")
 
@@ -35,7 +36,7 @@ def convert_fov(fov: ArrayLike, aspect: float, from_axis: str, to_axis: str) -> 
     Parameters
     ----------
     fov : array_like
-        Radians, in (0, pi).
+        Radians, in (0, pi); NaN outside.
     aspect : float
         Frame width over height (positive).
     from_axis, to_axis : str
@@ -50,7 +51,24 @@ def convert_fov(fov: ArrayLike, aspect: float, from_axis: str, to_axis: str) -> 
     if not (np.isfinite(aspect) and aspect > 0):
         raise ValueError(f"aspect must be a positive number, not {aspect!r}")
     ratio = _half_span(to_axis, aspect) / _half_span(from_axis, aspect)
-    return 2.0 * np.arctan(np.tan(np.asarray(fov, dtype=np.float64) / 2.0) * ratio)
+    fov = np.asarray(fov, dtype=np.float64)
+    fov = np.where((fov > 0.0) & (fov < np.pi), fov, np.nan)   # no pinhole outside
+    return 2.0 * np.arctan(np.tan(fov / 2.0) * ratio)
+
+
+def vertical_fov(fov: ArrayLike, aspect: float, axis: str, camera: str) -> np.ndarray:
+    """`convert_fov` to the vertical; a ValueError names `camera` and the
+    first value outside (0, pi), which a file format cannot carry."""
+    fov = np.asarray(fov, dtype=np.float64)
+    outside = fov[~((fov > 0.0) & (fov < np.pi))]           # NaN too
+    if np.isnan(outside).any():     # a channel's NaN: a zoom factor at or below 0
+        raise ValueError(f"camera {camera!r}: field of view undefined at some time "
+                         f"(a zoom factor at or below 0?)")
+    if outside.size:
+        raise ValueError(f"camera {camera!r}: field of view reaches "
+                         f"{np.degrees(outside.flat[0]):g} degrees; it must lie strictly "
+                         f"between 0 and 180")
+    return convert_fov(fov, aspect, axis, "vertical")
 
 
 class FieldOfView:

@@ -34,7 +34,7 @@ from typing import Optional, Union
 import numpy as np
 
 from .._checks import _check_positive
-from .camera import camera_turn, convert_fov
+from .camera import camera_turn, vertical_fov
 from .convert import axes_to_gltf, scene_range, upright
 from .gltf import DEFAULT_ANGLE_TOLERANCE
 from .adaptive import _channel_keys
@@ -194,7 +194,8 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
             cameras[node.name] = camera_path
             fov = scene.animations[animation].get((node.name, "fov")) if channels else None
             fov = fov if fov is not None and len(fov.times) > 1 else None   # one key: constant
-            out = _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps)
+            out = _write_camera(stage, camera_path, node.name, facts, fov, axes, angle,
+                               start, end, fps)
             if out is not None:
                 key = (node.name, "fov")
                 times[key], errors[key], tolerances[key] = out
@@ -205,8 +206,8 @@ def scene_to_usd(scene, path: Union[str, os.PathLike[str]], *, animation: Option
         warnings.warn(f"USD's playback misses the tolerance on {len(report.missed)} "
                       f"channel(s): " + ", ".join(f"{node} {what} {error:.3g}" for
                                                   (node, what), error in report.missed.items())
-                      + " (keys would need to be closer than 0.0005 s, or a jump falls "
-                        "between keys)", UserWarning, stacklevel=3)
+                      + " (keys would need to be closer than 0.0005 s)", UserWarning,
+                      stacklevel=3)
     return report
 
 
@@ -268,7 +269,7 @@ def _child_name(names, i, wanted):
     return wanted if wanted not in names else f"{wanted}_{i}"
 
 
-def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
+def _write_camera(stage, camera_path, name, facts, fov, axes, angle, start, end, fps):
     """The Camera prim; (times, error, tolerance) of an animated fov."""
     from pxr import Gf, Usd, UsdGeom
     camera = UsdGeom.Camera.Define(stage, camera_path)
@@ -285,11 +286,11 @@ def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     def focal_length(vertical):
         return 0.5 * height / np.tan(0.5 * vertical)
 
-    vertical = convert_fov(facts["fov"], aspect, facts["fov_axis"], "vertical")
+    vertical = vertical_fov(facts["fov"], aspect, facts["fov_axis"], name)
     focal.Set(float(focal_length(vertical)))
     if fov is None:
         return None
-    lens = _FocalLength(fov, aspect, focal_length)
+    lens = _FocalLength(fov, aspect, focal_length, name)
     # |d focal / d fov| >= height / 4, so focal lengths within angle * height / 4
     # keep the fov within the angle (to first order; measured below)
     at, _, jumps, _ = _channel_keys(lens, angle * height / 4, start, end)
@@ -301,9 +302,6 @@ def _write_camera(stage, camera_path, facts, fov, axes, angle, start, end, fps):
     replayed = np.interp(t.ravel(), at, values[:, 0]).reshape(t.shape)
     error = np.abs(2 * np.arctan(0.5 * height / replayed) - lens.vertical(t.ravel())
                    .reshape(t.shape))
-    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(error))):
-        raise ValueError(f"camera {camera_path!r}: its field of view is not finite at some "
-                         f"time (a zoom factor at or below 0?)")
     wide = ~jumps                                           # not a jump's pair
     return at, float(np.max(error[wide], initial=0.0)), angle
 
@@ -312,12 +310,13 @@ class _FocalLength:
     """A fov channel seen as the focal lengths USD lerps."""
     path = "focalLength"
 
-    def __init__(self, fov, aspect, focal_length):
+    def __init__(self, fov, aspect, focal_length, camera):
         self.fov, self.aspect, self._focal = fov, aspect, focal_length
         self.times, self.interpolation = fov.times, fov.interpolation
+        self.camera = camera
 
     def vertical(self, t):
-        return convert_fov(self.fov(t), self.aspect, self.fov.axis, "vertical")
+        return vertical_fov(self.fov(t), self.aspect, self.fov.axis, self.camera)
 
     def focal(self, t):
         return self._focal(self.vertical(t))

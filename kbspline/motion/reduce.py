@@ -2,11 +2,10 @@
 splines stay within a tolerance of every original frame."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import warnings
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Union
 
 import numpy as np
@@ -57,23 +56,17 @@ class Reduction:
         keys carry TCB instead.
     """
 
-    names: list[str]       # joint names
+    names: list[str]
     frame_time: float
     num_frames: int
-    key_frames: list[NDArray[np.intp]]  # per joint: (K_j,) frame indices, ascending, first and last kept
-    rotations: list[NDArray[np.float64]]  # per joint: (K_j, 4) local rotations at its keys, (w, x, y, z)
-    translations: list[NDArray[np.float64]]  # per joint: (K_j, 3) local translations at its keys
-    max_angle: NDArray[np.float64]  # (J,) worst rotation error over all frames, radians
-    max_distance: NDArray[np.float64]  # (J,) worst translation error over all frames
-    # (J,) worst world-space distance, over all frames, of the joint's origin,
-    # End Site and virtual vertices from where the clip puts them
+    key_frames: list[NDArray[np.intp]]
+    rotations: list[NDArray[np.float64]]
+    translations: list[NDArray[np.float64]]
+    max_angle: NDArray[np.float64]
+    max_distance: NDArray[np.float64]
     max_position: Optional[NDArray[np.float64]] = None
-    # per joint, (K_j, 3) tension, continuity and bias of its rotation and
-    # translation keys (None: all zero, as unfitted keys have)
     rotation_tcb: Optional[list[NDArray[np.float64]]] = None
     translation_tcb: Optional[list[NDArray[np.float64]]] = None
-    # per joint, (K_j, 3) each key's fitted tangent per unit time, arriving
-    # and leaving (None: the keys carry TCB)
     rotation_tangents: Optional[list[NDArray[np.float64]]] = None
     translation_tangents: Optional[list[NDArray[np.float64]]] = None
 
@@ -158,35 +151,36 @@ class Reduction:
             joints = data["joints"]
             if data.get("quaternion_order", "wxyz") != "wxyz":
                 raise ValueError(f"quaternion_order {data['quaternion_order']!r} is not 'wxyz'")
+
+            def rows(name, width):
+                return [np.asarray(j[name], dtype=np.float64).reshape(-1, width) for j in joints]
+
+            def column(name):
+                return np.array([float(j[name]) for j in joints])
+
+            def given(name):
+                return all(name in j for j in joints)
+
             out = cls(
                 names=[str(j["name"]) for j in joints], frame_time=float(data["frame_time"]),
                 num_frames=int(data["num_frames"]),
                 key_frames=[np.asarray(j["key_frames"], dtype=np.intp) for j in joints],
-                rotations=[np.asarray(j["rotations"], dtype=np.float64).reshape(-1, 4)
-                           for j in joints],
-                translations=[np.asarray(j["translations"], dtype=np.float64).reshape(-1, 3)
-                              for j in joints],
+                rotations=rows("rotations", 4), translations=rows("translations", 3),
                 # radians where written (exact), else degrees (older files)
                 max_angle=np.array([float(j["max_angle"]) if "max_angle" in j
                                     else math.radians(float(j["max_angle_deg"]))
                                     for j in joints]),
-                max_distance=np.array([float(j["max_distance"]) for j in joints]),
-                max_position=(np.array([float(j["max_position"]) for j in joints])
-                              if all("max_position" in j for j in joints) else None),
-                **{name: ([np.asarray(j[name], dtype=np.float64).reshape(-1, 3)
-                           for j in joints] if all(name in j for j in joints) else None)
-                   for name in ("rotation_tcb", "translation_tcb", "rotation_tangents",
-                                "translation_tangents")})
+                max_distance=column("max_distance"),
+                max_position=column("max_position") if given("max_position") else None,
+                **{name: rows(name, 3) if given(name) else None for name in _FITTED_ROWS})
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a reduction written by Reduction.to_json: {exc!r}") from None
         _check_fitted_rows(out)
         for j, (name, keys, q, x) in enumerate(zip(out.names, out.key_frames, out.rotations,
                                                   out.translations)):
-            tcbs = [t[j] for t in (out.rotation_tcb, out.translation_tcb,
-                                   out.rotation_tangents, out.translation_tangents)
-                    if t is not None]
-            if (len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
-                    or any(len(t) != len(keys) or not np.isfinite(t).all() for t in tcbs)
+            fitted = [getattr(out, n)[j] for n in _FITTED_ROWS if getattr(out, n) is not None]
+            if (keys.ndim != 1 or len(keys) < 2 or len(q) != len(keys) or len(x) != len(keys)
+                    or any(len(t) != len(keys) or not np.isfinite(t).all() for t in fitted)
                     or keys[0] != 0 or keys[-1] != out.num_frames - 1
                     or np.any(np.diff(keys) <= 0)):
                 raise ValueError(f"joint {name!r}: its key frames must rise from 0 to "
@@ -218,8 +212,7 @@ class Reduction:
     def to_json(self) -> dict[str, Any]:
         """A dict for json.dump: per joint, its key frames, values and TCB or
         tangents."""
-        optional = {name: getattr(self, name) for name in (
-            "rotation_tcb", "translation_tcb", "rotation_tangents", "translation_tangents")}
+        optional = {name: getattr(self, name) for name in _FITTED_ROWS}
         return {"format": JSON_FORMAT, "version": JSON_VERSION,
                 "frame_time": self.frame_time, "num_frames": self.num_frames,
                 "ratio": self.ratio, "quaternion_order": "wxyz",
@@ -241,6 +234,8 @@ class Reduction:
 # zero TCB, so from_json refuses versions above its own.
 JSON_FORMAT = "kbspline.reduction"
 JSON_VERSION = 2
+# A joint's fitted rows, written and read where every joint has them.
+_FITTED_ROWS = ("rotation_tcb", "translation_tcb", "rotation_tangents", "translation_tangents")
 
 
 def _check_json_version(data):
@@ -261,128 +256,76 @@ def _check_fitted_rows(reduction):
     """Refuses fitted rows that do not come as a pair of one kind: TCB of
     both channels or tangents of both, not one alone nor both kinds (a
     rebuild would otherwise take other curves than the reduction's)."""
-    tcb = [reduction.rotation_tcb is not None, reduction.translation_tcb is not None]
-    tangents = [reduction.rotation_tangents is not None,
-                reduction.translation_tangents is not None]
-    if tcb[0] != tcb[1] or tangents[0] != tangents[1] or (tcb[0] and tangents[0]):
+    rotation_tcb, translation_tcb, rotation_tangents, translation_tangents = (
+        getattr(reduction, name) is not None for name in _FITTED_ROWS)
+    if (rotation_tcb != translation_tcb or rotation_tangents != translation_tangents
+            or (rotation_tcb and rotation_tangents)):
         raise ValueError("a reduction's fitted rows come as rotation_tcb with translation_tcb, "
                          "or rotation_tangents with translation_tangents, for every joint: "
                          "not one of a pair, nor both kinds")
 
 
-class _JointFrames:
-    """One joint's frames (times, (1, F, 4) rotations, (1, F, 3)
-    translations), whether it has position channels, and its tolerances
-    (angle, distance)."""
-
-    def __init__(self, times, rotations, translations, tolerances, j, moves):
-        self.frames = (times, rotations[j:j + 1], translations[j:j + 1])
-        self.moves = moves
-        self.tolerances = tolerances
-
-    def greedy(self):
-        """Greedy keys (kb_reduce_greedy) under its tolerances."""
-        tolerances = np.array(self.tolerances)[:, None]
-        return _core.reduce_greedy(*self.frames, *tolerances)[0][0]
-
-
-def _nothing_to_fit(keys, tolerances):
-    """Whether no fit could drop a key: only the first and last frames are
-    keys, or no tolerance is finite (they are positive: the least is infinite)."""
-    return len(keys) == 2 or min(tolerances) == math.inf
+def _key_joint(frames, tolerances, fit, moving):
+    """One joint's keys in local mode, from its frames (times, (1, F, 4)
+    rotations, (1, F, 3) translations) and tolerances (angle, distance):
+    (keys, rotation rows, translation rows, then its rebuilt curves (F, 4)
+    and (F, 3) and their errors at every frame, kb_reduce_rebuild's).  The
+    rows are tangents (None for greedy keys); the translation curve None
+    where the joint does not move, as forward kinematics takes its OFFSET."""
+    if not fit:  # the frame worst out of tolerance keyed in turn
+        choice = (_core.reduce_greedy(*frames, *np.array(tolerances)[:, None])[0][0], None, None)
+    else:  # swept in one pass, then keys dropped with their neighbours refitted
+        choice = _core.reduce_sweep(*frames, *tolerances)
+        if len(choice[0]) > 2:
+            choice = _core.reduce_drop(*frames, *tolerances, *choice, False)[:3]
+    return choice + _core.reduce_rebuild(*frames, *choice, True, moving, None, fit)
 
 
-def _greedy_joint(joint):
-    """A joint's greedy keys, as (keys,)."""
-    return (joint.greedy(),)
-
-
-def _fitted_joint(joint):
-    """A joint's tangent keys (local mode): swept in one pass
-    (kb_reduce_sweep), then keys dropped with their neighbours refitted
-    (kb_reduce_drop).  Returns (keys, rotation rows, translation rows)."""
-    tolerances = joint.tolerances
-    swept = _core.reduce_sweep(*joint.frames, *tolerances)
-    if _nothing_to_fit(swept[0], tolerances):
-        return swept
-    return _core.reduce_drop(*joint.frames, *tolerances, *swept, False)[:3]
-
-
-def _in_joint_order(work, J, pool=None):
-    """Yields work(j) for j in range(J), in order: without a pool each as
-    it is asked for; with one (the core releases the GIL and joints are
-    independent, so the results are the same on any number of threads) the
-    joints after it queued meanwhile.  Closed early (an error, Ctrl-C), it
-    cancels the joints not yet started and waits for those running."""
-    if pool is None:
-        yield from map(work, range(J))
-        return
-    futures = []
-    try:
-        for j in range(J):
-            futures.append(pool.submit(work, j))
-        for future in futures:
-            yield future.result()
-    finally:
-        for future in futures:
-            future.cancel()
-        wait(futures)
-
-
-def _choose(choose_joint, joints, pool=None, progress=None):
-    """Every joint's choice by choose_joint, on `pool` where given,
-    progress(done, J) as each is done, in joint order."""
+def _each_joint(work, J, threads, progress=None):
+    """[work(j) for j in range(J)] on up to `threads` threads (the core
+    releases the GIL and the joints are independent: the results are the
+    same on any number), progress(done, J) as each is done, in joint
+    order.  Stopped (an error, Ctrl-C), it runs none of the joints queued
+    on, and raises once those running are done."""
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
     results = []
-    with contextlib.closing(_in_joint_order(lambda j: choose_joint(joints[j]), len(joints),
-                                            pool)) as each:
-        for result in each:
+    try:
+        for result in (pool.map if pool else map)(work, range(J)):
             results.append(result)
             if progress:
-                progress(len(results), len(joints))
+                progress(len(results), J)
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
     return results
 
 
-@contextlib.contextmanager
-def _joint_threads(J):
-    """A pool of up to set_num_threads() threads for local mode's joints
-    (None on one thread), shut down on the way out, nothing queued run on."""
-    threads = min(get_num_threads(), J)
-    if threads <= 1:
-        yield None
-        return
-    pool = ThreadPoolExecutor(threads)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(cancel_futures=True)
+GREEDY_THREADS_FROM = 100  # frames from which local greedy keys run on threads
+FIT_THREADS_FROM = 50      # frames from which local fitted keys run on threads
 
 
-def _rebuild(joint, choice):
-    """A joint's curves at every frame, (F, 4) and (F, 3), through a choice
-    (keys,) or (keys, rotation tangents, translation tangents)
-    (kb_reduce_rebuild); the translation None where the joint has no
-    position channels, as forward kinematics then takes its OFFSET."""
-    keys, rows = choice[0], (choice[1:] if len(choice) == 3 else (None, None))
-    return _core.reduce_rebuild(*joint.frames, keys, *rows, False, joint.moves, None,
-                                len(choice) == 3)[:2]
-
-
-def _reduction(motion, joints, selected, world):
-    """The Reduction of these choices of keys (local mode), `world` (a
-    WorldError of the clip's rotations and translations) measuring their
-    world-space errors."""
-    world = world.with_curves(_rebuild(joint, choice) for joint, choice in zip(joints, selected))
-    keys = [choice[0] for choice in selected]
-    rows = ([[c[1] for c in selected], [c[2] for c in selected]] if len(selected[0]) == 3
-            else [None, None])
-    # a joint placed by its OFFSET has no translation curve: no distance error
-    errors = [_core.reduce_errors(*joint.frames, world.rotations[j], world.translations[j])
-              for j, joint in enumerate(joints)]
-    angle = np.array([a.max() for a, _ in errors])
-    distance = np.array([0.0 if d is None else d.max() for _, d in errors])
-    return _keyed(motion, [joint.frames[1][0] for joint in joints],
-                  [joint.frames[2][0] for joint in joints], keys, angle, distance,
-                  world.errors, *rows)
+def _local_reduction(motion, rotations, translations, tolerances, fit, progress):
+    """reduce_keys without `position_tolerance`: each joint keyed alone
+    under `tolerances` (angle, distance), then its world error measured."""
+    moving = [moves(joint) for joint in motion.joints]
+    J, threads_from = len(moving), FIT_THREADS_FROM if fit else GREEDY_THREADS_FROM
+    chosen = _each_joint(
+        lambda j: _key_joint((motion.times, rotations[j:j + 1], translations[j:j + 1]),
+                             tolerances, fit, moving[j]),
+        J, min(get_num_threads(), J) if motion.num_frames >= threads_from else 1, progress)
+    keys, rotation_rows, translation_rows, curve_q, curve_x, angle, distance = (
+        list(column) for column in zip(*chosen))
+    result = _keyed(motion, rotations, translations, keys, np.array([a.max() for a in angle]),
+                    # a joint its OFFSET places has no translation curve: no distance error
+                    np.array([d.max() if m else 0.0 for d, m in zip(distance, moving)]),
+                    WorldError(motion, rotations, translations).errors(zip(curve_q, curve_x)),
+                    rotation_rows if fit else None, translation_rows if fit else None)
+    for name, tolerance, worst in zip(("angle_tolerance", "distance_tolerance"), tolerances,
+                                      (result.max_angle, result.max_distance)):
+        if not worst.max() <= tolerance:  # every frame a key: rounding's errors
+            raise ValueError(f"{name}={tolerance!r} is below what the splines reproduce even "
+                             f"keyed at every frame ({worst.max():.3g}): give a larger one")
+    return result
 
 
 def _keyed(motion, rotations, translations, keys, angle, distance, position,
@@ -394,18 +337,6 @@ def _keyed(motion, rotations, translations, keys, angle, distance, position,
                      keys, [q[k] for q, k in zip(rotations, keys)],
                      [x[k] for x, k in zip(translations, keys)], angle, distance, position,
                      None, None, rotation_rows, translation_rows)
-
-
-def _check_reached(name, tolerance, worst):
-    """Refuses a tolerance below what the splines reproduce with every key
-    they may keep (every frame a key, the errors then rounding's)."""
-    if not worst <= tolerance:
-        raise ValueError(f"{name}={tolerance!r} is below what the splines reproduce even "
-                         f"keyed at every frame ({worst:.3g}): give a larger one")
-
-
-GREEDY_THREADS_FROM = 100  # frames from which local greedy keys run on threads
-FIT_THREADS_FROM = 50      # frames from which local fitted keys run on threads
 
 
 def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
@@ -458,7 +389,7 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         A tolerance that is not positive and finite, or below what the
         splines reproduce even keyed at every frame (rounding's errors),
         neither `position_tolerance` nor both local tolerances, a clip of
-        fewer than two frames, or a frame that is not finite.
+        fewer than two frames or of no joints, or a frame that is not finite.
 
     Notes
     -----
@@ -493,6 +424,8 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
         raise ValueError("virtual_distance needs position_tolerance")
     if motion.num_frames < 2:
         raise ValueError(f"the clip has {motion.num_frames} frame(s); reducing needs at least 2")
+    if not motion.joints:
+        raise ValueError("the clip has no joints: reducing needs at least one")
     if not np.isfinite(motion.frames).all():
         frame, column = np.argwhere(~np.isfinite(motion.frames))[0]
         raise ValueError(f"motion.frames[{frame}, {column}] is {motion.frames[frame, column]}: "
@@ -505,28 +438,12 @@ def reduce_keys(motion: Motion, angle_tolerance: Optional[float] = None,
     fit = fit is not False and fit is not np.False_
     rotations = np.ascontiguousarray(motion.rotations())
     translations = np.ascontiguousarray(motion.translations())
-    if position_tolerance is not None:
-        result = _world_reduction(motion, rotations, translations, position_tolerance,
-                                  angle_tolerance, distance_tolerance, virtual_distance, fit,
-                                  progress)
-    else:
-        J = len(motion.joints)
-        joints = [_JointFrames(motion.times, rotations, translations,
-                               (angle_tolerance, distance_tolerance), j, moves(joint))
-                  for j, joint in enumerate(motion.joints)]
-        threads_from = FIT_THREADS_FROM if fit else GREEDY_THREADS_FROM
-        with _joint_threads(J if motion.num_frames >= threads_from else 1) as pool:
-            selected = _choose(_fitted_joint if fit else _greedy_joint, joints, pool, progress)
-        result = _reduction(motion, joints, selected,
-                            WorldError(motion, rotations, translations))
-    # local tolerances given with position_tolerance are caps: below
-    # rounding's they are refused as in local mode
-    for name, tolerance, worst in (("angle_tolerance", angle_tolerance, result.max_angle),
-                                   ("distance_tolerance", distance_tolerance,
-                                    result.max_distance)):
-        if tolerance is not None:
-            _check_reached(name, tolerance, worst.max())
-    return result
+    if position_tolerance is None:
+        return _local_reduction(motion, rotations, translations,
+                                (angle_tolerance, distance_tolerance), fit, progress)
+    # caps given with it that no frame keyed reaches are refused in C too
+    return _world_reduction(motion, rotations, translations, position_tolerance,
+                            angle_tolerance, distance_tolerance, virtual_distance, fit, progress)
 
 
 def _world_reduction(motion, rotations, translations, position_tolerance, angle_cap,

@@ -1,7 +1,6 @@
-/* kb_reduce_clip.c -- the public entry point of key reduction: the clip's
- * points and per-joint tolerances, then the searches in the order
- * kbspline.motion.reduce_keys runs them (tests/test_c_example.py checks
- * that both keep the same keys). */
+/* kb_reduce_clip.c -- the public entry point of key reduction: the clip's points and
+ * per-joint tolerances, then the searches in the order kbspline.motion.reduce_keys
+ * runs them (tests/test_c_example.py checks that both keep the same keys). */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -27,30 +26,18 @@ typedef struct {
 static int count_pass(void *ctx, int passes)
 {
     const counting *c = ctx;
-    int done = passes <= c->plan->passes ? c->skipped + passes
-                                         : c->total - c->plan->passes - c->plan->n_factors + passes;
+    const kb_world_plan *plan = c->plan;
+    int done = passes <= plan->passes ? c->skipped + passes
+                                      : c->total - plan->passes - plan->n_factors + passes;
     return c->options->progress(c->options->progress_data, done, c->total);
 }
 
-/* The clip as the searches take it, and what it points to. */
+/* The clip as the searches take it, and the block it points into. */
 typedef struct {
     kb_world_clip clip;
-    double *times, *sites, *truth, *world_rot, *origin, *reach, *tolerances, *caps;
-    ptrdiff_t *n_sites;
+    double *block, *times, *sites, *truth, *world_rot, *origin, *reach, *tolerances, *caps;
+    ptrdiff_t *n_sites, *chain;
 } prepared;
-
-static void prepared_free(prepared *p)
-{
-    free(p->times);
-    free(p->sites);
-    free(p->truth);
-    free(p->world_rot);
-    free(p->origin);
-    free(p->reach);
-    free(p->tolerances);
-    free(p->caps);
-    free(p->n_sites);
-}
 
 /* A cap given (> 0) or none (0: infinite); -1 where it is neither. */
 static double cap_of(double cap)
@@ -70,11 +57,11 @@ static kb_status check(const kb_motion_clip *c, const kb_reduce_options *o, kb_e
         !(o->virtual_distance >= 0.0 && o->virtual_distance < INFINITY))
         return kb_fail(err, KB_ERANGE, KB_ARG_NONE, -1, -1);
     const ptrdiff_t F = c->n_frames;
-    ptrdiff_t points = 4 * c->n_joints;  /* origins and virtual vertices, then the sites */
+    ptrdiff_t points = 8 * c->n_joints;  /* 6 F (8 J + sites) doubles bound prepare's block */
     for (ptrdiff_t j = 0; j < c->n_joints; j++) {
         const ptrdiff_t n = c->n_sites ? c->n_sites[j] : 0;
         if (c->parents[j] < -1 || c->parents[j] >= j || n < 0 ||
-            n > PTRDIFF_MAX / 2 - points || !kb_doubles_fit(F, points + n, 3, 1))
+            n > PTRDIFF_MAX / 2 - points || !kb_doubles_fit(F, points + n, 6, 1))
             return kb_fail(err, KB_EBADSHAPE, KB_ARG_NONE, j, -1);
         points += n;
         for (ptrdiff_t f = 0; f < F; f++)
@@ -92,17 +79,6 @@ static kb_status place_points(const kb_motion_clip *c, double virtual_distance, 
                               kb_error *err)
 {
     const ptrdiff_t J = c->n_joints, F = c->n_frames, extra = virtual_distance > 0.0 ? 3 : 0;
-    ptrdiff_t n_all = 0;
-    if (!(p->n_sites = malloc((size_t)J * sizeof *p->n_sites)))
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    for (ptrdiff_t j = 0; j < J; j++)
-        n_all += p->n_sites[j] = (c->n_sites ? c->n_sites[j] : 0) + extra;
-    p->sites = malloc((size_t)(3 * n_all + 1) * sizeof(double));
-    p->truth = malloc((size_t)(3 * F * (J + n_all)) * sizeof(double));
-    p->world_rot = malloc((size_t)(9 * F * J) * sizeof(double));
-    p->origin = malloc((size_t)(3 * F * J) * sizeof(double));
-    if (!p->sites || !p->truth || !p->world_rot || !p->origin)
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     const double *given = c->sites;
     double *site = p->sites, *truth = p->truth;
     for (ptrdiff_t j = 0; j < J; j++) {
@@ -112,11 +88,11 @@ static kb_status place_points(const kb_motion_clip *c, double virtual_distance, 
         for (ptrdiff_t v = 0; v < extra; v++)  /* virtual_distance times the identity */
             for (int i = 0; i < 3; i++)
                 site[3 * (own + v) + i] = v == i ? virtual_distance : 0.0;
+        const double *placing = c->moves[j] ? c->translations + 3 * F * j : c->offsets + 3 * j;
         kb_status status = kb_joint_world_error(
             F, q >= 0 ? p->world_rot + 9 * F * q : NULL, q >= 0 ? p->origin + 3 * F * q : NULL,
-            c->rotations + 4 * F * j, c->moves[j] ? c->translations + 3 * F * j : c->offsets + 3 * j,
-            c->moves[j] ? 3 : 0, p->n_sites[j], site, NULL, INFINITY, p->world_rot + 9 * F * j,
-            p->origin + 3 * F * j, truth, NULL, NULL, err);
+            c->rotations + 4 * F * j, placing, c->moves[j] ? 3 : 0, p->n_sites[j], site, NULL,
+            INFINITY, p->world_rot + 9 * F * j, p->origin + 3 * F * j, truth, NULL, NULL, err);
         if (status != KB_OK) {
             err->track = j;
             return status;
@@ -143,20 +119,14 @@ static double spread(const kb_motion_clip *c, ptrdiff_t j)
     return most;
 }
 
-/* Per joint angle and distance tolerances that bound the world error to
- * first order (world_error.local_tolerances, which says how), and caps. */
+/* Per joint angle and distance tolerances that bound the world error to first order,
+ * and caps: each joint an equal share of the position tolerance along the longest
+ * chain through it, its angle's over its reach, halved with its distance's if it moves. */
 static kb_status split_tolerance(const kb_motion_clip *c, const kb_reduce_options *o,
                                  prepared *p, kb_error *err)
 {
     const ptrdiff_t J = c->n_joints;
-    ptrdiff_t *chain = malloc((size_t)(2 * J) * sizeof *chain), *longest = chain + J;
-    p->reach = malloc((size_t)J * sizeof(double));
-    p->tolerances = malloc((size_t)(2 * J) * sizeof(double));
-    p->caps = malloc((size_t)(2 * J) * sizeof(double));
-    if (!chain || !p->reach || !p->tolerances || !p->caps) {
-        free(chain);
-        return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    }
+    ptrdiff_t *chain = p->chain, *longest = chain + J;
     kb_status status = kb_joint_reach(J, c->n_frames, c->parents, p->n_sites, p->truth,
                                       p->reach, err);
     for (ptrdiff_t j = 0; j < J; j++)
@@ -173,16 +143,33 @@ static kb_status split_tolerance(const kb_motion_clip *c, const kb_reduce_option
         p->caps[2 * j] = cap_of(o->angle_cap);
         p->caps[2 * j + 1] = cap_of(o->distance_cap);
     }
-    free(chain);
     return status;
 }
 
+/* The clip's times, points and tolerances, in one block (check bounds its size). */
 static kb_status prepare(const kb_motion_clip *c, const kb_reduce_options *o, prepared *p,
                          kb_error *err)
 {
-    const ptrdiff_t F = c->n_frames;
-    if (!(p->times = malloc((size_t)F * sizeof(double))))
+    const ptrdiff_t J = c->n_joints, F = c->n_frames, extra = o->virtual_distance > 0.0 ? 3 : 0;
+    ptrdiff_t n_all = extra * J;
+    for (ptrdiff_t j = 0; c->n_sites && j < J; j++)
+        n_all += c->n_sites[j];
+    const ptrdiff_t doubles = F + 3 * n_all + 3 * F * (J + n_all) + 12 * F * J + 5 * J;
+    p->block = malloc((size_t)doubles * sizeof(double) + (size_t)(3 * J) * sizeof(ptrdiff_t));
+    if (!p->block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
+    p->times = p->block;
+    p->sites = p->times + F;
+    p->truth = p->sites + 3 * n_all;
+    p->world_rot = p->truth + 3 * F * (J + n_all);
+    p->origin = p->world_rot + 9 * F * J;
+    p->reach = p->origin + 3 * F * J;
+    p->tolerances = p->reach + J;
+    p->caps = p->tolerances + 2 * J;
+    p->n_sites = (ptrdiff_t *)(p->caps + 2 * J);
+    p->chain = p->n_sites + J;  /* (2 J): split_tolerance's */
+    for (ptrdiff_t j = 0; j < J; j++)
+        p->n_sites[j] = (c->n_sites ? c->n_sites[j] : 0) + extra;
     for (ptrdiff_t f = 0; f < F; f++)
         p->times[f] = (double)f * c->frame_time;
     kb_status status = place_points(c, o->virtual_distance, p, err);
@@ -209,9 +196,12 @@ static int threads_for(const kb_motion_clip *c, const kb_reduce_options *o, ptrd
 static kb_status search(const kb_motion_clip *c, const kb_reduce_options *o, const prepared *p,
                         kb_reduction *out, kb_error *err)
 {
-    const kb_world_plan fitted = {1, 2.0, FIT_PASSES, 0, TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS, NULL},
-                        greedy = {0, FIRST_SCALE, SEARCH_PASSES, 1, LOOSEN_FACTORS, GREEDY_ROUNDS, NULL};
-    const int total = SEARCH_PASSES + GREEDY_ROUNDS + (o->greedy ? 0 : FIT_PASSES + TANGENT_ROUNDS);
+    const kb_world_plan fitted = {1, 2.0, FIT_PASSES, 0, TANGENT_LOOSEN_FACTORS, TANGENT_ROUNDS,
+                                  NULL};
+    const kb_world_plan greedy = {0, FIRST_SCALE, SEARCH_PASSES, 1, LOOSEN_FACTORS, GREEDY_ROUNDS,
+                                  NULL};
+    const int total = SEARCH_PASSES + GREEDY_ROUNDS
+                      + (o->greedy ? 0 : FIT_PASSES + TANGENT_ROUNDS);
     counting count = {o, &fitted, 0, total};
     int (*report)(void *, int) = o->progress ? count_pass : NULL, found = 0;
     kb_status status = KB_OK;
@@ -293,7 +283,7 @@ kb_status kb_reduce_clip(const kb_motion_clip *clip, const kb_reduce_options *op
         status = search(clip, options, &p, out, err);
     if (status == KB_OK)
         status = check_reached(out, options, err);
-    prepared_free(&p);
+    free(p.block);
     if (status != KB_OK)
         kb_reduction_free(out);
     return status;

@@ -1,7 +1,5 @@
-/*
- * kb_reduce_errors.c -- the splines through keys and their errors at the
- * frames, of a window of keys or a whole joint; validation.
- */
+/* kb_reduce_errors.c -- the splines through keys and their errors at the
+ * frames, of a window of keys or a whole joint; validation. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -10,35 +8,37 @@
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes)
 {
     size_t n = (size_t)F;
-    double *d = malloc(73 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
+    double *d = malloc(70 * n * sizeof(double) + n * sizeof(kb_loc) + n * sizeof(ptrdiff_t)
                        + n + 8 + extra_bytes);
     if (!d)  /* 8 above: alignment */
         return NULL;
-    s->t = d;           s->q = d + n;          s->x = d + 5 * n;     s->tcb3 = d + 8 * n;
-    s->tan_in = d + 11 * n;  s->tan_out = d + 14 * n;  s->seg = d + 17 * n;
-    s->coef = d + 33 * n;    s->out = d + 45 * n;      s->angle = d + 49 * n;
-    s->distance = d + 50 * n; s->score = d + 51 * n;   s->residual = d + 52 * n;
-    s->moved = d + 55 * n;   s->zeros = d + 58 * n;
-    s->chords = (kb_rot_chords){d + 60 * n, d + 64 * n, d + 67 * n, d + 70 * n};
+    s->t = d;
+    s->q = d + n;
+    s->x = d + 5 * n;
+    s->tan_in = d + 8 * n;
+    s->tan_out = d + 11 * n;
+    s->seg = d + 14 * n;
+    s->coef = d + 30 * n;
+    s->out = d + 42 * n;
+    s->angle = d + 46 * n;
+    s->distance = d + 47 * n;
+    s->score = d + 48 * n;
+    s->residual = d + 49 * n;
+    s->moved = d + 52 * n;
+    s->zeros = d + 55 * n;
     memset(s->zeros, 0, n * sizeof(double));
-    s->between_times = d + 71 * n;
-    s->between_error = d + 72 * n;
-    s->loc = (kb_loc *)(d + 73 * n);
+    s->chords = (kb_rot_chords){d + 57 * n, d + 61 * n, d + 64 * n, d + 67 * n};
+    s->between_times = d + 68 * n;
+    s->between_error = d + 69 * n;
+    s->loc = (kb_loc *)(d + 70 * n);
     s->between = (ptrdiff_t *)(s->loc + n);
     s->kind = (unsigned char *)(s->between + n);
     s->signs_follow = 1;
-    s->given = 0;
+    s->given = NULL;
     return d;
 }
 
-/* The keys' tangents (n, 3) into s->tcb3, or none (NULL: KB keys, zero TCB). */
-static void gather_tcb(ptrdiff_t n, const double *tcb, space *s)
-{
-    if ((s->given = tcb != NULL))
-        memcpy(s->tcb3, tcb, (size_t)(3 * n) * sizeof(double));
-}
-
-/* The rotation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
+/* The rotation keys in s (kb_rd_prepare_keys) with the tangents s->given. */
 static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
 {
     kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
@@ -46,15 +46,13 @@ static kb_rot_keys rotation_keys(ptrdiff_t n, space *s)
                          .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
                          .ease_to = zero, .start_omega = none, .end_omega = none,
                          .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
-                         .given_in = s->given ? s->tcb3 : NULL,
-                         .given_out = s->given ? s->tcb3 : NULL};
+                         .given_in = s->given, .given_out = s->given};
 }
 
-/* Whether the unit keys' signs (each on its predecessor's side) follow the
- * first key's: flipping it flips them all, so that a window of keys and
- * all of them give each segment up to its sign.  A dot of exactly zero
- * keeps a key's sign whichever side its predecessor is on. */
-int kb_rd_signs_follow(ptrdiff_t n, const space *s)
+/* Whether the unit keys' signs (each on its predecessor's side) follow the first's:
+ * flipping it flips them all, so a window of keys and all of them give each segment
+ * up to its sign.  A dot of exactly zero keeps a key's sign whichever side. */
+static int signs_follow(ptrdiff_t n, const space *s)
 {
     for (ptrdiff_t i = 1; i < n; i++)
         if (kb_qdot(s->q + 4 * i, s->chords.q + 4 * (i - 1)) == 0.0)
@@ -64,8 +62,9 @@ int kb_rd_signs_follow(ptrdiff_t n, const space *s)
 
 /* One channel's keys gathered into s (rotations: their chords, and the m
  * frames at_times located on them): prepared once for a fit's many tries. */
-static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                        ptrdiff_t n, space *s)
+kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
+                             ptrdiff_t n, const double *tcb, const double *at_times,
+                             ptrdiff_t m, space *s, kb_error *err)
 {
     for (ptrdiff_t i = 0; i < n; i++)
         s->t[i] = jt->times[keys[i]];
@@ -73,32 +72,24 @@ static void gather_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t
         memcpy(s->q + 4 * i, jt->rotations + 4 * keys[i], 4 * sizeof(double));
     for (ptrdiff_t i = 0; !rotation && i < n; i++)
         memcpy(s->x + 3 * i, jt->translations + 3 * keys[i], 3 * sizeof(double));
-}
-
-kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                             ptrdiff_t n, const double *tcb, const double *at_times,
-                             ptrdiff_t m, space *s, kb_error *err)
-{
-    gather_keys(jt, rotation, keys, n, s);
     if (!rotation)
         return KB_OK;  /* kb_tcb_build checks them (kb_rd_spline_errors) */
-    gather_tcb(n, tcb, s);
+    s->given = tcb;
     kb_rot_keys k = rotation_keys(n, s);
     kb_status status = kb_rot_validate(&k, err);
     if (status != KB_OK)
         return status;
     kb_rot_chords_of(&k, &s->chords);
-    s->signs_follow &= kb_rd_signs_follow(n, s);
+    s->signs_follow &= signs_follow(n, s);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
         locate(s->t, n - 1, KB_EXTRAP_CLAMP, at_times[j], &hint, &s->loc[j]);
     return KB_OK;
 }
 
-/* The rotation spline of the prepared keys with the tangents in s->tcb3 at the
- * m located frames, into s->out: only the segments they lie in are built
- * (the greedy selection's windows evaluate 4 of their 6, fewer where no
- * frame between keys lies in one: see kb_rd_joint_errors). */
+/* The rotation spline of the prepared keys with tangents s->given at the m located
+ * frames into s->out, building only the segments they lie in (the greedy windows'
+ * 4 of 6, fewer where no frame between keys lies in one: kb_rd_joint_errors). */
 static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                              kb_error *err)
 {
@@ -112,24 +103,17 @@ static kb_status rotation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, s
     return status;
 }
 
-/* The translation keys in s (kb_rd_prepare_keys) with the tangents in s->tcb3. */
-static kb_tcb_keys translation_keys(ptrdiff_t n, space *s)
-{
-    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
-    return (kb_tcb_keys){.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
-                         .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
-                         .ease_to = zero, .start_tangent = none, .end_tangent = none,
-                         .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
-                         .given_in = s->given ? s->tcb3 : NULL,
-                         .given_out = s->given ? s->tcb3 : NULL};
-}
-
-/* The translation spline of the prepared keys with the tangents in s->tcb3 at
+/* The translation spline of the prepared keys with the tangents s->given at
  * the m frames at_times, into s->out. */
 static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m, space *s,
                                 kb_error *err)
 {
-    kb_tcb_keys k = translation_keys(n, s);
+    kb_param zero = {s->zeros, n}, none = {NULL, 0}, times = {s->t, n};
+    kb_tcb_keys k = {.n_tracks = 1, .n_keys = n, .dim = 3, .times = times, .values = s->x,
+                     .tension = zero, .continuity = zero, .bias = zero, .ease_from = zero,
+                     .ease_to = zero, .start_tangent = none, .end_tangent = none,
+                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                     .given_in = s->given, .given_out = s->given};
     kb_status status = kb_tcb_build(&k, s->tan_in, s->tan_out, s->coef, NULL, err);
     kb_curve c = {.n_tracks = 1, .n_seg = n - 1, .dim = 3, .knots = s->t, .knots_stride = n,
                   .coef = s->coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
@@ -138,35 +122,11 @@ static kb_status translation_at(ptrdiff_t n, const double *at_times, ptrdiff_t m
     return status;
 }
 
-
-/* conj(f) p: its scalar part, and its vector part into v. */
-static inline double relative_rotation(const double *f, const double *p, double v[3])
-{
-    v[0] = f[0] * p[1] - p[0] * f[1] - (f[2] * p[3] - f[3] * p[2]);
-    v[1] = f[0] * p[2] - p[0] * f[2] - (f[3] * p[1] - f[1] * p[3]);
-    v[2] = f[0] * p[3] - p[0] * f[3] - (f[1] * p[2] - f[2] * p[1]);
-    return f[0] * p[0] + f[1] * p[1] + f[2] * p[2] + f[3] * p[3];
-}
-
-/* The norm of v, rescaled (with *w, the rotation's dot) where its square
- * under- or overflows, so that the ratio of the two, the error, is kept. */
-static inline double robust_norm(double v[3], double *w)
+/* The norm of v, by hypot where its square under- or overflows. */
+static inline double robust_norm(const double v[3])
 {
     double n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (n2 >= 1e-280 && n2 <= 1e280)
-        return sqrt(n2);
-    double m = fmax(fmax(fabs(v[0]), fabs(v[1])), fmax(fabs(v[2]), w ? fabs(*w) : 0.0));
-    if (!(m > 0.0) || !isfinite(m) || (w && m >= 1e-100 && m <= 1e100) ||
-        (!w && n2 > 0.0 && n2 < 1e-280 && m >= 1e-140))
-        return sqrt(n2);
-    for (int c = 0; c < 3; c++)
-        v[c] /= m;
-    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if (w) {
-        *w /= m;
-        return sqrt(n2);
-    }
-    return m * sqrt(n2);
+    return n2 >= 1e-280 && n2 <= 1e280 ? sqrt(n2) : hypot(hypot(v[0], v[1]), v[2]);
 }
 
 /* The rotation errors and residuals (see errors_at) of the spline values
@@ -175,16 +135,13 @@ static void rotation_errors(const kb_reduce_joint *jt, const double *values, con
                             ptrdiff_t first, ptrdiff_t m, double *error, double *residual)
 {
     for (ptrdiff_t j = 0; j < m; j++) {
-        double v[3];
-        double w = relative_rotation(jt->rotations + 4 * (at ? at[j] : first + j),
-                                     values + 4 * j, v);
-        double sign = w < 0 ? -2.0 : 2.0;
+        double r[4];
+        kb_qmul_conj_left(jt->rotations + 4 * (at ? at[j] : first + j), values + 4 * j, r);
+        double sign = r[0] < 0 ? -2.0 : 2.0;
         for (int c = 0; residual && c < 3; c++)
-            residual[3 * j + c] = v[c] * sign;
-        if (error) {
-            double n = robust_norm(v, &w);
-            error[j] = kb_rotation_angle(n, fabs(w));
-        }
+            residual[3 * j + c] = r[c + 1] * sign;
+        if (error)
+            error[j] = kb_rotation_angle(robust_norm(r + 1), fabs(r[0]));
     }
 }
 
@@ -199,7 +156,7 @@ static void translation_errors(const kb_reduce_joint *jt, const double *values,
         if (residual)
             memcpy(residual + 3 * j, v, sizeof v);
         if (error)
-            error[j] = robust_norm(v, NULL);
+            error[j] = robust_norm(v);
     }
 }
 
@@ -209,15 +166,12 @@ kb_status kb_rd_spline_errors(const kb_reduce_joint *jt, int rotation, ptrdiff_t
                               ptrdiff_t first, ptrdiff_t m, double *error, double *residual,
                               space *s, kb_error *err)
 {
-    gather_tcb(n, tcb, s);
+    s->given = tcb;
     kb_status status = rotation ? rotation_at(n, at_times, m, s, err)
                                 : translation_at(n, at_times, m, s, err);
     if (status != KB_OK || (!error && !residual))
         return status;
-    if (rotation)
-        rotation_errors(jt, s->out, at, first, m, error, residual);
-    else
-        translation_errors(jt, s->out, at, first, m, error, residual);
+    (rotation ? rotation_errors : translation_errors)(jt, s->out, at, first, m, error, residual);
     return status;
 }
 
@@ -235,89 +189,72 @@ static kb_status errors_at(const kb_reduce_joint *jt, int rotation, const ptrdif
     return status;
 }
 
-/* errors_at at frames [first, last]. */
+/* errors_at at every frame, without residuals. */
 static kb_status channel_errors(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
-                                ptrdiff_t n, const double *tcb, ptrdiff_t first, ptrdiff_t last,
-                                double *error, double *residual, space *s, kb_error *err)
+                                ptrdiff_t n, const double *tcb, double *error, space *s,
+                                kb_error *err)
 {
-    return errors_at(jt, rotation, keys, n, tcb, NULL, jt->times + first, first,
-                     last - first + 1, error, residual, s, err);
+    return errors_at(jt, rotation, keys, n, tcb, NULL, jt->times, 0, jt->n_frames, error, NULL,
+                     s, err);
 }
 
-/* The errors of each channel of finite tolerance at the m ascending frames
- * at (their times in s->between_times) into s->angle and s->distance at
- * those frames, and with residual (NULL: none) each one's residuals at
- * them into residual[c] (c: 0 translation, 1 rotation; see errors_at). */
-static kb_status errors_into(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
-                             const double *rotation_tcb, const double *translation_tcb,
-                             const ptrdiff_t *at, ptrdiff_t m, double *const *residual,
-                             space *s, kb_error *err)
-{
-    const double tolerance[2] = {jt->distance_tolerance, jt->angle_tolerance};
-    kb_status status = KB_OK;
-    for (int c = 1; c >= 0 && status == KB_OK; c--) {
-        double *error = c ? s->angle : s->distance;
-        if (!isfinite(tolerance[c]))
-            continue;
-        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, at,
-                           s->between_times, 0, m, s->between_error,
-                           residual ? residual[c] : NULL, s, err);
-        for (ptrdiff_t j = 0; j < m; j++)
-            error[at[j]] = s->between_error[j];
-    }
-    return status;
-}
-
-/* Both channels' errors at frames [first, last] and their score, and their
- * residuals (NULL: none; see errors_into); key frames are zero, a channel of
- * infinite tolerance is skipped (kb_rd_final_errors). */
+/* Both channels' errors at frames [first, last] and their score, with residual (NULL:
+ * none) each one's residuals at the non-key frames into residual[c] (0 translation,
+ * 1 rotation; errors_at's); key frames are zero, an infinite tolerance's channel skipped. */
 kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
                              ptrdiff_t first, ptrdiff_t last, double *const *residual,
                              space *s, kb_error *err)
 {
-    int rotation = isfinite(jt->angle_tolerance), translation = isfinite(jt->distance_tolerance);
+    int finite[2] = {isfinite(jt->distance_tolerance), isfinite(jt->angle_tolerance)};
     ptrdiff_t m = 0;
     for (ptrdiff_t f = first, k = 0; f <= last; f++) {
         while (k < n && keys[k] < f)
             k++;
         if (k < n && keys[k] == f) {
-            if (rotation)
-                s->angle[f] = 0.0;
-            if (translation)
-                s->distance[f] = 0.0;
-            s->score[f] = 0.0;
-        } else {
-            s->between[m] = f;
-            s->between_times[m++] = jt->times[f];
+            s->angle[f] = s->distance[f] = 0.0;  /* scored 0 below */
+            continue;
         }
+        s->between[m] = f;
+        s->between_times[m++] = jt->times[f];
     }
-    kb_status status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, s->between, m,
-                                   residual, s, err);
+    kb_status status = KB_OK;
+    for (int c = 1; c >= 0 && status == KB_OK; c--) {
+        double *error = c ? s->angle : s->distance;
+        if (!finite[c])
+            continue;
+        status = errors_at(jt, c, keys, n, c ? rotation_tcb : translation_tcb, s->between,
+                           s->between_times, 0, m, s->between_error,
+                           residual ? residual[c] : NULL, s, err);
+        for (ptrdiff_t j = 0; j < m; j++)
+            error[s->between[j]] = s->between_error[j];
+    }
     for (ptrdiff_t f = first; status == KB_OK && f <= last; f++)
-        s->score[f] = larger(rotation ? s->angle[f] / jt->angle_tolerance : 0.0,
-                             translation ? s->distance[f] / jt->distance_tolerance : 0.0);
+        s->score[f] = larger(finite[1] ? s->angle[f] / jt->angle_tolerance : 0.0,
+                             finite[0] ? s->distance[f] / jt->distance_tolerance : 0.0);
     return status;
 }
 
-/* The final keys' errors at every frame: those kb_rd_joint_errors skipped (a
- * channel of infinite tolerance) and took as zero (key frames: rounding's). */
+/* The final keys' errors at every frame of the whole splines, key frames
+ * too (rounding's), into angle and distance (each NULL to skip). */
 kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             space *s, kb_error *err)
+                             double *angle, double *distance, space *s, kb_error *err)
 {
-    ptrdiff_t last = jt->n_frames - 1;
-    kb_status status = KB_OK;
-    if (!isfinite(jt->angle_tolerance))
-        status = channel_errors(jt, 1, keys, n, rotation_tcb, 0, last, s->angle, NULL, s, err);
-    if (status == KB_OK && !isfinite(jt->distance_tolerance))
-        status = channel_errors(jt, 0, keys, n, translation_tcb, 0, last, s->distance, NULL, s,
-                                err);
-    for (ptrdiff_t j = 0; j < n; j++)
-        s->between_times[j] = jt->times[keys[j]];
+    kb_status status = channel_errors(jt, 1, keys, n, rotation_tcb, angle, s, err);
     if (status == KB_OK)
-        status = errors_into(jt, keys, n, rotation_tcb, translation_tcb, keys, n, NULL, s, err);
+        status = channel_errors(jt, 0, keys, n, translation_tcb, distance, s, err);
     return status;
+}
+
+/* The largest of v (n >= 0) and 0, or NaN where one is, as NumPy's max. */
+double kb_rd_worst(const double *v, ptrdiff_t n)
+{
+    double m = 0.0;
+    for (ptrdiff_t i = 0; i < n && !isnan(m); i++)
+        if (!(v[i] <= m))
+            m = v[i];
+    return m;
 }
 
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err)
@@ -342,10 +279,14 @@ kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err)
     return KB_OK;
 }
 
-/* Key frames must rise from the first frame to the last. */
+/* The joint valid (kb_rd_validate) and its key frames rising from the
+ * first frame to the last. */
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err)
 {
+    kb_status status = kb_rd_validate(jt, err);
+    if (status != KB_OK)
+        return status;
     if (K < 2 || K > jt->n_frames || keys[0] != 0 || keys[K - 1] != jt->n_frames - 1)
         return kb_fail(err, KB_EBADSHAPE, KB_ARG_TIMES, 0, -1);
     for (ptrdiff_t k = 1; k < K; k++)
@@ -359,9 +300,7 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
                             double *rotations, double *translations, double *angle,
                             double *distance, kb_error *err)
 {
-    kb_status status = kb_rd_validate(jt, err);
-    if (status == KB_OK)
-        status = kb_rd_check_keys(jt, keys, n_keys, err);
+    kb_status status = kb_rd_check_keys(jt, keys, n_keys, err);
     if (status != KB_OK)
         return status;
     ptrdiff_t F = jt->n_frames;
@@ -369,12 +308,11 @@ kb_status kb_reduce_rebuild(const kb_reduce_joint *jt, const ptrdiff_t *keys, pt
     void *block = kb_rd_space_alloc(&s, F, 0);
     if (!block)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, 0, F - 1, angle, NULL, &s, err);
+    status = channel_errors(jt, 1, keys, n_keys, rotation_tcb, angle, &s, err);
     if (status == KB_OK) {
         memcpy(rotations, s.out, (size_t)(4 * F) * sizeof(double));
         if (translations || distance)
-            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, 0, F - 1, distance,
-                                    NULL, &s, err);
+            status = channel_errors(jt, 0, keys, n_keys, translation_tcb, distance, &s, err);
     }
     if (status == KB_OK && translations)
         memcpy(translations, s.out, (size_t)(3 * F) * sizeof(double));
@@ -402,10 +340,9 @@ void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotatio
         translation_errors(jt, translations, NULL, 0, jt->n_frames, distance, NULL);
 }
 
-/* Whether two neighbouring keys' quaternions are orthogonal within
- * rounding, so that a window's signs may not follow the whole spline's
- * (see kb_rd_signs_follow, whose dot is with the unit key before: zero only
- * where this one is within rounding of it). */
+/* Whether two neighbouring keys' quaternions are orthogonal within rounding, so a
+ * window's signs may not follow the whole spline's (signs_follow's dot, with the unit
+ * key before, is zero only where this one is within rounding of it). */
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K)
 {
     for (ptrdiff_t k = 1; k < K; k++) {

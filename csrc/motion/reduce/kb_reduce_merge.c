@@ -1,7 +1,6 @@
 /* kb_reduce_merge.c -- the pieces of a joint's new tangent keys that keep
  * the world within its tolerance, the old keys elsewhere: keys both share
  * with the same rows cut the frames into pieces, each wholly old or new. */
-
 #include "motion/reduce/reduce_internal.h"
 
 /* Whether key o of the old keys and key n of the new have the same rows. */
@@ -12,15 +11,6 @@ static int same_rows(const double *const old_rows[2], ptrdiff_t o,
         for (int i = 0; i < 3; i++)
             if (old_rows[c][3 * o + i] != new_rows[c][3 * n + i])
                 return 0;
-    return 1;
-}
-
-/* Whether every frame from first to last is within limit (squared errors; NaN is not). */
-static int within(const double *frame_worst, ptrdiff_t first, ptrdiff_t last, double limit)
-{
-    for (ptrdiff_t f = first; f <= last; f++)
-        if (!(frame_worst[f] <= limit))
-            return 0;
     return 1;
 }
 
@@ -76,8 +66,9 @@ kb_status kb_reduce_merge(ptrdiff_t n_frames, const ptrdiff_t *old_keys, ptrdiff
         int anchored = o < n_old && w < n_new && old_keys[o] == last;
         if (!anchored)
             o = n_old, w = n_new;
-        int differs = o > o0 || w > w0;
-        int ok = differs && within(frame_worst, first, last, limit2);
+        int ok = o > o0 || w > w0;  /* it differs, and every frame in it is within */
+        for (ptrdiff_t f = first; ok && f <= last; f++)
+            ok = frame_worst[f] <= limit2;
         if (ok)
             take(new_keys, new_rows, w0, w, keys, rows, &n);
         else

@@ -1,8 +1,5 @@
-/*
- * kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c
- * says how it goes): a candidate end's tangents fitted on the models, with
- * the lookahead, and the check on the real splines.
- */
+/* kb_reduce_sweep_fit.c -- one segment of the sweep (kb_reduce_sweep.c says how): a
+ * candidate end's tangents fitted on the models with the lookahead; the real check. */
 #include <float.h>
 #include <stdlib.h>
 
@@ -17,59 +14,41 @@ static void hermite(double u, double h[4])
     h[3] = u3 - u2;
 }
 
-/* inverse3's plain cofactors (see there), inlined into it. */
-KB_INLINE int inverse3_plain(const double *a, double *inv)
-{
-    double c[9] = {a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8],
-                   a[3] * a[7] - a[4] * a[6], a[2] * a[7] - a[1] * a[8],
-                   a[0] * a[8] - a[2] * a[6], a[1] * a[6] - a[0] * a[7],
-                   a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5],
-                   a[0] * a[4] - a[1] * a[3]};
-    double det = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
-    if (!(fabs(det) > 0.0) || !isfinite(det))
-        return 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            inv[3 * i + j] = c[3 * j + i] / det;
-    return 1;
-}
-
-/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.
- * Where the determinant (cubic in the entries) overflows or underflows,
- * as the normal matrices' entries of dt^2 do for frames 1e60 or 1e-60 s
- * apart, the inverse of the matrix divided by its largest entry, so
- * divided again; elsewhere the plain cofactors, bit for bit. */
+/* 3x3 inverse (row-major) by cofactors; 0 where singular or not finite.  Where
+ * the determinant overflows or underflows (entries of dt^2, frames 1e60 or 1e-60 s
+ * apart), the inverse of a / max |a|, divided again. */
 static int inverse3(const double *a, double *inv)
 {
-    if (inverse3_plain(a, inv))
-        return 1;
     double m = 0.0, b[9];
     for (int i = 0; i < 9; i++)
         m = fmax(m, fabs(a[i]));
-    if (!(m > 0.0) || !isfinite(m))
-        return 0;
-    for (int i = 0; i < 9; i++)
-        b[i] = a[i] / m;
-    if (!inverse3_plain(b, inv))
-        return 0;
-    for (int i = 0; i < 9; i++)
-        inv[i] /= m;
-    for (int i = 0; i < 9; i++)
-        if (!isfinite(inv[i]))
-            return 0;
-    return 1;
+    for (int scaled = 0; scaled < 2; scaled++) {
+        const double by = scaled ? m : 1.0;
+        for (int i = 0; i < 9; i++)
+            b[i] = a[i] / by;
+        double c[9] = {b[4] * b[8] - b[5] * b[7], b[5] * b[6] - b[3] * b[8],
+                       b[3] * b[7] - b[4] * b[6], b[2] * b[7] - b[1] * b[8],
+                       b[0] * b[8] - b[2] * b[6], b[1] * b[6] - b[0] * b[7],
+                       b[1] * b[5] - b[2] * b[4], b[2] * b[3] - b[0] * b[5],
+                       b[0] * b[4] - b[1] * b[3]};
+        double det = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
+        int ok = fabs(det) > 0.0 && isfinite(det);
+        for (int i = 0; i < 9; i++) {
+            inv[i] = c[3 * (i % 3) + i / 3] / det / by;
+            ok &= isfinite(inv[i]);
+        }
+        if (ok)
+            return 1;
+    }
+    return 0;
 }
 
-static void mat_vec(const double *a, const double *v, double *out)
+/* The 3x3 row-major a times v, or a's transpose times v where `transposed`. */
+static void mat_vec(const double *a, const double *v, double *out, int transposed)
 {
+    const int row = transposed ? 1 : 3, col = transposed ? 3 : 1;
     for (int i = 0; i < 3; i++)
-        out[i] = a[3 * i] * v[0] + a[3 * i + 1] * v[1] + a[3 * i + 2] * v[2];
-}
-
-static void mat_t_vec(const double *a, const double *v, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = a[i] * v[0] + a[3 + i] * v[1] + a[6 + i] * v[2];
+        out[i] = a[row * i] * v[0] + a[row * i + col] * v[1] + a[row * i + 2 * col] * v[2];
 }
 
 /* The Jacobian of q_s exp(v) in the half-angle convention: the body
@@ -93,11 +72,11 @@ static void jr_half(const double *v, double *J)
         J[i] = (i % 4 == 0 ? 1.0 : 0.0) - a * K[i] + b * KK[i];
 }
 
-/* Frame f's value in a channel's models: its translation, or its
- * rotation's log relative to the last key (into w->logs at f). */
-static const double *value_at(sweep *w, ptrdiff_t f, int rotation)
+/* Frame f's value in channel ch's models: its rotation's log relative to
+ * the last key (into w->logs at f), or its translation. */
+static const double *value_at(sweep *w, ptrdiff_t f, int ch)
 {
-    if (!rotation)
+    if (ch == 1)
         return w->jt->translations + 3 * f;
     double *v = w->logs + 3 * f;
     short_log(w->q + 4 * w->s, w->q + 4 * f, v);
@@ -109,7 +88,7 @@ static const double *value_at(sweep *w, ptrdiff_t f, int rotation)
 static int jinv_at(sweep *w, ptrdiff_t f, double *inv)
 {
     double J[9];
-    jr_half(value_at(w, f, 1), J);
+    jr_half(value_at(w, f, 0), J);
     return inverse3(J, inv);
 }
 
@@ -118,7 +97,7 @@ static int jinv_at(sweep *w, ptrdiff_t f, double *inv)
  * key's fixed at a) or the lookahead's (at a, the frames' own fixed at b). */
 typedef struct {
     ptrdiff_t a, b;
-    int rotation, fit_at_b;
+    int ch, fit_at_b;
     const double *va, *vb;     /* the values at a (NULL: zero, a log at the last key) and b */
     const double *d;           /* the fixed tangent, per time */
 } model;
@@ -129,13 +108,10 @@ KB_INLINE double radius(const double *row, double r)
     return r + 1e-9 * (fabs(row[0]) + fabs(row[1]) + fabs(row[2]) + r);
 }
 
-/* Whether no tangent v brings both frames i and j (model_residuals' rows;
- * r, the tolerance; gj, j's radius as below) within the tolerance: those
- * that bring frame i, |res_i - c_i v| <= gi, form a ball about res_i / c_i
- * of radius gi / |c_i|, and the two balls do not meet.  The radii are
- * grown by far more than residuals_within's rounding (relative 1e-16 of
- * the residual's terms, and its d2's underflow where r >= 1e-100), so
- * that no frames it would pass are apart. */
+/* Whether no tangent v brings both rows i and j within tolerance r (gj: j's radius):
+ * the v with |res_i - c_i v| <= gi form a ball about res_i / c_i of radius gi / |c_i|,
+ * and the two balls do not meet.  The radii grow by far more than residuals_within's
+ * rounding (1e-16 relative, d2's underflow where r >= 1e-100): no frames it passes. */
 KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 {
     double gi = radius(ri, r), d2 = 0.0;
@@ -151,38 +127,35 @@ KB_INLINE int apart(const double *ri, const double *rj, double r, double gj)
 /* Row i of a model's residuals (frame a + 1 + i's): ta the time at a, dt
  * the model's span, k its values at a and b and its fixed tangent. */
 KB_INLINE void model_row(sweep *w, const model *md, double ta, double dt, const double *k,
-                         ptrdiff_t i, int fit_at_b, int has_va, double *row)
+                         ptrdiff_t i, double *row)
 {
-    const double *v = value_at(w, md->a + 1 + i, md->rotation);
+    const double *v = value_at(w, md->a + 1 + i, md->ch);
     double h[4];
     hermite((w->jt->times[md->a + 1 + i] - ta) / dt, h);
-    const double hd = (fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
+    const double hd = (md->fit_at_b ? h[1] : h[3]) * dt;  /* the fixed tangent's term */
     for (int c = 0; c < 3; c++)
-        row[c] = (has_va ? v[c] - h[0] * k[c] : v[c]) - h[2] * k[3 + c] - hd * k[6 + c];
-    row[3] = (fit_at_b ? h[3] : h[1]) * dt;
+        row[c] = v[c] - h[0] * k[c] - h[2] * k[3 + c] - hd * k[6 + c];
+    row[3] = (md->fit_at_b ? h[3] : h[1]) * dt;
 }
 
-/* The model's residuals at its frames into res (row i, frame a + 1 + i's:
- * the residual before the fitted tangent's term, and that term's
- * coefficient); 0, some rows left out, where two frames are apart (no
- * tangent fits both within r), checked from the frame where the fitted
- * term's basis peaks. */
+/* The model's residuals into res (row i, frame a + 1 + i's: the residual before the
+ * fitted tangent's term, and its coefficient); 0, some rows left out, where two frames
+ * are apart (no tangent fits both within r) from the one where that term peaks. */
 static int model_residuals(sweep *w, const model *md, double r, double *res)
 {
-    const int fit_at_b = md->fit_at_b, has_va = md->va != NULL;
     const ptrdiff_t m = md->b - md->a, n = m - 1;
     if (n < 1)
         return 1;
     const double ta = w->jt->times[md->a], dt = w->jt->times[md->b] - ta;
     double k[9], anchor[4];
     for (int c = 0; c < 3; c++) {
-        k[c] = has_va ? md->va[c] : 0.0;
+        k[c] = md->va ? md->va[c] : 0.0;
         k[3 + c] = md->vb[c];
         k[6 + c] = md->d[c];
     }
-    ptrdiff_t ia = (fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
+    ptrdiff_t ia = (md->fit_at_b ? 2 * m + 1 : m + 1) / 3 - 1;
     ia = ia < 0 ? 0 : ia > n - 1 ? n - 1 : ia;
-    model_row(w, md, ta, dt, k, ia, fit_at_b, has_va, anchor);
+    model_row(w, md, ta, dt, k, ia, anchor);
     memcpy(res + 4 * ia, anchor, sizeof anchor);
     const double ga = radius(anchor, r);
     const int look = r >= 1e-100 && kb_reduce_shortcuts;
@@ -190,7 +163,7 @@ static int model_residuals(sweep *w, const model *md, double r, double *res)
         for (ptrdiff_t i = odd; i < n; i += 2) {
             if (i == ia)
                 continue;
-            model_row(w, md, ta, dt, k, i, fit_at_b, has_va, res + 4 * i);
+            model_row(w, md, ta, dt, k, i, res + 4 * i);
             if (look && apart(res + 4 * i, anchor, r, ga))
                 return 0;
         }
@@ -208,23 +181,19 @@ static void tangent_sums(const double *res, ptrdiff_t n, double *rhs, double *nn
     }
 }
 
-/* The virtual next segment's frames after e before look_search (0:
- * none): SWEEP_LOOK times this segment's, at least SWEEP_LOOK_LEAST, not
- * past the last frame nor across a hold's edge (from held steps to moving
- * ones or back) in this channel. */
-static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int rotation)
+/* The virtual next segment's frames after e: SWEEP_LOOK times this
+ * segment's, at least SWEEP_LOOK_LEAST, not past the last frame nor across
+ * a hold's edge (from held steps to moving ones or back) in channel ch. */
+static ptrdiff_t look_frames(const sweep *w, ptrdiff_t e, int ch)
 {
     ptrdiff_t m = (ptrdiff_t)ceil(SWEEP_LOOK * (double)(e - w->s));
     if (m < SWEEP_LOOK_LEAST)
         m = SWEEP_LOOK_LEAST;
     if (m > w->F - 1 - e)
         m = w->F - 1 - e;
-    if (e + 1 < w->F) {  /* not across a hold's edge */
-        ptrdiff_t g = (rotation ? w->run_q : w->run_x)[e + 1];
-        if (m > g - e)
-            m = g - e;
-    }
-    return m >= 2 ? m : 0;
+    if (e + 1 < w->F && m > w->run[ch][e + 1] - e)  /* not across a hold's edge */
+        m = w->run[ch][e + 1] - e;
+    return m;
 }
 
 /* Whether n frames' residuals (res: each a model's residual before the
@@ -244,211 +213,150 @@ static int residuals_within(const double *res, ptrdiff_t n, const double *v, dou
     return 1;
 }
 
-/* The lookahead of m frames after e for one channel: its normal-equation
- * sums for the tangent at e (lr, *ln; the rotation's in log-space slope
- * terms relative to the last key), and whether a cubic with that tangent
- * alone fitted fits its frames within the tolerance (-1 where the end's
- * Jacobian is singular; the sums unset where it does not fit). */
-static int look_sums(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *lr, double *ln)
+/* The lookahead after e added to channel ch's sums rhs, *n for the tangent at e: the
+ * frames e .. e + look_frames, halved until a cubic fitting that tangent alone fits
+ * them within the tolerance; none below 2 frames or where the Jacobian at their end
+ * is singular.  The rotation's are log-space slopes relative to the last key, its
+ * model's end tangent the frames' own through that Jacobian. */
+static void add_lookahead(sweep *w, ptrdiff_t e, int ch, double *rhs, double *n)
 {
-    const ptrdiff_t b = e + m;
-    double db[3];
-    model md = {e, b, rotation, 0, value_at(w, e, rotation), value_at(w, b, rotation), db};
-    if (rotation) {
-        double jbinv[9];
-        if (!jinv_at(w, b, jbinv))
-            return -1;
-        mat_vec(jbinv, w->dq + 3 * b, db);
-    } else {
-        memcpy(db, w->dx + 3 * b, sizeof db);
-    }
-    double tol = rotation ? 0.5 * w->angle_tol : w->distance_tol;
-    double lim = tol * tol, tl[3];
-    if (!model_residuals(w, &md, sqrt(lim), w->res_look))
-        return 0;
-    lr[0] = lr[1] = lr[2] = 0.0;
-    *ln = 0.0;
-    tangent_sums(w->res_look, m - 1, lr, ln);
-    for (int c = 0; c < 3; c++)
-        tl[c] = lr[c] / *ln;
-    return residuals_within(w->res_look, m - 1, tl, lim);
-}
-
-/* The lookahead's frames (0: none): m, else halved until a cubic fits
- * them (the next segment is then that short at most); its sums. */
-static ptrdiff_t look_search(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation,
-                             double *lr, double *ln)
-{
-    int ok;
-    while ((ok = look_sums(w, e, m, rotation, lr, ln)) == 0) {
-        m /= 2;
-        if (m < 2)
-            return 0;
-    }
-    return ok < 0 ? 0 : m;
-}
-
-/* The lookahead's sums (look_search from m frames; none where m is 0 or
- * no cubic fits) added to a channel's normal-equation sums rhs, *n. */
-static void add_lookahead(sweep *w, ptrdiff_t e, ptrdiff_t m, int rotation, double *rhs,
-                          double *n)
-{
-    double lr[3], ln;
-    if (m && look_search(w, e, m, rotation, lr, &ln)) {
+    const double tol = ch == 0 ? 0.5 * w->tol[0] : w->tol[1], lim = tol * tol;
+    for (ptrdiff_t m = look_frames(w, e, ch); m >= 2; m /= 2) {
+        const ptrdiff_t b = e + m;
+        double db[3], jbinv[9], lr[3] = {0.0, 0.0, 0.0}, ln = 0.0, tl[3];
+        model md = {e, b, ch, 0, value_at(w, e, ch), value_at(w, b, ch), db};
+        if (ch == 1)
+            memcpy(db, w->d[1] + 3 * b, sizeof db);
+        else if (jinv_at(w, b, jbinv))
+            mat_vec(jbinv, w->d[0] + 3 * b, db, 0);
+        else
+            return;
+        if (!model_residuals(w, &md, sqrt(lim), w->res_look))
+            continue;
+        tangent_sums(w->res_look, m - 1, lr, &ln);
         for (int c = 0; c < 3; c++)
-            rhs[c] += lr[c];
-        *n += ln;
+            tl[c] = lr[c] / ln;
+        if (residuals_within(w->res_look, m - 1, tl, lim)) {
+            for (int c = 0; c < 3; c++)
+                rhs[c] += lr[c];
+            *n += ln;
+            return;
+        }
     }
 }
 
-/* The translation tangent at e by least squares; 0 where a frame of the
- * segment is then beyond the tolerance (or the fit is not finite). */
-static int fit_translation(sweep *w, ptrdiff_t e, fit *r)
+/* Channel ch's tangent at e by least squares on its model (the rotation's in log
+ * space, through the Jacobian at e), pulled towards the frames' own; 0 where a
+ * frame's model residual then exceeds the tolerance (twice the log's) or not finite. */
+static int fit_channel(sweep *w, ptrdiff_t e, fit *r, int ch)
 {
-    if (!w->tr_fit) {
-        memcpy(r->tx, w->dx + 3 * e, sizeof r->tx);
+    double *tan = r->t[ch];
+    const double *d = w->d[ch] + 3 * e;
+    if (!w->fits[ch]) {
+        memcpy(tan, d, 3 * sizeof(double));
         return 1;
     }
     const double *t = w->jt->times, *x = w->jt->translations;
     const ptrdiff_t s = w->s;
     const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
-    const double lim = w->distance_tol * w->distance_tol;
-    model md = {s, e, 0, 1, x + 3 * s, x + 3 * e, w->tx_s};
+    /* the rotation's residual is a log: half the angle */
+    const double tol = ch == 0 ? 0.5 * w->tol[0] : w->tol[1], lim = tol * tol;
+    model md = {s, e, ch, 1, ch ? x + 3 * s : NULL, value_at(w, e, ch), w->t_s[ch]};
     if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
         return 0;
-    double n = lam, rhs[3];
+    if (ch == 0 && !jinv_at(w, e, r->jinv))
+        return 0;
+    double rhs[3], n = ch ? lam : 0.0, slope[3];
     for (int c = 0; c < 3; c++)
-        rhs[c] = lam * w->dx[3 * e + c];
+        rhs[c] = ch ? lam * d[c] : 0.0;
     tangent_sums(w->res_seg, e - s - 1, rhs, &n);
-    add_lookahead(w, e, look_frames(w, e, 0), 0, rhs, &n);
-    for (int c = 0; c < 3; c++)
-        r->tx[c] = rhs[c] / n;
-    if (!isfinite(r->tx[0] + r->tx[1] + r->tx[2]))
-        return 0;
-    return residuals_within(w->res_seg, e - s - 1, r->tx, lim);
-}
-
-/* The rotation tangent at e by least squares on the log-space model; 0
- * where twice a frame's residual is then beyond the tolerance. */
-static int fit_rotation(sweep *w, ptrdiff_t e, fit *r)
-{
-    if (!w->rot_fit) {
-        memcpy(r->tq, w->dq + 3 * e, sizeof r->tq);
-        return 1;
+    add_lookahead(w, e, ch, rhs, &n);
+    if (ch == 1) {
+        for (int c = 0; c < 3; c++)
+            tan[c] = rhs[c] / n;
+    } else {  /* the normal equations of the tangent, whose slope is jinv tan */
+        const double *J = r->jinv;
+        double b[3], normal[9];
+        for (int i = 0; i < 9; i++) {
+            const int p = i / 3, q = i % 3;
+            double jtj = J[p] * J[q] + J[3 + p] * J[3 + q] + J[6 + p] * J[6 + q];
+            normal[i] = n * jtj + (p == q ? lam : 0.0);
+        }
+        mat_vec(J, rhs, b, 1);
+        for (int c = 0; c < 3; c++)
+            b[c] += lam * d[c];
+        if (!inverse3(normal, r->ninv))
+            return 0;
+        mat_vec(r->ninv, b, tan, 0);
+        r->lam = lam;
     }
-    const double *t = w->jt->times;
-    const ptrdiff_t s = w->s;
-    const double dt = t[e] - t[s], lam = SWEEP_ALPHA * dt * dt;
-    const double lim = 0.25 * w->angle_tol * w->angle_tol;
-    const double *L = value_at(w, e, 1);
-    model md = {s, e, 1, 1, NULL, L, w->tq_s};
-    if (!model_residuals(w, &md, sqrt(lim), w->res_seg))
+    if (!isfinite(tan[0] + tan[1] + tan[2]))
         return 0;
-    if (!jinv_at(w, e, r->jinv))
-        return 0;
-    double jtj[9], rhs[3], cr[3] = {0.0, 0.0, 0.0}, cc = 0.0;
-    tangent_sums(w->res_seg, e - s - 1, cr, &cc);
-    add_lookahead(w, e, look_frames(w, e, 1), 1, cr, &cc);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            jtj[3 * i + j] = r->jinv[i] * r->jinv[j] + r->jinv[3 + i] * r->jinv[3 + j] +
-                             r->jinv[6 + i] * r->jinv[6 + j];
-    mat_t_vec(r->jinv, cr, rhs);
-    for (int i = 0; i < 9; i++)
-        r->normal[i] = cc * jtj[i] + (i % 4 == 0 ? lam : 0.0);
-    for (int c = 0; c < 3; c++)
-        rhs[c] += lam * w->dq[3 * e + c];
-    double ninv[9], slope[3];
-    if (!inverse3(r->normal, ninv))
-        return 0;
-    mat_vec(ninv, rhs, r->tq);
-    r->lam = lam;
-    if (!isfinite(r->tq[0] + r->tq[1] + r->tq[2]))
-        return 0;
-    mat_vec(r->jinv, r->tq, slope);  /* the log-space slope at e, per time */
+    memcpy(slope, tan, sizeof slope);
+    if (ch == 0)  /* the log-space slope at e, per time */
+        mat_vec(r->jinv, tan, slope, 0);
     return residuals_within(w->res_seg, e - s - 1, slope, lim);
 }
 
 /* Both channels' fit of the segment from the last key to e, on the models. */
 int kb_sw_fit_model(sweep *w, ptrdiff_t e, fit *r)
 {
-    return fit_translation(w, e, r) && fit_rotation(w, e, r);
+    return fit_channel(w, e, r, 1) && fit_channel(w, e, r, 0);
 }
 
-/* The joint's frames strictly between s and e as a joint of their own,
- * for kb_reduce_errors_unchecked: kb_reduce_errors' errors, whose check
- * of the frames s .. e always passed (frames of the joint checked at
- * entry), and only those the check scores (not the keys'). */
-static kb_reduce_joint inner_frames(const sweep *w, ptrdiff_t s, ptrdiff_t e)
-{
-    const kb_reduce_joint *jt = w->jt;
-    return (kb_reduce_joint){e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
-                             jt->translations + 3 * (s + 1), jt->angle_tolerance,
-                             jt->distance_tolerance};
-}
-
-/* The translation spline's segment from the last key to e with tangents
- * tx_s and tx, as kb_reduce_rebuild builds and evaluates it, at frames
- * strictly between s and e (into w->curve_x, row j frame s + j's; each
- * query's value is its own, whatever the others), and their distances
- * (w->distance likewise); 0 where it cannot be built. */
-static int real_translation(sweep *w, ptrdiff_t e, const double *tx)
+/* Channel ch's segment from the last key to e with tangents t_s and tan, as
+ * kb_reduce_rebuild builds it (the rotation's the same bits up to one sign), at the
+ * frames strictly between: values into w->curve_q or w->curve_x (row j frame s + j's,
+ * each independent of the others), errors into w->angle or w->distance; *sign_e the
+ * sign the rotation's gives frame e.  0 where it cannot be built. */
+static int real_segment(sweep *w, ptrdiff_t e, int ch, const double *tan, double *sign_e)
 {
     const kb_reduce_joint *jt = w->jt;
     const ptrdiff_t s = w->s, m = e - s + 1;
-    double kt[2] = {jt->times[s], jt->times[e]}, kx[6], given[6], zero[2] = {0.0, 0.0};
-    double tin[6], tout[6], coef[12];
-    memcpy(kx, jt->translations + 3 * s, 3 * sizeof(double));
-    memcpy(kx + 3, jt->translations + 3 * e, 3 * sizeof(double));
-    memcpy(given, w->tx_s, 3 * sizeof(double));
-    memcpy(given + 3, tx, 3 * sizeof(double));
+    double kt[2] = {jt->times[s], jt->times[e]}, given[6], zero[2] = {0.0, 0.0};
+    double tin[6], tout[6], coef[12], kv[8], uq[8], chord[3], tchord[3], dt[1], seg[KB_ROT_SEG];
+    memcpy(given, w->t_s[ch], 3 * sizeof(double));
+    memcpy(given + 3, tan, 3 * sizeof(double));
     kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
-    kb_tcb_keys k = {.n_tracks = 1, .n_keys = 2, .dim = 3, .times = times, .values = kx,
-                     .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
-                     .ease_to = zeros, .start_tangent = none, .end_tangent = none,
-                     .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .given_in = given,
-                     .given_out = given};
     kb_error err;
-    if (kb_tcb_build(&k, tin, tout, coef, NULL, &err) != KB_OK)
-        return 0;
-    kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
-                  .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
-    if (kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
-                      &err) != KB_OK)
-        return 0;
-    kb_reduce_joint view = inner_frames(w, s, e);
-    kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
-    return 1;
-}
-
-/* The rotation spline's segment s .. e as kb_reduce_rebuild builds it (the
- * same bits, up to one sign); *sign_e the sign it gives frame e. */
-static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e)
-{
-    const kb_reduce_joint *jt = w->jt;
-    const ptrdiff_t s = w->s, m = e - s + 1;
-    double kt[2] = {jt->times[s], jt->times[e]}, kq[8], given[6], zero[2] = {0.0, 0.0};
-    double uq[8], chord[3], tchord[3], dt[1], tin[6], tout[6], seg[KB_ROT_SEG];
+    /* the frames between as a joint of their own: kb_reduce_errors' errors,
+     * whose check of the frames s .. e always passed at entry */
+    kb_reduce_joint view = {e - s - 1, jt->times + s + 1, jt->rotations + 4 * (s + 1),
+                            jt->translations + 3 * (s + 1), jt->angle_tolerance,
+                            jt->distance_tolerance};
+    if (ch == 1) {
+        memcpy(kv, jt->translations + 3 * s, 3 * sizeof(double));
+        memcpy(kv + 3, jt->translations + 3 * e, 3 * sizeof(double));
+        kb_tcb_keys k = {.n_tracks = 1, .n_keys = 2, .dim = 3, .times = times, .values = kv,
+                         .tension = zeros, .continuity = zeros, .bias = zeros,
+                         .ease_from = zeros, .ease_to = zeros, .start_tangent = none,
+                         .end_tangent = none, .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL,
+                         .given_in = given, .given_out = given};
+        kb_curve c = {.n_tracks = 1, .n_seg = 1, .dim = 3, .knots = kt, .knots_stride = 2,
+                      .coef = coef, .ease = NULL, .extrap = KB_EXTRAP_CLAMP};
+        if (kb_tcb_build(&k, tin, tout, coef, NULL, &err) != KB_OK ||
+            kb_curve_eval(&c, 0, jt->times + s + 1, m - 2, m - 2, 0, 1, w->curve_x + 3, NULL,
+                          &err) != KB_OK)
+            return 0;
+        kb_reduce_errors_unchecked(&view, NULL, w->curve_x + 3, NULL, w->distance + 1);
+        return 1;
+    }
     unsigned char kind[1];
     for (int c = 0; c < 4; c++) {
-        kq[c] = w->sign_s * jt->rotations[4 * s + c];
-        kq[4 + c] = jt->rotations[4 * e + c];
+        kv[c] = w->sign_s * jt->rotations[4 * s + c];
+        kv[4 + c] = jt->rotations[4 * e + c];
     }
-    memcpy(given, w->tq_s, 3 * sizeof(double));
-    memcpy(given + 3, tq, 3 * sizeof(double));
-    kb_param zeros = {zero, 2}, none = {NULL, 0}, times = {kt, 2};
-    kb_rot_keys k = {.n_tracks = 1, .n_keys = 2, .times = times, .quats = kq,
+    kb_rot_keys k = {.n_tracks = 1, .n_keys = 2, .times = times, .quats = kv,
                      .tension = zeros, .continuity = zeros, .bias = zeros, .ease_from = zeros,
                      .ease_to = zeros, .start_omega = none, .end_omega = none,
                      .timing = KB_TIMING_KB, .ends = KB_ENDS_NATURAL, .chords = NULL,
                      .given_in = given, .given_out = given};
-    kb_rot_chords ch = {uq, chord, tchord, dt};
-    kb_rot_chords_of(&k, &ch);
+    kb_rot_chords chords = {uq, chord, tchord, dt};
+    kb_rot_chords_of(&k, &chords);
     ptrdiff_t hint = 0;
     for (ptrdiff_t j = 0; j < m; j++)
         locate(kt, 1, KB_EXTRAP_CLAMP, jt->times[s + j], &hint, &w->loc[j]);
-    kb_error err;
-    if (kb_rot_build_segments(&k, &ch, w->loc, m, tin, tout, seg, kind, &err) != KB_OK)
+    if (kb_rot_build_segments(&k, &chords, w->loc, m, tin, tout, seg, kind, &err) != KB_OK)
         return 0;
     kb_rot_curve c = {.n_tracks = 1, .n_seg = 1, .knots = kt, .knots_stride = 2, .seg = seg,
                       .ease = NULL, .extrap = KB_EXTRAP_CLAMP, .kind = kind};
@@ -461,64 +369,50 @@ static int real_rotation(sweep *w, ptrdiff_t e, const double *tq, double *sign_e
         if (fabs(src[c]) > fabs(src[big]))
             big = c;
     *sign_e = (uq[4 + big] < 0.0) == (src[big] < 0.0) ? 1.0 : -1.0;
-    kb_reduce_joint view = inner_frames(w, s, e);
     kb_reduce_errors_unchecked(&view, w->curve_q + 4, NULL, w->angle + 1, NULL);
     return 1;
 }
 
-/* The worst of errors over the frames strictly between the keys. */
-static double worst_inside(const double *error, ptrdiff_t m)
-{
-    double worst = 0.0;
-    for (ptrdiff_t j = 1; j + 1 < m; j++)
-        if (!(error[j] <= worst))
-            worst = isnan(error[j]) ? INFINITY : error[j];
-    return worst;
-}
-
-/* The real check of a fitted end e (r, the rotation tangent perhaps moved
- * by one Gauss-Newton step on the real spline's log residual): 1 where
- * every frame of the segment is within the tolerances by the splines
- * kb_reduce_rebuild builds.  *sign_e as real_rotation's. */
+/* The real check of a fitted end e (r's rotation tangent perhaps moved by one
+ * Gauss-Newton step on the real log residual): 1 where every frame of the segment
+ * is within the tolerances on kb_reduce_rebuild's splines.  *sign_e: real_segment's. */
 int kb_sw_check_real(sweep *w, ptrdiff_t e, fit *r, double *sign_e)
 {
     const ptrdiff_t s = w->s, m = e - s + 1;
     *sign_e = 1.0;
-    if (w->tr_check &&
-        (!real_translation(w, e, r->tx) || worst_inside(w->distance, m) > w->distance_tol))
+    if (w->checks[1] && (!real_segment(w, e, 1, r->t[1], sign_e) ||
+                         !(kb_rd_worst(w->distance + 1, m - 2) <= w->tol[1])))
         return 0;
-    if (!w->rot_check)
+    if (!w->checks[0])
         return 1;
     for (int step = 0;; step++) {
-        if (!real_rotation(w, e, r->tq, sign_e))
+        if (!real_segment(w, e, 0, r->t[0], sign_e))
             return 0;
-        double worst = worst_inside(w->angle, m);
-        if (worst <= w->angle_tol)
+        double worst = kb_rd_worst(w->angle + 1, m - 2);  /* the frames between */
+        if (worst <= w->tol[0])
             return 1;
-        if (step == 1 || !w->rot_fit || worst > 2.0 * w->angle_tol)
+        if (step == 1 || !w->fits[0] || !(worst <= 2.0 * w->tol[0]))
             return 0;
         /* one Gauss-Newton step: the frames' logs from the curve's, relative
          * to the start key, through the model's Jacobian */
         const double *t = w->jt->times, dt = t[e] - t[s];
         const double *q0 = w->q + 4 * s;
-        double acc[3] = {0.0, 0.0, 0.0}, rhs[3], ninv[9], step_v[3];
+        double acc[3] = {0.0, 0.0, 0.0}, rhs[3], step_v[3];
         for (ptrdiff_t f = s + 1; f < e; f++) {
             double h[4], v[3];
             hermite((t[f] - t[s]) / dt, h);
-            const double *lf = value_at(w, f, 1);
+            const double *lf = value_at(w, f, 0);
             short_log(q0, w->curve_q + 4 * (f - s), v);
             for (int c = 0; c < 3; c++)
                 acc[c] += h[3] * dt * (lf[c] - v[c]);
         }
-        mat_t_vec(r->jinv, acc, rhs);
+        mat_vec(r->jinv, acc, rhs, 1);
         for (int c = 0; c < 3; c++)
-            rhs[c] += r->lam * (w->dq[3 * e + c] - r->tq[c]);
-        if (!inverse3(r->normal, ninv))
-            return 0;
-        mat_vec(ninv, rhs, step_v);
+            rhs[c] += r->lam * (w->d[0][3 * e + c] - r->t[0][c]);
+        mat_vec(r->ninv, rhs, step_v, 0);
         for (int c = 0; c < 3; c++)
-            r->tq[c] += step_v[c];
-        if (!isfinite(r->tq[0] + r->tq[1] + r->tq[2]))
+            r->t[0][c] += step_v[c];
+        if (!isfinite(r->t[0][0] + r->t[0][1] + r->t[0][2]))
             return 0;
     }
 }

@@ -1,8 +1,7 @@
-/* kb_reduce_world.c -- the world-space search, written once: every joint's
- * keys at one scale of its tolerances (greedy or swept keys), the scale
- * halved until forward kinematics keeps every point of every frame within
- * the tolerance, then each joint's keys loosened alone, most keys first,
- * kept where every point still holds. */
+/* kb_reduce_world.c -- the world-space search, written once: every joint's keys at
+ * one scale of its tolerances (greedy or swept keys), the scale halved until forward
+ * kinematics keeps every point of every frame within the tolerance, then each joint's
+ * keys loosened alone, most keys first, kept where every point still holds. */
 #include <stdlib.h>
 
 #include "motion/reduce/reduce_internal.h"
@@ -14,16 +13,6 @@ static kb_reduce_joint clip_joint(const kb_world_clip *c, ptrdiff_t j, double an
     kb_reduce_joint jt = {c->n_frames, c->times, c->rotations + 4 * c->n_frames * j,
                           c->translations + 3 * c->n_frames * j, angle, distance};
     return jt;
-}
-
-/* The largest of v (n >= 1), or NaN where one is, as NumPy's max. */
-static double nan_max(const double *v, ptrdiff_t n)
-{
-    double m = v[0];
-    for (ptrdiff_t i = 1; i < n && !isnan(m); i++)
-        if (v[i] > m || isnan(v[i]))
-            m = v[i];
-    return m;
 }
 
 /* A joint's keys (with tangent rows where fitted) and its curves through them. */
@@ -39,18 +28,18 @@ typedef struct {
     double error;                /* its points' largest distance from the truth */
 } placed;
 
-/* A joint's greedy order (kb_reduce_greedy_order), its running least score
- * and each frame's rank in it (PTRDIFF_MAX: not in it): the greedy keys at
- * any scale above its floor are a prefix of it, read off without sorting. */
+/* A joint's greedy order, its scores and each frame's rank in it (PTRDIFF_MAX: none):
+ * the keys at a scale above its floor are the prefix before the first score not above. */
 typedef struct {
     ptrdiff_t *order, n_order, *rank;
-    double *score, *least, floor;
+    double *score, floor;
 } greedy_order;
 
 typedef struct {
     curves held, trial, spare;   /* its keys so far; a pass's or a round's; merged pieces */
     placed at, moved;            /* under held's curves; in a trial */
     greedy_order greedy;
+    const double *truth, *sites; /* its points */
     double scale;                /* its tolerances' scale so far */
     kb_status status;            /* of its last keying, with err */
     kb_error err;
@@ -61,9 +50,8 @@ typedef struct search {
     const kb_world_plan *plan;
     ptrdiff_t J, F;
     joint_state *joints;
-    const double **truth, **sites;     /* (J) each joint's points */
-    ptrdiff_t *below, *below_start;    /* each joint and those below it, ascending */
     ptrdiff_t *order;                  /* (J) the joints a pass or round keys */
+    ptrdiff_t *below;                  /* (J) a trial's marks: 1 for its joint and those below */
     double *frame_worst;               /* (F) a trial's squared errors, for the merge */
     double tolerance;
     kb_progress_fn progress;
@@ -87,13 +75,7 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
     const double *base = s->clip->tolerances + 2 * j, *cap = s->clip->caps + 2 * j;
     if (scale * base[0] > cap[0] || scale * base[1] > cap[1]) {
         kb_reduce_joint jt = tolerances_at(s, j, scale);
-        double *scratch = malloc(2 * (size_t)s->F * sizeof(double));
-        if (!scratch)
-            return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-        kb_status status = kb_reduce_greedy(&jt, js->trial.keys, &js->trial.n, scratch,
-                                            scratch + s->F, err);
-        free(scratch);
-        return status;
+        return kb_reduce_greedy(&jt, js->trial.keys, &js->trial.n, NULL, NULL, err);
     }
     if (scale < g->floor) {
         kb_reduce_joint jt = clip_joint(s->clip, j, base[0], base[1]);
@@ -102,36 +84,19 @@ static kb_status greedy_keys(search *s, ptrdiff_t j, double scale, kb_error *err
                                                   err);
         if (status != KB_OK)
             return status;
-        for (ptrdiff_t i = from; i < g->n_order; i++) {
-            g->least[i] = i && !(g->score[i] < g->least[i - 1]) ? g->least[i - 1] : g->score[i];
+        for (ptrdiff_t i = from; i < g->n_order; i++)
             g->rank[g->order[i]] = i;
-        }
         g->floor = scale;
     }
-    ptrdiff_t low = 0, high = g->n_order;  /* the first least score <= scale */
-    while (low < high) {
-        ptrdiff_t mid = low + (high - low) / 2;
-        if (g->least[mid] <= scale)
-            high = mid;
-        else
-            low = mid + 1;
-    }
+    ptrdiff_t low = 0;  /* where the selection at `scale` stops */
+    while (low < g->n_order && g->score[low] > scale)
+        low++;
     ptrdiff_t n = 0, *keys = js->trial.keys;
-    keys[n++] = 0;
-    for (ptrdiff_t f = 1; f < s->F - 1; f++)
-        if (g->rank[f] < low)
+    for (ptrdiff_t f = 0; f < s->F; f++)
+        if (f == 0 || f == s->F - 1 || g->rank[f] < low)
             keys[n++] = f;
-    keys[n++] = s->F - 1;
     js->trial.n = n;
     return kb_ok(err);
-}
-
-static void copy_keys(const search *s, curves *to, const curves *from)
-{
-    memcpy(to->keys, from->keys, (size_t)from->n * sizeof *to->keys);
-    for (int c = 0; s->plan->fitted && c < 2; c++)
-        memcpy(to->rows[c], from->rows[c], (size_t)(3 * from->n) * sizeof(double));
-    to->n = from->n;
 }
 
 /* Joint j's keys at `scale` into its trial: greedy keys, or fitted, swept
@@ -146,7 +111,10 @@ static void key(search *s, ptrdiff_t j, double scale, int afresh)
     else if (afresh)
         js->status = kb_reduce_sweep(&jt, t->keys, &t->n, t->rows[0], t->rows[1], &js->err);
     else {
-        copy_keys(s, t, &js->held);
+        t->n = js->held.n;
+        memcpy(t->keys, js->held.keys, (size_t)t->n * sizeof *t->keys);
+        for (int c = 0; c < 2; c++)
+            memcpy(t->rows[c], js->held.rows[c], (size_t)(3 * t->n) * sizeof(double));
         js->status = KB_OK;
         if (t->n > 2 && !(isinf(jt.angle_tolerance) && isinf(jt.distance_tolerance)))
             js->status = kb_reduce_drop(&jt, t->keys, &t->n, t->rows[0], t->rows[1], NULL,
@@ -198,7 +166,7 @@ static kb_status place(search *s, ptrdiff_t j, const curves *c, const placed *pa
     return kb_joint_world_error(s->F, parent ? parent->world_rot : NULL,
                                 parent ? parent->origin : NULL, c->rotations,
                                 moves ? c->translations : clip->offsets + 3 * j, moves ? 3 : 0,
-                                clip->n_sites[j], s->sites[j], s->truth[j], limit,
+                                clip->n_sites[j], s->joints[j].sites, s->joints[j].truth, limit,
                                 to->world_rot, to->origin, NULL, &to->error, frame_worst, err);
 }
 
@@ -249,36 +217,37 @@ static void take_pass(search *s, double scale)
     }
 }
 
-/* Joint j with curves c (its trial's or merged keys): it and the joints
- * below it placed again; *held 1, and they installed, where every point
- * stays within the tolerance.  With frame_worst, no early stop. */
+/* Joint j with curves c (its trial's or merged keys) and the joints below it placed
+ * again; *held 1, and they installed, where every point stays within the tolerance.
+ * With frame_worst, no early stop. */
 static kb_status trial(search *s, ptrdiff_t j, curves *c, double *frame_worst, int *held,
                        kb_error *err)
 {
-    const ptrdiff_t *moved = s->below + s->below_start[j];
-    ptrdiff_t n = s->below_start[j + 1] - s->below_start[j];
+    ptrdiff_t *below = s->below;
     double limit = frame_worst ? INFINITY : s->tolerance;
+    int within = 1;
     kb_status status = rebuild(s, j, c, err);
-    *held = 1;
-    for (ptrdiff_t i = 0; status == KB_OK && *held && i < n; i++) {
-        ptrdiff_t m = moved[i], p = s->clip->parents[m];
+    for (ptrdiff_t m = j; status == KB_OK && (within || frame_worst) && m < s->J; m++) {
+        ptrdiff_t p = s->clip->parents[m];
+        below[m] = m == j || (p >= j && below[p]);  /* parents come before children */
+        if (!below[m])
+            continue;
         const placed *parent = p < 0 ? NULL : m == j ? &s->joints[p].at : &s->joints[p].moved;
         joint_state *ms = &s->joints[m];
         status = place(s, m, m == j ? c : &ms->held, parent, &ms->moved, limit, frame_worst,
                        err);
-        *held = ms->moved.error <= s->tolerance || frame_worst;
+        within = within && ms->moved.error <= s->tolerance;
     }
-    for (ptrdiff_t i = 0; frame_worst && i < n; i++)
-        *held = *held && s->joints[moved[i]].moved.error <= s->tolerance;
+    *held = status == KB_OK && within;
     if (status != KB_OK) {
         err->track = j;
-        *held = 0;
         return status;
     }
     if (*held) {
         SWAP(curves, &s->joints[j].held, c);
-        for (ptrdiff_t i = 0; i < n; i++)
-            SWAP(placed, &s->joints[moved[i]].at, &s->joints[moved[i]].moved);
+        for (ptrdiff_t m = j; m < s->J; m++)
+            if (below[m])
+                SWAP(placed, &s->joints[m].at, &s->joints[m].moved);
     }
     return kb_ok(err);
 }
@@ -354,18 +323,18 @@ static kb_status report(search *s, int done, kb_error *err)
     return kb_ok(err);
 }
 
-/* The scale passes (from first_scale, halved until one holds; with refine,
- * the passes left doubling, then bisecting, keeping the fewest keys, the
- * later of a tie), then the loosening rounds. */
+/* The scale passes (from first_scale, halved until one holds; with refine, the passes
+ * left doubling, then bisecting, keeping the fewest keys, the later of a tie), then
+ * the loosening rounds. */
 static kb_status run(search *s, int *found, kb_error *err)
 {
     const kb_world_plan *plan = s->plan;
-    int held = 0, passes = 0, have_bad = 0;
-    double good = plan->first_scale, bad = 0.0;
+    int held = 0, passes = 0;
+    double good = plan->first_scale, bad = 0.0;  /* 0: no pass failed yet */
     ptrdiff_t best = PTRDIFF_MAX;
     kb_status status = KB_OK;
     *found = 0;
-    for (double scale = good; status == KB_OK && passes < plan->passes;) {
+    for (double scale = good; passes < plan->passes;) {
         if ((status = attempt(s, scale, &held, err)) == KB_OK)
             status = report(s, ++passes, err);
         if (status != KB_OK)
@@ -384,9 +353,8 @@ static kb_status run(search *s, int *found, kb_error *err)
                 break;
         } else {
             bad = scale;
-            have_bad = 1;
         }
-        scale = !*found ? scale / 2 : have_bad ? sqrt(good * bad) : 2 * good;
+        scale = !*found ? scale / 2 : bad > 0.0 ? sqrt(good * bad) : 2 * good;
     }
     for (int f = 0; *found && status == KB_OK && f < plan->n_factors; f++)
         if ((status = round_of(s, plan->factors[f], err)) == KB_OK)
@@ -394,33 +362,17 @@ static kb_status run(search *s, int *found, kb_error *err)
     return status;
 }
 
-/* Joint j's worst local errors under curves (translations NULL: 0). */
-static kb_status worst_errors(const kb_world_clip *clip, ptrdiff_t j, const double *rotations,
-                              const double *translations, double *angle, double *distance,
-                              double *max_angle, double *max_distance, kb_error *err)
-{
-    kb_reduce_joint jt = clip_joint(clip, j, 1.0, 1.0);
-    kb_status status = kb_reduce_errors(&jt, rotations, translations, angle,
-                                        translations ? distance : NULL, err);
-    if (status != KB_OK) {
-        err->track = j;
-        return status;
-    }
-    *max_angle = nan_max(angle, clip->n_frames);
-    *max_distance = translations ? nan_max(distance, clip->n_frames) : 0.0;
-    return kb_ok(err);
-}
-
-/* The kept keys, tangents and worst errors of every joint into out. */
+/* The kept keys, tangents and worst errors of every joint into out (its
+ * frames validated by the rebuilds of its curves). */
 static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
 {
     const ptrdiff_t F = s->F;
-    double *scratch = malloc(2 * (size_t)F * sizeof(double));
-    if (!scratch)
+    double *angle = malloc(2 * (size_t)F * sizeof(double)), *distance = angle + F;
+    if (!angle)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    kb_status status = KB_OK;
-    for (ptrdiff_t j = 0; j < s->J && status == KB_OK; j++) {
+    for (ptrdiff_t j = 0; j < s->J; j++) {
         const curves *c = &s->joints[j].held;
+        int moves = s->clip->moves[j];
         memcpy(out->keys + F * j, c->keys, (size_t)c->n * sizeof *c->keys);
         out->n_keys[j] = c->n;
         for (int r = 0; s->plan->fitted && r < 2; r++)
@@ -429,18 +381,19 @@ static kb_status write_out(search *s, kb_reduction *out, kb_error *err)
         out->max_position[j] = s->joints[j].at.error;
         if (s->plan->scales)
             s->plan->scales[j] = s->joints[j].scale;
-        status = worst_errors(s->clip, j, c->rotations,
-                              s->clip->moves[j] ? c->translations : NULL, scratch, scratch + F,
-                              &out->max_angle[j], &out->max_distance[j], err);
+        kb_reduce_joint jt = clip_joint(s->clip, j, 1.0, 1.0);
+        kb_reduce_errors_unchecked(&jt, c->rotations, moves ? c->translations : NULL, angle,
+                                   distance);
+        out->max_angle[j] = kb_rd_worst(angle, F);
+        out->max_distance[j] = moves ? kb_rd_worst(distance, F) : 0.0;
     }
-    free(scratch);
-    return status;
+    free(angle);
+    return kb_ok(err);
 }
 
-/* Doubles per frame of one joint: three curves (rows, rotations and
- * translations), two places and its greedy order's scores; indices: three
- * curves' keys, the order and its ranks. */
-#define JOINT_DOUBLES (3 * (6 + 7) + 2 * 12 + 2)
+/* Per frame of one joint, doubles: three curves (rows, rotations and translations),
+ * two places, its greedy scores; indices: three curves' keys, the order, its ranks. */
+#define JOINT_DOUBLES (3 * (6 + 7) + 2 * 12 + 1)
 #define JOINT_INDICES (3 + 2)
 
 static void joint_layout(joint_state *js, ptrdiff_t F, double *d, ptrdiff_t *x)
@@ -451,7 +404,7 @@ static void joint_layout(joint_state *js, ptrdiff_t F, double *d, ptrdiff_t *x)
     js->at = (placed){d, d + 9 * F, 0.0};
     js->moved = (placed){d + 12 * F, d + 21 * F, 0.0};
     d += 24 * F;
-    js->greedy = (greedy_order){x, 0, x + F, d, d + F, INFINITY};
+    js->greedy = (greedy_order){x, 0, x + F, d, INFINITY};
     for (ptrdiff_t f = 0; f < F; f++)
         js->greedy.rank[f] = PTRDIFF_MAX;
     js->scale = 0.0;
@@ -464,44 +417,26 @@ kb_status kb_reduce_world(const kb_world_clip *clip, double position_tolerance,
                           kb_error *err)
 {
     const ptrdiff_t J = clip->n_joints, F = clip->n_frames;
-    ptrdiff_t pairs = 0;
     *found = 0;
-    for (ptrdiff_t j = 0; j < J; j++)
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            pairs++;
     if ((size_t)F > SIZE_MAX / sizeof(double) / (JOINT_DOUBLES + 1) / (size_t)J)
         return kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
     search s = {.clip = clip, .plan = plan, .J = J, .F = F, .tolerance = position_tolerance,
                 .progress = progress, .progress_ctx = progress_ctx, .n_threads = n_threads};
     size_t JF = (size_t)J * (size_t)F;
     double *d = malloc((JOINT_DOUBLES * JF + (size_t)F) * sizeof(double));
-    ptrdiff_t *x = malloc((JOINT_INDICES * JF + (size_t)pairs + 3 * (size_t)J + 1) *
-                          sizeof(ptrdiff_t));
+    ptrdiff_t *x = malloc((JOINT_INDICES * JF + 2 * (size_t)J) * sizeof(ptrdiff_t));
     s.joints = malloc((size_t)J * sizeof *s.joints);
-    s.truth = malloc((size_t)J * sizeof *s.truth);
-    s.sites = malloc((size_t)J * sizeof *s.sites);
     kb_status status = kb_fail(err, KB_ENOMEM, KB_ARG_NONE, -1, -1);
-    if (!d || !x || !s.joints || !s.truth || !s.sites)
+    if (!d || !x || !s.joints)
         goto done;
     s.frame_worst = d + JOINT_DOUBLES * JF;
     s.order = x + JOINT_INDICES * JF;
-    s.below_start = s.order + J;  /* each joint's count below it, then where they start */
-    s.below = s.below_start + J + 1;
-    memset(s.below_start, 0, (size_t)(J + 1) * sizeof *s.below_start);
-    memset(s.order, 0, (size_t)J * sizeof *s.order);
-    for (ptrdiff_t j = 0; j < J; j++)
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            s.below_start[a + 1]++;
-    for (ptrdiff_t j = 0; j < J; j++)
-        s.below_start[j + 1] += s.below_start[j];
-    for (ptrdiff_t j = 0; j < J; j++)  /* ascending within each, as j rises */
-        for (ptrdiff_t a = j; a >= 0; a = clip->parents[a])
-            s.below[s.below_start[a] + s.order[a]++] = j;
+    s.below = s.order + J;
     const double *truth = clip->truth, *site = clip->sites;
     for (ptrdiff_t j = 0; j < J; j++) {
         joint_layout(&s.joints[j], F, d + JOINT_DOUBLES * F * j, x + JOINT_INDICES * F * j);
-        s.truth[j] = truth;
-        s.sites[j] = site;
+        s.joints[j].truth = truth;
+        s.joints[j].sites = site;
         truth += 3 * F * (1 + clip->n_sites[j]);
         site += 3 * clip->n_sites[j];
     }
@@ -512,7 +447,5 @@ done:
     free(d);
     free(x);
     free(s.joints);
-    free(s.truth);
-    free(s.sites);
     return status;
 }

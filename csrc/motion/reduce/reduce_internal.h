@@ -21,12 +21,8 @@
 extern int kb_reduce_shortcuts;
 
 /* Constants of the fits and the sweep: docs/benchmarks.md ("Tuning notes"). */
-#define FIT_SMALLEST_STEP 1e-5  /* a step shorter than this has converged */
-#define FIT_MODEL_STEPS 2       /* Levenberg-Marquardt steps on the model per step asked */
-#define FIT_MODEL_GAIN 0.01     /* ... until one lowers its squared error by less than this */
 #define FIT_PER_SEGMENT 4       /* frames a fit weighs per segment besides its first */
-#define FIT_FIRST_DAMPING 3e-2  /* then a third after a step taken, tenfold after one refused */
-#define BAND 6                  /* a frame's residual: its segment's 2 keys' 3 parameters */
+#define FIT_DAMPING 1e-9        /* the fit's one step: damping times the normal diagonal */
 #define SWEEP_ALPHA 0.006       /* the pull towards the frames' tangent, times dt^2 */
 #define SWEEP_LOOK 3.0          /* the virtual next segment, in this one's frames, at most */
 #define SWEEP_LOOK_LEAST 2      /* ... and at least this many */
@@ -75,32 +71,28 @@ typedef struct {
 
 /* Scratch for a spline through up to n_frames keys at up to n_frames frames. */
 typedef struct {
-    double *t, *q, *x, *tcb3, *tan_in, *tan_out, *seg, *coef, *out;
+    double *t, *q, *x, *tan_in, *tan_out, *seg, *coef, *out;
     kb_rot_chords chords;  /* of the rotation keys in q (prepare_keys) */
     kb_loc *loc;           /* the frames evaluated, located on the keys' times */
     ptrdiff_t *between;    /* joint_errors' frames that are not keys, their times and errors */
     double *between_times, *between_error;
     int signs_follow;      /* cleared where the rotation keys' signs do not (signs_follow) */
-    int given;             /* s->tcb3 holds the keys' tangents (n, 3); 0: KB keys */
+    const double *given;   /* the keys' tangents (n, 3), or NULL: KB keys */
     unsigned char *kind;
     double *angle, *distance, *score, *residual, *moved, *zeros;
 } space;
 
-/* Work of the Levenberg-Marquardt fit of one channel with up to F keys. */
+/* Work of the least-squares fit of one channel with up to F keys. */
 typedef struct {
-    double *slope;    /* (K - 1, 2): d T0 / d key s, d T1 / d key s + 1, times I */
-    double *basis;    /* (m, 2): each weighed frame's tangent bases */
-    double *sums;     /* (K - 1, 3): each segment's sums of their products */
-    double *normal;   /* (3K, BAND) lower band of the normal matrix: [i][d] = N(i, i - d) */
-    double *chol;     /* (3K, BAND) its damped LDL^T factor, same layout */
-    double *gradient, *diagonal, *step, *trial;  /* (3K) each */
+    double *basis;         /* (m, 2): each weighed frame's tangent bases */
+    double *diag, *off;    /* (K) the normal matrix: N(k, k) and N(k, k - 1) per component */
+    double floor;          /* the damping's weights' floor (kept off zero) */
+    double *inv_d, *l;     /* (K) its damped LDL^T factor: 1 / D(k) and L(k, k - 1) */
+    double *h;             /* (K - 1) each segment's duration times the channel's scale */
+    double *gradient, *step;  /* (3K) each */
     ptrdiff_t *at;         /* (m) the frames the fit weighs */
     double *at_times;      /* (m) their times */
     ptrdiff_t *seg_start;  /* (K) the first of them in each segment; [K - 1] = m */
-    const double *chord, *dt;  /* (K - 1, 3), (K - 1): each segment's chord and duration */
-    double *chord_store, *dt_store;  /* the translation's */
-    ptrdiff_t per_segment; /* frames weighed per segment besides its first */
-    double *model_tcb;     /* (3F): model_fit's TCB */
 } fit_space;
 
 /* The fit of one joint: its keys, their rows per channel, and the work. */
@@ -112,7 +104,6 @@ typedef struct {
     double *spare_tcb[2];
     int channels;           /* 1: rotation only (distance_tolerance infinite), 2: both */
     unsigned char *mark;    /* (F): keys to fit again (refit_near) */
-    unsigned char *near;    /* (F): frames of keys beside a dropped one */
     ptrdiff_t *backup_keys; /* (F) and (F, 3) each: the keys before a trial */
     double *backup_tcb[2];
     unsigned char *restore; /* (F): keys whose rows a failed trial restores */
@@ -121,30 +112,30 @@ typedef struct {
     fit_space w;
 } joint_fit;
 
-/* The sweep's state: the frames, their tangents, scratch and the last key. */
+/* The sweep's state: the frames, their tangents, scratch and the last key;
+ * per channel, [0] the rotation and [1] the translation. */
 typedef struct {
     const kb_reduce_joint *jt;
     ptrdiff_t F;
-    double angle_tol, distance_tol;
-    int rot_fit, tr_fit;       /* channels the fit shapes: finite tolerance, not constant */
-    int rot_check, tr_check;   /* channels the real check measures: finite tolerance */
+    double tol[2];             /* the angle and distance tolerances */
+    int fits[2];               /* channels the fit shapes: finite tolerance, not constant */
+    int checks[2];             /* channels the real check measures: finite tolerance */
     double *q;                 /* (F, 4) unit frames */
-    double *dq, *dx;           /* (F, 3) the frames' tangents (central differences) */
+    double *d[2];              /* (F, 3) each: the frames' tangents per time */
     double *logs;              /* (F, 3) log(q_s* q_f), short arc (value_at) */
     double *curve_q, *curve_x, *angle, *distance;  /* (F, 4), (F, 3), (F,), (F,) */
     kb_loc *loc;               /* (F,) */
     double *res_seg, *res_look;  /* (F, 4): a model's residual and its tangent's coefficient */
-    ptrdiff_t *run_q, *run_x;  /* (F,) the last frame g >= f with held the same over f..g */
-    ptrdiff_t *hs_q, *hs_x;    /* (F,) the first frame of the run of frames equal to frame f */
+    ptrdiff_t *run[2];         /* (F,) the last frame g >= f with the steps to f .. g alike */
     ptrdiff_t s;               /* the last key, its tangents and its rebuilt rotation's sign */
-    double tq_s[3], tx_s[3], sign_s;
+    double t_s[2][3], sign_s;
 } sweep;
 
-/* A candidate end's fit: its tangents, the rotation's normal matrix, inverse
- * Jacobian at the segment's log and the pull's weight. */
+/* A candidate end's fit: its tangents, the rotation's inverse normal
+ * matrix, inverse Jacobian at the segment's log and the pull's weight. */
 typedef struct {
-    double tq[3], tx[3];
-    double normal[9], jinv[9], lam;
+    double t[2][3];
+    double ninv[9], jinv[9], lam;
 } fit;
 
 /* fmax inline (the library's is a call); the same bits but for signed zeros. */
@@ -189,18 +180,13 @@ static inline double fritsch_butland(double s0, double s1, double w0, double w1)
     return 1.0 / (w0 / sum / s0 + w1 / sum / s1);
 }
 
-/* Whether n doubles are the same bits (b negated where `negate`); inline, not memcmp. */
+/* Whether n <= 4 doubles are the same bits (b negated where `negate`). */
 static inline int same_bits(const double *a, const double *b, int n, int negate)
 {
-    int same = 1;
-    for (int c = 0; c < n; c++) {
-        double v = negate ? -b[c] : b[c];
-        uint64_t x, y;
-        memcpy(&x, a + c, sizeof x);
-        memcpy(&y, &v, sizeof y);
-        same &= x == y;
-    }
-    return same;
+    double v[4];
+    for (int c = 0; c < n; c++)
+        v[c] = negate ? -b[c] : b[c];
+    return memcmp(a, v, (size_t)n * sizeof(double)) == 0;
 }
 
 /* Whether two frames' rotations are the same, bit for bit, up to sign. */
@@ -226,7 +212,6 @@ kb_status kb_reduce_errors(const kb_reduce_joint *joint, const double *rotations
 void kb_reduce_errors_unchecked(const kb_reduce_joint *jt, const double *rotations,
                                 const double *translations, double *angle, double *distance);
 void *kb_rd_space_alloc(space *s, ptrdiff_t F, size_t extra_bytes);
-int kb_rd_signs_follow(ptrdiff_t n, const space *s);
 kb_status kb_rd_prepare_keys(const kb_reduce_joint *jt, int rotation, const ptrdiff_t *keys,
                              ptrdiff_t n, const double *tcb, const double *at_times,
                              ptrdiff_t m, space *s, kb_error *err);
@@ -240,21 +225,19 @@ kb_status kb_rd_joint_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, p
                              space *s, kb_error *err);
 kb_status kb_rd_final_errors(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t n,
                              const double *rotation_tcb, const double *translation_tcb,
-                             space *s, kb_error *err);
+                             double *angle, double *distance, space *s, kb_error *err);
+double kb_rd_worst(const double *v, ptrdiff_t n);
 kb_status kb_rd_validate(const kb_reduce_joint *jt, kb_error *err);
 kb_status kb_rd_check_keys(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K,
                            kb_error *err);
 int kb_rd_orthogonal_neighbours(const kb_reduce_joint *jt, const ptrdiff_t *keys, ptrdiff_t K);
 /* kb_reduce_fit.c */
 size_t kb_rd_fit_bytes(ptrdiff_t F);
-void kb_rd_fit_place(fit_space *w, const kb_reduce_joint *jt, ptrdiff_t per_segment, double *d);
-kb_status kb_rd_fit_score(joint_fit *j, const ptrdiff_t *keys, ptrdiff_t K, double *const tcb[2],
-                          double *worst, kb_error *err);
+void kb_rd_fit_place(fit_space *w, ptrdiff_t F, double *d);
 kb_status kb_rd_refit_near(joint_fit *j, double *const tcb[2], const unsigned char *mark,
-                           ptrdiff_t near, int steps, double *model_worst, kb_error *err);
+                           ptrdiff_t near, double *model_worst, kb_error *err);
+void kb_rd_monotone_tangent(const kb_reduce_joint *jt, int ch, ptrdiff_t f, double *tangent);
 void kb_rd_restart_far(joint_fit *j, ptrdiff_t m);
-ptrdiff_t kb_rd_without(joint_fit *j, const unsigned char *drop);
-void kb_rd_take_spares(joint_fit *j, ptrdiff_t n);
 /* kb_reduce_drop.c */
 kb_status kb_reduce_drop(const kb_reduce_joint *joint, ptrdiff_t *keys, ptrdiff_t *n_keys,
                          double *rotation_tcb, double *translation_tcb, double *angle,

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..camera import camera_turn, convert_fov
+from ..camera import camera_turn, vertical_fov
 from ..adaptive import DENSE_CHECKS, _channel_keys
 
 __all__ = ["add_cameras", "ZNEAR", "POINTER"]
@@ -34,11 +34,12 @@ class _VerticalFov:
     """A fov channel seen as the vertical field of view glTF's yfov takes."""
     path = "yfov"
 
-    def __init__(self, fov):
+    def __init__(self, fov, camera):
         self.fov, self.times, self.interpolation = fov, fov.times, fov.interpolation
+        self.camera = camera
 
     def __call__(self, t):
-        return convert_fov(self.fov(t), self.fov.aspect, self.fov.axis, "vertical")
+        return vertical_fov(self.fov(t), self.fov.aspect, self.fov.axis, self.camera)
 
 
 def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
@@ -78,14 +79,15 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
         if node.kind != "camera" or facts is None or node.name not in names:
             continue
         aspect = float(facts["aspect"])
-        yfov = float(convert_fov(facts["fov"], aspect, facts["fov_axis"], "vertical"))
+        yfov = float(vertical_fov(facts["fov"], aspect, facts["fov_axis"], node.name))
         fov = channels.get((node.name, "fov"))
         fov = fov if fov is not None and len(fov.times) > 1 else None     # one key: constant
+        fov = _VerticalFov(fov, node.name) if fov is not None else None
         if fov is not None:
-            yfov = float(_VerticalFov(fov)(start)[0, 0])
+            yfov = float(fov(start)[0, 0])
         index = len(doc.cameras)
-        doc.cameras.append(gl.Camera(type="perspective", name=node.name, perspective=gl.Perspective(
-            yfov=yfov, aspectRatio=aspect, znear=ZNEAR)))
+        lens = gl.Perspective(yfov=yfov, aspectRatio=aspect, znear=ZNEAR)
+        doc.cameras.append(gl.Camera(type="perspective", name=node.name, perspective=lens))
         turn = camera_turn(facts, axes)
         holder = gl.Node(name=f"{node.name}.camera", camera=index,
                          rotation=[float(v) for v in (*turn[1:], turn[0])])
@@ -94,7 +96,7 @@ def add_cameras(report: Any, scene: Any, animation: str, axes: np.ndarray,
         parent.children = [*(parent.children or []), len(doc.nodes) - 1]
         added[node.name] = index
         if fov is not None:
-            _animate(gl, doc, report, node.name, index, _VerticalFov(fov), angle_tolerance,
+            _animate(gl, doc, report, node.name, index, fov, angle_tolerance,
                      start, end, time_offset)
     return added
 
@@ -104,12 +106,6 @@ def _animate(gl, doc, report, name, index, channel, tolerance, start, end, time_
     values = np.asarray(channel(times), dtype=np.float64).reshape(len(times), -1)
     between = _between(times, jumps)
     played = channel(between)[:, 0]
-    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(played))):
-        raise ValueError(f"camera {name!r}: its field of view is not finite at some time "
-                         f"(a zoom factor at or below 0?)")
-    if np.any(values[:, 0] <= 0):      # glTF's yfov is above 0 (its schema)
-        raise ValueError(f"camera {name!r}: its field of view reaches "
-                         f"{np.degrees(values[:, 0].min()):g} degrees; glTF needs it above 0")
     inputs = np.asarray(times - time_offset, dtype="<f4")
     outputs = np.asarray(values[:, 0], dtype="<f4")
     blob = bytearray(doc.binary_blob() or b"")
