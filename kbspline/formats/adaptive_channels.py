@@ -219,7 +219,7 @@ def _crowded(jump, spans, into, out_of):
     # a value of its own at a key time (jumps into and out of it): two jumps
     jump_id[len(into):][np.isin(out_of, into)] += len(at)
     run = np.cumsum(jump & ~np.concatenate([[False], jump[:-1]]))
-    held: dict = {}
+    held = {}
     for (i, j), k in zip(spans, jump_id):
         if j > i:
             held.setdefault(run[i], set()).add(k)
