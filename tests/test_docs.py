@@ -37,6 +37,10 @@ def test_documentation_python_blocks_run(tmp_path, monkeypatch):
     for page in GUIDE:
         text = (docs / f"{page}.md").read_text()
         for block in re.findall(r"```python\n(.*?)```", text, re.S):
+            # a block of an optional extra (dask) runs where it is installed
+            needs = re.findall(r"^(?:import|from) (\w+)", block, re.M)
+            if any(importlib.util.find_spec(name) is None for name in needs):
+                continue
             exec(compile(block, f"docs/{page}.md", "exec"), namespace)
             ran += 1
     assert ran >= 5
